@@ -1,0 +1,174 @@
+"""The pytest plugin behind ``recall-rebase conformance run``.
+
+It supplies the fixtures every step uses (``adapter``, ``workdir``, ``scenario_state``), loads
+every step module, maps ``@id:AREA-NNN`` tags to a ``scenario_id`` marker, and writes the NDJSON
+conformance report: a header line, one line per scenario, a summary line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import shlex
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import __version__
+from conformance.protocol import PROTOCOL_VERSION, Adapter
+
+STEP_MODULES_PACKAGE = "conformance.steps"
+DEFAULT_ADAPTER = "reference.adapter:ReferenceAdapter"
+ID_TAG_PREFIX = "id:"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("recall-rebase")
+    group.addoption("--rr-adapter", default=DEFAULT_ADAPTER, help="in-process adapter as module:Class")
+    group.addoption("--rr-stdio", default=None, help="command serving the adapter protocol on stdio")
+    group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
+
+
+def _step_modules() -> list[str]:
+    package = importlib.import_module(STEP_MODULES_PACKAGE)
+    folder = Path(package.__file__ or "").parent
+    return sorted(f"{STEP_MODULES_PACKAGE}.{p.stem}" for p in folder.glob("*_steps.py"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "scenario_id(id): the stable @id of a conformance scenario")
+    for name in _step_modules():
+        if not config.pluginmanager.has_plugin(name):
+            config.pluginmanager.import_plugin(name)
+    config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_bdd_apply_tag(tag: str, function: Any) -> bool | None:
+    """``@id:X`` becomes ``scenario_id("X")`` (colons cannot be marker names)."""
+    if tag.startswith(ID_TAG_PREFIX):
+        pytest.mark.scenario_id(tag[len(ID_TAG_PREFIX) :])(function)
+        return True
+    return None
+
+
+def _load_adapter(config: pytest.Config) -> Adapter:
+    stdio = config.getoption("--rr-stdio")
+    if stdio:
+        from conformance.stdio import SubprocessAdapter
+
+        return SubprocessAdapter(shlex.split(stdio))
+    module_name, _, class_name = str(config.getoption("--rr-adapter")).partition(":")
+    adapter: Adapter = getattr(importlib.import_module(module_name), class_name)()
+    return adapter
+
+
+@pytest.fixture(scope="session")
+def adapter(pytestconfig: pytest.Config) -> Iterator[Adapter]:
+    """The implementation under test, started once per run."""
+    implementation = _load_adapter(pytestconfig)
+    info = implementation.start()
+    if info.protocol_version != PROTOCOL_VERSION:
+        raise pytest.UsageError(f"the implementation speaks protocol {info.protocol_version}, not {PROTOCOL_VERSION}")
+    reporter = pytestconfig.pluginmanager.get_plugin("recall-rebase-reporter")
+    if reporter is not None:
+        reporter.implementation = {"name": info.name, "version": info.version, "language": info.language}
+    yield implementation
+    implementation.stop()
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A fresh real folder per scenario, where steps write sessions and Pi homes."""
+    return tmp_path
+
+
+@pytest.fixture
+def scenario_state() -> dict[str, Any]:
+    """Values passed between the steps of one scenario."""
+    return {}
+
+
+def scenario_id_of(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("scenario_id")
+    return str(marker.args[0]) if marker and marker.args else None
+
+
+class _Reporter:
+    """Collects one outcome per scenario id and writes the NDJSON report."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.results: dict[str, dict[str, Any]] = {}
+        self.implementation: dict[str, str] = {}
+        self.started = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+        scenario = scenario_id_of(item)
+        if scenario is None:
+            return
+        entry = self.results.setdefault(scenario, {
+            "id": scenario,
+            "feature": item.module.__name__ if item.module else "",
+            "title": item.name,
+            "status": "PASS",
+            "message": "",
+            "duration_ms": 0.0,
+        })
+        doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
+        feature, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
+        if separator:
+            entry["feature"], entry["title"] = feature, title
+        entry["duration_ms"] = round(entry["duration_ms"] + report.duration * 1000, 3)
+        if report.failed:
+            entry["status"] = "ERROR" if report.when != "call" else "FAIL"
+            entry["message"] = str(report.longreprtext)[-4000:]
+        elif report.skipped and entry["status"] == "PASS":
+            entry["status"] = "SKIP"
+            entry["message"] = str(report.longreprtext)[-1000:]
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        path = self.config.getoption("--rr-report")
+        if not path:
+            return
+        counts: dict[str, int] = {}
+        for result in self.results.values():
+            counts[result["status"]] = counts.get(result["status"], 0) + 1
+        lines: list[dict[str, Any]] = [{
+            "type": "header",
+            "suite_version": __version__,
+            "protocol_version": PROTOCOL_VERSION,
+            "implementation": self.implementation or {"name": "unknown", "version": "unknown", "language": "unknown"},
+            "run_info": {
+                "os": platform.system(),
+                "python": platform.python_version(),
+                "adapter": self.config.getoption("--rr-stdio") or self.config.getoption("--rr-adapter"),
+            },
+            "started": self.started,
+        }]
+        lines.extend({"type": "result", **self.results[key]} for key in sorted(self.results))
+        total = len(self.results)
+        unexpected = total - counts.get("PASS", 0)
+        lines.append({
+            "type": "summary",
+            "total": total,
+            "counts": counts,
+            "conformant": total > 0 and unexpected == 0,
+        })
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def python_executable() -> str:
+    return sys.executable

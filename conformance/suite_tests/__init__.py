@@ -1,0 +1,1 @@
+"""The pytest module that binds every packaged feature (run by ``conformance run``)."""

@@ -1,0 +1,230 @@
+Feature: Canonical reader
+  Spec: issue "Foundation" deliverable 2; pi-session-model.md §1.2, §1.7, §2; contract.md §3.5, §8.4
+  A session file is read record by record, read-only, with a byte locator and a raw SHA-256
+  for every physical line, and with bounded diagnostics for what Pi would skip or refuse.
+
+  Background:
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-reader","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/home/user/projects/demo"}
+      {"type":"message","id":"a1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"héllo 😀","timestamp":1748779201000}}
+      {"type":"message","id":"a2","parentId":"a1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"stop","timestamp":1748779202000}}
+      """
+
+  @id:READER-001
+  Scenario: Every record has a byte locator whose end includes the LF
+    When the session records are listed
+    Then there are 3 records
+    And every record is located by its byte span, with the LF inside the span
+    And record 1 is of kind "header"
+    And record 2 is of kind "entry"
+
+  @id:READER-002
+  Scenario: Every record carries the SHA-256 of its line without the LF
+    When the session records are listed
+    Then every record carries the SHA-256 of its line bytes without the LF
+
+  @id:READER-003
+  Scenario: A CR before the LF is kept in the hashed bytes of a CRLF file
+    Given a session file with CRLF line endings and these lines:
+      """
+      {"type":"session","version":3,"id":"s-crlf","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"c1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session records are listed
+    Then every record carries the SHA-256 of its line bytes without the LF
+    And records 1, 2 end with CR before the LF
+    When the session is inspected
+    Then the diagnostics count 2 CRLF lines
+    And the path ids are "c1"
+
+  @id:READER-004
+  Scenario: An unterminated last line ends at the file size and is reported as a torn tail
+    Given a session file whose last line has no newline, with these lines:
+      """
+      {"type":"session","version":3,"id":"s-torn","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"t1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"t2","parentId":"t1","timestamp":"2025-06-01T12:00:02.000Z","mess
+      """
+    When the session records are listed
+    Then the last record ends at the end of the file without an LF
+    And every record is located by its byte span, with the LF inside the span
+    And record 3 is of kind "malformed"
+    When the session is inspected
+    Then the diagnostics report an unterminated tail
+    And the diagnostics count 1 malformed lines at lines 3
+    And the leaf is "t1"
+    And the session file is byte-identical to before
+
+  @id:READER-005
+  Scenario: A valid version 3 header is read with its id, version and cwd
+    When the session is inspected
+    Then the session id is "s-reader" and its cwd is "/home/user/projects/demo"
+    And the header version is 3
+    And the file is not flagged as legacy
+    And the diagnostics report no unterminated tail
+
+  @id:READER-006
+  Scenario: A version 1 file is flagged as legacy, never read as version 3, and left byte-identical
+    Given a session file with these lines:
+      """
+      {"type":"session","id":"legacy-1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}
+      {"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"old","timestamp":1}}
+      {"type":"compaction","timestamp":"2025-01-01T00:00:02.000Z","summary":"s","firstKeptEntryIndex":1,"tokensBefore":10}
+      """
+    When the session is inspected
+    Then the file is flagged as legacy version 1
+    And no tree or context is built from it
+    And the session file is byte-identical to before
+    And the session folder holds only the session file
+
+  @id:READER-007
+  Scenario: A version 2 file is flagged as legacy and left byte-identical
+    Given a session file with these lines:
+      """
+      {"type":"session","version":2,"id":"legacy-2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"hookMessage","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the file is flagged as legacy version 2
+    And no tree or context is built from it
+    And the session file is byte-identical to before
+
+  @id:READER-008
+  Scenario: A legacy file cannot be read at a leaf
+    Given a session file with these lines:
+      """
+      {"type":"session","version":2,"id":"legacy-2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"h1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected at leaf "h1"
+    Then the request fails with code "unsupported-source-version"
+    And the session file is byte-identical to before
+
+  @id:READER-009
+  Scenario: Blank and whitespace-only lines are counted and skipped
+    Given a session file with these lines, where line 2 is also followed by 3 blank lines:
+      """
+      {"type":"session","version":3,"id":"s-blank","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"b1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"b2","parentId":"b1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      """
+    When the session is inspected
+    Then the diagnostics count 3 blank lines at lines 3, 4, 5
+    And the path ids are "b1 b2"
+
+  @id:READER-010
+  Scenario: Malformed lines are counted, skipped, and the rest is still read
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-bad","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message", "id": oops}
+      {"type":"message","id":"m2","parentId":"m1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":NaN,"timestamp":2}}
+      {"type":"message","id":"m3","parentId":"m1","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"z","timestamp":3}}
+      """
+    When the session is inspected
+    Then the diagnostics count 2 malformed lines at lines 3, 4
+    And the path ids are "m1 m3"
+    And the entry count is 2
+    And the session file is byte-identical to before
+
+  @id:READER-011
+  Scenario: A record over 4 MiB is reported and not decoded, and the rest is read
+    Given a session file with these lines, where line 3 carries a message of 5 MiB:
+      """
+      {"type":"session","version":3,"id":"s-big","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"g1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"g2","parentId":"g1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"","timestamp":2}}
+      {"type":"message","id":"g3","parentId":"g1","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"z","timestamp":3}}
+      """
+    When the session is inspected
+    Then the diagnostics count 1 oversize records at lines 3
+    And the path ids are "g1 g3"
+    When the session records are listed
+    Then record 3 is of kind "oversize"
+    And every record carries the SHA-256 of its line bytes without the LF
+
+  @id:READER-012
+  Scenario: The header must lie within the first 1 MiB
+    Given a valid header followed by 1100000 bytes of malformed lines and then these lines:
+      """
+      {"type":"session","version":3,"id":"s-late","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      """
+    When the session is inspected
+    Then the request fails with code "session-header-scan-limit"
+
+  @id:READER-013
+  Scenario: A missing session file is refused with one line
+    Given a session path where no file exists
+    When the session is inspected
+    Then the request fails with code "session-file-missing"
+
+  @id:READER-014
+  Scenario: A folder is not a session file
+    Given a folder where the session file should be
+    When the session is inspected
+    Then the request fails with code "session-not-a-file"
+
+  @id:READER-015
+  Scenario: An empty file is refused and stays empty
+    Given an empty session file
+    When the session is inspected
+    Then the request fails with code "session-empty"
+    And the session file is byte-identical to before
+
+  @id:READER-016
+  Scenario: Binary garbage has no session header
+    Given a session file of 4096 bytes of random binary data
+    When the session is inspected
+    Then the request fails with code "session-no-header"
+    And the session file is byte-identical to before
+
+  @id:READER-017
+  Scenario: Entries without a header before them are refused
+    Given a session file with these lines:
+      """
+      {"type":"message","id":"n1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"session","version":3,"id":"s-late","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      """
+    When the session is inspected
+    Then the request fails with code "session-no-header"
+
+  @id:READER-018
+  Scenario: A byte order mark makes the header unreadable, as it does for Pi
+    Given a session file with a UTF-8 byte order mark before these lines:
+      """
+      {"type":"session","version":3,"id":"s-bom","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      """
+    When the session is inspected
+    Then the request fails with code "session-no-header"
+
+  @id:READER-019
+  Scenario: Non-object JSON values are kept as entries and falsy ones are skipped, as Pi does
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-odd","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"o1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      null
+      0
+      [1,2]
+      {"type":"message","id":"o2","parentId":"o1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      """
+    When the session is inspected
+    Then the diagnostics count 2 skipped falsy lines at lines 3, 4
+    And the diagnostics count 1 non-entry lines at lines 5
+    And the entry count is 3
+    And the leaf is "o2"
+
+  @id:READER-020
+  Scenario: A later session header line is ignored, as Pi ignores it
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-first","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/first"}
+      {"type":"message","id":"x1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"session","version":3,"id":"s-second","timestamp":"2025-06-01T12:00:02.000Z","cwd":"/second"}
+      """
+    When the session is inspected
+    Then the session id is "s-first" and its cwd is "/first"
+    And the diagnostics count 1 later header lines at lines 3
+    And the leaf is "x1"

@@ -1,0 +1,194 @@
+"""JSON bytes exactly as JavaScript's ``JSON.stringify`` writes them (decisions D2).
+
+Every hash, fingerprint and output budget of the contract is measured on this serialization, so
+one module owns it.  Python values map to JavaScript ones as ``json.loads`` produces them; the
+``UNDEFINED`` sentinel stands for JavaScript ``undefined`` (dropped from objects, ``null`` in
+arrays), which Pi's message builders produce for absent optional fields.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+
+class _Undefined:
+    """JavaScript ``undefined``: a key holding it is omitted from objects."""
+
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED: Final = _Undefined()
+
+_ESCAPES: Final = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+_NEEDS_ESCAPE: Final = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_ARRAY_INDEX: Final = re.compile(r"^(?:0|[1-9][0-9]*)$")
+_MAX_ARRAY_INDEX: Final = 2**32 - 2
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    return _ESCAPES.get(ch) or f"\\u{ord(ch):04x}"
+
+
+def quote_string(value: str) -> str:
+    """A JSON string literal as JavaScript writes it: raw non-ASCII, escaped lone surrogates."""
+    if _SURROGATE.search(value):
+        # Pair up surrogate code points the way a UTF-16 string would; what stays alone is lone.
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    if not _NEEDS_ESCAPE.search(value):
+        return f'"{value}"'
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, value) + '"'
+
+
+def format_number(value: float | int) -> str:
+    """ECMAScript ``Number::toString`` for a finite double; ``null`` for NaN and infinities."""
+    if isinstance(value, int) and abs(value) < 2**53:
+        return str(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        return "null"
+    if not math.isfinite(number):
+        return "null"
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    # repr() gives the shortest round-trip digits, the same digits ECMAScript chooses.
+    mantissa, _, exp_text = repr(abs(number)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    all_digits = whole + fraction
+    point = len(whole) + (int(exp_text) if exp_text else 0)
+    significant = all_digits.lstrip("0")
+    point -= len(all_digits) - len(significant)
+    digits = significant.rstrip("0")
+    k, n = len(digits), point
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        sign_e = "+" if e >= 0 else "-"
+        head = digits[0] + ("." + digits[1:] if k > 1 else "")
+        text = f"{head}e{sign_e}{abs(e)}"
+    return sign + text
+
+
+def _ordered_items(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """JavaScript property order: array-index keys ascending first, then insertion order."""
+    items = list(obj.items())
+    index_keys = [
+        (int(k), k, v) for k, v in items if _ARRAY_INDEX.match(k) and int(k) <= _MAX_ARRAY_INDEX
+    ]
+    if not index_keys:
+        return items
+    rest = [(k, v) for k, v in items if not (_ARRAY_INDEX.match(k) and int(k) <= _MAX_ARRAY_INDEX)]
+    return [(k, v) for _, k, v in sorted(index_keys)] + rest
+
+
+def _write(value: Any, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(quote_string(value))
+    elif isinstance(value, (int, float)):
+        out.append(format_number(value))
+    elif isinstance(value, Mapping):
+        out.append("{")
+        first = True
+        for key, item in _ordered_items(value):
+            if item is UNDEFINED:
+                continue
+            if not first:
+                out.append(",")
+            first = False
+            out.append(quote_string(str(key)))
+            out.append(":")
+            _write(item, out)
+        out.append("}")
+    elif isinstance(value, Sequence):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            if item is UNDEFINED:
+                out.append("null")
+            else:
+                _write(item, out)
+        out.append("]")
+    elif value is UNDEFINED:
+        out.append("null")
+    else:
+        raise TypeError(f"cannot serialize {type(value).__name__} as JSON")
+
+
+def js_stringify(value: Any) -> str:
+    """``JSON.stringify(value)`` (compact). A top-level ``undefined`` gives ``"null"`` here."""
+    out: list[str] = []
+    _write(value, out)
+    return "".join(out)
+
+
+def js_stringify_bytes(value: Any) -> bytes:
+    """The UTF-8 bytes of :func:`js_stringify`; always encodable (lone surrogates are escaped)."""
+    return js_stringify(value).encode("utf-8")
+
+
+class JsonParseError(ValueError):
+    """The text is not JSON that JavaScript's ``JSON.parse`` accepts."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise JsonParseError(f"{name} is not JSON")
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def js_parse(text: str) -> Any:
+    """``JSON.parse``: the JSON grammar only (no NaN/Infinity), JSON whitespace around the value."""
+    try:
+        value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
+    except json.JSONDecodeError as exc:
+        raise JsonParseError(str(exc)) from None
+    if _skip_ws(text, end) != len(text):
+        raise JsonParseError("unexpected data after the JSON value")
+    return value
+
+
+_WS: Final = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    match = _WS.match(text, pos)
+    return match.end() if match else pos

@@ -1,0 +1,49 @@
+"""Lengths as JavaScript counts them, and the ``chars-v1`` token estimate (decisions D3).
+
+Every character limit of the contract counts UTF-16 code units; byte limits count UTF-8 bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Final
+
+TOKEN_ESTIMATOR_ID: Final = "chars-v1"
+_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
+
+
+def utf16_length(text: str) -> int:
+    """``text.length`` in JavaScript: astral characters count twice."""
+    if text.isascii():
+        return len(text)
+    return len(text) + len(_ASTRAL.findall(text))
+
+
+def utf8_length(text: str) -> int:
+    """UTF-8 byte length; a lone surrogate counts as the 3 bytes of its escape-free encoding."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def chars_v1_tokens(text: str) -> int:
+    """``chars-v1``: 0 for the empty string, otherwise ceil(UTF-16 units / 4)."""
+    units = utf16_length(text)
+    return 0 if units == 0 else math.ceil(units / 4)
+
+
+def slice_utf16(text: str, max_units: int) -> str:
+    """The longest prefix of at most ``max_units`` UTF-16 units that never splits a surrogate pair.
+
+    This improves on the TypeScript implementation, which can cut a pair in half (D3).
+    """
+    if max_units <= 0:
+        return ""
+    if utf16_length(text) <= max_units:
+        return text
+    units = 0
+    for index, char in enumerate(text):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if units + width > max_units:
+            return text[:index]
+        units += width
+    return text
