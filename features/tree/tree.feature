@@ -1,0 +1,124 @@
+Feature: Session tree
+  Spec: issue "Foundation" deliverable 3; pi-session-model.md §1.4, §3, §4.1
+  Entries form a tree through parentId. Pi indexes ids with the last entry winning, takes the
+  active leaf to be the last entry in file order (whatever its type) unless the host gives one,
+  and walks parent links to a root.
+
+  Background:
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tree","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"u1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"one","timestamp":1}}
+      {"type":"message","id":"a1","parentId":"u1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"two"}],"provider":"p","model":"m","stopReason":"stop","timestamp":2}}
+      {"type":"message","id":"u2","parentId":"a1","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"branch A","timestamp":3}}
+      {"type":"message","id":"u3","parentId":"a1","timestamp":"2025-06-01T12:00:04.000Z","message":{"role":"user","content":"branch B","timestamp":4}}
+      {"type":"message","id":"a3","parentId":"u3","timestamp":"2025-06-01T12:00:05.000Z","message":{"role":"assistant","content":[{"type":"text","text":"B"}],"provider":"p","model":"m","stopReason":"stop","timestamp":5}}
+      {"type":"message","id":"r2","parentId":null,"timestamp":"2025-06-01T12:00:06.000Z","message":{"role":"user","content":"second root","timestamp":6}}
+      {"type":"label","id":"l1","parentId":"u2","timestamp":"2025-06-01T12:00:07.000Z","targetId":"u1","label":"start"}
+      """
+
+  @id:TREE-001
+  Scenario: The active leaf is the last entry in file order, even a label
+    When the session is inspected
+    Then the default leaf is "l1"
+    And the leaf is "l1"
+    And the path ids are "u1 a1 u2 l1"
+
+  @id:TREE-002
+  Scenario: A leaf given by the host wins over the last line of the file
+    When the session is inspected at leaf "a3"
+    Then the leaf is "a3"
+    And the default leaf is "l1"
+    And the path ids are "u1 a1 u3 a3"
+
+  @id:TREE-003
+  Scenario: The null leaf has an empty path and an empty context
+    When the session is inspected at the null leaf
+    Then the leaf is null
+    And the path is empty
+    And the context is empty
+
+  @id:TREE-004
+  Scenario: An unknown leaf is refused
+    When the session is inspected at leaf "nope"
+    Then the request fails with code "unknown-leaf"
+
+  @id:TREE-005
+  Scenario: A second root has its own one-entry path
+    When the session is inspected at leaf "r2"
+    Then the path ids are "r2"
+
+  @id:TREE-006
+  Scenario: Children and siblings follow file order
+    When the tree node "a1" is described
+    Then its ancestors are "u1"
+    And its children are "u2 u3"
+    When the tree node "u3" is described
+    Then its siblings are "u2"
+    And its children are "a3"
+
+  @id:TREE-007
+  Scenario: Roots are siblings of each other
+    When the tree node "r2" is described
+    Then it has no ancestors
+    And its siblings are "u1"
+
+  @id:TREE-008
+  Scenario: A duplicate id resolves to the last entry with that id and is reported
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-dup","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"d1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"first","timestamp":1}}
+      {"type":"message","id":"d2","parentId":"d1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"x","timestamp":2}}
+      {"type":"message","id":"d1","parentId":null,"timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"second d1","timestamp":3}}
+      {"type":"message","id":"d3","parentId":"d1","timestamp":"2025-06-01T12:00:04.000Z","message":{"role":"user","content":"y","timestamp":4}}
+      """
+    When the session is inspected
+    Then the diagnostics count 1 duplicate ids
+    And the duplicate ids are "d1"
+    And the path ids are "d1 d3"
+    When the session is inspected at leaf "d2"
+    Then the path ids are "d1 d2"
+
+  @id:TREE-009
+  Scenario: A missing parent ends the walk as a root would, and is reported
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-orphan","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"o1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"o2","parentId":"gone","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      {"type":"message","id":"o3","parentId":"o2","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"z","timestamp":3}}
+      """
+    When the session is inspected
+    Then the path ids are "o2 o3"
+    And the diagnostics count 1 missing parents
+    And the entries with a missing parent are "o2"
+    When the tree node "o2" is described
+    Then its missing parent is "gone"
+
+  @id:TREE-010
+  Scenario: A parent cycle is reported instead of hanging
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-cycle","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"c1","parentId":"c3","timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"c2","parentId":"c1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      {"type":"message","id":"c3","parentId":"c2","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"z","timestamp":3}}
+      {"type":"message","id":"c4","parentId":"c3","timestamp":"2025-06-01T12:00:04.000Z","message":{"role":"user","content":"w","timestamp":4}}
+      """
+    When the session is inspected
+    Then the diagnostics count 4 entries on a parent cycle
+    When the tree node "c4" is described
+    Then its ancestry is reported as a cycle
+
+  @id:TREE-011
+  Scenario: An entry id that is not a string is kept but can never be a leaf by id
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-num","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"n1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"custom","customType":"odd","id":7,"parentId":"n1","timestamp":"2025-06-01T12:00:02.000Z"}
+      """
+    When the session is inspected
+    Then the diagnostics count 1 non-entry lines at lines 3
+    And the entry count is 2
