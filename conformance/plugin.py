@@ -95,8 +95,16 @@ def scenario_state() -> dict[str, Any]:
 
 
 def scenario_id_of(item: pytest.Item) -> str | None:
+    """``AREA-NNN``, or ``AREA-NNN[case]`` for a row of a Scenario Outline with a case column."""
     marker = item.get_closest_marker("scenario_id")
-    return str(marker.args[0]) if marker and marker.args else None
+    if not marker or not marker.args:
+        return None
+    scenario = str(marker.args[0])
+    callspec = getattr(item, "callspec", None)
+    example = callspec.params.get("_pytest_bdd_example") if callspec is not None else None
+    if isinstance(example, dict) and example.get("case"):
+        scenario += f"[{example['case']}]"
+    return scenario
 
 
 class _Reporter:

@@ -1,0 +1,76 @@
+Feature: Primitives with one owner each
+  Spec: issue "Foundation" deliverable 6; decisions.md D2, D3; contract.md §0.2; pi-session-model.md §1.1, §1.2
+  JSON bytes as JavaScript's JSON.stringify writes them, lengths in UTF-16 code units, chars-v1
+  tokens, canonical paths and Pi's session-folder name of a cwd.
+
+  @id:PRIM-001
+  Scenario Outline: JSON is written exactly as JSON.stringify writes it
+    When the JSON text <input> is parsed and serialized again
+    Then the serialized text is <output>
+
+    Examples:
+      | case             | input                                   | output                          |
+      | compact          | { "a" : [ 1 , 2 ] }                     | {"a":[1,2]}                     |
+      | integral-float   | {"n":1.0,"m":-0.0}                      | {"n":1,"m":0}                   |
+      | small-exponent   | [1e-7,0.000001,1.5E-10]                 | [1e-7,0.000001,1.5e-10]         |
+      | large-exponent   | [1e21,1e20,123456789012345680000]       | [1e+21,100000000000000000000,123456789012345680000] |
+      | huge-integer     | [9007199254740993]                      | [9007199254740992]              |
+      | non-ascii-raw    | ["h\u00e9llo \ud83d\ude00"]             | ["héllo 😀"]                    |
+      | lone-surrogate   | ["\ud800x"]                             | ["\ud800x"]                     |
+      | control-escapes  | ["\u0001\b\t\u001f"]                    | ["\u0001\b\t\u001f"]          |
+      | slash-not-escaped| ["a/b","<\/script>"]                   | ["a/b","</script>"]             |
+      | index-keys-first | {"b":1,"10":2,"2":3,"a":4}              | {"2":3,"10":2,"b":1,"a":4}      |
+      | duplicate-key    | {"a":1,"b":2,"a":3}                     | {"a":3,"b":2}                   |
+
+  @id:PRIM-002
+  Scenario: Text that JSON.parse rejects is refused
+    When the JSON text {"a":NaN} is parsed and serialized again
+    Then the request fails with code "invalid-json"
+
+  @id:PRIM-003
+  Scenario Outline: Lengths count UTF-16 code units and chars-v1 tokens are ceil(units / 4)
+    When the text "<text>" is measured
+    Then it is <units> UTF-16 units, <bytes> UTF-8 bytes and <tokens> chars-v1 tokens
+
+    Examples:
+      | case   | text      | units | bytes | tokens |
+      | ascii  | abcde     | 5     | 5     | 2      |
+      | accent | héllo     | 5     | 6     | 2      |
+      | astral | 😀😀      | 4     | 8     | 1      |
+      | cjk    | 漢字かな  | 4     | 12    | 1      |
+
+  @id:PRIM-004
+  Scenario: The empty string is 0 tokens
+    When the empty text is measured
+    Then it is 0 UTF-16 units, 0 UTF-8 bytes and 0 chars-v1 tokens
+
+  @id:PRIM-005
+  Scenario: Cutting text to a UTF-16 budget never splits a surrogate pair
+    When the text "ab😀c" is cut to 3 UTF-16 units
+    Then the cut text is "ab"
+    When the text "ab😀c" is cut to 4 UTF-16 units
+    Then the cut text is "ab😀"
+
+  @id:PRIM-006
+  Scenario Outline: Pi names a project's session folder after its resolved cwd
+    When Pi's session folder name of the cwd "<cwd>" is computed
+    Then the folder name is "<name>"
+
+    Examples:
+      | case      | cwd                        | name                          |
+      | plain     | /home/user/projects/demo   | --home-user-projects-demo--   |
+      | dots-kept | /home/user/my.proj         | --home-user-my.proj--         |
+      | colon     | /srv/x:y                   | --srv-x-y--                   |
+      | root      | /                          | ----                          |
+      | windows   | C:\Users\me\proj           | --C--Users-me-proj--          |
+
+  @id:PRIM-007
+  Scenario: A canonical path resolves symbolic links and dot segments
+    Given a project folder reached through a symbolic link
+    When the canonical path of the link with a trailing "/sub/.." is computed
+    Then it is the real path of the project folder
+
+  @id:PRIM-008
+  Scenario: A canonical path of a missing file is the resolved absolute path
+    When the canonical path of "missing/../gone.txt" under the scenario folder is computed
+    Then it is the scenario folder joined with "gone.txt"
