@@ -1,0 +1,179 @@
+"""``recall-rebase conformance check``: the suite sanity check (JSON-Schema-Test-Suite style).
+
+It fails on a missing, malformed or duplicate ``@id``, a fixture named by a feature but absent
+from the manifest, a schema that is not valid 2020-12 or whose ``$ref`` does not resolve
+locally, a manifest fixture that does not validate as declared, and unchecked date-time formats.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from gherkin.parser import Parser
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from referencing.exceptions import Unresolvable
+
+from conformance import schemas
+from conformance.suite import features_dir, fixture_manifest, fixtures_dir, schemas_dir
+
+ID_PATTERN: Final = re.compile(r"^@id:([A-Z]+-[0-9]{3})$")
+FIXTURE_REFERENCE: Final = re.compile(r'fixture session "([^"]+)"')
+MANIFEST_SCHEMA: Final = "fixtures/manifest.schema.json"
+
+
+def _features() -> list[tuple[Path, dict[str, Any]]]:
+    parser = Parser()
+    return [(path, parser.parse(path.read_text(encoding="utf-8"))) for path in sorted(features_dir().rglob("*.feature"))]
+
+
+def _scenarios(document: dict[str, Any]) -> list[dict[str, Any]]:
+    feature = document.get("feature") or {}
+    found = []
+    for child in feature.get("children", []):
+        if "scenario" in child:
+            found.append(child["scenario"])
+        elif "rule" in child:
+            found.extend(c["scenario"] for c in child["rule"].get("children", []) if "scenario" in c)
+    return found
+
+
+def list_scenarios() -> list[dict[str, str]]:
+    items = []
+    for path, document in _features():
+        for scenario in _scenarios(document):
+            ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
+            items.append({
+                "id": ids[0] if ids else "",
+                "feature": document["feature"]["name"],
+                "title": scenario["name"],
+                "file": path.relative_to(features_dir()).as_posix(),
+            })
+    return sorted(items, key=lambda item: item["id"])
+
+
+def check_features(problems: list[str]) -> int:
+    seen: dict[str, str] = {}
+    manifest = fixture_manifest()
+    count = 0
+    for path, document in _features():
+        where = path.relative_to(features_dir()).as_posix()
+        if not document.get("feature"):
+            problems.append(f"{where}: no Feature")
+            continue
+        if "Spec:" not in (document["feature"].get("description") or ""):
+            problems.append(f"{where}: the feature has no 'Spec:' line naming the contract it encodes")
+        for fixture_id in FIXTURE_REFERENCE.findall(path.read_text(encoding="utf-8")):
+            if fixture_id not in manifest:
+                problems.append(f"{where}: fixture {fixture_id!r} is not in fixtures/MANIFEST.json")
+        for scenario in _scenarios(document):
+            count += 1
+            line = scenario["location"]["line"]
+            id_tags = [t["name"] for t in scenario["tags"] if t["name"].startswith("@id:")]
+            if len(id_tags) != 1:
+                problems.append(f"{where}:{line}: scenario {scenario['name']!r} needs exactly one @id tag")
+                continue
+            match = ID_PATTERN.match(id_tags[0])
+            if not match:
+                problems.append(f"{where}:{line}: {id_tags[0]} is not of the form @id:AREA-NNN")
+                continue
+            scenario_id = match.group(1)
+            if scenario_id in seen:
+                problems.append(f"{where}:{line}: {scenario_id} is also used at {seen[scenario_id]}")
+            seen[scenario_id] = f"{where}:{line}"
+            if re.search(r"\bshould\b", scenario["name"], re.IGNORECASE):
+                problems.append(f"{where}:{line}: state the rule, not a wish ('should' in {scenario['name']!r})")
+            if scenario["keyword"].strip() == "Scenario Outline":
+                for examples in scenario.get("examples", []):
+                    header = [cell["value"] for cell in (examples.get("tableHeader") or {}).get("cells", [])]
+                    if header[:1] != ["case"]:
+                        problems.append(f"{where}:{line}: outline {scenario_id} needs a first 'case' column")
+                    cases = [row["cells"][0]["value"] for row in examples.get("tableBody", [])]
+                    if len(cases) != len(set(cases)):
+                        problems.append(f"{where}:{line}: outline {scenario_id} repeats a case key")
+    return count
+
+
+def check_schemas(problems: list[str]) -> int:
+    registry = schemas.registry()
+    files = schemas.schema_files()
+    for path in files:
+        where = path.relative_to(schemas_dir()).as_posix()
+        document = json.loads(path.read_text(encoding="utf-8"))
+        if document.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+            problems.append(f"schemas/{where}: $schema is not draft 2020-12")
+        if document.get("$id") != schemas.expected_id(path):
+            problems.append(f"schemas/{where}: $id must be {schemas.expected_id(path)}")
+        try:
+            Draft202012Validator.check_schema(document)
+        except SchemaError as exc:
+            problems.append(f"schemas/{where}: not a valid 2020-12 schema: {exc.message}")
+        resolver = registry.resolver(base_uri=document.get("$id", schemas.expected_id(path)))
+        for ref in schemas.iter_refs(document):
+            try:
+                resolver.lookup(ref)
+            except Unresolvable as exc:
+                problems.append(f"schemas/{where}: $ref {ref!r} does not resolve locally ({exc})")
+    if not schemas.date_time_format_is_checked():
+        problems.append("format 'date-time' is not checked: install rfc3339-validator")
+    return len(files)
+
+
+def _fixture_lines(path: Path) -> list[Any] | None:
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def check_fixtures(problems: list[str]) -> int:
+    manifest_path = fixtures_dir() / "MANIFEST.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    for error in schemas.errors(manifest, MANIFEST_SCHEMA):
+        problems.append(f"fixtures/MANIFEST.json: {schemas.describe(error)}")
+    for item in manifest.get("fixtures", []):
+        path = fixtures_dir() / item["path"]
+        if not path.is_file():
+            problems.append(f"fixture {item['id']}: {item['path']} does not exist")
+            continue
+        schema = item.get("schema")
+        if not schema:
+            continue
+        lines = _fixture_lines(path)
+        failures = 0 if lines is not None else 1
+        for index, value in enumerate(lines or []):
+            ref = schema if index else schema.replace("entry.schema.json", "session-header.schema.json")
+            failures += bool(schemas.errors(value, ref))
+        if item["valid"] and failures:
+            problems.append(f"fixture {item['id']}: declared valid, but {failures} line(s) fail {schema}")
+        if not item["valid"] and not failures and not _damaged_bytes(path):
+            problems.append(f"fixture {item['id']}: declared invalid, but every line validates and the bytes are sound")
+    return len(manifest.get("fixtures", []))
+
+
+def _damaged_bytes(path: Path) -> bool:
+    """Invalidity that lives in the bytes rather than in a line's JSON (torn tail, CRLF, BOM, empty)."""
+    data = path.read_bytes()
+    return not data or not data.endswith(b"\n") or b"\r\n" in data or data.startswith(b"\xef\xbb\xbf")
+
+
+def run_check(*, as_json: bool = False) -> int:
+    problems: list[str] = []
+    counts = {
+        "scenarios": check_features(problems),
+        "schemas": check_schemas(problems),
+        "fixtures": check_fixtures(problems),
+    }
+    if as_json:
+        print(json.dumps({"ok": not problems, "counts": counts, "problems": problems}))
+    else:
+        for problem in problems:
+            print(f"problem: {problem}")
+        verdict = "suite is sound" if not problems else f"{len(problems)} problem(s)"
+        print(f"checked {counts['scenarios']} scenarios, {counts['schemas']} schemas, "
+              f"{counts['fixtures']} fixtures: {verdict}", file=sys.stdout)
+    return 0 if not problems else 1

@@ -1,0 +1,12 @@
+"""Shared test settings: Hypothesis profiles (``HYPOTHESIS_PROFILE=ci|dev|soak``)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("soak", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
