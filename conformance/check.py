@@ -26,8 +26,8 @@ FIXTURE_REFERENCE: Final = re.compile(r'fixture session "([^"]+)"')
 MANIFEST_SCHEMA: Final = "fixtures/manifest.schema.json"
 
 
-def _features() -> list[tuple[Path, dict[str, Any]]]:
-    parser = Parser()
+def _features() -> list[tuple[Path, Any]]:
+    parser: Any = Parser()
     return [(path, parser.parse(path.read_text(encoding="utf-8"))) for path in sorted(features_dir().rglob("*.feature"))]
 
 

@@ -125,7 +125,7 @@ class _Reporter:
             return
         entry = self.results.setdefault(scenario, {
             "id": scenario,
-            "feature": item.module.__name__ if item.module else "",
+            "feature": getattr(getattr(item, "module", None), "__name__", ""),
             "title": item.name,
             "status": "PASS",
             "message": "",

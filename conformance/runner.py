@@ -80,7 +80,7 @@ def run_conformance(
         if not report_path.exists():
             if not verbose:
                 sys.stderr.write(captured.getvalue()[-6000:])
-            print("recall-rebase: the run produced no report (pytest exit %d)" % code, file=sys.stderr)
+            print(f"recall-rebase: the run produced no report (pytest exit {code})", file=sys.stderr)
             return EXIT_NOT_CONFORMANT
         header, results, summary = _read_report(report_path)
     if as_json:

@@ -32,7 +32,7 @@ def expected_id(path: Path) -> str:
 
 
 @cache
-def registry() -> Registry:  # type: ignore[type-arg]
+def registry() -> Registry[Any]:
     resources = []
     for path in schema_files():
         contents = json.loads(path.read_text(encoding="utf-8"))

@@ -55,4 +55,4 @@ def fixture_path(fixture_id: str) -> Path:
         entry = fixture_manifest()[fixture_id]
     except KeyError:
         raise KeyError(f"unknown fixture id {fixture_id!r} (not in fixtures/MANIFEST.json)") from None
-    return fixtures_dir() / entry["path"]
+    return fixtures_dir() / str(entry["path"])

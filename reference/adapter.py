@@ -36,7 +36,7 @@ def _text(params: Mapping[str, Any], name: str) -> str:
 
 def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
     path = _text(params, "path")
-    leaf = params["leaf"] if "leaf" in params else DEFAULT_LEAF
+    leaf = params.get("leaf", DEFAULT_LEAF)
     return inspect_session(path, leaf)
 
 

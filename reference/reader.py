@@ -49,8 +49,8 @@ class _TreeFields(msgspec.Struct):
 
     type: Any = None
     id: Any = None
-    parentId: Any = None  # noqa: N815 - Pi's field name
-    firstKeptEntryId: Any = None  # noqa: N815
+    parentId: Any = None
+    firstKeptEntryId: Any = None
     version: Any = None
     cwd: Any = None
 
@@ -228,7 +228,7 @@ def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES) -> Itera
 
 def open_session_file(path: str | os.PathLike[str]) -> IO[bytes]:
     """Open a session read-only; this is the only way the reference opens one."""
-    return open(path, "rb")  # noqa: SIM115 - the caller owns the handle
+    return open(path, "rb")
 
 
 def read_line_bytes(stream: IO[bytes], record: Record) -> bytes:
