@@ -191,13 +191,15 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true", help="print the full JSON object")
     inspect.set_defaults(handler=cmd_session_inspect)
 
-    import importlib
+    from conformance import cli_config
 
-    for name in ("cli_config", "cli_fixtures"):  # TEMP-GUARD until both helpers land
-        try:
-            importlib.import_module(f"conformance.{name}").add_parser(commands)
-        except ImportError:
-            pass
+    cli_config.add_parser(commands)
+    try:  # TEMP-GUARD until cli_fixtures lands
+        from conformance import cli_fixtures
+
+        cli_fixtures.add_parser(commands)
+    except ImportError:
+        pass
 
     host = commands.add_parser(
         "host",

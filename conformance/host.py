@@ -7,7 +7,6 @@ a prompt that accepts the ``/context ...`` commands a person would type in Pi.
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from pathlib import Path
 from typing import IO
@@ -42,10 +41,15 @@ history recall and rebase commands arrive with their features (see CHANGELOG.md)
 
 
 def _interactive(stdin: IO[str], stdout: IO[str]) -> int:
-    from reference.config import op_config_set, op_config_show, op_config_unset
+    """A prompt: configuration is loaded once at start, as Pi loads it at session start."""
+    from reference.config import ConfigTargets, load_config, run_config_command
     from reference.errors import ContractViolation
+    from reference.host import resolve_host
 
-    host = {"home": str(Path.home()), "cwd": os.getcwd(), "env": dict(os.environ), "argv": []}
+    facts = resolve_host(home=str(Path.home()), cwd=os.getcwd(), env=dict(os.environ), argv=())
+    targets = ConfigTargets(facts.global_config_path, facts.project_config_path, facts.project_trusted)
+    loaded = load_config(global_path=targets.global_path, project_path=targets.project_path,
+                         project_trusted=targets.project_trusted)
     prompt = stdin.isatty()
     stdout.write("recall-rebase host: type /help for commands, /quit to leave\n")
     while True:
@@ -55,34 +59,20 @@ def _interactive(stdin: IO[str], stdout: IO[str]) -> int:
         line = stdin.readline()
         if not line:
             return 0
-        words = shlex.split(line.strip()) if line.strip() else []
-        if not words:
+        text = line.strip()
+        if not text:
             continue
+        command, _, rest = text.partition(" ")
         try:
-            if words[0] in ("/quit", "/exit"):
+            if command in ("/quit", "/exit"):
                 return 0
-            if words[0] == "/help":
+            if command == "/help":
                 stdout.write(HELP + "\n")
-            elif words[:2] == ["/context", "config"]:
-                rest = words[2:]
-                flags = [w for w in rest if w.startswith("--")]
-                plain = [w for w in rest if not w.startswith("--")]
-                unknown = [f for f in flags if f != "--global"]
-                if unknown:
-                    raise ContractViolation("config-unknown-option", f"Unknown option(s): {' '.join(unknown)}")
-                verb = plain[0] if plain else "show"
-                if verb == "show":
-                    stdout.write(op_config_show(host)["text"] + "\n")
-                elif verb == "set" and len(plain) == 3:
-                    reply = op_config_set({**host, "path": plain[1], "value": plain[2], "global": bool(flags)})
-                    stdout.write(reply["message"] + "\n")
-                elif verb == "unset" and len(plain) == 2:
-                    reply = op_config_unset({**host, "path": plain[1], "global": bool(flags)})
-                    stdout.write(reply["message"] + "\n")
-                else:
-                    stdout.write("usage: /context config [show | set <path> <value> | unset <path>] [--global]\n")
+            elif command == "/context" and rest.strip().split(" ", 1)[0] == "config":
+                arguments = rest.strip()[len("config"):]
+                stdout.write(run_config_command(arguments, loaded=loaded, targets=targets) + "\n")
             else:
-                stdout.write(f"unknown command {words[0]!r}; type /help\n")
+                stdout.write(f"unknown command {command!r}; type /help\n")
         except ContractViolation as exc:
             stdout.write(f"error: {exc.code}: {exc.message}\n")
         stdout.flush()
