@@ -143,6 +143,7 @@ def cmd_conformance_run(args: argparse.Namespace) -> int:
         report=args.report,
         junitxml=args.junitxml,
         select=args.k,
+        only=args.only,
         as_json=args.json,
         verbose=args.verbose,
     )
@@ -219,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--report", metavar="PATH", help="write the NDJSON conformance report here")
     run.add_argument("--junitxml", metavar="PATH", help="also write JUnit XML")
-    run.add_argument("-k", metavar="EXPR", help="only scenarios matching this pytest -k expression")
+    run.add_argument("--only", metavar="IDS", help="only these scenario ids, comma-separated patterns (e.g. 'TREE-*,READER-001')")
+    run.add_argument("-k", metavar="EXPR", help="only scenarios whose test name matches this pytest -k expression")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     run.set_defaults(handler=cmd_conformance_run, stdio_command=None)

@@ -7,6 +7,7 @@ conformance report: a header line, one line per scenario, a summary line.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import json
 import platform
@@ -32,6 +33,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rr-adapter", default=DEFAULT_ADAPTER, help="in-process adapter as module:Class")
     group.addoption("--rr-stdio", default=None, help="command serving the adapter protocol on stdio")
     group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
+    group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
 
 
 def _step_modules() -> list[str]:
@@ -55,6 +57,21 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> bool | None:
         pytest.mark.scenario_id(tag[len(ID_TAG_PREFIX) :])(function)
         return True
     return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--rr-only``: keep the scenarios whose id (or ``ID[case]``) matches one of the patterns."""
+    only = config.getoption("--rr-only")
+    if not only:
+        return
+    patterns = [p.strip() for p in str(only).split(",") if p.strip()]
+    keep, drop = [], []
+    for item in items:
+        scenario = scenario_id_of(item) or ""
+        (keep if any(fnmatch.fnmatchcase(scenario, p) for p in patterns) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def _load_adapter(config: pytest.Config) -> Adapter:

@@ -31,6 +31,7 @@ def run_conformance(
     report: str | None = None,
     junitxml: str | None = None,
     select: str | None = None,
+    only: str | None = None,
     as_json: bool = False,
     verbose: bool = False,
 ) -> int:
@@ -65,6 +66,8 @@ def run_conformance(
             args += ["--junitxml", junitxml]
         if select:
             args += ["-k", select]
+        if only:
+            args += ["--rr-only", only]
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)

@@ -55,7 +55,7 @@ def test_a_broken_implementation_is_reported_not_conformant(tmp_path: Path) -> N
         "sys.exit(run_host(stdio=True))\n",
         encoding="utf-8",
     )
-    code, lines, output = conformance_run(tmp_path, "mutant", "-k", "TREE or tree", "--stdio", "--",
+    code, lines, output = conformance_run(tmp_path, "mutant", "--only", "TREE-*", "--stdio", "--",
                                           sys.executable, str(mutant))
     assert code == 1, output
     summary = lines[-1]
@@ -65,6 +65,6 @@ def test_a_broken_implementation_is_reported_not_conformant(tmp_path: Path) -> N
 
 
 def test_a_selection_that_matches_nothing_fails(tmp_path: Path) -> None:
-    code, _, output = conformance_run(tmp_path, "empty", "-k", "no_such_scenario_anywhere")
+    code, _, output = conformance_run(tmp_path, "empty", "--only", "NOPE-*")
     assert code == 1
     assert "no scenario ran" in output
