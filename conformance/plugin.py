@@ -65,7 +65,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not only:
         return
     patterns = [p.strip() for p in str(only).split(",") if p.strip()]
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         scenario = scenario_id_of(item) or ""
         (keep if any(fnmatch.fnmatchcase(scenario, p) for p in patterns) else drop).append(item)
