@@ -18,7 +18,7 @@ from typing import IO, Any, Final, NamedTuple
 
 import msgspec
 
-from reference.jsonbytes import JsonParseError, js_parse
+from reference.jsonbytes import UNDEFINED, JsonParseError, js_parse
 
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
 HEADER_SCAN_LIMIT_BYTES: Final = 1024 * 1024
@@ -47,12 +47,12 @@ class RecordKind(StrEnum):
 class _TreeFields(msgspec.Struct):
     """The fields the tree needs; everything else in a line is skipped unparsed."""
 
-    type: Any = None
-    id: Any = None
-    parentId: Any = None
-    firstKeptEntryId: Any = None
-    version: Any = None
-    cwd: Any = None
+    type: Any = msgspec.UNSET
+    id: Any = msgspec.UNSET
+    parentId: Any = msgspec.UNSET
+    firstKeptEntryId: Any = msgspec.UNSET
+    version: Any = msgspec.UNSET
+    cwd: Any = msgspec.UNSET
 
 
 _FAST_DECODER: Final = msgspec.json.Decoder(_TreeFields)
@@ -72,12 +72,13 @@ class Record(NamedTuple):
     terminated: bool  # ends with LF
     crlf: bool  # the byte before the LF (or the end) is CR
     is_object: bool = False
-    type: Any = None
-    id: Any = None
-    parent_id: Any = None
-    first_kept_entry_id: Any = None
-    version: Any = None
-    cwd: Any = None
+    # Absent fields are UNDEFINED (not None): Pi treats a missing id and a null id differently.
+    type: Any = UNDEFINED
+    id: Any = UNDEFINED
+    parent_id: Any = UNDEFINED
+    first_kept_entry_id: Any = UNDEFINED
+    version: Any = UNDEFINED
+    cwd: Any = UNDEFINED
 
     @property
     def span(self) -> int:
@@ -125,13 +126,14 @@ def _classify(data: bytes) -> tuple[RecordKind, _TreeFields | None, bool]:
     if not _js_truthy(value):
         return RecordKind.FALSY, None, False
     if isinstance(value, dict):
+        unset = msgspec.UNSET
         return RecordKind.ENTRY, _TreeFields(
-            type=value.get("type"),
-            id=value.get("id"),
-            parentId=value.get("parentId"),
-            firstKeptEntryId=value.get("firstKeptEntryId"),
-            version=value.get("version"),
-            cwd=value.get("cwd"),
+            type=value.get("type", unset),
+            id=value.get("id", unset),
+            parentId=value.get("parentId", unset),
+            firstKeptEntryId=value.get("firstKeptEntryId", unset),
+            version=value.get("version", unset),
+            cwd=value.get("cwd", unset),
         ), True
     return RecordKind.ENTRY, None, False
 
@@ -222,8 +224,13 @@ def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES) -> Itera
         header_seen = True
         yield Record(
             number, start, end, digest, kind, terminated, crlf, is_object,
-            fields.type, fields.id, fields.parentId, fields.firstKeptEntryId, fields.version, fields.cwd,
+            _defined(fields.type), _defined(fields.id), _defined(fields.parentId),
+            _defined(fields.firstKeptEntryId), _defined(fields.version), _defined(fields.cwd),
         )
+
+
+def _defined(value: Any) -> Any:
+    return UNDEFINED if value is msgspec.UNSET else value
 
 
 def open_session_file(path: str | os.PathLike[str]) -> IO[bytes]:
