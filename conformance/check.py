@@ -124,10 +124,35 @@ def check_schemas(problems: list[str]) -> int:
 
 
 def _fixture_lines(path: Path) -> list[Any] | None:
+    """Each line's JSON value, split on LF only (U+2028 and U+0085 are not line breaks in JSONL)."""
     try:
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        lines = path.read_bytes().split(b"\n")
+        return [json.loads(line.removesuffix(b"\r").decode("utf-8")) for line in lines if line.strip()]
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
+
+
+def _tree_faults(values: list[Any]) -> list[str]:
+    """Duplicate ids, missing parents and parent cycles among the entries (header excluded)."""
+    entries = [v for v in values[1:] if isinstance(v, dict)]
+    seen: set[Any] = set()
+    faults = []
+    for entry in entries:
+        if entry.get("id") in seen:
+            faults.append(f"duplicate id {entry.get('id')}")
+        seen.add(entry.get("id"))
+    parent_of = {e.get("id"): e.get("parentId") for e in entries}
+    for entry_id, parent in parent_of.items():
+        if parent and parent not in parent_of:
+            faults.append(f"missing parent {parent}")
+        walked: set[Any] = set()
+        while parent and parent in parent_of and parent not in walked:
+            walked.add(parent)
+            parent = parent_of[parent]
+        if parent and parent in walked:
+            faults.append(f"cycle through {entry_id}")
+            break
+    return faults
 
 
 def check_fixtures(problems: list[str]) -> int:
@@ -148,9 +173,12 @@ def check_fixtures(problems: list[str]) -> int:
         for index, value in enumerate(lines or []):
             ref = schema if index else schema.replace("entry.schema.json", "session-header.schema.json")
             failures += bool(schemas.errors(value, ref))
+        faults = _tree_faults(lines or [])
         if item["valid"] and failures:
             problems.append(f"fixture {item['id']}: declared valid, but {failures} line(s) fail {schema}")
-        if not item["valid"] and not failures and not _damaged_bytes(path):
+        if item["valid"] and faults:
+            problems.append(f"fixture {item['id']}: declared valid, but {', '.join(faults)}")
+        if not item["valid"] and not failures and not faults and not _damaged_bytes(path):
             problems.append(f"fixture {item['id']}: declared invalid, but every line validates and the bytes are sound")
     return len(manifest.get("fixtures", []))
 

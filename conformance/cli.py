@@ -192,15 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true", help="print the full JSON object")
     inspect.set_defaults(handler=cmd_session_inspect)
 
-    from conformance import cli_config
+    from conformance import cli_config, cli_fixtures
 
     cli_config.add_parser(commands)
-    try:  # TEMP-GUARD until cli_fixtures lands
-        from conformance import cli_fixtures
-
-        cli_fixtures.add_parser(commands)
-    except ImportError:
-        pass
+    cli_fixtures.add_parser(commands)
 
     host = commands.add_parser(
         "host",
