@@ -445,3 +445,39 @@ def then_cycle(scenario_state: State) -> None:
 def then_missing_parent(scenario_state: State, parent: str) -> None:
     node = result(scenario_state)
     assert node["missingParent"] == parent and node["isRoot"] is True, node
+
+
+# ------------------------------------------------------------------ fixture facts
+
+
+def _facts(state: State) -> dict[str, Any]:
+    from conformance.suite import fixture_manifest
+
+    name = state["session"].name
+    for item in fixture_manifest().values():
+        if Path(item["path"]).name == name:
+            facts: dict[str, Any] = item["facts"]
+            return facts
+    raise AssertionError(f"{name} is not a packaged fixture")
+
+
+@then("the session id, entry count and default leaf are those of the fixture's manifest facts")
+def then_fixture_facts(scenario_state: State) -> None:
+    facts = _facts(scenario_state)
+    report = result(scenario_state)
+    assert report["sessionId"] == facts["sessionId"], (report["sessionId"], facts)
+    assert report["entryCount"] == facts["entryCount"], (report["entryCount"], facts)
+    assert report["defaultLeafId"] == facts["defaultLeafId"], (report["defaultLeafId"], facts)
+
+
+@when(parsers.parse('the fixture\'s notable entry "{name}" is described'))
+def when_notable_node(adapter: Adapter, scenario_state: State, name: str) -> None:
+    entry_id = _facts(scenario_state)["notable"][name]
+    _call(adapter, scenario_state, "session.node", {"path": str(scenario_state["session"]), "id": entry_id})
+
+
+@then(parsers.parse("it has {count:d} children"))
+def then_child_count(scenario_state: State, count: int) -> None:
+    node = result(scenario_state)
+    assert len(node["childIds"]) == count, len(node["childIds"])
+    assert node["childIds"], node
