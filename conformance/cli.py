@@ -241,7 +241,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not stdio_command:
             return fail("usage", "--stdio -- needs the command that serves the adapter protocol")
     parser = build_parser()
-    args = parser.parse_args(arguments)
+    args, extras = parser.parse_known_args(arguments)
+    if extras:
+        if getattr(args, "command", None) == "config":  # /context config semantics: one clear line
+            return fail("config-unknown-option", f"Unknown option(s): {' '.join(extras)}; only --global is accepted")
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
     if stdio_command is not None:
         args.stdio_command = stdio_command
     try:

@@ -108,3 +108,13 @@ def test_help_lists_the_commands() -> None:
     assert done.returncode == 0
     for command in ("session", "config", "fixtures", "host", "conformance"):
         assert command in done.stdout
+
+
+def test_config_unknown_option_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "config", "set", "historyTools.maxResults", "9", "--force"],
+        capture_output=True, text=True, timeout=60, env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("recall-rebase: config-unknown-option: Unknown option(s): --force")
+    assert not (tmp_path / ".pi").exists()
