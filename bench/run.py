@@ -30,7 +30,18 @@ CHUNK = 1024 * 1024
 
 
 def peak_rss_bytes() -> int | None:
-    """Peak resident set size of this process (Unix); None where the platform has no getrusage."""
+    """Peak resident set size of this process; None where the platform tells none.
+
+    Linux: ``VmHWM`` of /proc/self/status, which starts afresh at exec (``ru_maxrss`` keeps the
+    parent's peak from before the fork, which would charge the generator's memory to the reader).
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     try:
         import resource
     except ImportError:  # Windows
