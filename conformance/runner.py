@@ -6,6 +6,7 @@ import json
 import shlex
 import sys
 import tempfile
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -109,8 +110,10 @@ def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summar
         by_area.setdefault(result["id"].split("-")[0], []).append(result)
     for area in sorted(by_area):
         items = by_area[area]
-        passed = sum(1 for r in items if r["status"] == "PASS")
-        print(f"  {area:<10} {passed}/{len(items)} passed")
+        passed = [r["id"] for r in items if r["status"] == "PASS"]
+        print(f"  {area:<10} {len(passed)}/{len(items)} passed")
+        for line in textwrap.wrap(" ".join(passed), width=96, break_on_hyphens=False, break_long_words=False):
+            print(f"    PASS  {line}")
         for r in items:
             if r["status"] != "PASS":
                 first = (r["message"] or "").strip().splitlines()
