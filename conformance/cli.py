@@ -45,17 +45,23 @@ def _count(diagnostic: Any) -> int:
     return int(diagnostic["count"]) if isinstance(diagnostic, dict) else int(bool(diagnostic))
 
 
+def _text(value: Any) -> str:
+    return "none" if value is None else str(value)
+
+
 def render_inspect(report: dict[str, Any]) -> str:
     """A person's summary of ``session inspect``."""
     diag = report["diagnostics"]
+    version = "no version key: legacy 1" if report["version"] is None else f"version {report['version']}"
     lines = [
-        f"session   {report['sessionId']}  (version {report['version']})",
+        f"session   {report['sessionId']}  ({version})",
         f"file      {report['file']['path']}  {report['file']['size']} bytes  sha256 {report['file']['sha256']}",
         f"cwd       {report['cwd']}",
     ]
     if report.get("parentSession"):
         lines.append(f"parent    {report['parentSession']}")
-    lines.append(f"entries   {report['entryCount']}  default leaf {report['defaultLeafId']}  leaf {report['leafId']}")
+    lines.append(f"entries   {report['entryCount']}  default leaf {_text(report['defaultLeafId'])}  "
+                 f"leaf {_text(report['leafId'])}")
     if diag["legacyVersion"] is not None:
         lines.append(
             f"legacy    version {diag['legacyVersion']} file: not read as version 3 "
@@ -65,7 +71,8 @@ def render_inspect(report: dict[str, Any]) -> str:
         settings = report.get("settings") or {}
         model = settings.get("model")
         model_text = f"{model.get('provider')}/{model.get('modelId')}" if isinstance(model, dict) else "none"
-        lines.append(f"path      {len(report['pathIds'])} entries from the root to the leaf")
+        path_count = len(report["pathIds"])
+        lines.append(f"path      {path_count} {'entry' if path_count == 1 else 'entries'} from the root to the leaf")
         context = report.get("context")
         if context is None:
             lines.append(f"context   cannot be built: {report.get('contextError')}")
@@ -80,32 +87,40 @@ def render_inspect(report: dict[str, Any]) -> str:
                 "historical incomplete tool exchanges"
             )
     problems = [
-        ("malformed lines", _count(diag["malformedLines"]), diag["malformedLines"].get("lines")),
-        ("blank lines", _count(diag["blankLines"]), diag["blankLines"].get("lines")),
-        ("non-entry lines", _count(diag["nonEntryLines"]), diag["nonEntryLines"].get("lines")),
-        ("oversize records (> 4 MiB)", _count(diag["oversizeRecords"]), diag["oversizeRecords"].get("lines")),
-        ("later session headers", _count(diag["extraHeaderLines"]), diag["extraHeaderLines"].get("lines")),
-        ("duplicate ids", diag["duplicateIds"]["count"], diag["duplicateIds"]["ids"]),
-        ("missing parents", diag["brokenAncestry"]["missingParents"]["count"],
+        ("malformed line", _count(diag["malformedLines"]), diag["malformedLines"].get("lines")),
+        ("blank line", _count(diag["blankLines"]), diag["blankLines"].get("lines")),
+        ("non-entry line", _count(diag["nonEntryLines"]), diag["nonEntryLines"].get("lines")),
+        ("oversize record", _count(diag["oversizeRecords"]), diag["oversizeRecords"].get("lines")),
+        ("later session header", _count(diag["extraHeaderLines"]), diag["extraHeaderLines"].get("lines")),
+        ("duplicate id", diag["duplicateIds"]["count"], diag["duplicateIds"]["ids"]),
+        ("missing parent", diag["brokenAncestry"]["missingParents"]["count"],
          diag["brokenAncestry"]["missingParents"]["ids"]),
-        ("entries on a parent cycle", diag["brokenAncestry"]["cycles"]["count"], diag["brokenAncestry"]["cycles"]["ids"]),
+        ("entry on a parent cycle", diag["brokenAncestry"]["cycles"]["count"], diag["brokenAncestry"]["cycles"]["ids"]),
     ]
     found = [(name, count, sample) for name, count, sample in problems if count]
     if diag["unterminatedTail"]:
         found.append(("unterminated last line (torn tail)", 1, None))
     if diag["crlfLines"]:
-        found.append(("CRLF line endings", diag["crlfLines"], None))
+        found.append(("line ending in CRLF", diag["crlfLines"], None))
     if diag["invalidHeaderFields"]:
-        found.append(("header fields that are not strings", len(diag["invalidHeaderFields"]),
+        found.append(("header field that is not a string", len(diag["invalidHeaderFields"]),
                       diag["invalidHeaderFields"]))
     if found:
         lines.append("diagnostics:")
         for name, count, sample in found:
             where = f"  (e.g. {', '.join(map(str, sample[:8]))})" if sample else ""
-            lines.append(f"  - {count} {name}{where}")
+            label = name if count == 1 or name.startswith("unterminated") else _plural_phrase(name)
+            lines.append(f"  - {count} {label}{where}")
     else:
         lines.append("diagnostics: none")
     return "\n".join(lines)
+
+
+def _plural_phrase(name: str) -> str:
+    """'malformed line' -> 'malformed lines', 'entry on a parent cycle' -> 'entries on a parent cycle'."""
+    head, _, tail = name.partition(" on ")
+    head = head[:-1] + "ies" if head.endswith("entry") else head + "s"
+    return f"{head} on {tail}" if tail else head
 
 
 def cmd_session_inspect(args: argparse.Namespace) -> int:

@@ -201,6 +201,8 @@ def load_session(path: str | os.PathLike[str]) -> SessionFile:
             f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}",
         )
     legacy, unsupported = _legacy_version(header_value.get("version"))
+    if legacy is not None:
+        diagnostics.non_entries = LineSample()  # legacy entries have no ids by design, not by damage
     invalid_fields = [name for name in ("cwd", "timestamp") if not isinstance(header_value.get(name), str)]
     return SessionFile(
         path=path,

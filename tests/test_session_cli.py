@@ -52,7 +52,7 @@ def test_readable_output_names_what_is_wrong(session: Path) -> None:
     done = run("session", "inspect", str(session))
     assert done.returncode == 0, done.stderr
     assert "s-cli" in done.stdout
-    assert "1 malformed lines" in done.stdout
+    assert "1 malformed line " in done.stdout
     assert "torn tail" in done.stdout
     assert "1 active" in done.stdout
 
