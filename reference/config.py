@@ -27,13 +27,21 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, cast
 
 from reference.errors import ContractViolation
-from reference.jsonbytes import format_number, js_stringify, quote_string
+from reference.jsonbytes import js_stringify, js_stringify_pretty, property_order, quote_string
+from reference.jsvalues import (
+    JS_WHITESPACE,
+    MAX_SAFE_INTEGER,
+    is_integer,
+    is_number,
+    is_safe_integer,
+    trim,
+    typeof,
+)
 from reference.textunits import slice_utf16, utf16_length
 
 SCHEMA_ID: Final = "ds4-context-config-v1"
 CONFIG_FILE_NAME: Final = "ds4-context.json"
 FALLBACK_CONFIG_DIR_NAME: Final = ".pi"
-MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 CLASSIFICATIONS: Final = ("normal", "internal", "sensitive", "local-only")
 HISTORY_SCOPES: Final = ("current-branch", "current-session", "current-lineage")
@@ -298,45 +306,12 @@ def find_field(path: str) -> CatalogField | None:
 # JavaScript value semantics used by the loader.
 # ---------------------------------------------------------------------------------------------
 
-_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_SPACE_RE: Final = re.compile(f"[{re.escape(_JS_SPACE)}]")
-_JS_SPACE_OR_SLASH_RE: Final = re.compile(f"[{re.escape(_JS_SPACE)}/]")
-_ARRAY_INDEX: Final = re.compile(r"^(?:0|[1-9][0-9]*)$")
+_JS_SPACE_RE: Final = re.compile(f"[{re.escape(JS_WHITESPACE)}]")
+_JS_SPACE_OR_SLASH_RE: Final = re.compile(f"[{re.escape(JS_WHITESPACE)}/]")
 _DECIMAL_INTEGER: Final = re.compile(r"^-?[0-9]+$")
-
-
-def js_trim(text: str) -> str:
-    """``String.prototype.trim``: JavaScript's whitespace set, not Python's."""
-    return text.strip(_JS_SPACE)
-
-
-def js_typeof(value: Any) -> str:
-    """``typeof`` of a parsed JSON value: ``null`` and arrays are ``object``, booleans never numbers."""
-    if value is None:
-        return "object"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "object"
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def is_integer(value: Any) -> bool:
-    """``Number.isInteger``: a finite integral number (``True`` is not a number)."""
-    if not _is_number(value):
-        return False
-    return isinstance(value, int) or (math.isfinite(value) and float(value).is_integer())
-
-
-def is_safe_integer(value: Any) -> bool:
-    """``Number.isSafeInteger``: integral and at most 2^53-1 in magnitude."""
-    return is_integer(value) and abs(value) <= MAX_SAFE_INTEGER
+js_trim = trim  # the names this module's readers know
+js_typeof = typeof
+_is_number = is_number
 
 
 def _is_record(value: Any) -> bool:
@@ -345,12 +320,7 @@ def _is_record(value: Any) -> bool:
 
 def _js_ordered(obj: dict[str, Any]) -> dict[str, Any]:
     """JavaScript property order: array-index keys ascending first, then insertion order."""
-    index_keys = sorted((int(key), key) for key in obj if _ARRAY_INDEX.match(key) and int(key) < 2**32 - 1)
-    if not index_keys:
-        return obj
-    ordered = {key: obj[key] for _, key in index_keys}
-    ordered.update((key, value) for key, value in obj.items() if key not in ordered)
-    return ordered
+    return dict(property_order(obj))
 
 
 def _js_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -401,37 +371,8 @@ def parse_json(text: str) -> Any:
 
 
 def pretty_json(value: Any) -> str:
-    """``JSON.stringify(value, null, 2)``: two-space indent, JavaScript numbers and escapes."""
-    out: list[str] = []
-    _write_pretty(value, "", out)
-    return "".join(out)
-
-
-def _write_pretty(value: Any, indent: str, out: list[str]) -> None:
-    inner = indent + "  "
-    if isinstance(value, dict) and value:
-        items = list(_js_ordered(value).items())
-        out.append("{\n")
-        for index, (key, item) in enumerate(items):
-            out.append(f"{inner}{quote_string(key)}: ")
-            _write_pretty(item, inner, out)
-            out.append(",\n" if index < len(items) - 1 else "\n")
-        out.append(indent + "}")
-    elif isinstance(value, list) and value:
-        out.append("[\n")
-        for index, item in enumerate(value):
-            out.append(inner)
-            _write_pretty(item, inner, out)
-            out.append(",\n" if index < len(value) - 1 else "\n")
-        out.append(indent + "]")
-    elif isinstance(value, dict):
-        out.append("{}")
-    elif isinstance(value, list):
-        out.append("[]")
-    elif _is_number(value):
-        out.append(format_number(value))
-    else:
-        out.append(js_stringify(value))
+    """``JSON.stringify(value, null, 2)``: how the extension writes a configuration file."""
+    return js_stringify_pretty(value)
 
 
 _MISSING: Final = object()

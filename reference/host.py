@@ -130,7 +130,7 @@ def parse_pi_args(argv: Sequence[str]) -> PiArgs:
 def normalize_pi_path(value: str, home: str, *, windows: bool = IS_WINDOWS) -> str:
     """utils/paths.js ``normalizePath`` with its defaults: shell drive paths (Windows), ``~``, ``file://``.
 
-    Unlike ``paths.expand_home``, ``~\\`` is expanded only on Windows, as Pi does.
+    ``~\\`` is expanded only on Windows, as Pi does.
     """
     if windows:
         value = _windows_shell_path(value)

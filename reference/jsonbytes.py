@@ -100,7 +100,7 @@ def format_number(value: float | int) -> str:
     return sign + text
 
 
-def _ordered_items(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
+def property_order(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """JavaScript property order: array-index keys ascending first, then insertion order."""
     items = list(obj.items())
     index_keys = [
@@ -126,7 +126,7 @@ def _write(value: Any, out: list[str]) -> None:
     elif isinstance(value, Mapping):
         out.append("{")
         first = True
-        for key, item in _ordered_items(value):
+        for key, item in property_order(value):
             if item is UNDEFINED:
                 continue
             if not first:
@@ -162,6 +162,40 @@ def js_stringify(value: Any) -> str:
 def js_stringify_bytes(value: Any) -> bytes:
     """The UTF-8 bytes of :func:`js_stringify`; always encodable (lone surrogates are escaped)."""
     return js_stringify(value).encode("utf-8")
+
+
+def js_stringify_pretty(value: Any, indent: str = "  ") -> str:
+    """``JSON.stringify(value, null, 2)``: one member per line, ``": "`` after keys."""
+    out: list[str] = []
+    _write_pretty(value, "", indent, out)
+    return "".join(out)
+
+
+def _write_pretty(value: Any, current: str, indent: str, out: list[str]) -> None:
+    inner = current + indent
+    if isinstance(value, Mapping):
+        items = [(k, v) for k, v in property_order(value) if v is not UNDEFINED]
+        if not items:
+            out.append("{}")
+            return
+        out.append("{\n")
+        for index, (key, item) in enumerate(items):
+            out.append(f"{inner}{quote_string(str(key))}: ")
+            _write_pretty(item, inner, indent, out)
+            out.append(",\n" if index < len(items) - 1 else "\n")
+        out.append(current + "}")
+    elif isinstance(value, list):
+        if not value:
+            out.append("[]")
+            return
+        out.append("[\n")
+        for index, item in enumerate(value):
+            out.append(inner)
+            _write_pretty(None if item is UNDEFINED else item, inner, indent, out)
+            out.append(",\n" if index < len(value) - 1 else "\n")
+        out.append(current + "]")
+    else:
+        _write(value, out)
 
 
 class JsonParseError(ValueError):

@@ -15,6 +15,12 @@ from typing import Any, Final
 from reference.jsonbytes import UNDEFINED
 
 _MAX_TIME_MS: Final = 8.64e15
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+#: ``String.prototype.trim`` whitespace: WhiteSpace and LineTerminator (BOM included, U+0085 not).
+JS_WHITESPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 _ISO_DATE_TIME: Final = re.compile(
     r"^(?P<year>[+-]\d{6}|\d{4})"
     r"(?:-(?P<month>\d{2})(?:-(?P<day>\d{2}))?)?"
@@ -41,6 +47,40 @@ def truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value != ""
     return True
+
+
+def trim(text: str) -> str:
+    """``String.prototype.trim``: JavaScript's whitespace set, not Python's."""
+    return text.strip(JS_WHITESPACE)
+
+
+def typeof(value: Any) -> str:
+    """``typeof`` of a parsed JSON value: ``null`` and arrays are ``object``, booleans never numbers."""
+    if value is None:
+        return "object"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "undefined" if value is UNDEFINED else "object"
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_integer(value: Any) -> bool:
+    """``Number.isInteger``: a finite integral number (``True`` is not a number)."""
+    if not is_number(value):
+        return False
+    return isinstance(value, int) or (math.isfinite(value) and float(value).is_integer())
+
+
+def is_safe_integer(value: Any) -> bool:
+    """``Number.isSafeInteger``: integral and at most 2^53-1 in magnitude."""
+    return is_integer(value) and abs(value) <= MAX_SAFE_INTEGER
 
 
 def nullish(value: Any) -> bool:

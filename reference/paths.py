@@ -26,18 +26,15 @@ def canonical_path(path: str | os.PathLike[str], *, windows: bool = IS_WINDOWS) 
     return resolved.lower() if windows else resolved
 
 
-def expand_home(path: str, home: str) -> str:
-    """Pi's ``~`` expansion: ``~`` alone or a ``~/`` prefix, using the given home directory."""
-    if path == "~":
-        return home
-    if path.startswith("~/") or path.startswith("~\\"):
-        return os.path.join(home, path[2:])
-    return path
-
-
 def resolve_like_node(path: str, cwd: str) -> str:
-    """Node's ``path.resolve(cwd, path)``: absolute and normalized, symlinks not followed."""
-    return os.path.normpath(os.path.join(cwd, path))
+    """Node's ``path.resolve(cwd, path)``: absolute and normalized, symlinks not followed.
+
+    POSIX ``normpath`` keeps a leading ``//`` (implementation-defined there); Node folds it.
+    """
+    resolved = os.path.normpath(os.path.join(cwd, path))
+    if not IS_WINDOWS and resolved.startswith("//"):
+        resolved = "/" + resolved.lstrip("/")
+    return resolved
 
 
 def session_dir_name(resolved_cwd: str) -> str:

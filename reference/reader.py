@@ -19,17 +19,12 @@ from typing import IO, Any, Final, NamedTuple
 import msgspec
 
 from reference.jsonbytes import UNDEFINED, JsonParseError, js_parse
+from reference.jsvalues import JS_WHITESPACE
 
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
 HEADER_SCAN_LIMIT_BYTES: Final = 1024 * 1024
 READ_CHUNK_BYTES: Final = 1024 * 1024
 CURRENT_VERSION: Final = 3
-
-# JavaScript String.prototype.trim() whitespace (WhiteSpace and LineTerminator).
-JS_WHITESPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 class RecordKind(StrEnum):
