@@ -10,24 +10,15 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from conformance.protocol import Adapter, ContractError
-from conformance.steps.session_steps import result
+from conformance.protocol import Adapter
+from conformance.steps.session_steps import call_adapter, result
 
 State = dict[str, Any]
 
 
-def _call(adapter: Adapter, state: State, op: str, params: dict[str, Any]) -> None:
-    state.pop("error", None)
-    state.pop("result", None)
-    try:
-        state["result"] = adapter.request(op, params)
-    except ContractError as exc:
-        state["error"] = exc
-
-
 @when(parsers.parse("the JSON text {text} is parsed and serialized again"))
 def when_canonicalize(adapter: Adapter, scenario_state: State, text: str) -> None:
-    _call(adapter, scenario_state, "json.canonicalize", {"text": text})
+    call_adapter(adapter, scenario_state, "json.canonicalize", {"text": text})
 
 
 @then(parsers.parse("the serialized text is {text}"))
@@ -37,12 +28,12 @@ def then_serialized(scenario_state: State, text: str) -> None:
 
 @when(parsers.parse('the text "{text}" is measured'))
 def when_measure(adapter: Adapter, scenario_state: State, text: str) -> None:
-    _call(adapter, scenario_state, "text.measure", {"text": text})
+    call_adapter(adapter, scenario_state, "text.measure", {"text": text})
 
 
 @when("the empty text is measured")
 def when_measure_empty(adapter: Adapter, scenario_state: State) -> None:
-    _call(adapter, scenario_state, "text.measure", {"text": ""})
+    call_adapter(adapter, scenario_state, "text.measure", {"text": ""})
 
 
 @then(parsers.parse("it is {units:d} UTF-16 units, {size:d} UTF-8 bytes and {tokens:d} chars-v1 tokens"))
@@ -52,7 +43,7 @@ def then_measured(scenario_state: State, units: int, size: int, tokens: int) -> 
 
 @when(parsers.parse('the text "{text}" is cut to {units:d} UTF-16 units'))
 def when_slice(adapter: Adapter, scenario_state: State, text: str, units: int) -> None:
-    _call(adapter, scenario_state, "text.slice", {"text": text, "maxUnits": units})
+    call_adapter(adapter, scenario_state, "text.slice", {"text": text, "maxUnits": units})
 
 
 @then(parsers.parse('the cut text is "{text}"'))
@@ -62,7 +53,7 @@ def then_sliced(scenario_state: State, text: str) -> None:
 
 @when(parsers.parse("Pi's session folder name of the cwd \"{cwd}\" is computed"))
 def when_dir_name(adapter: Adapter, scenario_state: State, cwd: str) -> None:
-    _call(adapter, scenario_state, "path.sessionDirName", {"cwd": cwd})
+    call_adapter(adapter, scenario_state, "path.sessionDirName", {"cwd": cwd})
 
 
 @then(parsers.parse('the folder name is "{name}"'))
@@ -85,7 +76,7 @@ def given_symlink(workdir: Path, scenario_state: State) -> None:
 
 @when(parsers.parse('the canonical path of the link with a trailing "{suffix}" is computed'))
 def when_canonical_link(adapter: Adapter, scenario_state: State, suffix: str) -> None:
-    _call(adapter, scenario_state, "path.canonical", {"path": str(scenario_state["link"]) + suffix})
+    call_adapter(adapter, scenario_state, "path.canonical", {"path": str(scenario_state["link"]) + suffix})
 
 
 @then("it is the real path of the project folder")
@@ -98,7 +89,7 @@ def then_real(scenario_state: State) -> None:
 
 @when(parsers.parse('the canonical path of "{relative}" under the scenario folder is computed'))
 def when_canonical_missing(adapter: Adapter, workdir: Path, scenario_state: State, relative: str) -> None:
-    _call(adapter, scenario_state, "path.canonical", {"path": str(workdir / relative)})
+    call_adapter(adapter, scenario_state, "path.canonical", {"path": str(workdir / relative)})
 
 
 @then(parsers.parse('it is the scenario folder joined with "{name}"'))

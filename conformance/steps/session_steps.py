@@ -123,7 +123,8 @@ def given_oversize(workdir: Path, scenario_state: State, number: int, mib: int, 
 # ------------------------------------------------------------------ when
 
 
-def _call(adapter: Adapter, state: State, op: str, params: dict[str, Any]) -> None:
+def call_adapter(adapter: Adapter, state: State, op: str, params: dict[str, Any]) -> None:
+    """Run one operation; keep its result or its contract error for the Then steps."""
     state.pop("error", None)
     state.pop("result", None)
     try:
@@ -134,27 +135,27 @@ def _call(adapter: Adapter, state: State, op: str, params: dict[str, Any]) -> No
 
 @when("the session is inspected")
 def when_inspect(adapter: Adapter, scenario_state: State) -> None:
-    _call(adapter, scenario_state, "session.inspect", {"path": str(scenario_state["session"])})
+    call_adapter(adapter, scenario_state, "session.inspect", {"path": str(scenario_state["session"])})
 
 
 @when(parsers.parse('the session is inspected at leaf "{leaf}"'))
 def when_inspect_leaf(adapter: Adapter, scenario_state: State, leaf: str) -> None:
-    _call(adapter, scenario_state, "session.inspect", {"path": str(scenario_state["session"]), "leaf": leaf})
+    call_adapter(adapter, scenario_state, "session.inspect", {"path": str(scenario_state["session"]), "leaf": leaf})
 
 
 @when("the session is inspected at the null leaf")
 def when_inspect_null(adapter: Adapter, scenario_state: State) -> None:
-    _call(adapter, scenario_state, "session.inspect", {"path": str(scenario_state["session"]), "leaf": None})
+    call_adapter(adapter, scenario_state, "session.inspect", {"path": str(scenario_state["session"]), "leaf": None})
 
 
 @when("the session records are listed")
 def when_records(adapter: Adapter, scenario_state: State) -> None:
-    _call(adapter, scenario_state, "session.records", {"path": str(scenario_state["session"])})
+    call_adapter(adapter, scenario_state, "session.records", {"path": str(scenario_state["session"])})
 
 
 @when(parsers.parse('the tree node "{entry_id}" is described'))
 def when_node(adapter: Adapter, scenario_state: State, entry_id: str) -> None:
-    _call(adapter, scenario_state, "session.node", {"path": str(scenario_state["session"]), "id": entry_id})
+    call_adapter(adapter, scenario_state, "session.node", {"path": str(scenario_state["session"]), "id": entry_id})
 
 
 # ------------------------------------------------------------------ then: generic
@@ -473,7 +474,7 @@ def then_fixture_facts(scenario_state: State) -> None:
 @when(parsers.parse('the fixture\'s notable entry "{name}" is described'))
 def when_notable_node(adapter: Adapter, scenario_state: State, name: str) -> None:
     entry_id = _facts(scenario_state)["notable"][name]
-    _call(adapter, scenario_state, "session.node", {"path": str(scenario_state["session"]), "id": entry_id})
+    call_adapter(adapter, scenario_state, "session.node", {"path": str(scenario_state["session"]), "id": entry_id})
 
 
 @then(parsers.parse("it has {count:d} children"))
