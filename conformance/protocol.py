@@ -29,6 +29,16 @@ OPERATIONS: Final = (
     "config.show",
     "config.set",
     "config.unset",
+    "history.open",
+    "history.recall",
+    "history.read",
+    "history.status",
+    "history.setLeaf",
+    "history.setProvider",
+    "history.setAborted",
+    "history.restart",
+    "clock.set",
+    "clock.advance",
 )
 
 JsonObject = dict[str, Any]
