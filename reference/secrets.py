@@ -1,0 +1,118 @@
+"""Secret redaction: the one owner of the secret patterns (contract §2.11, decisions D6).
+
+Every privacy check redacts with these four families, in this order, with these exact labels,
+so the same text is raised to ``sensitive`` (and omitted for a default remote provider) whichever
+check sees it first.  The patterns reproduce the JavaScript regular expressions of the TypeScript
+implementation, not Python's reading of the same source text:
+
+- ``\\b`` and ``\\w`` are ASCII-only in JavaScript; Python's are Unicode-aware.  Under the ``iu``
+  flags JavaScript also counts U+017F (long s) and U+212A (Kelvin sign) as word characters,
+  because they case-fold to ``s`` and ``k``.
+- ``i`` with ``u`` folds case by Unicode simple case folding: ``s`` also matches U+017F and ``k``
+  U+212A, but ``i`` does not match the Turkish dotted and dotless i (Python's ``re.I`` does).
+- ``\\s`` is JavaScript's whitespace set (it has U+FEFF; it lacks U+001C..U+001F and U+0085).
+
+So the patterns are written with explicit character classes and never with ``re.I``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+PRIVATE_KEY_LABEL: Final = "[DS4 REDACTED PRIVATE KEY]"
+CREDENTIAL_LABEL: Final = "[DS4 REDACTED CREDENTIAL]"
+TOKEN_LABEL: Final = "[DS4 REDACTED TOKEN]"
+SECRET_LABEL: Final = "[DS4 REDACTED SECRET]"
+
+#: JavaScript ``\s`` (WhiteSpace and LineTerminator), as the body of a character class.
+JS_SPACE_CHARS: Final = r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_SPACE: Final = f"[{JS_SPACE_CHARS}]"
+_ASCII_WORD: Final = "A-Za-z0-9_"
+#: ``\w`` under JavaScript's ``iu`` flags: ASCII word characters plus long s and the Kelvin sign.
+_IU_WORD: Final = "A-Za-z0-9_\u017f\u212a"
+#: Non-ASCII characters that JavaScript's ``iu`` case folding maps onto an ASCII letter.
+_FOLDED_INTO: Final = {"s": "\u017f", "k": "\u212a"}
+
+
+def js_boundary(word_chars: str) -> str:
+    """JavaScript ``\\b`` for the given word-character class body (ASCII, or ASCII plus folds)."""
+    word = f"[{word_chars}]"
+    return f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
+
+
+def js_ci(literal: str) -> str:
+    """``literal`` matched the way JavaScript's ``iu`` flags match it: ASCII case plus folds."""
+    parts: list[str] = []
+    for char in literal:
+        if char.isascii() and char.isalpha():
+            lower = char.lower()
+            parts.append(f"[{lower.upper()}{lower}{_FOLDED_INTO.get(lower, '')}]")
+        else:
+            parts.append(re.escape(char))
+    return "".join(parts)
+
+
+def _iu_word_class(chars: str) -> str:
+    """A class holding ASCII letters as JavaScript's ``iu`` matches it: the folded letters join."""
+    return chars + "".join(_FOLDED_INTO.values())
+
+
+_B_ASCII: Final = js_boundary(_ASCII_WORD)
+_B_IU: Final = js_boundary(_IU_WORD)
+_PEM_INFIX: Final = "(?:RSA |EC |OPENSSH |DSA )?"
+
+# Family 1 (flags gu): shortest span; the BEGIN and END infixes need not agree.
+_PRIVATE_KEY: Final = re.compile(
+    rf"-----BEGIN {_PEM_INFIX}PRIVATE KEY-----[\s\S]*?-----END {_PEM_INFIX}PRIVATE KEY-----"
+)
+# Family 2 (flags gu, case-sensitive): whole words only, ASCII word boundaries.
+_CREDENTIAL: Final = re.compile(
+    rf"{_B_ASCII}(?:sk-(?:ant-)?[A-Za-z0-9_-]{{8,}}|gh[pousr]_[A-Za-z0-9]{{12,}}|AKIA[0-9A-Z]{{16}}){_B_ASCII}"
+)
+# Family 3 (flags giu): the matched prefix (word and whitespace) is kept.
+_TOKEN_CHARS: Final = _iu_word_class(r"A-Za-z0-9._~+/=\-")
+_BEARER: Final = re.compile(rf"{_B_IU}({js_ci('Bearer')}{JS_SPACE}+)[{_TOKEN_CHARS}]{{8,}}")
+_KEY_NAMES: Final = "|".join(
+    f"{js_ci(head)}[_-]?{js_ci(tail)}"
+    for head, tail in (("api", "key"), ("access", "token"), ("auth", "token"), ("client", "secret"))
+) + "|" + js_ci("password")
+# Family 4 (flags giu): key, separator and quotes are kept; the value needs 4+ characters.
+_ASSIGNMENT: Final = re.compile(
+    rf"{_B_IU}({_KEY_NAMES}){_B_IU}({JS_SPACE}*[:=]{JS_SPACE}*)([\"']?)[^{JS_SPACE_CHARS},\"';}}\]]{{4,}}\3"
+)
+
+_Replacement = Callable[[re.Match[str]], str]
+
+
+def _keep_prefix(match: re.Match[str]) -> str:
+    return match.group(1) + TOKEN_LABEL
+
+
+def _keep_key(match: re.Match[str]) -> str:
+    key, separator, quote = match.group(1, 2, 3)
+    return f"{key}{separator}{quote}{SECRET_LABEL}{quote}"
+
+
+#: The four families in the order they are applied: (name, pattern, replacement).
+FAMILIES: Final[tuple[tuple[str, re.Pattern[str], str | _Replacement], ...]] = (
+    ("private-key", _PRIVATE_KEY, PRIVATE_KEY_LABEL),
+    ("credential", _CREDENTIAL, CREDENTIAL_LABEL),
+    ("bearer-token", _BEARER, _keep_prefix),
+    ("assignment", _ASSIGNMENT, _keep_key),
+)
+
+
+def redact_secrets(text: str) -> tuple[str, int]:
+    """The text with every secret-like match replaced by its label, and the number of matches.
+
+    Each family runs over the output of the previous one, as upstream does.  Like upstream, a
+    second pass is not always a no-op: an assignment whose value is already a label (``password=
+    [DS4 REDACTED SECRET]``) matches again, because ``[DS4`` is a 4-character value.
+    """
+    count = 0
+    for _name, pattern, replacement in FAMILIES:
+        text, found = pattern.subn(replacement, text)  # the labels hold no backslash or group
+        count += found
+    return text, count
