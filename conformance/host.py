@@ -21,14 +21,19 @@ def run_host(*, stdio: bool, stdin: IO[str] | None = None, stdout: IO[str] | Non
 def _serve_stdio() -> int:
     from conformance.protocol import PROTOCOL_VERSION
     from conformance.stdio import serve
-    from reference.adapter import IMPLEMENTATION, OPERATIONS, dispatch
+    from reference.adapter import IMPLEMENTATION, OPERATIONS, STATEFUL_OPERATIONS, ReferenceAdapter
     from reference.errors import ContractViolation
     from reference.jsonbytes import js_stringify
 
-    hello = {"implementation": IMPLEMENTATION, "protocolVersion": PROTOCOL_VERSION, "operations": list(OPERATIONS)}
+    hello = {
+        "implementation": IMPLEMENTATION,
+        "protocolVersion": PROTOCOL_VERSION,
+        "operations": [*OPERATIONS, *STATEFUL_OPERATIONS],
+    }
+    implementation = ReferenceAdapter()  # one host process: its references live as long as it does
     # Reconfigure so a crash in the middle of a line never leaves half a message behind.
     sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
-    return serve(dispatch, hello, ContractViolation, encode=js_stringify)
+    return serve(implementation.dispatch, hello, ContractViolation, encode=js_stringify)
 
 
 HELP = """commands:

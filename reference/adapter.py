@@ -145,8 +145,58 @@ def dispatch(op: str, params: Mapping[str, Any]) -> JsonObject:
     return result
 
 
+#: Operations that need the process's history host (its references and clock live between calls).
+STATEFUL_OPERATIONS: Final = (
+    "history.open",
+    "history.recall",
+    "history.read",
+    "history.status",
+    "history.setLeaf",
+    "history.setProvider",
+    "history.setAborted",
+    "history.restart",
+    "clock.set",
+    "clock.advance",
+)
+
+
 class ReferenceAdapter:
-    """The in-process adapter: the reference is one implementation among others."""
+    """The in-process adapter: the reference is one implementation among others.
+
+    One instance is one host process: ``recall-rebase host --stdio`` serves exactly one.
+    """
+
+    def __init__(self) -> None:
+        self._history: Any = None
+
+    def _history_state(self) -> Any:
+        if self._history is None:
+            from reference.history_host import HistoryHostState
+
+            self._history = HistoryHostState()
+        return self._history
+
+    def dispatch(self, op: str, params: Mapping[str, Any]) -> JsonObject:
+        """Stateless operations from the table, stateful ones on this host's history state."""
+        if op not in STATEFUL_OPERATIONS:
+            return dispatch(op, params)
+        state = self._history_state()
+        if op in ("history.recall", "history.read", "history.status"):
+            service = state.require()
+            tool = op.split(".", 1)[1]
+            arguments = params.get("arguments") or {}
+            result = service.status() if tool == "status" else getattr(service, tool)(arguments)
+            return dict(as_json_value(result))
+        handler = {
+            "history.open": state.open,
+            "history.setLeaf": state.set_leaf,
+            "history.setProvider": state.set_provider,
+            "history.setAborted": state.set_aborted,
+            "history.restart": state.restart,
+            "clock.set": state.clock_set,
+            "clock.advance": state.clock_advance,
+        }[op]
+        return dict(as_json_value(handler(params)))
 
     def start(self) -> Any:
         from conformance.protocol import PROTOCOL_VERSION, ImplInfo
@@ -156,7 +206,7 @@ class ReferenceAdapter:
             version=IMPLEMENTATION["version"],
             language=IMPLEMENTATION["language"],
             protocol_version=PROTOCOL_VERSION,
-            capabilities=tuple(OPERATIONS),
+            capabilities=(*OPERATIONS, *STATEFUL_OPERATIONS),
         )
 
     def stop(self) -> None:
@@ -166,6 +216,6 @@ class ReferenceAdapter:
         from conformance.protocol import ContractError
 
         try:
-            return dispatch(op, as_json_value(dict(params)))
+            return self.dispatch(op, as_json_value(dict(params)))
         except ContractViolation as exc:
             raise ContractError(exc.code, exc.message) from None

@@ -1,0 +1,122 @@
+Feature: Explicit history recall
+  Spec: contract.md §2 (context_history_recall), §7.1; decisions.md D4, D5, D7
+  Recall searches the canonical history of the current session through the index, with every
+  scope filter inside SQL before the LIMIT, and returns quoted, bounded, verified excerpts.
+
+  Background:
+    Given a trusted history project
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-recall","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker. Original constraint: never rename it.","timestamp":1767225601000}}
+      {"type":"compaction","id":"compact","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","summary":"The user set an export marker; details omitted.","firstKeptEntryId":"old","tokensBefore":5000}
+      {"type":"message","id":"recent","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue with the implementation.","timestamp":1767225604000}}
+      """
+    And the current history session has 150 sibling replies under "old" that say "LastExportUtc sibling branch wrong contract"
+    And the history host opens the current session
+
+  @id:RECALL-001
+  Scenario: An ancestor is found although 150 newer siblings match the same term (scope before LIMIT)
+    When recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "limit": 6}
+      """
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    And every hit has relation "ancestor"
+    And the first hit has matchReasons "['exact-identifier']"
+
+  @id:RECALL-002
+  Scenario: A message from before the compaction is found and read back verbatim
+    When recall is asked for "`LastExportUtc`"
+    And the first hit is read
+    Then the read text contains "Original constraint: never rename it."
+    And the read source entry id is "old"
+    And the read is whole
+    And no result names a session file path
+    And every history session file is byte-identical to before
+
+  @id:RECALL-003
+  Scenario: current-session scope also searches the other branches and labels them
+    When recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-session"}
+      """
+    Then some hit has relation "other-branch"
+
+  @id:RECALL-004
+  Scenario: Summaries are found only when asked for, and keep their derived type
+    When recall is asked for "omitted"
+    Then there are no hits
+    When recall is asked with:
+      """
+      {"query": "omitted", "includeSummaries": true}
+      """
+    Then the first hit has kind "compaction"
+    And the first hit has role "summary"
+
+  @id:RECALL-005
+  Scenario: Recalling twice gives the same hits and does not grow the index
+    When recall is asked for "`LastExportUtc`"
+    And the history status is asked
+    Then the status reports 153 indexed entries
+    When recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    When the history status is asked
+    Then the status reports 153 indexed entries
+
+  @id:RECALL-006
+  Scenario: Deleting the index loses nothing: the next recall rebuilds it from the JSONL
+    When recall is asked for "`LastExportUtc`"
+    And the history index file is deleted
+    And the history host restarts
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    And every history session file is byte-identical to before
+
+  @id:RECALL-007
+  Scenario: A query with no search terms is complete, empty and says so
+    When recall is asked for "the and of"
+    Then the result is complete with warnings "no-query-terms"
+    And there are no hits
+
+  @id:RECALL-008
+  Scenario: The output budget bounds the result and says so
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"long","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"LongMarker one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty LongMarker one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty LongMarker one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty LongMarker one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty LongMarker one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty LongMarker one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty","timestamp":1767225605000}}
+      """
+    When recall is asked with:
+      """
+      {"query": "`LongMarker`", "maxOutputTokens": 256}
+      """
+    Then the result is partial with warnings "output-budget"
+    And there are no hits
+    And the result with 0 tokens of room fits 256 chars-v1 tokens
+
+  @id:RECALL-009
+  Scenario: Roles and dates filter inside the search
+    When recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "roles": ["assistant"]}
+      """
+    Then there are no hits
+    When recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "after": "2026-01-01T00:00:01Z"}
+      """
+    Then there are no hits
+    When recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "before": "2026-01-01T00:00:02+00:00"}
+      """
+    Then the hit entry ids are "old"
+
+  @id:RECALL-010
+  Scenario: Recall never writes a session file, even with a torn tail appended
+    When the current session file gets this line appended without a newline: {"incomplete":
+    And the history session files are remembered
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    And the result carries the warning "source-coverage-partial"
+    And every history session file is byte-identical to before

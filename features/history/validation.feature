@@ -1,0 +1,91 @@
+Feature: History tool requests are validated in the contract's order
+  Spec: contract.md §2.3, §2.4, §3.3 steps 2 and 5; decisions.md D4
+  Bad arguments give an unavailable envelope with exactly one code and no content.
+
+  Background:
+    Given a trusted history project
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-valid","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep LastExportUtc stable.","timestamp":1}}
+      """
+    And the history host opens the current session
+
+  @id:RECALL-011
+  Scenario Outline: Each bad recall argument has its own code
+    When recall is asked with:
+      """
+      <arguments>
+      """
+    Then the result is unavailable with code "<code>"
+
+    Examples:
+      | case              | arguments                                                              | code               |
+      | empty-query       | {"query": "  "}                                                        | invalid-query      |
+      | bad-scope         | {"query": "LastExportUtc", "scope": "world"}                           | invalid-scope      |
+      | limit-zero        | {"query": "LastExportUtc", "limit": 0}                                 | invalid-budget     |
+      | tokens-low        | {"query": "LastExportUtc", "maxOutputTokens": 100}                     | invalid-budget     |
+      | date-no-offset    | {"query": "LastExportUtc", "before": "2026-01-01T00:00:00"}            | invalid-date       |
+      | date-range        | {"query": "LastExportUtc", "after": "2026-02-01T00:00:00Z", "before": "2026-01-01T00:00:00Z"} | invalid-date-range |
+      | bad-role          | {"query": "LastExportUtc", "roles": ["robot"]}                         | invalid-role       |
+      | bad-filter        | {"query": "LastExportUtc", "includeSummaries": "yes"}                  | invalid-filter     |
+      | first-check-wins  | {"query": "", "scope": "world", "limit": 99}                           | invalid-query      |
+
+  @id:RECALL-012
+  Scenario: An empty roles list is accepted and matches nothing
+    When recall is asked with:
+      """
+      {"query": "LastExportUtc", "roles": []}
+      """
+    Then the result is complete with no warnings
+    And there are no hits
+
+  @id:RECALL-013
+  Scenario: Project scope is never a default
+    Given the global history configuration:
+      """
+      {"historyTools": {"defaultScope": "current-session"}}
+      """
+    When the history host opens the current session
+    And recall is asked for "LastExportUtc"
+    Then the result is complete with no warnings
+
+  @id:RECALL-014
+  Scenario: Disabled tools answer disabled and nothing else
+    Given the global history configuration:
+      """
+      {"historyTools": {"enabled": false}}
+      """
+    When the history host opens the current session
+    And recall is asked for "LastExportUtc"
+    Then the result is unavailable with code "disabled"
+    When the history status is asked
+    Then the result is unavailable with code "disabled"
+
+  @id:RECALL-015
+  Scenario: An aborted call answers aborted
+    When the tool call is aborted before it runs
+    And recall is asked for "LastExportUtc"
+    Then the result is unavailable with code "aborted"
+
+  @id:RECALL-016
+  Scenario: A session without a file is ephemeral
+    When the history host opens a session that has no file
+    And recall is asked for "LastExportUtc"
+    Then the result is unavailable with code "ephemeral-session"
+    When the history status is asked
+    Then the result is unavailable with code "ephemeral-session"
+
+  @id:READ-001
+  Scenario Outline: A read accepts only an issued reference, then checks ranges
+    When read is asked with:
+      """
+      <arguments>
+      """
+    Then the result is unavailable with code "<code>"
+
+    Examples:
+      | case          | arguments                                                          | code               |
+      | a-path        | {"sourceRef": "{session-file}"}                                    | invalid-reference  |
+      | a-made-up-ref | {"sourceRef": "hist_0123456789abcdef0123456789abcdef"}             | reference-expired  |
+      | range-after   | {"sourceRef": "hist_0123456789abcdef0123456789abcdef", "startLine": -1} | reference-expired |

@@ -1,0 +1,537 @@
+"""The three history tools: ``context_history_recall``, ``context_history_read`` and
+``context_history_status`` (contract §2–§4, decisions D4–D7, D10).
+
+One :class:`HistoryService` lives in one host process with its reference table and clock.  The
+host (decisions D9) supplies the facts Pi would: the current session file and leaf, the project
+path and trust, the model provider and the configuration loaded at session start.  Every
+failure is fail-open for the conversation: a content-free envelope with one code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from reference import envelope as env
+from reference.clock import Clock, SystemClock
+from reference.errors import ContractViolation
+from reference.history_query import RecallQuery, check_reference, validate_read_range, validate_recall
+from reference.index_db import open_index
+from reference.indexer import catch_up, index_state
+from reference.jsonbytes import js_stringify
+from reference.paths import canonical_path
+from reference.privacy import ProviderPolicy, classify_entry, project_id, public_id
+from reference.query_terms import describe_query
+from reference.refs import RefTable, SourceRef
+from reference.retrieval import EngineHit, retrieve
+from reference.searchable import searchable_text
+from reference.source_verify import verify_source
+from reference.textunits import slice_utf16, utf16_length
+
+EXCERPT_UNITS: Final = 1800
+EXCERPT_LEAD: Final = 600
+ELLIPSIS: Final = "\u2026"
+#: Codes that may pass through the safe-error filter (contract §2.4), plus the read codes that
+#: the TypeScript service returns directly rather than by exception (§3.6).
+_SAFE_CODE: Final = re.compile(
+    r"^(invalid-[a-z-]+|source-[a-z-]+|reference-[a-z-]+|range-out-of-bounds|project-scope-disabled"
+    r"|project-untrusted|ephemeral-session|privacy-omitted|line-exceeds-output-budget)$"
+)
+_SUMMARY_TYPES: Final = ("compaction", "branch_summary")
+
+
+@dataclass
+class HistoryHost:
+    """What Pi knows and a Python process does not (D9), as the host sets it."""
+
+    session_file: str | None
+    project_path: str
+    project_trusted: bool
+    config: Mapping[str, Any]
+    provider: str | None = None
+    leaf: Any = "default"  # "default" = Pi's rule (last entry in file order), None, or an entry id
+    session_id: str | None = None
+    aborted: bool = False
+
+
+@dataclass(frozen=True)
+class Source:
+    """One authorized session: which of its entries the scope lets recall see, and how."""
+
+    session_id: str
+    session_file: str
+    authorized: frozenset[str]
+    relation: str
+    branch: frozenset[str] = frozenset()  # the active branch, for relation labels in the current session
+
+
+@dataclass
+class _Scope:
+    sources: list[Source] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class HistoryService:
+    """Recall, read and status over one index, for one host process."""
+
+    def __init__(self, host: HistoryHost, *, index_path: str, clock: Clock | None = None) -> None:
+        self.host = host
+        self.index_path = index_path
+        self.clock = clock or SystemClock()
+        self.refs = RefTable(self.clock)
+
+    # ------------------------------------------------------------------ gating
+
+    @property
+    def _history_config(self) -> Mapping[str, Any]:
+        section: Mapping[str, Any] = self.host.config["historyTools"]
+        return section
+
+    def _enabled(self) -> bool:
+        return bool(self.host.config.get("enabled")) and bool(self._history_config.get("enabled"))
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        try:
+            Path(self.index_path).parent.mkdir(parents=True, exist_ok=True)
+            conn = open_index(self.index_path)
+        except (OSError, sqlite3.Error, ContractViolation) as exc:
+            raise _RuntimeUnavailable(str(exc)) from None
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def _guard(self, run: Callable[[], dict[str, Any]], *, check_abort: bool = True) -> dict[str, Any]:
+        if check_abort and self.host.aborted:
+            return env.unavailable("aborted")
+        if not self._enabled():
+            return env.unavailable("disabled")
+        try:
+            return run()
+        except _RuntimeUnavailable:
+            return env.unavailable("runtime-unavailable")
+        except ContractViolation as exc:
+            return env.unavailable(exc.code if _SAFE_CODE.match(exc.code) else "history-unavailable")
+        except (OSError, sqlite3.Error, ValueError):
+            return env.unavailable("history-unavailable")
+
+    # ------------------------------------------------------------------ public tools
+
+    def recall(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        return self._guard(lambda: self._recall(params))
+
+    def read(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        return self._guard(lambda: self._read(params))
+
+    def status(self) -> dict[str, Any]:
+        return self._guard(self._status, check_abort=False)
+
+    # ------------------------------------------------------------------ scope (§2.5)
+
+    def _current_session(self) -> tuple[str, str]:
+        session_file = self.host.session_file
+        if not session_file or not os.path.isfile(session_file):
+            raise ContractViolation("ephemeral-session", "the current session has no file on disk")
+        if self.host.session_id is None:
+            raise ContractViolation("ephemeral-session", "the host has no current session id")
+        return session_file, self.host.session_id
+
+    def _resolve_scope(self, conn: sqlite3.Connection, scope: str) -> _Scope:
+        session_file, session_id = self._current_session()
+        result = _Scope()
+        state = catch_up(conn, session_file, session_id=session_id, project_path=self.host.project_path)
+        if state.coverage_partial:
+            result.warnings.append("source-coverage-partial")
+        branch = frozenset(_branch_ids(conn, session_id, self.host.leaf))
+        if scope in ("current-branch", "current-lineage"):
+            # current-lineage adds verified rebase ancestors once the rebase feature lands (issue 4).
+            result.sources.append(Source(session_id, session_file, branch, "ancestor", branch))
+        else:
+            every = frozenset(_all_ids(conn, session_id))
+            result.sources.append(Source(session_id, session_file, every, "ancestor", branch))
+        if scope == "project":
+            self._add_project_sources(conn, session_file, session_id, result)
+        return result
+
+    def _add_project_sources(self, conn: sqlite3.Connection, session_file: str, session_id: str,
+                             result: _Scope) -> None:
+        if not self._history_config.get("allowProjectScope"):
+            raise ContractViolation("project-scope-disabled", "project scope is not allowed by the configuration")
+        if not self.host.project_trusted:
+            raise ContractViolation("project-untrusted", "project scope needs a trusted project")
+        folder = os.path.dirname(os.path.abspath(session_file))
+        current = os.path.abspath(session_file)
+        try:
+            names = [e.path for e in os.scandir(folder)
+                     if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)
+                     and os.path.abspath(e.path) != current]
+        except OSError:
+            result.warnings[:] = ["project-discovery-unavailable"]
+            return
+        names.sort(reverse=True)
+        cap = int(self._history_config["maxProjectSessions"])
+        if len(names) > cap:
+            result.warnings.append("project-discovery-limit")
+        project = canonical_path(self.host.project_path)
+        for path in names[:cap]:
+            try:
+                header = _read_header(path)
+                other_id, cwd = header.get("id"), header.get("cwd")
+                if not isinstance(other_id, str) or not isinstance(cwd, str):
+                    continue
+                if other_id == session_id or canonical_path(cwd) != project:
+                    continue
+                catch_up(conn, path, session_id=other_id, project_path=self.host.project_path)
+                ids = frozenset(_all_ids(conn, other_id))
+                result.sources.append(Source(other_id, path, ids, "other-branch"))
+            except (ContractViolation, OSError, sqlite3.Error, ValueError):
+                result.warnings.append("project-source-unavailable")
+
+    # ------------------------------------------------------------------ recall (§2.6–§2.8)
+
+    def _recall(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        query = validate_recall(params, self._history_config)
+        with self._connection() as conn:
+            scope = self._resolve_scope(conn, query.scope)
+            warnings = list(scope.warnings)
+            retrieval_config = self.host.config.get("retrieval", {})
+            exact, fts = bool(retrieval_config.get("exact", True)), bool(retrieval_config.get("fts", True))
+            if not exact and not fts:
+                warnings.append("lexical-retrieval-disabled")
+            terms = describe_query(query.query)
+            if not terms.terms:
+                return self._recall_envelope(query, ["no-query-terms", *warnings], [])
+            privacy_config = self.host.config["privacy"]
+            policy = ProviderPolicy.from_config(privacy_config, self.host.provider)
+            hits: list[dict[str, Any]] = []
+            for source in scope.sources:
+                found = retrieve(
+                    conn,
+                    session_id=source.session_id,
+                    authorized_ids=source.authorized,
+                    terms=terms,
+                    include_summaries=query.include_summaries,
+                    roles=query.roles,
+                    before_ms=query.before_ms,
+                    after_ms=query.after_ms,
+                    exact=exact,
+                    fts=fts,
+                    max_results=12,
+                )
+                warnings.extend(found.warnings)
+                for hit in found.hits:
+                    item = self._process_hit(conn, source, hit, query, terms.terms, policy, privacy_config, warnings)
+                    if item is not None:
+                        hits.append(item)
+        return self._recall_envelope(query, warnings, hits)
+
+    def _process_hit(
+        self,
+        conn: sqlite3.Connection,
+        source: Source,
+        hit: EngineHit,
+        query: RecallQuery,
+        terms: tuple[str, ...],
+        policy: ProviderPolicy,
+        privacy_config: Mapping[str, Any],
+        warnings: list[str],
+    ) -> dict[str, Any] | None:
+        locator = conn.execute(
+            "SELECT start_offset, end_offset FROM entry_source_locations WHERE entry_key = ?", (hit.entry_key,)
+        ).fetchone()
+        if locator is None:
+            warnings.append("index-source-missing")
+            return None
+        try:
+            verified = verify_source(
+                session_file=source.session_file,
+                session_id=source.session_id,
+                project_path=self.host.project_path,
+                entry_id=hit.entry_id,
+                content_hash=hit.content_hash,
+                start=locator[0],
+                end=locator[1],
+            )
+        except ContractViolation:
+            warnings.append("source-unavailable-or-changed")
+            return None
+        text = searchable_text(verified.entry)
+        private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config)
+        if private.omitted:
+            warnings.append("privacy-omitted")
+            return None
+        excerpt, truncated = _excerpt(private.text, terms)
+        relation = source.relation
+        if source.branch and hit.entry_id not in source.branch and source.relation == "ancestor":
+            relation = "other-branch"
+        project = project_id(canonical_path(self.host.project_path))
+        role = hit.role if isinstance(hit.role, str) else None
+        timestamp = hit.created_at if isinstance(hit.created_at, int) else None
+        ref = self.refs.mint(
+            session_id=source.session_id,
+            session_file=source.session_file,
+            project_path=self.host.project_path,
+            entry_id=hit.entry_id,
+            content_hash=hit.content_hash,
+            issuing_session_id=self.host.session_id,
+            scope=query.scope,
+            kind=hit.entry_type,
+            role=role,
+            timestamp=timestamp,
+            relation=relation,
+            classification=private.classification,
+            public_project_id=project,
+            public_session_id=public_id(source.session_id, policy=policy),
+            public_entry_id=public_id(hit.entry_id, policy=policy),
+        )
+        item = env.source_fields(
+            source_ref=ref.ref,
+            project_id=project,
+            session_id=ref.public_session_id,
+            entry_id=ref.public_entry_id,
+            kind=hit.entry_type,
+            role=role,
+            timestamp=timestamp,
+            relation=relation,
+            classification=private.classification,
+        )
+        item["excerpt"] = excerpt
+        item["matchReasons"] = [hit.match_reason]
+        item["score"] = hit.score
+        item["truncated"] = truncated
+        return item
+
+    def _recall_envelope(self, query: RecallQuery, warnings: list[str], hits: list[dict[str, Any]]) -> dict[str, Any]:
+        codes = env.dedupe(warnings)[: env.MAX_WARNINGS]
+        partial = any(code != "no-query-terms" for code in codes)
+        result: dict[str, Any] = {
+            "schema": env.SCHEMA,
+            "quotedData": True,
+            "status": "partial" if partial else "complete",
+            "coverage": "partial" if partial else "complete",
+            "effectiveScope": query.scope,
+            "warnings": codes,
+            "hits": [],
+        }
+        # D5: score, then newer first, then (sessionId, entryId) by byte order.
+        hits.sort(key=lambda h: (-h["score"], -(h.get("timestamp") or 0),
+                                 h["sessionId"].encode("utf-8"), h["entryId"].encode("utf-8")))
+        taken: set[str] = set()
+        for hit in hits:
+            key = f"{hit['sessionId']}:{hit['entryId']}"
+            if key in taken:
+                continue
+            if len(result["hits"]) >= query.limit:
+                break
+            result["hits"].append(hit)
+            if env.cost(result) > query.max_output_tokens:
+                result["hits"].pop()
+                self._add_budget_warning(result)
+                continue
+            taken.add(key)
+        return result
+
+    @staticmethod
+    def _add_budget_warning(result: dict[str, Any]) -> None:
+        """``output-budget`` counts within the 12 warnings (D7): the last one makes room."""
+        if "output-budget" not in result["warnings"]:
+            if len(result["warnings"]) >= env.MAX_WARNINGS:
+                result["warnings"] = result["warnings"][: env.MAX_WARNINGS - 1]
+            result["warnings"].append("output-budget")
+        result["status"] = result["coverage"] = "partial"
+
+    # ------------------------------------------------------------------ read (§3.3)
+
+    def _read(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        ref_text = check_reference(params)
+        ref = self.refs.resolve(ref_text, self.host.session_id)
+        if ref is None:
+            raise ContractViolation("reference-expired", "the reference expired or was never issued here")
+        with self._connection() as conn:
+            scope = self._resolve_scope(conn, ref.scope)
+            if not any(s.session_id == ref.session_id and s.session_file == ref.session_file
+                       and ref.entry_id in s.authorized for s in scope.sources):
+                raise ContractViolation("reference-out-of-scope", "the entry is no longer in the reference's scope")
+            window = validate_read_range(params, self._history_config)
+            locator = conn.execute(
+                "SELECT start_offset, end_offset FROM entry_source_locations WHERE entry_key = ?",
+                (f"{ref.session_id}:{ref.entry_id}",),
+            ).fetchone()
+        if locator is None:
+            raise ContractViolation("source-unavailable", "the entry has no locator in the index")
+        verified = verify_source(
+            session_file=ref.session_file,
+            session_id=ref.session_id,
+            project_path=ref.project_path,
+            entry_id=ref.entry_id,
+            content_hash=ref.content_hash,
+            start=locator[0],
+            end=locator[1],
+        )
+        privacy_config = self.host.config["privacy"]
+        policy = ProviderPolicy.from_config(privacy_config, self.host.provider)
+        text = searchable_text(verified.entry)
+        private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config,
+                                 ref_classification=ref.classification)
+        if private.omitted:
+            raise ContractViolation("privacy-omitted", "the current provider may not receive this entry")
+        self.refs.raise_classification(ref.ref, private.classification)
+        return _read_envelope(ref, private.classification, private.text, window.start_line, window.max_lines,
+                              window.budget)
+
+    # ------------------------------------------------------------------ status (§4)
+
+    def _status(self) -> dict[str, Any]:
+        session_file = self.host.session_file
+        if not session_file or not os.path.isfile(session_file) or self.host.session_id is None:
+            return env.unavailable("ephemeral-session")
+        with self._connection() as conn:
+            state = index_state(conn, self.host.session_id)
+        result: dict[str, Any] = {"schema": env.SCHEMA, "quotedData": True}
+        if state is None:
+            result.update(status="partial", coverage="unknown", warnings=["index-not-yet-synchronized"],
+                          effectiveScope=self._history_config["defaultScope"], indexedEntries=0)
+        else:
+            result.update(status="complete", coverage="complete", warnings=[],
+                          effectiveScope=self._history_config["defaultScope"], indexedEntries=state.indexed_entries)
+        return result
+
+
+class _RuntimeUnavailable(Exception):
+    """The index cannot be opened: ``runtime-unavailable``."""
+
+
+def _read_header(path: str) -> dict[str, Any]:
+    from reference.reader import HEADER_SCAN_LIMIT_BYTES, decode_value
+
+    with open(path, "rb") as stream:
+        head = stream.read(HEADER_SCAN_LIMIT_BYTES)
+    line = head.split(b"\n", 1)[0]
+    value = decode_value(line)
+    if not isinstance(value, dict):
+        raise ValueError("no header object")
+    return value
+
+
+def _branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:
+    """Pi's ``getBranch()`` from the index: the leaf and its ancestors, root first."""
+    if leaf is None:
+        return []
+    if leaf == "default":
+        row = conn.execute(
+            "SELECT e.entry_id FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key "
+            "WHERE e.session_id = ? ORDER BY l.start_offset DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        if row is None:
+            return []
+        leaf = row[0]
+    rows = conn.execute(
+        "WITH RECURSIVE walk(entry_id, parent_id, depth) AS ("
+        " SELECT entry_id, parent_id, 0 FROM entries WHERE session_id = ?1 AND entry_id = ?2"
+        " UNION ALL"
+        " SELECT e.entry_id, e.parent_id, walk.depth + 1 FROM entries e JOIN walk"
+        " ON e.session_id = ?1 AND e.entry_id = walk.parent_id WHERE walk.depth < 10000000"
+        ") SELECT entry_id FROM walk",
+        (session_id, leaf),
+    ).fetchall()
+    seen: list[str] = []
+    visited: set[str] = set()
+    for (entry_id,) in rows:
+        if entry_id in visited:  # a parent cycle: stop, as the tree module does
+            break
+        visited.add(entry_id)
+        seen.append(entry_id)
+    seen.reverse()
+    return seen
+
+
+def _all_ids(conn: sqlite3.Connection, session_id: str) -> list[str]:
+    return [row[0] for row in conn.execute("SELECT entry_id FROM entries WHERE session_id = ?", (session_id,))]
+
+
+def _excerpt(text: str, terms: tuple[str, ...]) -> tuple[str, bool]:
+    """Up to 1800 UTF-16 units around the earliest query term, never splitting a pair (D3)."""
+    length = utf16_length(text)
+    if length <= EXCERPT_UNITS:
+        return text, False
+    lowered = text.lower()
+    positions = [lowered.find(term.lower()) for term in terms]
+    found = [p for p in positions if p >= 0]
+    position = utf16_length(text[: min(found)]) if found else 0
+    start = max(0, min(length - EXCERPT_UNITS, position - EXCERPT_LEAD))
+    head = slice_utf16(text, start)
+    if utf16_length(head) < start and len(head) < len(text):
+        head = text[: len(head) + 1]  # do not start inside a pair: step past it
+    body = slice_utf16(text[len(head):], EXCERPT_UNITS)
+    end_index = len(head) + len(body)
+    excerpt = (ELLIPSIS if head else "") + body + (ELLIPSIS if end_index < len(text) else "")
+    return excerpt, True
+
+
+def _read_envelope(ref: SourceRef, classification: str, text: str, start_line: int, max_lines: int,
+                   budget: int) -> dict[str, Any]:
+    lines = re.split(r"\r?\n", text)
+    if start_line > len(lines):
+        raise ContractViolation("range-out-of-bounds", f"the text has {len(lines)} lines")
+    result: dict[str, Any] = {
+        "schema": env.SCHEMA,
+        "quotedData": True,
+        "status": "complete",
+        "coverage": "complete",
+        "warnings": [],
+        "source": env.source_fields(
+            source_ref=ref.ref,
+            project_id=ref.public_project_id,
+            session_id=ref.public_session_id,
+            entry_id=ref.public_entry_id,
+            kind=ref.kind,
+            role=ref.role,
+            timestamp=ref.timestamp,
+            relation=ref.relation,
+            classification=classification,
+        ),
+        "text": "",
+        "startLine": start_line,
+        "truncated": False,
+    }
+    last = min(len(lines), start_line - 1 + max_lines)
+    included = 0
+    for number in range(start_line, last + 1):
+        previous = result["text"]
+        result["text"] = previous + ("\n" if included else "") + lines[number - 1]
+        result["truncated"] = number < len(lines)
+        result["nextLine"] = number + 1
+        if env.cost(result) > budget:
+            result["text"] = previous
+            break
+        included += 1
+    if included == 0:
+        raise ContractViolation("line-exceeds-output-budget", "a single line does not fit the output budget")
+    next_line = start_line + included
+    if next_line <= len(lines):
+        result["truncated"] = True
+        result["nextLine"] = next_line
+        result["status"] = "partial"
+        result["warnings"] = ["more-lines"]
+    else:
+        result["truncated"] = False
+        result.pop("nextLine", None)
+    # Keep the contract's key order: nextLine sits before truncated.
+    ordered: dict[str, Any] = {k: result[k] for k in ("schema", "quotedData", "status", "coverage", "warnings", "source", "text",
+                                      "startLine") if k in result}
+    if "nextLine" in result:
+        ordered["nextLine"] = result["nextLine"]
+    ordered["truncated"] = result["truncated"]
+    return ordered
+
+
+def entry_json(value: Any) -> str:
+    return js_stringify(value)
