@@ -144,7 +144,10 @@ def cmd_session_inspect(args: argparse.Namespace) -> int:
 def cmd_host(args: argparse.Namespace) -> int:
     from conformance.host import run_host
 
-    return run_host(stdio=args.stdio)
+    if args.stdio:
+        return run_host(stdio=True)
+    return run_host(stdio=False, session=args.session, leaf=args.leaf, cwd=args.cwd, provider=args.provider,
+                    index=args.index)
 
 
 # ---------------------------------------------------------------- conformance
@@ -207,16 +210,22 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true", help="print the full JSON object")
     inspect.set_defaults(handler=cmd_session_inspect)
 
-    from conformance import cli_config, cli_fixtures
+    from conformance import cli_config, cli_fixtures, cli_history
 
     cli_config.add_parser(commands)
     cli_fixtures.add_parser(commands)
+    cli_history.add_parser(commands)
 
     host = commands.add_parser(
         "host",
         help="a long-lived host: /context commands for people, or the adapter protocol with --stdio",
     )
     host.add_argument("--stdio", action="store_true", help="serve the line-delimited JSON adapter protocol")
+    host.add_argument("--session", metavar="FILE", help="the current Pi session file for /context history (never written)")
+    host.add_argument("--leaf", metavar="ID", help="the active leaf (default: the last entry, as Pi does)")
+    host.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    host.add_argument("--provider", metavar="NAME", help="the model provider privacy is judged for")
+    host.add_argument("--index", metavar="PATH", help="the index file (default: <agentDir>/recall-rebase/index.sqlite)")
     host.set_defaults(handler=cmd_host)
 
     conformance = commands.add_parser("conformance", help="run or check the conformance suite")

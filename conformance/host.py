@@ -6,16 +6,29 @@ a prompt that accepts the ``/context ...`` commands a person would type in Pi.
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
-def run_host(*, stdio: bool, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+def run_host(
+    *,
+    stdio: bool,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    session: str | None = None,
+    leaf: str | None = None,
+    cwd: str | None = None,
+    provider: str | None = None,
+    index: str | None = None,
+) -> int:
     if stdio:
         return _serve_stdio()
-    return _interactive(stdin or sys.stdin, stdout or sys.stdout)
+    return _interactive(stdin or sys.stdin, stdout or sys.stdout, session=session, leaf=leaf, cwd=cwd,
+                        provider=provider, index=index)
 
 
 def _serve_stdio() -> int:
@@ -40,23 +53,50 @@ HELP = """commands:
   /context config                      show the configuration (same as /context config show)
   /context config set <path> <value> [--global]
   /context config unset <path> [--global]
+  /context history [status]            index state of the current session (content-free)
+  /context history search <query>      recall with default settings
+  /context history read <sourceRef> [startLine] [maxLines]
+  /tool <name> <JSON arguments>        call context_history_recall, _read or _status as a model would
   /help                                this text
   /quit                                leave the host
-history recall and rebase commands arrive with their features (see CHANGELOG.md)"""
+session rebase arrives with its feature (see CHANGELOG.md)"""
+
+TOOLS = ("context_history_recall", "context_history_read", "context_history_status")
 
 
-def _interactive(stdin: IO[str], stdout: IO[str]) -> int:
+def _js_number(text: str) -> float:
+    """JavaScript ``Number(text)``: NaN for anything that is not a number (then invalid-range)."""
+    try:
+        return float(text) if text.strip() else 0.0
+    except ValueError:
+        return math.nan
+
+
+def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: str | None, cwd: str | None,
+                 provider: str | None, index: str | None) -> int:
     """A prompt: configuration is loaded once at start, as Pi loads it at session start."""
+    from reference.clock import SystemClock
     from reference.config import ConfigTargets, load_config, run_config_command
     from reference.errors import ContractViolation
+    from reference.history import HistoryService
+    from reference.history_host import build_host
     from reference.host import resolve_host
+    from reference.jsonbytes import js_stringify
 
-    facts = resolve_host(home=str(Path.home()), cwd=os.getcwd(), env=dict(os.environ), argv=())
+    project = os.path.abspath(cwd or os.getcwd())
+    facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
     targets = ConfigTargets(facts.global_config_path, facts.project_config_path, facts.project_trusted)
     loaded = load_config(global_path=targets.global_path, project_path=targets.project_path,
                          project_trusted=targets.project_trusted)
+    history_host, default_index = build_host(
+        home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+        session_file=os.path.abspath(session) if session else None,
+        leaf="default" if leaf is None else (None if leaf == "null" else leaf), provider=provider,
+    )
+    service = HistoryService(history_host, index_path=index or default_index, clock=SystemClock())
     prompt = stdin.isatty()
     stdout.write("recall-rebase host: type /help for commands, /quit to leave\n")
+    stdout.flush()
     while True:
         if prompt:
             stdout.write("> ")
@@ -68,16 +108,54 @@ def _interactive(stdin: IO[str], stdout: IO[str]) -> int:
         if not text:
             continue
         command, _, rest = text.partition(" ")
+        words = rest.split()
         try:
             if command in ("/quit", "/exit"):
                 return 0
             if command == "/help":
                 stdout.write(HELP + "\n")
-            elif command == "/context" and rest.strip().split(" ", 1)[0] == "config":
+            elif command == "/context" and words[:1] == ["config"]:
                 arguments = rest.strip()[len("config"):]
                 stdout.write(run_config_command(arguments, loaded=loaded, targets=targets) + "\n")
+            elif command == "/context" and words[:1] == ["history"]:
+                stdout.write(js_stringify(_history_command(service, rest.strip()[len("history"):].strip())) + "\n")
+            elif command == "/tool":
+                name, _, payload = rest.strip().partition(" ")
+                if name not in TOOLS:
+                    stdout.write(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}\n")
+                else:
+                    arguments = json.loads(payload) if payload.strip() else {}
+                    tool = name.removeprefix("context_history_")
+                    result = service.status() if tool == "status" else getattr(service, tool)(arguments)
+                    stdout.write(js_stringify(result) + "\n")
             else:
                 stdout.write(f"unknown command {command!r}; type /help\n")
         except ContractViolation as exc:
             stdout.write(f"error: {exc.code}: {exc.message}\n")
+        except json.JSONDecodeError as exc:
+            stdout.write(f"error: the tool arguments are not JSON: {exc}\n")
         stdout.flush()
+
+
+def _history_command(service: Any, rest: str) -> dict[str, Any]:
+    """``/context history …`` as the TypeScript commands parse it (contract §3.1, §4)."""
+    from reference.errors import ContractViolation
+
+    verb, _, argument = rest.partition(" ")
+    if verb in ("", "status"):
+        result: dict[str, Any] = service.status()
+        return result
+    if verb == "search":
+        result = service.recall({"query": argument})
+        return result
+    if verb == "read":
+        tokens = argument.split()
+        if not tokens or len(tokens) > 3:
+            raise ContractViolation("invalid-range", "usage: /context history read <sourceRef> [startLine] [maxLines]")
+        arguments: dict[str, Any] = {"sourceRef": tokens[0]}
+        for key, token in zip(("startLine", "maxLines"), tokens[1:], strict=False):
+            number = _js_number(token)
+            arguments[key] = int(number) if number.is_integer() else number
+        result = service.read(arguments)
+        return result
+    raise ContractViolation("invalid-query", "usage: /context history [status | search <query> | read <sourceRef> ...]")

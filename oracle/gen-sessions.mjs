@@ -2,7 +2,7 @@
 // gen-sessions.mjs - write many seeded Pi v3 session files with Pi 0.84.3's own SessionManager.
 //
 // Usage:
-//   node gen-sessions.mjs <outDir> --seed N --count K [--cwd <cwd>] [--tour]
+//   node gen-sessions.mjs <outDir> --seed N --count K [--cwd <cwd>] [--tour] [--recall]
 //
 //   --seed N    PRNG seed (uint32). Same seed + count + cwd => byte-identical files and names.
 //   --count K   number of random sessions to write (default 40)
@@ -10,6 +10,10 @@
 //   --tour      also write the fixed "tour" set: a hand-scripted main session (tree, two
 //               compactions, branch summary, second root, labels, name, incomplete exchanges),
 //               a child session with parentSession, and a createBranchedSession() copy.
+//   --recall    write K "recall" sessions instead of K random ones (manifest key "recall"): every
+//               searchable place holds a marker word found nowhere else, and every message the
+//               word "pelican"; the manifest lists each (word, entryId, where) and the string user
+//               messages written before the first compaction. Without --recall nothing changes.
 //
 // Env: PI_PKG = package dir (default <this dir>/node_modules/@earendil-works/pi-coding-agent)
 //
@@ -24,7 +28,7 @@ import { pathToFileURL } from "node:url";
 
 // ---------------------------------------------------------------- arguments
 const argv = process.argv.slice(2);
-const usage = "usage: node gen-sessions.mjs <outDir> --seed N --count K [--cwd <cwd>] [--tour]";
+const usage = "usage: node gen-sessions.mjs <outDir> --seed N --count K [--cwd <cwd>] [--tour] [--recall]";
 if (argv.length === 0 || argv.includes("-h") || argv.includes("--help")) {
   console.error(usage);
   process.exit(2);
@@ -43,6 +47,7 @@ const SEED = Number.parseInt(option("--seed", "1"), 10) >>> 0;
 const COUNT = Number.parseInt(option("--count", "40"), 10);
 const CWD = option("--cwd", "/home/user/projects/demo");
 const TOUR = argv.includes("--tour");
+const RECALL = argv.includes("--recall");
 if (!Number.isFinite(COUNT) || COUNT < 0) {
   console.error(usage);
   process.exit(2);
@@ -523,9 +528,167 @@ function writeTour() {
   };
 }
 
+// ---------------------------------------------------------------- the --recall set
+// Sessions for history-recall tests. Each searchable place gets its own marker word,
+// "mk" + 3-digit session + tag letter + 3-digit counter: fixed width, so no marker is a substring
+// of another. Every message also says COMMON_WORD. `places` lists (word, entryId, where) for every
+// word written, including places a recall must never return (thinking, labels, custom entries,
+// session names, context_history_* tool traffic), so a test can predict each query's hits.
+const COMMON_WORD = "pelican";
+const RECALL_FILLER = ["about the build", "see the notes", "Straße café 😀", "«quoted» text", "line one\nline two", "tabs\tand  spaces", "日本語 👩‍💻"];
+function writeRecallSession(index) {
+  const sessionId = `0197${hex(4, rnd)}-${hex(4, rnd)}-7${hex(3, rnd)}-8${hex(3, rnd)}-${hex(12, rnd)}`;
+  const sm = SessionManager.create(CWD, outDir, { id: sessionId });
+  const model = pick(MODELS);
+  const places = [];
+  const preCompaction = [];
+  let seq = 0;
+  let calls = 0;
+  let compacted = false;
+  const mark = (tag) => `mk${String(index).padStart(3, "0")}${tag}${String(seq++).padStart(3, "0")}`;
+  const note = (entryId, where, words) => {
+    for (const word of words) places.push({ word, entryId, where });
+  };
+  const filler = () => pick(RECALL_FILLER);
+  const user = (where = chance(0.6) ? "user-string" : "user-blocks") => {
+    const w = mark("u");
+    const content = where === "user-string"
+      ? `${w} ${COMMON_WORD} ${filler()}`
+      : [{ type: "text", text: `${w} ${filler()}` }, ...(chance(0.3) ? [imageBlock()] : []), { type: "text", text: COMMON_WORD }];
+    const id = sm.appendMessage({ role: "user", content, timestamp: Date.now() });
+    note(id, where, [w, COMMON_WORD]);
+    if (where === "user-string" && !compacted) preCompaction.push({ entryId: id, word: w, content });
+    return id;
+  };
+  const assistant = () => {
+    const w = mark("a");
+    const content = [];
+    const thinking = chance(0.4) ? mark("t") : null;
+    if (thinking) content.push({ type: "thinking", thinking: `${thinking} pondering` });
+    content.push({ type: "text", text: `${w} ${COMMON_WORD} ${filler()}` });
+    const toolCalls = [];
+    for (let i = chance(0.4) ? int(1, 2) : 0; i > 0; i--) {
+      const word = mark("c");
+      toolCalls.push({ word, call: { type: "toolCall", id: `call_${index}_${++calls}`, name: pick(["read", "bash"]), arguments: { command: `cat ${word}` } } });
+    }
+    content.push(...toolCalls.map((c) => c.call));
+    const id = sm.appendMessage(assistantMessage(content, toolCalls.length ? "toolUse" : "stop", model));
+    note(id, "assistant-text", [w, COMMON_WORD]);
+    if (thinking) note(id, "assistant-thinking", [thinking]);
+    for (const c of toolCalls) note(id, "assistant-toolcall", [c.word]);
+    for (const c of toolCalls) {
+      const r = mark("r");
+      const rid = sm.appendMessage({
+        role: "toolResult", toolCallId: c.call.id, toolName: c.call.name,
+        content: [{ type: "text", text: `${r} ${COMMON_WORD} ${filler()}` }], isError: chance(0.2), timestamp: Date.now(),
+      });
+      note(rid, "toolResult", [r, COMMON_WORD]);
+    }
+    return id;
+  };
+  const historyExchange = () => {
+    const q = mark("h");
+    const call = { type: "toolCall", id: `call_${index}_${++calls}`, name: "context_history_recall", arguments: { query: q } };
+    const id = sm.appendMessage(assistantMessage([call], "toolUse", model));
+    note(id, "assistant-toolcall-history", [q]);
+    const r = mark("r");
+    const rid = sm.appendMessage({
+      role: "toolResult", toolCallId: call.id, toolName: "context_history_recall",
+      content: [{ type: "text", text: `${r} ${COMMON_WORD}` }], isError: false, timestamp: Date.now(),
+    });
+    note(rid, "toolResult-history", [r, COMMON_WORD]);
+  };
+  const bash = () => {
+    const c = mark("b");
+    const o = mark("o");
+    const msg = { role: "bashExecution", command: `echo ${c}`, output: `${o} ${COMMON_WORD}`, exitCode: 0, cancelled: false, truncated: false, timestamp: Date.now() };
+    if (chance(0.4)) msg.excludeFromContext = true;
+    note(sm.appendMessage(msg), "bash", [c, o, COMMON_WORD]);
+  };
+  const customMessage = () => {
+    const w = mark("m");
+    const content = chance(0.5) ? `${w} ${COMMON_WORD}` : [{ type: "text", text: `${w} ${COMMON_WORD}` }];
+    note(sm.appendCustomMessageEntry("rebase-note", content, chance(0.5)), "custom_message", [w, COMMON_WORD]);
+  };
+  const customRoleMessage = () => {
+    const w = mark("x");
+    note(sm.appendMessage({ role: "custom", customType: "legacy-hook", content: `${w} ${COMMON_WORD}`, display: true, timestamp: Date.now() }), "message-custom", [w, COMMON_WORD]);
+  };
+  const turn = () => {
+    const id = user();
+    if (chance(0.2)) customMessage();
+    assistant();
+    if (chance(0.3)) assistant();
+    if (chance(0.2)) bash();
+    if (chance(0.1)) customRoleMessage();
+    return id;
+  };
+  const compaction = (firstKept) => {
+    const w = mark("s");
+    const id = sm.appendCompaction(`## Goal\n${w} ${COMMON_WORD}`, firstKept, int(1000, 90000), { readFiles: [], modifiedFiles: [] }, false);
+    note(id, "compaction", [w, COMMON_WORD]);
+    compacted = true;
+    return id;
+  };
+  const branchSummary = (target) => {
+    const w = mark("y");
+    note(sm.branchWithSummary(target, `${w} ${COMMON_WORD}`), "branch_summary", [w, COMMON_WORD]);
+  };
+
+  sm.appendModelChange(model.provider, model.model);
+  sm.appendThinkingLevelChange(pick(THINKING));
+  // Main line: turns, a compaction keeping only the last turn, more turns, maybe a second one.
+  const preTurns = [];
+  for (let i = int(3, 5); i > 0; i--) preTurns.push(preTurns.length === 0 ? (() => { const id = user("user-string"); assistant(); return id; })() : turn());
+  const compactions = [compaction(preTurns[preTurns.length - 1])];
+  const postTurns = [];
+  for (let i = int(2, 4); i > 0; i--) postTurns.push(turn());
+  historyExchange();
+  if (chance(0.5)) {
+    compactions.push(compaction(pick(postTurns)));
+    turn();
+  }
+  const mainLeaf = sm.getLeafId();
+  const w = mark("l");
+  note(sm.appendLabelChange(pick(sm.getEntries()).id, w), "label", [w]);
+  const n = mark("n");
+  note(sm.appendSessionInfo(`${n} name`), "session_info", [n]);
+  const d = mark("d");
+  note(sm.appendCustomEntry("rebase-state", { note: d, common: COMMON_WORD }), "custom", [d, COMMON_WORD]);
+  // Another branch from before the first compaction, one behind a branch summary, a second root.
+  sm.branch(pick(preTurns));
+  for (let i = int(1, 3); i > 0; i--) turn();
+  branchSummary(pick(sm.getEntries()).id);
+  turn();
+  sm.resetLeaf();
+  turn();
+  if (chance(0.5)) turn();
+  if (chance(0.5)) {
+    branchSummary(null);
+    turn();
+  }
+  if (chance(0.5)) {
+    sm.branch(mainLeaf);
+    turn();
+  }
+  return {
+    index,
+    file: sm.getSessionFile(),
+    sessionId,
+    entries: sm.getEntries().length,
+    leaf: sm.getLeafId(),
+    mainLeaf,
+    compactions,
+    commonWord: COMMON_WORD,
+    preCompaction,
+    places,
+  };
+}
+
 const sessions = [];
-for (let i = 0; i < COUNT; i++) sessions.push(writeSession(i));
+if (!RECALL) for (let i = 0; i < COUNT; i++) sessions.push(writeSession(i));
 const manifest = { generator: "gen-sessions.mjs", piVersion: PI_VERSION, seed: SEED, count: COUNT, cwd: CWD, sessions };
+if (RECALL) manifest.recall = Array.from({ length: COUNT }, (_, i) => writeRecallSession(i));
 if (TOUR) manifest.tour = writeTour();
 writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 process.stdout.write(`${JSON.stringify(manifest)}\n`);

@@ -68,7 +68,7 @@ class Source:
     session_file: str
     authorized: frozenset[str]
     relation: str
-    branch: frozenset[str] = frozenset()  # the active branch, for relation labels in the current session
+    branch: frozenset[str] | None = None  # the active branch of the current session (None elsewhere)
 
 
 @dataclass
@@ -269,7 +269,7 @@ class HistoryService:
             return None
         excerpt, truncated = _excerpt(private.text, terms)
         relation = source.relation
-        if source.branch and hit.entry_id not in source.branch and source.relation == "ancestor":
+        if source.branch is not None and hit.entry_id not in source.branch:
             relation = "other-branch"
         project = project_id(canonical_path(self.host.project_path))
         role = hit.role if isinstance(hit.role, str) else None

@@ -287,7 +287,7 @@ def then_diag_lines(scenario_state: State, count: int, kind: str, lines: str) ->
     assert diagnostic["lines"] == [int(n) for n in lines.replace(",", " ").split()], diagnostic
 
 
-@then(parsers.parse("the diagnostics count {count:d} {kind}"))
+@then(parsers.re(r"the diagnostics count (?P<count>\d+) (?P<kind>(?:(?! at lines ).)+)$"), converters={"count": int})
 def then_diag_count(scenario_state: State, count: int, kind: str) -> None:
     diagnostics = result(scenario_state)["diagnostics"]
     value = {

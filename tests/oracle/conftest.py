@@ -20,6 +20,7 @@ import _pi
 
 _HERE = Path(__file__).resolve().parent
 _STATS = pytest.StashKey[dict[str, Any]]()
+_TRIPLES = pytest.StashKey[dict[str, Any]]()
 _PROBLEM = pytest.StashKey[str | None]()
 
 
@@ -63,6 +64,24 @@ def pair_stats(pytestconfig: pytest.Config) -> PairStats:
     return PairStats(pytestconfig.stash.setdefault(_STATS, {}))
 
 
+class TripleStats:
+    """Counts compared (session, leaf, query) recall triples across tests for the terminal summary."""
+
+    def __init__(self, store: dict[str, Any]) -> None:
+        self._store = store
+
+    def add(self, name: str, *, triples: int, disagreements: int, files: int) -> None:
+        """Add to the totals under ``name`` (several tests may share one name)."""
+        t, d, f = self._store.get(name, (0, 0, 0))
+        self._store[name] = (t + triples, d + disagreements, f + files)
+
+
+@pytest.fixture(scope="session")
+def triple_stats(pytestconfig: pytest.Config) -> TripleStats:
+    """Where recall tests report how many (session, leaf, query) triples they compared with Pi."""
+    return TripleStats(pytestconfig.stash.setdefault(_TRIPLES, {}))
+
+
 @pytest.fixture(scope="session")
 def stringify_server() -> Iterator[_pi.StringifyServer]:
     """One js-stringify.mjs process for the whole run (Node start-up is the slow part)."""
@@ -75,11 +94,21 @@ def stringify_server() -> Iterator[_pi.StringifyServer]:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     stats = config.stash.get(_STATS, None)
-    if not stats:
+    triples = config.stash.get(_TRIPLES, None)
+    if not stats and not triples:
         return
-    pairs = sum(p for p, _, _ in stats.values())
-    diffs = sum(d for _, d, _ in stats.values())
     terminalreporter.write_sep("-", "pi-oracle")
-    for name, (p, d, f) in stats.items():
-        terminalreporter.write_line(f"  {name}: {p} pairs from {f} files, {d} differences")
-    terminalreporter.write_line(f"pi-oracle: compared {pairs} (session, leaf) pairs, {diffs} differences")
+    if stats:
+        pairs = sum(p for p, _, _ in stats.values())
+        diffs = sum(d for _, d, _ in stats.values())
+        for name, (p, d, f) in stats.items():
+            terminalreporter.write_line(f"  {name}: {p} pairs from {f} files, {d} differences")
+        terminalreporter.write_line(f"pi-oracle: compared {pairs} (session, leaf) pairs, {diffs} differences")
+    if triples:
+        total = sum(t for t, _, _ in triples.values())
+        disagreements = sum(d for _, d, _ in triples.values())
+        for name, (t, d, f) in triples.items():
+            terminalreporter.write_line(f"  {name}: {t} triples from {f} files, {d} disagreements")
+        terminalreporter.write_line(
+            f"pi-oracle recall: compared {total} (session, leaf, query) triples, {disagreements} disagreements"
+        )

@@ -1,0 +1,278 @@
+Feature: The index is a rebuildable projection of the JSONL, caught up before every recall and read
+  Spec: contract.md §5.1, §5.2, §3.4 (recursion guard, handoff), §3.5, §2.5 step 1, §2.7 step 2; docs/index.md I1-I3
+  Recall and read catch the index up with the session file first: appended records are added
+  from the checkpoint, anything that may have rewritten indexed bytes rebuilds the session's
+  rows, and hits are verified against the JSONL because nothing in the index is authority.
+  Deleting the index loses nothing. History tool output and the rebase handoff never become
+  recall sources. Session files are only read, never written.
+
+  Background:
+    Given a trusted history project
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-index","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker. Original constraint: never rename it.","timestamp":1767225601000}}
+      {"type":"message","id":"recent","parentId":"old","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue with the implementation.","timestamp":1767225604000}}
+      """
+
+  @id:INDEX-001
+  Scenario: An appended entry is found by the next recall (incremental catch-up)
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    And the history status is asked
+    Then the status reports 2 indexed entries and is complete
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"appended","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Also keep `AppendMarker` in mind.","timestamp":1767225605000}}
+      """
+    And the history session files are remembered
+    And recall is asked for "`AppendMarker`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "appended"
+    When the first hit is read
+    Then the read text is "Also keep `AppendMarker` in mind."
+    When the history status is asked
+    Then the status reports 3 indexed entries and is complete
+    And every history session file is byte-identical to before
+
+  @id:INDEX-002
+  Scenario: An entry appended after a torn tail is found once the file grows (rebuild)
+    When the history host opens the current session
+    And the current session file gets this line appended without a newline: {"incomplete":
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    And the result carries the warning "source-coverage-partial"
+    When the current session file gets a line feed appended
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"after-tear","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"After the tear: `TornAfterMarker`.","timestamp":1767225605000}}
+      """
+    And the history session files are remembered
+    And recall is asked for "`TornAfterMarker`"
+    Then the hit entry ids are "after-tear"
+    And the result carries the warning "source-coverage-partial"
+    When the first hit is read
+    Then the read is whole
+    When the history status is asked
+    Then the status reports 3 indexed entries and is complete
+    And every history session file is byte-identical to before
+
+  @id:INDEX-003
+  Scenario: A complete entry without its final line feed is indexed, and stays readable once the line feed arrives
+    When the history host opens the current session
+    And the current session file gets this line appended without a newline: {"type":"message","id":"unterminated","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Unterminated `TailMarker` line.","timestamp":1767225605000}}
+    And recall is asked for "`TailMarker`"
+    Then the hit entry ids are "unterminated"
+    And the result carries the warning "source-coverage-partial"
+    When the first hit's reference is kept as "tail"
+    And the reference "tail" is read
+    Then the read text is "Unterminated `TailMarker` line."
+    When the current session file gets a line feed appended
+    And recall is asked for "`TailMarker`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "unterminated"
+    When the reference "tail" is read
+    Then the read is whole
+    And the read text is "Unterminated `TailMarker` line."
+
+  @id:INDEX-004
+  Scenario: An edit in place is detected: the old ref is source-changed, a new recall finds the new text
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    And the first hit's reference is kept as "before-edit"
+    And the current session file is edited in place, "Original" becoming "Modified"
+    And the reference "before-edit" is read
+    Then the result is unavailable with code "source-changed"
+    When recall is asked for "`Original`"
+    Then there are no hits
+    When recall is asked for "`Modified`"
+    Then the hit entry ids are "old"
+    When the first hit is read
+    Then the read text contains "Modified constraint: never rename it."
+
+  @id:INDEX-005
+  Scenario: An earlier line edited while the file also grew is never shown from the stale index
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    And the current session file is edited in place, "Original" becoming "Modified"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And recall is asked for "`Original`"
+    Then there are no hits
+
+  @id:INDEX-006
+  Scenario: Deleting the index loses nothing: status starts over, a live ref still reads, recall finds the same
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    And the first hit's reference is kept as "before-delete"
+    And the history status is asked
+    Then the status reports 2 indexed entries and is complete
+    When the history index file is deleted
+    And the history status is asked
+    Then the status says the index is not yet synchronized
+    When the reference "before-delete" is read
+    Then the read is whole
+    And the read text contains "Original constraint"
+    When the history status is asked
+    Then the status reports 2 indexed entries and is complete
+    When recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    And every history session file is byte-identical to before
+
+  @id:INDEX-007
+  Scenario: Output and calls of the context_history_* tools are never recall sources (recursion guard)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-guard","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"g-ask","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"What did we decide?","timestamp":1767225601000}}
+      {"type":"message","id":"g-call","parentId":"g-ask","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"LookupMarker: let me look."},{"type":"toolCall","id":"c1","name":"context_history_recall","arguments":{"query":"`GuardMarker`"}},{"type":"toolCall","id":"c2","name":"context_history_read","arguments":{"sourceRef":"hist_0123456789abcdef0123456789abcdef","note":"GuardMarker"}}],"provider":"openai","model":"gpt","usage":{"input":1,"output":1},"stopReason":"toolUse","timestamp":1767225602000}}
+      {"type":"message","id":"g-recall-out","parentId":"g-call","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"context_history_recall","content":[{"type":"text","text":"{\"hits\":[{\"excerpt\":\"GuardMarker was decided\"}]}"}],"isError":false,"timestamp":1767225603000}}
+      {"type":"message","id":"g-read-out","parentId":"g-recall-out","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"toolResult","toolCallId":"c2","toolName":"context_history_read","content":[{"type":"text","text":"GuardMarker read back"}],"isError":false,"timestamp":1767225604000}}
+      {"type":"message","id":"g-status-out","parentId":"g-read-out","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"toolResult","toolCallId":"c3","toolName":"context_history_status","content":[{"type":"text","text":"GuardMarker status"}],"isError":false,"timestamp":1767225605000}}
+      {"type":"message","id":"g-bash-out","parentId":"g-status-out","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"toolResult","toolCallId":"c4","toolName":"bash","content":[{"type":"text","text":"GuardMarker from bash"}],"isError":false,"timestamp":1767225606000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`GuardMarker`"
+    Then the hit entry ids are "g-bash-out"
+    When recall is asked for "`LookupMarker`"
+    Then the hit entry ids are "g-call"
+    When the first hit is read
+    Then the read text is "LookupMarker: let me look."
+    And the read is whole
+
+  @id:INDEX-008
+  Scenario: The rebase handoff custom message is never a source; other custom messages are
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-handoff","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"custom_message","id":"handoff","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","customType":"ds4-rebase-handoff-v1","content":"HandoffMarker: continue from the checkpoint.","display":false}
+      {"type":"custom_message","id":"note","parentId":"handoff","timestamp":"2026-01-01T00:00:02.000Z","customType":"note","content":"HandoffMarker in an ordinary note.","display":true}
+      """
+    And the history host opens the current session
+    When recall is asked for "`HandoffMarker`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "note"
+    And the first hit has kind "custom_message"
+    And the first hit has role "custom"
+
+  @id:INDEX-009
+  Scenario Outline: A session file of another format version is refused and never written
+    Given the current history session with these lines:
+      """
+      <header>
+      {"type":"message","id":"v-1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` stable.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "history-unavailable"
+    When the history status is asked
+    Then the status says the index is not yet synchronized
+    And every history session file is byte-identical to before
+
+    Examples:
+      | case       | header                                                                                                   |
+      | no-version | {"type":"session","id":"s-v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}                      |
+      | null       | {"type":"session","version":null,"id":"s-v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}       |
+      | version-1  | {"type":"session","version":1,"id":"s-v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}          |
+      | version-2  | {"type":"session","version":2,"id":"s-v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}          |
+      | version-4  | {"type":"session","version":4,"id":"s-v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}          |
+
+  @id:INDEX-010
+  Scenario Outline: A line that is not a valid entry is skipped and counted: recall warns source-coverage-partial
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-malformed","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker.","timestamp":1767225601000}}
+      <line>
+      {"type":"message","id":"recent","parentId":"old","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue.","timestamp":1767225604000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    Then the result is partial with warnings "source-coverage-partial"
+    And the hit entry ids are "old"
+    When the history status is asked
+    Then the status reports 2 indexed entries and is complete
+    And every history session file is byte-identical to before
+
+    Examples:
+      | case              | line                                                                                                                                  |
+      | not-json          | this line is not JSON                                                                                                                 |
+      | half-object       | {"type":"message","id":"half"                                                                                                         |
+      | an-array          | ["type","message"]                                                                                                                    |
+      | null              | null                                                                                                                                  |
+      | no-type           | {"id":"no-type","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z"}                                                              |
+      | no-id             | {"type":"message","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"x","timestamp":1}}     |
+      | numeric-parent    | {"type":"message","id":"bad-parent","parentId":7,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"x","timestamp":1}} |
+      | numeric-timestamp | {"type":"message","id":"bad-time","parentId":"old","timestamp":5,"message":{"role":"user","content":"x","timestamp":1}}               |
+
+  @id:INDEX-011
+  Scenario: Blank lines are skipped, not counted as malformed
+    Given the current history session with these lines, blank lines kept:
+      """
+      {"type":"session","version":3,"id":"s-blank-lines","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker.","timestamp":1767225601000}}
+
+      {"type":"message","id":"recent","parentId":"old","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue.","timestamp":1767225604000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    When the first hit is read
+    Then the read is whole
+    When the history status is asked
+    Then the status reports 2 indexed entries and is complete
+
+  @id:INDEX-012
+  Scenario: CRLF line endings: the CR belongs to the raw line, the entry is indexed and verifies
+    Given the current history session file has CRLF line endings
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    When the first hit is read
+    Then the read is whole
+    And the read text is "Keep `LastExportUtc` as the export marker. Original constraint: never rename it."
+    And every history session file is byte-identical to before
+
+  @id:INDEX-013
+  Scenario: A file that shrank is rebuilt: an entry no longer in it is no longer found
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"gone","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Soon `GoneMarker` will vanish.","timestamp":1767225605000}}
+      """
+    And the history host opens the current session
+    And recall is asked for "`GoneMarker`"
+    Then the hit entry ids are "gone"
+    When the first hit's reference is kept as "gone"
+    And the current session file loses its last line
+    And recall is asked for "`GoneMarker`"
+    Then the result is complete with no warnings
+    And there are no hits
+    When the reference "gone" is read
+    Then the result is unavailable with code "reference-out-of-scope"
+    When the history status is asked
+    Then the status reports 2 indexed entries and is complete
+
+  @id:INDEX-014
+  Scenario: A repeated entry id: the later line wins and the shadowed one is counted as skipped
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-repeat","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"twice","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"First copy says `EarlierMarker`.","timestamp":1767225601000}}
+      {"type":"message","id":"twice","parentId":null,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"Second copy says `LaterMarker`.","timestamp":1767225602000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`EarlierMarker`"
+    Then there are no hits
+    And the result carries the warning "source-coverage-partial"
+    When recall is asked for "`LaterMarker`"
+    Then the hit entry ids are "twice"
+    When the first hit is read
+    Then the read text is "Second copy says `LaterMarker`."
+    When the history status is asked
+    Then the status reports 1 indexed entries and is complete

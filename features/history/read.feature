@@ -1,0 +1,315 @@
+Feature: A read returns verified searchable text by logical lines, within a budget
+  Spec: contract.md §3.1, §3.3, §3.4, §3.5, §3.6, §7.1 cases 2, 4, 5, 6; decisions.md D3
+  context_history_read takes only an issued sourceRef, checks ranges after the reference,
+  verifies the JSONL record on one descriptor against the hash fixed at recall time, and returns
+  the entry's searchable text (never raw JSONL, never a path) split on \r?\n, filled line by line
+  while chars-v1 of the envelope plus 96 stays within the budget.
+
+  Background:
+    Given a trusted history project
+
+  @id:READ-002
+  Scenario: Blank lines are logical lines and are kept
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-blank","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"blank","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"\nLastExportUtc\n","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the first hit is read with:
+      """
+      {"maxLines": 1}
+      """
+    Then the read text is empty
+    And the read stops before line 2
+    When the first hit is read with:
+      """
+      {"startLine": 2}
+      """
+    Then the read text is "LastExportUtc\n"
+    And the read is whole
+    When the first hit is read with:
+      """
+      {"startLine": 3}
+      """
+    Then the read text is empty
+    And the read is whole
+    When the first hit is read with:
+      """
+      {"startLine": 4}
+      """
+    Then the result is unavailable with code "range-out-of-bounds"
+
+  @id:READ-003
+  Scenario: 201 lines read 5 at a time within 256 tokens stop before line 6 with room to spare
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-lines","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Here comes a long list.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "long" of 201 lines, the first saying "LongListMarker"
+    And the history host opens the current session
+    When recall is asked for "`LongListMarker`"
+    And the first hit is read with:
+      """
+      {"maxLines": 5, "maxOutputTokens": 256}
+      """
+    Then the read stops before line 6
+    And the read text is lines 1 to 5 of the message "long"
+    And the result with 64 tokens of room fits 256 chars-v1 tokens
+
+  @id:READ-004
+  Scenario: maxLines defaults to 120, and following nextLine reads the rest
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-lines","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Here comes a long list.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "long" of 201 lines, the first saying "LongListMarker"
+    And the history host opens the current session
+    When recall is asked for "`LongListMarker`"
+    And the first hit is read
+    Then the read stops before line 121
+    And the read text is lines 1 to 120 of the message "long"
+    When the first hit is read on from the next line with:
+      """
+      {}
+      """
+    Then the read is whole
+    And the read text is lines 121 to 201 of the message "long"
+    When the first hit is read with:
+      """
+      {"startLine": 2, "maxLines": 200}
+      """
+    Then the read is whole
+    And the read text is lines 2 to 201 of the message "long"
+
+  @id:READ-005
+  Scenario: The budget stops the filling at the last line that fits, and reading on continues there
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-lines","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Here comes a long list.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "long" of 201 lines, the first saying "LongListMarker"
+    And the history host opens the current session
+    When recall is asked for "`LongListMarker`"
+    And the first hit is read with:
+      """
+      {"maxLines": 200, "maxOutputTokens": 256}
+      """
+    Then the read of "long" holds the most lines that fit 256 chars-v1 tokens
+    When the first hit is read on from the next line with:
+      """
+      {"maxLines": 200, "maxOutputTokens": 256}
+      """
+    Then the read of "long" holds the most lines that fit 256 chars-v1 tokens
+
+  @id:READ-006
+  Scenario: A requested budget above the configured one is cut to the configured one
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-wide","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Here comes a wide list.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "wide" of 200 lines of 80 characters, the first saying "WideListMarker"
+    And the history host opens the current session
+    When recall is asked for "`WideListMarker`"
+    And the first hit is read with:
+      """
+      {"maxLines": 200, "maxOutputTokens": 6000}
+      """
+    Then the read of "wide" holds the most lines that fit 3000 chars-v1 tokens
+
+  @id:READ-007
+  Scenario: A single line longer than the budget is refused, the lines around it are not
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-wide","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Here comes one wide line.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "wide" whose first line is "WideLineMarker" and 1200 more characters, then "a short tail"
+    And the history host opens the current session
+    When recall is asked for "`WideLineMarker`"
+    And the first hit is read with:
+      """
+      {"maxOutputTokens": 256}
+      """
+    Then the result is unavailable with code "line-exceeds-output-budget"
+    When the first hit is read with:
+      """
+      {"startLine": 2, "maxOutputTokens": 256}
+      """
+    Then the read text is "a short tail"
+    And the read is whole
+    When the first hit is read
+    Then the read text contains "WideLineMarker www"
+    And the read is whole
+
+  @id:READ-008
+  Scenario Outline: Bad ranges after a live, in-scope ref are invalid-range; a start past the text is out of bounds
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-range","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` stable.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the first hit is read with:
+      """
+      <range>
+      """
+    Then the result is unavailable with code "<code>"
+
+    Examples:
+      | case             | range                         | code                |
+      | start-zero       | {"startLine": 0}              | invalid-range       |
+      | start-negative   | {"startLine": -1}             | invalid-range       |
+      | start-too-big    | {"startLine": 1000001}        | invalid-range       |
+      | start-fraction   | {"startLine": 1.5}            | invalid-range       |
+      | start-text       | {"startLine": "1"}            | invalid-range       |
+      | start-boolean    | {"startLine": true}           | invalid-range       |
+      | lines-zero       | {"maxLines": 0}               | invalid-range       |
+      | lines-too-many   | {"maxLines": 201}             | invalid-range       |
+      | lines-text       | {"maxLines": "5"}             | invalid-range       |
+      | tokens-too-few   | {"maxOutputTokens": 255}      | invalid-range       |
+      | tokens-too-many  | {"maxOutputTokens": 6001}     | invalid-range       |
+      | start-last-valid | {"startLine": 1000000}        | range-out-of-bounds |
+      | start-past-text  | {"startLine": 2}              | range-out-of-bounds |
+
+  @id:READ-009
+  Scenario: The checks run in the contract's order: reference, scope, range, source, lines
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-order","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` stable. Original wording.","timestamp":1767225601000}}
+      {"type":"message","id":"m2","parentId":"m1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"Nothing else.","timestamp":1767225602000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the active leaf moves to "null"
+    And the first hit is read with:
+      """
+      {"startLine": 0}
+      """
+    Then the result is unavailable with code "reference-out-of-scope"
+    When the active leaf moves to "m2"
+    And the current session file is edited in place, "Original" becoming "Modified"
+    And the first hit is read with:
+      """
+      {"startLine": 0}
+      """
+    Then the result is unavailable with code "invalid-range"
+    When the first hit is read with:
+      """
+      {"startLine": 99}
+      """
+    Then the result is unavailable with code "source-changed"
+
+  @id:READ-010
+  Scenario: One byte edited in place after recall makes the read source-changed, with no content
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tamper","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker. Original constraint: never rename it.","timestamp":1767225601000}}
+      {"type":"message","id":"recent","parentId":"old","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue with the implementation.","timestamp":1767225604000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the current session file is edited in place, "rename" becoming "renamE"
+    And the first hit is read
+    Then the result is unavailable with code "source-changed"
+    And no result holds a raw session line
+    And no result names a session file path
+
+  @id:READ-011
+  Scenario: A session file truncated into the recalled entry gives a code and no content
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tamper","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Let us begin.","timestamp":1767225601000}}
+      {"type":"message","id":"last","parentId":"intro","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker. Original constraint: never rename it.","timestamp":1767225604000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the current session file loses the last 20 bytes of its last entry
+    And the first hit is read
+    Then the result is unavailable with one of the codes "reference-out-of-scope source-unavailable source-changed"
+    And no result holds a raw session line
+    And no result names a session file path
+
+  @id:READ-012
+  Scenario: The current session file deleted after recall: the scope recompute fails first with ephemeral-session
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tamper","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker. Original constraint: never rename it.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the current session file is deleted
+    And the first hit is read
+    Then the result is unavailable with code "ephemeral-session"
+    And no result names a session file path
+
+  @id:READ-013
+  Scenario: The session file swapped for a symbolic link after recall gives a code and no content
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tamper","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` as the export marker. Original constraint: never rename it.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the current session file is swapped for a symbolic link to a copy of itself
+    And the first hit is read
+    Then the result is unavailable with one code and no content
+    And no result holds a raw session line
+    And no result names a session file path
+
+  @id:READ-014
+  Scenario: A read carries the hit's source fields and searchable text, never raw JSONL or a path
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-source","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"ask","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Where is `LastExportUtc` written?","timestamp":1767225601000}}
+      {"type":"message","id":"answer","parentId":"ask","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"private reasoning"},{"type":"text","text":"SourceFieldsMarker: it is written by the exporter."},{"type":"toolCall","id":"call-1","name":"read","arguments":{"path":"src/export.ts"}}],"provider":"openai","model":"gpt","usage":{"input":1,"output":1},"stopReason":"toolUse","timestamp":1767225602000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`SourceFieldsMarker`"
+    And the first hit is read
+    Then the read source matches the first hit
+    And the read text is "SourceFieldsMarker: it is written by the exporter.\nread\n{"path":"src/export.ts"}"
+    And the read is whole
+    And no result holds a raw session line
+    And no result names a session file path
+    And every history session file is byte-identical to before
+
+  @id:READ-015
+  Scenario Outline: Each kind of entry reads back as its searchable text
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-render","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"start","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Start.","timestamp":1767225601000}}
+      <entry>
+      """
+    And the history host opens the current session
+    When recall is asked with:
+      """
+      {"query": "`RenderMarker`", "includeSummaries": true}
+      """
+    And the first hit is read
+    Then the read text is "<text>"
+    And the read source has kind "<kind>" and role "<role>"
+    And the read is whole
+
+    Examples:
+      | case            | entry | text | kind | role |
+      | user-blocks     | {"type":"message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":"RenderMarker first"},{"type":"image","data":"aGk=","mimeType":"image/png"},{"type":"text","text":"second"}],"timestamp":1767225602000}} | RenderMarker first\nsecond | message | user |
+      | assistant       | {"type":"message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hidden thought"},{"type":"text","text":"RenderMarker answer"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}],"provider":"openai","model":"gpt","usage":{"input":1,"output":1},"stopReason":"toolUse","timestamp":1767225602000}} | RenderMarker answer\nbash\n{"command":"ls"} | message | assistant |
+      | tool-result     | {"type":"message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"RenderMarker output"},{"type":"image","data":"aGk=","mimeType":"image/png"}],"isError":false,"timestamp":1767225602000}} | bash\nRenderMarker output | message | toolResult |
+      | bash-execution  | {"type":"message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"bashExecution","command":"echo RenderMarker","output":"RenderMarker printed","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1767225602000}} | Command: echo RenderMarker\nRenderMarker printed | message | bashExecution |
+      | custom-message  | {"type":"custom_message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","customType":"note","content":[{"type":"text","text":"RenderMarker custom"}],"display":true} | RenderMarker custom | custom_message | custom |
+      | compaction      | {"type":"compaction","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","summary":"RenderMarker summary\\n\\nsecond paragraph","firstKeptEntryId":"start","tokensBefore":100} | RenderMarker summary\n\nsecond paragraph | compaction | summary |
+      | branch-summary  | {"type":"branch_summary","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","fromId":"start","summary":"RenderMarker branch"} | start\nRenderMarker branch | branch_summary | summary |
