@@ -43,6 +43,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _session_arguments(status)
     status.set_defaults(handler=run_status)
 
+    index = sub.add_parser(
+        "index",
+        help="bring the index up to date with a session file and show why it rebuilt or appended",
+        description="Run the incremental catch-up (the same one recall runs) and print the index state "
+        "(schemas/history/index-state.schema.json).",
+    )
+    _session_arguments(index)
+    index.add_argument("--force", action="store_true", help="rebuild from the JSONL even if nothing changed")
+    index.set_defaults(handler=run_index)
+
 
 def _session_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", required=True, metavar="FILE", help="the current Pi session file (never written)")
@@ -134,3 +144,51 @@ def run_search(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     return _emit(_service(args).status(), args.json, render_status)
+
+
+def index_state_json(state: Any) -> dict[str, Any]:
+    return {
+        "sessionId": state.session_id,
+        "indexedEntries": state.indexed_entries,
+        "malformedLines": state.malformed_lines,
+        "checkpointOffset": state.checkpoint_offset,
+        "fileSize": state.file_size,
+        "tailUnterminated": state.tail_unterminated,
+        "coveragePartial": state.coverage_partial,
+        "rebuilt": state.rebuilt,
+        "rebuildReason": state.rebuild_reason,
+        "appended": state.appended,
+    }
+
+
+def run_index(args: argparse.Namespace) -> int:
+    from reference.errors import ContractViolation
+    from reference.index_db import open_index
+    from reference.indexer import catch_up
+    from reference.jsonbytes import js_stringify
+
+    service = _service(args)
+    host = service.host
+    if host.session_id is None:
+        print(f"recall-rebase: ephemeral-session: no Pi session file at {args.session}", file=sys.stderr)
+        return 2
+    try:
+        Path(service.index_path).parent.mkdir(parents=True, exist_ok=True)
+        conn = open_index(service.index_path)
+        try:
+            state = catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
+                             force=args.force)
+        finally:
+            conn.close()
+    except ContractViolation as exc:
+        print(f"recall-rebase: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2
+    report = index_state_json(state)
+    if args.json:
+        sys.stdout.write(js_stringify(report) + "\n")
+    else:
+        how = f"rebuilt ({state.rebuild_reason})" if state.rebuilt else f"appended {state.appended} entries"
+        print(f"{service.index_path}: {state.indexed_entries} entries of session {state.session_id}; {how}; "
+              f"{state.malformed_lines} lines skipped; cursor at byte {state.checkpoint_offset} of {state.file_size}"
+              + ("; torn tail" if state.tail_unterminated else ""))
+    return 0

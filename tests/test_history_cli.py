@@ -97,3 +97,16 @@ def test_read_within_one_host_and_its_line_arguments(project: tuple[Path, Path, 
     proc.wait(timeout=60)
     assert second_line["text"] == "Second line." and second_line["startLine"] == 2
     assert bad_number["warnings"] == ["invalid-range"]
+
+
+def test_index_reports_rebuild_then_append(project: tuple[Path, Path, dict[str, str]]) -> None:
+    cwd, session, env = project
+    first = run(["history", "index", "--session", str(session), "--json"], cwd, env)
+    state = json.loads(first.stdout)
+    assert schemas.errors(state, "history/index-state.schema.json") == []
+    assert (state["rebuilt"], state["rebuildReason"], state["indexedEntries"]) == (True, "initial-index", 2)
+    with session.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"type": "message", "id": "a3", "parentId": "a2", "timestamp": "2026-01-01T00:00:03.000Z",
+                                 "message": {"role": "user", "content": "more", "timestamp": 3}}) + "\n")
+    second = json.loads(run(["history", "index", "--session", str(session), "--json"], cwd, env).stdout)
+    assert (second["rebuilt"], second["appended"], second["indexedEntries"]) == (False, 1, 3)
