@@ -35,7 +35,8 @@ def test_in_process_and_stdio_runs_agree_and_pass(tmp_path: Path) -> None:
     assert results_a == results_b
     assert set(results_a.values()) == {"PASS"}
     areas = {scenario_id.split("-")[0] for scenario_id in results_a}
-    assert {"READER", "TREE", "CONTEXT", "TOOLX", "CONFIG", "HOST", "PRIM"} <= areas
+    assert {"READER", "TREE", "CONTEXT", "TOOLX", "CONFIG", "HOST", "PRIM", "INDEX", "RECALL", "SCOPE", "PRIVACY",
+            "REF", "READ", "STATUS"} <= areas
     assert "conformant" in out_a and "--stdio" in out_b
 
 
