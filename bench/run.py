@@ -6,9 +6,14 @@ process so that its peak RSS is its own.
     python bench/run.py                    # reader benchmark on 50 MB and 200 MB sessions
     python bench/run.py --sizes 200 --repeat 3
     python bench/run.py --json             # one JSON document for scripts
+    python bench/run.py history [--scale 0.05] [--gb X] [--entries N] [--json]
+                                           # history recall: index, catch-up, recall, read
+                                           # (python bench/run.py history --help)
 
-The reader benchmark reads, hashes, locates and decodes the tree fields of every record of a
-generated session, as a ratio of one bare ``hashlib.sha256`` pass over the same bytes.
+The reader benchmark (the default) reads, hashes, locates and decodes the tree fields of every
+record of a generated session, as a ratio of one bare ``hashlib.sha256`` pass over the same bytes.
+The history benchmark (bench/history.py) measures the recall index on a generated project of at
+least 1 GB and 1,000,000 entries; docs/benchmarks.md has the figures and how long a run takes.
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
+try:  # the installed package (tox), else the checkout this file belongs to
+    import reference  # noqa: F401
+except ImportError:
+    sys.path.append(str(HERE.parent))
 READER_TARGET = 0.1  # of bare hashing speed (issue "Foundation", Must show)
 CHUNK = 1024 * 1024
 
@@ -141,7 +150,14 @@ def reader_benchmark(sizes: list[int], repeat: int, seed: int) -> list[dict[str,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if sys.argv[1:2] == ["history"]:
+        from history import main as history_main  # bench/ is this script's folder, first on sys.path
+
+        return history_main(sys.argv[2:])
+    parser = argparse.ArgumentParser(
+        usage="python bench/run.py [history ...] [options]",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "FILE"), help=argparse.SUPPRESS)
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200], help="session sizes in MB")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (the fastest counts)")

@@ -256,6 +256,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from reference.crashpoints import arm_from_environment
+    from reference.errors import ContractViolation
+
+    try:
+        arm_from_environment()  # RECALL_REBASE_CRASH_AT is read once, at start-up (decisions D11)
+    except ContractViolation as exc:
+        return fail(exc.code, exc.message)
     arguments = list(sys.argv[1:] if argv is None else argv)
     stdio_command: list[str] | None = None
     if "--stdio" in arguments and "--" in arguments and arguments[:1] == ["conformance"]:
