@@ -116,7 +116,7 @@ def validate_recall(params: Mapping[str, Any], history: Mapping[str, Any]) -> Re
 
 def check_reference(params: Mapping[str, Any]) -> str:
     ref = params.get("sourceRef")
-    if not isinstance(ref, str) or not REF_PATTERN.match(ref):
+    if not isinstance(ref, str) or not REF_PATTERN.fullmatch(ref):
         raise ContractViolation("invalid-reference", "sourceRef must be a hist_ reference issued by recall")
     return ref
 

@@ -69,9 +69,10 @@ def test_effective_values_are_capped_by_the_configuration() -> None:
 
 
 def test_read_reference_then_ranges() -> None:
-    with pytest.raises(ContractViolation) as caught:
-        check_reference({"sourceRef": "/etc/passwd"})
-    assert caught.value.code == "invalid-reference"
+    for bad in ("/etc/passwd", "hist_" + "a" * 32 + "\n", "HIST_" + "a" * 32, "hist_" + "A" * 32):
+        with pytest.raises(ContractViolation) as caught:
+            check_reference({"sourceRef": bad})
+        assert caught.value.code == "invalid-reference"
     for bad in ({"startLine": 0}, {"startLine": 1_000_001}, {"maxLines": 201}, {"maxLines": 0},
                 {"maxOutputTokens": 255}, {"startLine": -1}, {"startLine": "2"}):
         with pytest.raises(ContractViolation) as caught:
