@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,7 @@ from reference.paths import canonical_path
 from reference.privacy import ProviderPolicy, classify_entry, project_id, public_id
 from reference.query_terms import describe_query
 from reference.refs import RefTable, SourceRef
-from reference.retrieval import EngineHit, retrieve
+from reference.retrieval import EngineHit, fts_rowid_ranges, retrieve
 from reference.searchable import searchable_text
 from reference.source_verify import verify_source
 from reference.textunits import slice_utf16, utf16_length
@@ -44,6 +46,16 @@ _SAFE_CODE: Final = re.compile(
     r"|project-untrusted|ephemeral-session|privacy-omitted|line-exceeds-output-budget)$"
 )
 _SUMMARY_TYPES: Final = ("compaction", "branch_summary")
+#: The ancestry walk stops after this many steps below the leaf, as the recursive query did.
+_MAX_WALK_DEPTH: Final = 10_000_000
+#: Sessions whose sets the service remembers, and leaves per session.
+_KNOWN_SESSIONS: Final = 1024
+_KNOWN_LEAVES: Final = 4
+_STATE_FINGERPRINT: Final = """
+SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
+       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
+FROM session_index_state WHERE session_id = ?
+"""
 
 
 @dataclass
@@ -62,13 +74,62 @@ class HistoryHost:
 
 @dataclass(frozen=True)
 class Source:
-    """One authorized session: which of its entries the scope lets recall see, and how."""
+    """One authorized session: which of its entries the scope lets recall see, and how.
+
+    ``excluded`` and ``fts_ranges`` only make the queries cheaper (``retrieval.retrieve``):
+    the session's entries that are not authorized, read in the recall's snapshot, and FTS rowid
+    ranges that hold every FTS row of the session; None when not known.
+    """
 
     session_id: str
     session_file: str
-    authorized: frozenset[str]
+    authorized: AbstractSet[str]
     relation: str
-    branch: frozenset[str] | None = None  # the active branch of the current session (None elsewhere)
+    branch: AbstractSet[str] | None = None  # the active branch of the current session (None elsewhere)
+    excluded: AbstractSet[str] | None = None
+    fts_ranges: tuple[tuple[int, int], ...] | None = None
+
+
+class _SessionIds(AbstractSet[str]):
+    """Every entry id of one session in the index, read when asked through the connection.
+
+    Used for the scopes that authorize whole sessions: the recall runs in one read snapshot
+    (``_resolve_scope``), so this is the set the eager query would have read, without holding
+    hundreds of thousands of ids in memory.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, session_id: str) -> None:
+        self._conn = conn
+        self._session_id = session_id
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, str):
+            return False
+        row = self._conn.execute(
+            "SELECT 1 FROM entries WHERE session_id = ? AND entry_id = ?", (self._session_id, value)
+        ).fetchone()
+        return row is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_all_ids(self._conn, self._session_id))
+
+    def __len__(self) -> int:
+        row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
+        return int(row[0])
+
+
+_UNSET: Final = object()
+
+
+@dataclass
+class _Known:
+    """What one session's rows gave, valid while its fingerprint (index incarnation and stored
+    index state) stays the same: the rows are a projection of the file that state describes."""
+
+    fingerprint: tuple[Any, ...]
+    default_leaf: Any = _UNSET
+    branches: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=OrderedDict)
+    fts_ranges: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass
@@ -85,6 +146,7 @@ class HistoryService:
         self.index_path = index_path
         self.clock = clock or SystemClock()
         self.refs = RefTable(self.clock)
+        self._known: OrderedDict[str, _Known] = OrderedDict()
 
     # ------------------------------------------------------------------ gating
 
@@ -106,6 +168,8 @@ class HistoryService:
         try:
             yield conn
         finally:
+            if conn.in_transaction:  # the read snapshot of _resolve_scope
+                conn.execute("ROLLBACK")
             conn.close()
 
     def _guard(self, run: Callable[[], dict[str, Any]], *, check_abort: bool = True) -> dict[str, Any]:
@@ -144,24 +208,98 @@ class HistoryService:
         return session_file, self.host.session_id
 
     def _resolve_scope(self, conn: sqlite3.Connection, scope: str) -> _Scope:
+        """Catch up every source, then open the read snapshot that the sets and all the queries
+        of this call share (``_connection`` ends it)."""
         session_file, session_id = self._current_session()
         result = _Scope()
         state = catch_up(conn, session_file, session_id=session_id, project_path=self.host.project_path)
         if state.coverage_partial:
             result.warnings.append("source-coverage-partial")
-        branch = frozenset(_branch_ids(conn, session_id, self.host.leaf))
+        if state.rebuilt:
+            self._known.pop(session_id, None)
+        others: list[tuple[str, str]] = []
+        if scope == "project":
+            others = self._project_sessions(conn, session_file, session_id, result)
+        conn.execute("BEGIN")
+        incarnation = _incarnation(conn, self.index_path)
+        known = self._known_session(conn, session_id, incarnation)
+        branch, rest = self._branch_sets(conn, session_id, self.host.leaf, known)
+        ranges = self._fts_ranges(conn, session_id, known)
         if scope in ("current-branch", "current-lineage"):
             # current-lineage adds verified rebase ancestors once the rebase feature lands (issue 4).
-            result.sources.append(Source(session_id, session_file, branch, "ancestor", branch))
+            result.sources.append(Source(session_id, session_file, branch, "ancestor", branch, rest, ranges))
         else:
-            every = frozenset(_all_ids(conn, session_id))
-            result.sources.append(Source(session_id, session_file, every, "ancestor", branch))
-        if scope == "project":
-            self._add_project_sources(conn, session_file, session_id, result)
+            every = _SessionIds(conn, session_id)
+            result.sources.append(Source(session_id, session_file, every, "ancestor", branch, frozenset(), ranges))
+        for other_id, path in others:
+            try:
+                ranges = self._fts_ranges(conn, other_id, self._known_session(conn, other_id, incarnation))
+            except sqlite3.Error:
+                result.warnings.append("project-source-unavailable")
+                continue
+            result.sources.append(Source(other_id, path, _SessionIds(conn, other_id), "other-branch",
+                                         excluded=frozenset(), fts_ranges=ranges))
         return result
 
-    def _add_project_sources(self, conn: sqlite3.Connection, session_file: str, session_id: str,
-                             result: _Scope) -> None:
+    # ------------------------------------------------------------------ what the service remembers
+
+    def _known_session(self, conn: sqlite3.Connection, session_id: str, incarnation: Any) -> _Known | None:
+        """The remembered sets of a session while its fingerprint holds; None: do not remember."""
+        row = conn.execute(_STATE_FINGERPRINT, (session_id,)).fetchone()
+        if row is None or incarnation is None:
+            self._known.pop(session_id, None)
+            return None
+        fingerprint = (incarnation, *row)
+        known = self._known.get(session_id)
+        if known is None or known.fingerprint != fingerprint:
+            known = self._known[session_id] = _Known(fingerprint)
+        self._known.move_to_end(session_id)
+        while len(self._known) > _KNOWN_SESSIONS:
+            self._known.popitem(last=False)
+        return known
+
+    def _branch_sets(
+        self, conn: sqlite3.Connection, session_id: str, leaf: Any, known: _Known | None
+    ) -> tuple[frozenset[str], frozenset[str] | None]:
+        """Pi's ``getBranch()`` as a set, and the session's other entries (None: not read)."""
+        if leaf is not None and (not isinstance(leaf, str) or not _storable(leaf)):
+            return frozenset(_branch_ids(conn, session_id, leaf)), None  # SQLite's own rules and errors
+        if leaf == "default":
+            if known is None:
+                leaf = _default_leaf(conn, session_id)
+            else:
+                if known.default_leaf is _UNSET:
+                    known.default_leaf = _default_leaf(conn, session_id)
+                leaf = known.default_leaf
+        if leaf is None:
+            return frozenset(), None
+        assert isinstance(leaf, str)
+        if known is not None and leaf in known.branches:
+            known.branches.move_to_end(leaf)
+            return known.branches[leaf]
+        parents: dict[str, str | None] = dict(
+            conn.execute("SELECT entry_id, parent_id FROM entries WHERE session_id = ?", (session_id,))
+        )
+        branch = frozenset(_walk(parents, leaf))
+        rest = frozenset(entry_id for entry_id in parents if entry_id not in branch)
+        if known is not None:
+            known.branches[leaf] = (branch, rest)
+            while len(known.branches) > _KNOWN_LEAVES:
+                known.branches.popitem(last=False)
+        return branch, rest
+
+    @staticmethod
+    def _fts_ranges(conn: sqlite3.Connection, session_id: str, known: _Known | None) -> tuple[tuple[int, int], ...]:
+        if known is None:
+            return fts_rowid_ranges(conn, session_id)
+        if known.fts_ranges is None:
+            known.fts_ranges = fts_rowid_ranges(conn, session_id)
+        return known.fts_ranges
+
+    def _project_sessions(self, conn: sqlite3.Connection, session_file: str, session_id: str,
+                          result: _Scope) -> list[tuple[str, str]]:
+        """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
+        found: list[tuple[str, str]] = []
         if not self._history_config.get("allowProjectScope"):
             raise ContractViolation("project-scope-disabled", "project scope is not allowed by the configuration")
         if not self.host.project_trusted:
@@ -174,7 +312,7 @@ class HistoryService:
                      and os.path.abspath(e.path) != current]
         except OSError:
             result.warnings[:] = ["project-discovery-unavailable"]
-            return
+            return found
         names.sort(reverse=True)
         cap = int(self._history_config["maxProjectSessions"])
         if len(names) > cap:
@@ -188,11 +326,13 @@ class HistoryService:
                     continue
                 if other_id == session_id or canonical_path(cwd) != project:
                     continue
-                catch_up(conn, path, session_id=other_id, project_path=self.host.project_path)
-                ids = frozenset(_all_ids(conn, other_id))
-                result.sources.append(Source(other_id, path, ids, "other-branch"))
+                state = catch_up(conn, path, session_id=other_id, project_path=self.host.project_path)
+                if state.rebuilt:
+                    self._known.pop(other_id, None)
+                found.append((other_id, path))
             except (ContractViolation, OSError, sqlite3.Error, ValueError):
                 result.warnings.append("project-source-unavailable")
+        return found
 
     # ------------------------------------------------------------------ recall (§2.6–§2.8)
 
@@ -224,6 +364,8 @@ class HistoryService:
                     exact=exact,
                     fts=fts,
                     max_results=12,
+                    excluded_ids=source.excluded,
+                    fts_rowid_ranges=source.fts_ranges,
                 )
                 warnings.extend(found.warnings)
                 for hit in found.hits:
@@ -420,19 +562,66 @@ def _read_header(path: str) -> dict[str, Any]:
     return value
 
 
+def _incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
+    """Which database this is: its file and when its first migration ran (None: unknown).
+
+    A deleted and recreated index has other FTS rowids for the same files; this tells them apart.
+    """
+    try:
+        info = os.stat(index_path)
+    except OSError:
+        return None
+    row = conn.execute("SELECT applied_at FROM schema_migrations WHERE version = 1").fetchone()
+    return None if row is None else (info.st_dev, info.st_ino, row[0])
+
+
+def _storable(text: str) -> bool:
+    """Whether SQLite can take the string as a parameter (a lone surrogate cannot be UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _default_leaf(conn: sqlite3.Connection, session_id: str) -> Any:
+    """Pi's default leaf: the last entry in file order; None when the session has none."""
+    row = conn.execute(
+        "SELECT e.entry_id FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key "
+        "WHERE e.session_id = ? ORDER BY l.start_offset DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def _walk(parents: Mapping[str, str | None], leaf: str) -> list[str]:
+    """The leaf and its ancestors, leaf first, through ``parents`` (every entry of the session).
+
+    The same ids as the recursive query of ``_branch_ids``: stops at a missing parent, at the
+    first id seen twice (a parent cycle) and below ``_MAX_WALK_DEPTH`` steps.
+    """
+    seen: dict[str, None] = {}  # insertion-ordered: the walk's order and its visited set
+    node: str | None = leaf
+    while node is not None and node in parents and node not in seen:
+        seen[node] = None
+        if len(seen) > _MAX_WALK_DEPTH:
+            break
+        node = parents[node]
+    return list(seen)
+
+
 def _branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:
-    """Pi's ``getBranch()`` from the index: the leaf and its ancestors, root first."""
+    """Pi's ``getBranch()`` from the index: the leaf and its ancestors, root first.
+
+    The general form (any leaf value, compared by SQLite's rules); the service walks string
+    leaves in memory instead (``_walk``), with the same result.
+    """
     if leaf is None:
         return []
     if leaf == "default":
-        row = conn.execute(
-            "SELECT e.entry_id FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key "
-            "WHERE e.session_id = ? ORDER BY l.start_offset DESC LIMIT 1",
-            (session_id,),
-        ).fetchone()
-        if row is None:
+        leaf = _default_leaf(conn, session_id)
+        if leaf is None:
             return []
-        leaf = row[0]
     rows = conn.execute(
         "WITH RECURSIVE walk(entry_id, parent_id, depth) AS ("
         " SELECT entry_id, parent_id, 0 FROM entries WHERE session_id = ?1 AND entry_id = ?2"

@@ -41,9 +41,14 @@ from reference.session import iter_loaded_records
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
 BATCH_ROWS: Final = 2048
+#: SQLite's page cache while a catch-up holds the write lock (KiB; the default is 2 MiB): the
+#: index pages of a large session stay in memory (measured: 7% off a 1 GB initial index).
+CATCH_UP_CACHE_KIB: Final = 64 * 1024
 # A record of at most the record limit starts within this many of the latest chunks read.
 _KEEP_CHUNKS: Final = RECORD_LIMIT_BYTES // READ_CHUNK_BYTES + 2
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+#: The timestamps Pi writes (``Date.toISOString()``): the hour, then minutes 0-59, seconds 0-59, ms.
+_PI_TIMESTAMP: Final = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}):([0-5][0-9]):([0-5][0-9])\.([0-9]{3})Z")
 _HEADER_SKIPPED: Final = frozenset({RecordKind.BLANK, RecordKind.MALFORMED, RecordKind.FALSY})
 _NOT_ENTRIES: Final = frozenset({RecordKind.MALFORMED, RecordKind.FALSY, RecordKind.OVERSIZE})
 
@@ -400,6 +405,7 @@ class _Scanner:
         bounds = (f"{session_id}:", f"{session_id};")
         self.range_empty = conn.execute(_RANGE_HAS_ENTRY, bounds).fetchone() is None
         self.keys: set[str] = set()  # keys this pass wrote
+        self.hours: dict[str, float | int] = {}  # "YYYY-MM-DDTHH" -> ms at its start (or NaN)
         self.pending: list[tuple[tuple[Any, ...], tuple[str, int, int], bool]] = []
         self.inserted = 0
         self.rejected = 0  # invalid entries, shadowed repeats, keys another session owns
@@ -424,7 +430,7 @@ class _Scanner:
         if repeated:  # this pass wrote the id already: write that row first, then replace it
             self.rejected += 1
             self.flush()
-        created = date_time_ms(entry["timestamp"])
+        created = self._created_ms(entry["timestamp"])
         row = (
             key, self.session_id, entry_id, parent_id, entry_type, role,
             created if isinstance(created, int) else None,
@@ -434,6 +440,23 @@ class _Scanner:
         self.pending.append((row, (key, base + record.start, base + record.end), repeated))
         if len(self.pending) >= BATCH_ROWS:
             self.flush()
+
+    def _created_ms(self, timestamp: str) -> float | int:
+        """``date_time_ms(timestamp)``, with Pi's own format computed from a cached hour start.
+
+        Minutes and seconds below 60 add exactly what the general parser adds; hour 24 (valid
+        only at 24:00:00.000) and anything else goes to the general parser.
+        """
+        match = _PI_TIMESTAMP.fullmatch(timestamp)
+        if match is None or match[1].endswith("T24"):
+            return date_time_ms(timestamp)
+        hour = match[1]
+        start = self.hours.get(hour)
+        if start is None:
+            start = self.hours[hour] = date_time_ms(hour + ":00:00.000Z")
+        if not isinstance(start, int):
+            return date_time_ms(timestamp)
+        return start + int(match[2]) * 60_000 + int(match[3]) * 1000 + int(match[4])
 
     def _stored(self) -> dict[str, tuple[str, str]]:
         """``key -> (session_id, content_hash)`` of the pending keys the index already holds."""
@@ -641,13 +664,18 @@ def catch_up(
         header = _read_header(raw, path)
         _check_scope(header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("BEGIN IMMEDIATE")
+        cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+        conn.execute(f"PRAGMA cache_size = {-CATCH_UP_CACHE_KIB:d}")
         try:
-            result = _sync(conn, raw, path, header, info, force)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = _sync(conn, raw, path, header, info, force)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.execute(f"PRAGMA cache_size = {cache_size:d}")
     return result
 
 

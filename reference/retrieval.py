@@ -172,18 +172,32 @@ def retrieve(
     exact: bool,
     fts: bool,
     max_results: int = MAX_RESULTS,
+    excluded_ids: Collection[str] | None = None,
+    fts_rowid_ranges: Sequence[tuple[int, int]] | None = None,
 ) -> RetrievalResult:
     """Search one source's index rows for ``terms`` within the authorized scope (contract §2.6).
 
     ``no-query``: the query gave no terms; ``failed``: an exact query raised (no hits);
     ``disabled``: neither search kind is on, or ``max_results`` is below 1 (as upstream).
+
+    Two optional facts only make the same answer cheaper.  ``excluded_ids``: the session's
+    entries that are *not* authorized, when the caller read them in the snapshot the queries
+    read (authorized and excluded together are every entry of the session); the SQL filter then
+    names the shorter list (``NOT IN`` the excluded ones; nothing at all when none is excluded).
+    ``fts_rowid_ranges``: inclusive FTS rowid ranges holding every FTS row of the session
+    (``fts_rowid_ranges``); the FTS query then reads only those parts of the term lists.
     """
     if (not exact and not fts) or max_results <= 0:
         return RetrievalResult(status="disabled")
     if not terms.terms:
         return RetrievalResult(status="no-query")
     types = MESSAGE_TYPES + SUMMARY_TYPES if include_summaries else MESSAGE_TYPES
-    scope_sql, scope_params = _scope_filter(authorized_ids, types, roles, before_ms, after_ms)
+    complement = excluded_ids is not None and (not excluded_ids or len(excluded_ids) < len(authorized_ids))
+    if complement:
+        assert excluded_ids is not None
+        scope_sql, scope_params = _scope_filter(excluded_ids, types, roles, before_ms, after_ms, negate=True)
+    else:
+        scope_sql, scope_params = _scope_filter(authorized_ids, types, roles, before_ms, after_ms)
     window = candidate_window(max_results)
     candidates: dict[str, _Candidate] = {}
     warnings: list[str] = []
@@ -200,7 +214,8 @@ def retrieve(
     if fts:
         try:
             rows = _fts_rows(
-                conn, session_id, fts_match_expression(terms.terms), scope_sql, scope_params, window
+                conn, session_id, fts_match_expression(terms.terms), scope_sql, scope_params, window,
+                fts_rowid_ranges,
             )
         except sqlite3.Error:
             warnings.append(RETRIEVAL_DEGRADED)
@@ -212,14 +227,18 @@ def retrieve(
             candidate.fts_terms = [term for term, needle in folded_terms if _contains_token(folded, needle)]
             candidate.fts_order = order
 
-    authorized = set(authorized_ids)
+    if complement:
+        assert excluded_ids is not None
+        excluded = excluded_ids if isinstance(excluded_ids, (set, frozenset)) else set(excluded_ids)
+    else:
+        authorized = authorized_ids if isinstance(authorized_ids, (set, frozenset)) else set(authorized_ids)
     eligible: list[_Candidate] = []
     alternate = 0
     for candidate in candidates.values():
         row = candidate.row
         if row.entry_type not in types or not row.searchable_text:
             continue
-        if row.entry_id not in authorized:
+        if (row.entry_id in excluded) if complement else (row.entry_id not in authorized):
             alternate += 1
             continue
         if candidate.exact or candidate.phrases or candidate.fts_terms:
@@ -259,13 +278,24 @@ def _scope_filter(
     roles: Sequence[str] | None,
     before_ms: int | None,
     after_ms: int | None,
+    *,
+    negate: bool = False,
 ) -> tuple[str, list[Any]]:
-    """``AND`` clauses on the ``e`` alias: JSON array parameters, so an empty list matches nothing."""
-    clauses = [
-        "e.entry_id IN (SELECT value FROM json_each(?))",
-        "e.entry_type IN (SELECT value FROM json_each(?))",
-    ]
-    params: list[Any] = [_json_array(authorized_ids), _json_array(types)]
+    """``AND`` clauses on the ``e`` alias: JSON array parameters, so an empty list matches nothing.
+
+    ``negate``: the ids are the excluded ones (``NOT IN``; an empty list excludes nothing, so no
+    clause at all).
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    if not negate:
+        clauses.append("e.entry_id IN (SELECT value FROM json_each(?))")
+        params.append(_json_array(authorized_ids))
+    elif authorized_ids:
+        clauses.append("e.entry_id NOT IN (SELECT value FROM json_each(?))")
+        params.append(_json_array(authorized_ids))
+    clauses.append("e.entry_type IN (SELECT value FROM json_each(?))")
+    params.append(_json_array(types))
     if roles is not None:
         clauses.append("e.role IN (SELECT value FROM json_each(?))")
         params.append(_json_array(roles))
@@ -300,17 +330,99 @@ def _exact_rows(
 
 
 def _fts_rows(
-    conn: sqlite3.Connection, session_id: str, match: str, scope_sql: str, scope_params: list[Any], limit: int
+    conn: sqlite3.Connection,
+    session_id: str,
+    match: str,
+    scope_sql: str,
+    scope_params: list[Any],
+    limit: int,
+    ranges: Sequence[tuple[int, int]] | None = None,
 ) -> list[_Row]:
-    """FTS5 rows by ``bm25`` (best first), then newest, then ``entry_id`` ascending (D5 tie key)."""
-    sql = (
+    """FTS5 rows by ``bm25`` (best first), then newest, then ``entry_id`` ascending (D5 tie key).
+
+    With ``ranges`` (inclusive FTS rowid ranges that hold every FTS row of the session), each
+    range is its own query under the same order and limit, and the union is ordered and cut
+    again.  The order is total within a session (``entry_id`` is unique there) and ``bm25``
+    takes its statistics from the whole table whatever the rowid constraint, so the rows are
+    the same as one query over the whole table; FTS5 only skips the parts of the term lists
+    outside the ranges, which is what makes a large index cheap to search one session of.
+    """
+    # CROSS JOIN keeps this loop order (FTS, then keys, then entries) whatever the filters: with
+    # a date filter the planner otherwise walks the session's rows by date and runs the MATCH
+    # once per row, which takes minutes on a large index.
+    select = (
         f"SELECT {_COLUMNS}, bm25(entries_fts) AS lexical_rank FROM entries_fts"
-        " JOIN entries_fts_keys AS k ON k.fts_rowid = entries_fts.rowid"
-        " JOIN entries AS e ON e.entry_key = k.entry_key"
+        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = entries_fts.rowid"
+        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
         f" WHERE entries_fts MATCH ? AND e.session_id = ?{scope_sql}"
-        " ORDER BY lexical_rank, e.created_at DESC, e.entry_id LIMIT ?"
     )
-    return [_row(values[:-1]) for values in conn.execute(sql, [match, session_id, *scope_params, limit])]
+    order = " ORDER BY lexical_rank, e.created_at DESC, e.entry_id LIMIT ?"
+    if not ranges:
+        sql = select + order
+        params: list[Any] = [match, session_id, *scope_params, limit]
+    elif len(ranges) == 1:
+        sql = select + " AND entries_fts.rowid BETWEEN ? AND ?" + order
+        params = [match, session_id, *scope_params, ranges[0][0], ranges[0][1], limit]
+    else:
+        part = f"SELECT * FROM ({select} AND entries_fts.rowid BETWEEN ? AND ?{order})"
+        sql = (
+            f"SELECT * FROM ({' UNION ALL '.join([part] * len(ranges))})"
+            " ORDER BY lexical_rank, created_at DESC, entry_id LIMIT ?"
+        )
+        params = []
+        for low, high in ranges:
+            params += [match, session_id, *scope_params, low, high, limit]
+        params.append(limit)
+    return [_row(values[:-1]) for values in conn.execute(sql, params)]
+
+
+MAX_FTS_RANGES: Final = 8
+#: A gap between two runs of a session's rowids is worth its own query (each FTS query reads
+#: the whole term lists once for bm25's statistics) when it is wider than this part of the table.
+_GAP_SHARE: Final = 40
+
+
+def fts_rowid_ranges(
+    conn: sqlite3.Connection, session_id: str, max_ranges: int = MAX_FTS_RANGES
+) -> tuple[tuple[int, int], ...]:
+    """At most ``max_ranges`` inclusive FTS rowid ranges that hold every FTS row of the session.
+
+    Rowids are given out in file order as a session is indexed, so a session is one run plus a
+    run per later append; only gaps wider than a fortieth of the table split the ranges, the
+    widest first (a split costs a query, a gap costs reading its matches).  The keys are read by
+    their ``"<sessionId>:"`` prefix, which may also hold another session's keys (ids with ``:``):
+    the ranges are then wider than needed, never narrower.  No rows: no ranges.
+    """
+    bounds = (f"{session_id}:", f"{session_id};")
+    low, high, count = conn.execute(
+        "SELECT min(fts_rowid), max(fts_rowid), count(*) FROM entries_fts_keys WHERE entry_key >= ? AND entry_key < ?",
+        bounds,
+    ).fetchone()
+    if not count:
+        return ()
+    if high - low + 1 == count or max_ranges <= 1:
+        return ((low, high),)
+    total = conn.execute("SELECT max(fts_rowid) FROM entries_fts_keys").fetchone()[0]
+    worth = max(1, total // _GAP_SHARE)
+    rowids = sorted(
+        rowid
+        for (rowid,) in conn.execute(
+            "SELECT fts_rowid FROM entries_fts_keys WHERE entry_key >= ? AND entry_key < ?", bounds
+        )
+    )
+    gaps = sorted(
+        (rowids[index] - rowids[index - 1], index)
+        for index in range(1, len(rowids))
+        if rowids[index] - rowids[index - 1] > worth
+    )
+    cuts = sorted(index for _gap, index in gaps[len(gaps) - (max_ranges - 1) :]) if gaps else []
+    ranges: list[tuple[int, int]] = []
+    start = 0
+    for cut in cuts:
+        ranges.append((rowids[start], rowids[cut - 1]))
+        start = cut
+    ranges.append((rowids[start], rowids[-1]))
+    return tuple(ranges)
 
 
 def _row(values: Sequence[Any]) -> _Row:
