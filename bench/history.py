@@ -619,6 +619,11 @@ def print_report(report: dict[str, Any]) -> None:
               f" warnings {', '.join(result['warnings']) or 'none'}")
     print("  kept = one long-lived service (as a host keeps it); fresh = a new service per recall (the first")
     print("  recall after a host start, with nothing cached in the process)")
+    print(f"  median ms per query (kept): {'':<28}" + "".join(f"{scope:>17}" for scope in report["recall"]))
+    for index, query in enumerate(QUERIES):
+        medians = [statistics.median(result["latencies_ms"][index :: len(QUERIES)] or [math.nan])
+                   for result in report["recall"].values()]
+        print(f"    {query[:52]:<52}" + "".join(f"{value:>17,.1f}" for value in medians))
     read = report["read"]
     timings = {name: statistics.median(values) for name, values in read["timings"].items()}
     print()

@@ -217,13 +217,17 @@ class HistoryService:
             result.warnings.append("source-coverage-partial")
         if state.rebuilt:
             self._known.pop(session_id, None)
+        leaf = self.host.leaf
+        general: frozenset[str] | None = None
+        if leaf is not None and (not isinstance(leaf, str) or not _storable(leaf)):
+            general = frozenset(_branch_ids(conn, session_id, leaf))  # SQLite's own rules and errors
         others: list[tuple[str, str]] = []
         if scope == "project":
             others = self._project_sessions(conn, session_file, session_id, result)
         conn.execute("BEGIN")
         incarnation = _incarnation(conn, self.index_path)
         known = self._known_session(conn, session_id, incarnation)
-        branch, rest = self._branch_sets(conn, session_id, self.host.leaf, known)
+        branch, rest = (general, None) if general is not None else self._branch_sets(conn, session_id, leaf, known)
         ranges = self._fts_ranges(conn, session_id, known)
         if scope in ("current-branch", "current-lineage"):
             # current-lineage adds verified rebase ancestors once the rebase feature lands (issue 4).
@@ -261,9 +265,8 @@ class HistoryService:
     def _branch_sets(
         self, conn: sqlite3.Connection, session_id: str, leaf: Any, known: _Known | None
     ) -> tuple[frozenset[str], frozenset[str] | None]:
-        """Pi's ``getBranch()`` as a set, and the session's other entries (None: not read)."""
-        if leaf is not None and (not isinstance(leaf, str) or not _storable(leaf)):
-            return frozenset(_branch_ids(conn, session_id, leaf)), None  # SQLite's own rules and errors
+        """Pi's ``getBranch()`` as a set for a leaf that is None, "default" or a storable id, and
+        the session's other entries (None: not read)."""
         if leaf == "default":
             if known is None:
                 leaf = _default_leaf(conn, session_id)
