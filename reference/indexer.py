@@ -37,7 +37,7 @@ from reference.reader import (
     read_line_bytes,
 )
 from reference.searchable import entry_role, searchable_text, token_estimate
-from reference.session import iter_loaded_records
+from reference.session import check_session_path, iter_loaded_records
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
 BATCH_ROWS: Final = 2048
@@ -282,17 +282,6 @@ def _refuse_version(version: Any, path: str) -> None:
             "unsupported-source-version",
             f"{path} has session format version {version}, newer than the supported {CURRENT_VERSION}",
         )
-
-
-def _stat_path(path: str) -> None:
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise ContractViolation("session-file-missing", f"no such session file: {path}") from None
-    except OSError as exc:
-        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise ContractViolation("session-not-a-file", f"not a regular file: {path}")
 
 
 def _read_header(raw: IO[bytes], path: str) -> _Header:
@@ -650,7 +639,7 @@ def catch_up(
     path = os.fspath(session_file)
     if conn.in_transaction:
         raise ValueError("catch_up needs a connection outside any transaction")
-    _stat_path(path)
+    check_session_path(path, allow_empty=True)
     try:
         raw = open_session_file(path)
     except OSError as exc:

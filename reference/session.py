@@ -110,7 +110,8 @@ class SessionFile:
             ) from None
 
 
-def _check_path(path: str) -> None:
+def check_session_path(path: str, *, allow_empty: bool = False) -> None:
+    """The bad-input refusals every reader of a session file shares (R1)."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -119,7 +120,7 @@ def _check_path(path: str) -> None:
         raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise ContractViolation("session-not-a-file", f"not a regular file: {path}")
-    if info.st_size == 0:
+    if info.st_size == 0 and not allow_empty:
         raise ContractViolation("session-empty", f"the session file is empty (0 bytes): {path}")
 
 
@@ -155,7 +156,7 @@ def iter_loaded_records(stream: IO[bytes], path: str) -> Iterator[Record]:
 def load_session(path: str | os.PathLike[str]) -> SessionFile:
     """Read a session file once, read-only, keeping only what the tree needs."""
     path = os.fspath(path)
-    _check_path(path)
+    check_session_path(path)
     diagnostics = ReadDiagnostics()
     entries: list[Record] = []
     header_record: Record | None = None
