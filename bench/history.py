@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from measure import peak_rss_bytes  # bench/ is first on sys.path when run as a script
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 OUT = HERE / "out"
@@ -73,23 +75,6 @@ SCOPES = ("current-branch", "current-session", "project")
 
 # ----------------------------------------------------------------------------------------------
 # helpers
-
-
-def peak_rss_bytes() -> int | None:
-    """``VmHWM`` of /proc/self/status: it starts afresh at exec (see bench/run.py)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        import resource
-    except ImportError:
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
 
 
 def say(message: str) -> None:

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from measure import peak_rss_bytes  # bench/ is first on sys.path when run as a script
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 try:  # the installed package (tox), else the checkout this file belongs to
@@ -36,27 +38,6 @@ except ImportError:
     sys.path.append(str(HERE.parent))
 READER_TARGET = 0.1  # of bare hashing speed (issue "Foundation", Must show)
 CHUNK = 1024 * 1024
-
-
-def peak_rss_bytes() -> int | None:
-    """Peak resident set size of this process; None where the platform tells none.
-
-    Linux: ``VmHWM`` of /proc/self/status, which starts afresh at exec (``ru_maxrss`` keeps the
-    parent's peak from before the fork, which would charge the generator's memory to the reader).
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        import resource
-    except ImportError:  # Windows
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024  # macOS reports bytes, Linux KiB
 
 
 def worker(kind: str, path: str) -> dict[str, Any]:
