@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reference import secrets as _secrets
 from reference.secrets import (
     CREDENTIAL_LABEL,
     FAMILIES,
@@ -173,3 +174,14 @@ def test_redaction_never_grows_a_text_without_secrets(text: str) -> None:
         assert redacted == text
     else:
         assert "[DS4 REDACTED " in redacted
+
+
+
+@given(st.text(alphabet=st.sampled_from(list("sk-ghpousr_AKIBearer pasword:=apikeyTOKENſKK0123456789ABCDEFxyz\"'")),
+                 max_size=80))
+def test_the_literal_prefilter_never_skips_a_family_that_would_match(text: str) -> None:
+    """The pre-check is only a shortcut: every family that matches must pass it."""
+    folded = text.casefold()
+    for name, pattern, _replacement in _secrets.FAMILIES:
+        if pattern.search(text):
+            assert _secrets._may_hold(name, text, folded), (name, text)
