@@ -8,7 +8,6 @@ traceback; ``--json`` prints exactly one JSON document on stdout for scripts.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -286,10 +285,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     return result
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ import importlib
 import json
 import platform
 import shlex
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -194,7 +193,3 @@ class _Reporter:
         with target.open("w", encoding="utf-8") as handle:
             for line in lines:
                 handle.write(json.dumps(line, ensure_ascii=False) + "\n")
-
-
-def python_executable() -> str:
-    return sys.executable

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference.jsonbytes import UNDEFINED
 from reference.jsvalues import date_time_ms, get, nullish, strict_equal, truthy
 
 _CONTENT_ROLES = frozenset({"user", "assistant", "toolResult"})
@@ -128,7 +127,3 @@ def context_messages(entries: Sequence[Any]) -> list[Any]:
     for entry in entries:
         messages.extend(entry_to_messages(entry))
     return messages
-
-
-def is_undefined(value: Any) -> bool:
-    return value is UNDEFINED

@@ -26,10 +26,10 @@ from reference.errors import ContractViolation
 from reference.history_query import RecallQuery, check_reference, validate_read_range, validate_recall
 from reference.index_db import open_index
 from reference.indexer import catch_up, index_state
-from reference.jsonbytes import js_stringify
 from reference.paths import canonical_path
 from reference.privacy import ProviderPolicy, classify_entry, project_id, public_id
 from reference.query_terms import describe_query
+from reference.reader import read_header_line
 from reference.refs import RefTable, SourceRef
 from reference.retrieval import EngineHit, fts_rowid_ranges, retrieve
 from reference.searchable import searchable_text
@@ -323,7 +323,7 @@ class HistoryService:
         project = canonical_path(self.host.project_path)
         for path in names[:cap]:
             try:
-                header = _read_header(path)
+                header = read_header_line(path)
                 other_id, cwd = header.get("id"), header.get("cwd")
                 if not isinstance(other_id, str) or not isinstance(cwd, str):
                     continue
@@ -553,18 +553,6 @@ class _RuntimeUnavailable(Exception):
     """The index cannot be opened: ``runtime-unavailable``."""
 
 
-def _read_header(path: str) -> dict[str, Any]:
-    from reference.reader import HEADER_SCAN_LIMIT_BYTES, decode_value
-
-    with open(path, "rb") as stream:
-        head = stream.read(HEADER_SCAN_LIMIT_BYTES)
-    line = head.split(b"\n", 1)[0]
-    value = decode_value(line)
-    if not isinstance(value, dict):
-        raise ValueError("no header object")
-    return value
-
-
 def _incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
     """Which database this is: its file and when its first migration ran (None: unknown).
 
@@ -723,7 +711,3 @@ def _read_envelope(ref: SourceRef, classification: str, text: str, start_line: i
         ordered["nextLine"] = result["nextLine"]
     ordered["truncated"] = result["truncated"]
     return ordered
-
-
-def entry_json(value: Any) -> str:
-    return js_stringify(value)

@@ -18,16 +18,15 @@ from reference.history import HistoryHost, HistoryService
 from reference.host import resolve_host
 from reference.index_db import default_index_path
 from reference.inspect import DEFAULT_LEAF, inspect_session
+from reference.reader import read_header_line
 
 
 def _session_id_of(session_file: str | None) -> str | None:
     """The header id, as Pi's session manager knows it; None when the file is not a session."""
     if not session_file or not os.path.isfile(session_file):
         return None
-    from reference.history import _read_header
-
     try:
-        value = _read_header(session_file).get("id")
+        value = read_header_line(session_file).get("id")
     except (OSError, ValueError):
         return None
     return value if isinstance(value, str) else None

@@ -224,6 +224,20 @@ def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES) -> Itera
         )
 
 
+def read_header_line(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The first line of a session file as an object, read within the 1 MiB header scan limit.
+
+    For discovery and identity checks that must not scan the whole file; ``ValueError`` (or
+    :class:`JsonParseError`) when the first line is not an object.
+    """
+    with open_session_file(path) as stream:
+        head = stream.read(HEADER_SCAN_LIMIT_BYTES)
+    value = decode_value(head.split(b"\n", 1)[0])
+    if not isinstance(value, dict):
+        raise ValueError("the first line is not a JSON object")
+    return value
+
+
 def _defined(value: Any) -> Any:
     return UNDEFINED if value is msgspec.UNSET else value
 

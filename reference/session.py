@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
 from reference.errors import ContractViolation
-from reference.jsonbytes import JsonParseError, js_stringify
+from reference.jsonbytes import JsonParseError
 from reference.reader import (
     CURRENT_VERSION,
     HEADER_SCAN_LIMIT_BYTES,
@@ -217,7 +217,3 @@ def load_session(path: str | os.PathLike[str]) -> SessionFile:
         unsupported_version=unsupported,
         invalid_header_fields=invalid_fields,
     )
-
-
-def describe_version(value: Any) -> str:
-    return js_stringify(value)
