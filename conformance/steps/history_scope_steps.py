@@ -126,12 +126,6 @@ def when_open_no_provider(adapter: Adapter, scenario_state: State) -> None:
     _open(adapter, scenario_state, provider=None)
 
 
-@when("the global history configuration is changed to:")
-def when_config_changed(scenario_state: State, docstring: str) -> None:
-    agent: Path = _history(scenario_state)["agent"]
-    (agent / "ds4-context.json").write_text(docstring, encoding="utf-8")
-
-
 @when("the hits are remembered")
 def when_hits_remembered(scenario_state: State) -> None:
     _history(scenario_state)["remembered"] = _hit_summary(_last(scenario_state))

@@ -75,6 +75,7 @@ def given_untrusted_project(workdir: Path, scenario_state: State) -> None:
 
 
 @given("the global history configuration:")
+@when("the global history configuration is changed to:")
 def given_config(scenario_state: State, docstring: str) -> None:
     agent: Path = _history(scenario_state)["agent"]
     (agent / "ds4-context.json").write_text(docstring, encoding="utf-8")

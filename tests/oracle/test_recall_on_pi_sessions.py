@@ -358,23 +358,19 @@ def _judge(session: PiSession, leaf: Any, path: set[str], scope: str, query: Que
 # --------------------------------------------------------------------------- tests
 
 
-def test_current_branch_recall_returns_only_pi_ancestors(world: World, triple_stats: Any) -> None:
+@pytest.mark.parametrize(
+    ("scope", "label"),
+    [
+        ("current-branch", "current-branch recall vs Pi pathIds"),
+        ("current-session", "current-session relations vs Pi pathIds"),
+    ],
+    ids=["current-branch-returns-only-pi-ancestors", "current-session-labels-relations-by-pi-ancestry"],
+)
+def test_recall_agrees_with_pi_ancestry(world: World, triple_stats: Any, scope: str, label: str) -> None:
     world.build()
-    outcome = _check_scope(world, "current-branch")
-    triple_stats.add("current-branch recall vs Pi pathIds", triples=outcome.triples,
-                     disagreements=len(outcome.disagreements), files=len(outcome.files))
-    assert not world.changed_files(), "recall changed a session file"
-    assert outcome.triples >= MIN_TRIPLES_PER_SCOPE, f"only {outcome.triples} triples compared"
-    assert outcome.hits_checked > outcome.triples, f"too few hits to judge ({outcome.hits_checked})"
-    if outcome.disagreements:
-        pytest.fail(outcome.fail_message(), pytrace=False)
-
-
-def test_current_session_recall_labels_relations_by_pi_ancestry(world: World, triple_stats: Any) -> None:
-    world.build()
-    outcome = _check_scope(world, "current-session")
-    triple_stats.add("current-session relations vs Pi pathIds", triples=outcome.triples,
-                     disagreements=len(outcome.disagreements), files=len(outcome.files))
+    outcome = _check_scope(world, scope)
+    triple_stats.add(label, triples=outcome.triples, disagreements=len(outcome.disagreements),
+                     files=len(outcome.files))
     assert not world.changed_files(), "recall changed a session file"
     assert outcome.triples >= MIN_TRIPLES_PER_SCOPE, f"only {outcome.triples} triples compared"
     assert outcome.hits_checked > outcome.triples, f"too few hits to judge ({outcome.hits_checked})"
