@@ -115,10 +115,35 @@ CREATE TABLE entry_source_locations (
 ) STRICT;
 """
 
+_REBASE_PROJECTIONS_SQL: Final = """
+CREATE TABLE rebase_checkpoints (
+  checkpoint_id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL UNIQUE,
+  payload_json TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE session_lineage (
+  target_session_id TEXT PRIMARY KEY,
+  source_session_id TEXT NOT NULL,
+  source_leaf_id TEXT NOT NULL,
+  checkpoint_id TEXT NOT NULL,
+  payload_json TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX session_lineage_ancestor_idx ON session_lineage(source_session_id);
+
+CREATE TABLE rebase_operations (
+  operation_id TEXT PRIMARY KEY,
+  phase TEXT NOT NULL,
+  payload_json TEXT NOT NULL
+) STRICT;
+"""
+
 #: ``(version, name, sql)`` in order.  Append only: never edit a released entry (golden test).
 MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
     (1, "session-index", _SESSION_INDEX_SQL),
     (2, "canonical-history-source-locations", _SOURCE_LOCATIONS_SQL),
+    (3, "rebuildable-rebase-projections", _REBASE_PROJECTIONS_SQL),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
 

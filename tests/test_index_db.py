@@ -25,6 +25,7 @@ from reference.index_db import (
 GOLDEN_CHECKSUMS = {
     1: "22d5277b6e5832d7906ca4d65a3f1cab6047c5065b7b94aae941cd2263c2ab46",
     2: "ee25afeb4cb6eec31bec3f7e0174b466e2d610ec17243f878d7d62167b558875",
+    3: "cce24edcad16ba1912209d4183a350df6cdf4bb196a2150afe09c52955d79179",
 }
 
 
@@ -89,7 +90,8 @@ def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
 def test_golden_migration_checksums() -> None:
     assert [version for version, _name, _sql in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
     assert {version: migration_checksum(version, name, sql) for version, name, sql in MIGRATIONS} == GOLDEN_CHECKSUMS
-    assert [name for _version, name, _sql in MIGRATIONS] == ["session-index", "canonical-history-source-locations"]
+    assert [name for _version, name, _sql in MIGRATIONS] == ["session-index", "canonical-history-source-locations",
+                                                                 "rebuildable-rebase-projections"]
 
 
 def test_checksum_is_sha256_of_version_name_sql() -> None:
@@ -104,7 +106,7 @@ def test_open_creates_a_migrated_wal_database(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == index_db.BUSY_TIMEOUT_MS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     ledger = conn.execute("SELECT version, name, checksum FROM schema_migrations ORDER BY version").fetchall()
     assert ledger == [(v, n, GOLDEN_CHECKSUMS[v]) for v, n, _sql in MIGRATIONS]
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
@@ -131,7 +133,7 @@ def test_a_recorded_unknown_version_is_newer(tmp_path: Path) -> None:
     path = tmp_path / "index.sqlite"
     open_index(path).close()
     raw = sqlite3.connect(path)
-    raw.execute("INSERT INTO schema_migrations VALUES (3, 'rebuildable-rebase-projections', 'x', 0)")
+    raw.execute("INSERT INTO schema_migrations VALUES (?, 'from-the-future', 'x', 0)", (SCHEMA_VERSION + 1,))
     raw.commit()
     raw.close()
     with pytest.raises(ContractViolation) as caught:
@@ -167,7 +169,7 @@ def test_a_changed_migration_in_the_code_is_refused(tmp_path: Path, monkeypatch:
     path = tmp_path / "index.sqlite"
     open_index(path).close()
     version, name, sql = MIGRATIONS[1]
-    monkeypatch.setattr(index_db, "MIGRATIONS", (MIGRATIONS[0], (version, name, sql + "\n")))
+    monkeypatch.setattr(index_db, "MIGRATIONS", (MIGRATIONS[0], (version, name, sql + "\n"), *MIGRATIONS[2:]))
     with pytest.raises(ContractViolation) as caught:
         open_index(path)
     assert caught.value.code == "index-migration-changed"
@@ -184,23 +186,23 @@ def test_missing_migrations_are_applied_on_open(tmp_path: Path, monkeypatch: pyt
     assert raw.execute("SELECT name FROM sqlite_master WHERE name = 'entry_source_locations'").fetchone() is None
     raw.close()
     conn = open_index(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
-    assert [row[0] for row in conn.execute("SELECT version FROM schema_migrations")] == [1, 2]
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert [row[0] for row in conn.execute("SELECT version FROM schema_migrations")] == list(range(1, SCHEMA_VERSION + 1))
     conn.close()
 
 
 def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "index.sqlite"
     open_index(path).close()
-    broken = (3, "broken", "CREATE TABLE half_done (x INTEGER) STRICT;\nCREATE TABLE oops (;")
+    broken = (SCHEMA_VERSION + 1, "broken", "CREATE TABLE half_done (x INTEGER) STRICT;\nCREATE TABLE oops (;")
     monkeypatch.setattr(index_db, "MIGRATIONS", (*MIGRATIONS, broken))
-    monkeypatch.setattr(index_db, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(index_db, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(sqlite3.Error):
         open_index(path)
     raw = sqlite3.connect(path)
     assert raw.execute("SELECT name FROM sqlite_master WHERE name = 'half_done'").fetchone() is None
-    assert raw.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == 2
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert raw.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == SCHEMA_VERSION
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     raw.close()
 
 
