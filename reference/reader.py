@@ -48,6 +48,7 @@ class _TreeFields(msgspec.Struct):
     firstKeptEntryId: Any = msgspec.UNSET
     version: Any = msgspec.UNSET
     cwd: Any = msgspec.UNSET
+    timestamp: Any = msgspec.UNSET
 
 
 _FAST_DECODER: Final = msgspec.json.Decoder(_TreeFields)
@@ -74,6 +75,8 @@ class Record(NamedTuple):
     first_kept_entry_id: Any = UNDEFINED
     version: Any = UNDEFINED
     cwd: Any = UNDEFINED
+    # Only whether ``timestamp`` is a string (a valid Pi entry needs one); the value is not kept.
+    timestamped: bool = False
 
     @property
     def span(self) -> int:
@@ -129,6 +132,7 @@ def _classify(data: bytes) -> tuple[RecordKind, _TreeFields | None, bool]:
             firstKeptEntryId=value.get("firstKeptEntryId", unset),
             version=value.get("version", unset),
             cwd=value.get("cwd", unset),
+            timestamp=value.get("timestamp", unset),
         ), True
     return RecordKind.ENTRY, None, False
 
@@ -221,6 +225,7 @@ def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES) -> Itera
             number, start, end, digest, kind, terminated, crlf, is_object,
             _defined(fields.type), _defined(fields.id), _defined(fields.parentId),
             _defined(fields.firstKeptEntryId), _defined(fields.version), _defined(fields.cwd),
+            isinstance(fields.timestamp, str),
         )
 
 
