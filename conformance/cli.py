@@ -209,11 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true", help="print the full JSON object")
     inspect.set_defaults(handler=cmd_session_inspect)
 
-    from conformance import cli_config, cli_fixtures, cli_history
+    from conformance import cli_config, cli_fixtures, cli_history, cli_rebase
 
     cli_config.add_parser(commands)
     cli_fixtures.add_parser(commands)
     cli_history.add_parser(commands)
+    cli_rebase.add_parser(commands)
 
     host = commands.add_parser(
         "host",

@@ -56,10 +56,12 @@ HELP = """commands:
   /context history [status]            index state of the current session (content-free)
   /context history search <query>      recall with default settings
   /context history read <sourceRef> [startLine] [maxLines]
+  /context rebase [--dry-run | --recover <operationId>]
+                                       rebase the current session onto a fresh target (never a tool)
   /tool <name> <JSON arguments>        call context_history_recall, _read or _status as a model would
   /help                                this text
-  /quit                                leave the host
-session rebase arrives with its feature (see CHANGELOG.md)"""
+  /quit                                leave the host"""
+REBASE_USAGE = "/context rebase [--dry-run | --recover <operationId>]"
 
 TOOLS = ("context_history_recall", "context_history_read", "context_history_status")
 
@@ -94,6 +96,7 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
         leaf="default" if leaf is None else (None if leaf == "null" else leaf), provider=provider,
     )
     service = HistoryService(history_host, index_path=index or default_index, clock=SystemClock())
+    rebase = _rebase_service(history_host, project, index)
     prompt = stdin.isatty()
     stdout.write("recall-rebase host: type /help for commands, /quit to leave\n")
     stdout.flush()
@@ -119,6 +122,8 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
                 stdout.write(run_config_command(arguments, loaded=loaded, targets=targets) + "\n")
             elif command == "/context" and words[:1] == ["history"]:
                 stdout.write(js_stringify(_history_command(service, rest.strip()[len("history"):].strip())) + "\n")
+            elif command == "/context" and words[:1] == ["rebase"]:
+                stdout.write(_rebase_command(rebase, service, words[1:]) + "\n")
             elif command == "/tool":
                 name, _, payload = rest.strip().partition(" ")
                 if name not in TOOLS:
@@ -135,6 +140,39 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
         except json.JSONDecodeError as exc:
             stdout.write(f"error: the tool arguments are not JSON: {exc}\n")
         stdout.flush()
+
+
+def _rebase_service(history_host: Any, project: str, index: str | None) -> Any:
+    from reference.rebase import RebaseService
+    from reference.rebase_host import build_rebase_host
+
+    host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+                                            session_file=history_host.session_file, leaf=history_host.leaf)
+    return RebaseService(host, index_path=index or default_index)
+
+
+def _rebase_command(rebase: Any, history: Any, words: list[str]) -> str:
+    """``/context rebase`` (contract §6.1): the result's JSON when the session was not replaced,
+    else the notification, and the host's current session becomes the target."""
+    from reference.jsonbytes import js_stringify
+    from reference.rebase_ids import is_operation_id
+
+    if words == []:
+        result = rebase.rebase_session()
+    elif words == ["--dry-run"]:
+        result = rebase.rebase_session(dry_run=True)
+    elif len(words) == 2 and words[0] == "--recover" and is_operation_id(words[1]):
+        result = rebase.rebase_session(recover=words[1])
+    else:
+        return f"usage: {REBASE_USAGE}"
+    notes = list(rebase.host.notifications)
+    rebase.host.notifications.clear()
+    if not result.get("sessionReplaced"):
+        return js_stringify(result)
+    history.host.session_file = rebase.host.session_file  # the fresh context is the only one used now
+    history.host.session_id = rebase.host.current_session_id()
+    history.host.leaf = "default"
+    return "\n".join(f"[{level}] {message}" for level, message in notes)
 
 
 def _history_command(service: Any, rest: str) -> dict[str, Any]:

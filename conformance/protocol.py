@@ -39,6 +39,10 @@ OPERATIONS: Final = (
     "history.restart",
     "clock.set",
     "clock.advance",
+    "rebase.open",
+    "rebase.setFacts",
+    "rebase.run",
+    "rebase.crash",
 )
 
 JsonObject = dict[str, Any]

@@ -157,6 +157,10 @@ STATEFUL_OPERATIONS: Final = (
     "history.restart",
     "clock.set",
     "clock.advance",
+    "rebase.open",
+    "rebase.setFacts",
+    "rebase.run",
+    "rebase.crash",
 )
 
 
@@ -168,6 +172,7 @@ class ReferenceAdapter:
 
     def __init__(self) -> None:
         self._history: Any = None
+        self._rebase: Any = None
 
     def _history_state(self) -> Any:
         if self._history is None:
@@ -176,10 +181,23 @@ class ReferenceAdapter:
             self._history = HistoryHostState()
         return self._history
 
+    def _rebase_state(self) -> Any:
+        if self._rebase is None:
+            from reference.rebase_host import RebaseHostState
+
+            self._rebase = RebaseHostState(clock=self._history_state().clock)
+        return self._rebase
+
     def dispatch(self, op: str, params: Mapping[str, Any]) -> JsonObject:
-        """Stateless operations from the table, stateful ones on this host's history state."""
+        """Stateless operations from the table, stateful ones on this host's history and rebase
+        state (one clock for both)."""
         if op not in STATEFUL_OPERATIONS:
             return dispatch(op, params)
+        if op.startswith("rebase."):
+            rebase = self._rebase_state()
+            method = {"rebase.open": rebase.open, "rebase.setFacts": rebase.set_facts,
+                      "rebase.run": rebase.run, "rebase.crash": rebase.crash}[op]
+            return dict(as_json_value(method(params)))
         state = self._history_state()
         if op in ("history.recall", "history.read", "history.status"):
             service = state.require()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import uuid
 from collections.abc import Callable
@@ -122,6 +123,28 @@ def install_no_overwrite(target: Path, data: bytes, *, crash: Callable[[str], No
     except BaseException:
         _remove_quietly(temporary)
         raise
+
+
+def stale_temporaries(path: Path) -> list[Path]:
+    """Our own ``<path>.<uuid>.tmp`` files beside ``path``, left by a process that died inside a
+    durable write (crash points ``TargetStaged`` and ``TargetInstalled``)."""
+    pattern = re.compile(re.escape(path.name) + r"\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.tmp")
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return sorted(path.parent / name for name in names if pattern.fullmatch(name))
+
+
+def remove_stale_temporaries(path: Path) -> int:
+    """Remove :func:`stale_temporaries` of ``path`` (recovery calls it once the target is known
+    good or freshly installed); the count removed."""
+    removed = 0
+    for temporary in stale_temporaries(path):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+            removed += 1
+    return removed
 
 
 def durable_replace(path: Path, data: bytes) -> None:

@@ -25,7 +25,7 @@ from reference.archive import SourceArchive, capture_source, check_prefix, decod
 from reference.checkpoint import MEMORY_TYPE, PIN_TYPE, build_checkpoint, snapshot_memory, stage_target
 from reference.clock import Clock, SystemClock
 from reference.context import context_messages
-from reference.durable import durable_replace, install_no_overwrite
+from reference.durable import durable_replace, install_no_overwrite, remove_stale_temporaries
 from reference.errors import ContractViolation
 from reference.index_db import open_index
 from reference.journal import (
@@ -346,6 +346,7 @@ class _Run:
             return result
         if not os.path.lexists(target_file):
             self._install(checkpoint)
+        remove_stale_temporaries(Path(target_file))  # a crash inside an earlier install left them
         self._activate(source_file, source_size, source_hash)
         return verified_result(result)
 
