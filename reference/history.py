@@ -23,9 +23,11 @@ from typing import Any, Final
 from reference import envelope as env
 from reference.clock import Clock, SystemClock
 from reference.errors import ContractViolation
+from reference.history_lineage import LineageCache
 from reference.history_query import RecallQuery, check_reference, validate_read_range, validate_recall
 from reference.index_db import open_index
 from reference.indexer import catch_up, index_state
+from reference.lineage import LineageSource
 from reference.paths import canonical_path
 from reference.privacy import ProviderPolicy, classify_entry, project_id, public_id
 from reference.query_terms import describe_query
@@ -147,6 +149,7 @@ class HistoryService:
         self.clock = clock or SystemClock()
         self.refs = RefTable(self.clock)
         self._known: OrderedDict[str, _Known] = OrderedDict()
+        self._lineage = LineageCache()
 
     # ------------------------------------------------------------------ gating
 
@@ -224,13 +227,13 @@ class HistoryService:
         others: list[tuple[str, str]] = []
         if scope == "project":
             others = self._project_sessions(conn, session_file, session_id, result)
+        lineage = self._lineage_sources(conn, session_file, leaf, result) if scope == "current-lineage" else []
         conn.execute("BEGIN")
         incarnation = _incarnation(conn, self.index_path)
         known = self._known_session(conn, session_id, incarnation)
         branch, rest = (general, None) if general is not None else self._branch_sets(conn, session_id, leaf, known)
         ranges = self._fts_ranges(conn, session_id, known)
         if scope in ("current-branch", "current-lineage"):
-            # current-lineage adds verified rebase ancestors once the rebase feature lands (issue 4).
             result.sources.append(Source(session_id, session_file, branch, "ancestor", branch, rest, ranges))
         else:
             every = _SessionIds(conn, session_id)
@@ -243,7 +246,30 @@ class HistoryService:
                 continue
             result.sources.append(Source(other_id, path, _SessionIds(conn, other_id), "other-branch",
                                          excluded=frozenset(), fts_ranges=ranges))
+        for source in lineage:
+            ranges = self._fts_ranges(conn, source.session_id, self._known_session(conn, source.session_id, incarnation))
+            result.sources.append(Source(source.session_id, source.session_file, source.allowed_entry_ids,
+                                         "lineage-ancestor", fts_ranges=ranges))
         return result
+
+    def _lineage_sources(self, conn: sqlite3.Connection, session_file: str, leaf: Any,
+                         result: _Scope) -> list[LineageSource]:
+        """§2.5 step 3: the runtime's lineage warnings first, then each verified ancestor,
+        nearest first, caught up with the same header checks (``lineage-source-unavailable``)."""
+        state = self._lineage.state(session_file, leaf, self.host.project_path, conn)
+        result.warnings.extend(state.warnings)
+        synced: list[LineageSource] = []
+        for source in state.sources:
+            try:
+                caught = catch_up(conn, source.session_file, session_id=source.session_id,
+                                  project_path=self.host.project_path)
+            except (ContractViolation, OSError, sqlite3.Error, ValueError):
+                result.warnings.append("lineage-source-unavailable")
+                continue
+            if caught.rebuilt:
+                self._known.pop(source.session_id, None)
+            synced.append(source)
+        return synced
 
     # ------------------------------------------------------------------ what the service remembers
 

@@ -25,9 +25,11 @@ from reference.checkpoint import (
     verify_pair,
 )
 from reference.errors import ContractViolation
+from reference.journal import load_journal
 from reference.jsonbytes import js_stringify
 from reference.jsvalues import get
 from reference.reader import CURRENT_VERSION, Record, RecordKind, open_session_file, read_header_line
+from reference.rebase_ids import journal_path
 from reference.session import SessionFile, load_session
 from reference.tree import SessionTree
 
@@ -230,6 +232,28 @@ def project_pairs(conn: sqlite3.Connection, pairs: Sequence[tuple[str, Mapping[s
                 raise
         except (sqlite3.Error, KeyError, TypeError):
             continue
+        _project_journal(conn, link)
+
+
+def _project_journal(conn: sqlite3.Connection, link: Mapping[str, Any]) -> None:
+    """The operation journal a verified link names, so the ``rebase_operations`` rows come back
+    after the index is deleted (the journal, not the row, is the authority)."""
+    try:
+        path = journal_path(str(link["sourceSessionFile"]), str(link["operationId"]))
+        operation = load_journal(path.read_bytes(), requested_id=str(link["operationId"]),
+                                 source_file=str(link["sourceSessionFile"]), project_path=str(link["projectPath"]))
+    except (ContractViolation, OSError, KeyError):
+        return
+    project_operation(conn, operation)
+
+
+def is_projected(conn: sqlite3.Connection, state: RebaseState) -> bool:
+    """Whether every pair of ``state`` has its lineage row (False after the index was deleted)."""
+    try:
+        return all(conn.execute("SELECT 1 FROM session_lineage WHERE target_session_id = ? AND checkpoint_id = ?",
+                                (target, cp.get("id"))).fetchone() is not None for target, cp, _link in state.pairs)
+    except sqlite3.Error:
+        return True
 
 
 def clear_session(conn: sqlite3.Connection, session_id: Any) -> None:
