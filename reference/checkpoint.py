@@ -322,6 +322,27 @@ def _merge(inherited: Iterable[Mapping[str, Any]], native: Iterable[dict[str, An
     return list(merged.values())
 
 
+def overlay_inherited(items: Sequence[Mapping[str, Any]], branch: Sequence[Any], *, pins: bool) -> list[dict[str, Any]]:
+    """§6.14 overlay: the continuation's own mutations on its active branch applied to copies of
+    the items it inherited (status: deleted, invalid or expired; supersede: superseded).  Only
+    the continuation's view changes; the mutation time is its Pi entry's timestamp."""
+    copies = {get(item, "id"): copy.deepcopy(dict(item)) for item in items if isinstance(item, Mapping)}
+    target_key = "pinId" if pins else "memoryId"
+    for mutation in _mutations(branch, PIN_TYPE if pins else MEMORY_TYPE):
+        payload = mutation.payload
+        if payload["operation"] == "status":
+            item = copies.get(payload[target_key])
+            if item is not None:
+                item.update(status=payload["status"], updatedAt=mutation.created_at)
+                if "reason" in payload:
+                    item["statusReason"] = payload["reason"]
+        elif payload["operation"] == "supersede":
+            item = copies.get(payload["previousId"])
+            if item is not None:
+                item.update(status="superseded", supersededBy=payload["item"]["id"], updatedAt=mutation.created_at)
+    return list(copies.values())
+
+
 def snapshot_memory(
     entries: Sequence[Any],
     *,

@@ -22,7 +22,14 @@ from typing import Any, Final
 
 from reference import crashpoints
 from reference.archive import SourceArchive, capture_source, check_prefix, decode_path, prefix_matches
-from reference.checkpoint import MEMORY_TYPE, PIN_TYPE, build_checkpoint, snapshot_memory, stage_target
+from reference.checkpoint import (
+    MEMORY_TYPE,
+    PIN_TYPE,
+    build_checkpoint,
+    overlay_inherited,
+    snapshot_memory,
+    stage_target,
+)
 from reference.clock import Clock, SystemClock
 from reference.context import context_messages
 from reference.durable import durable_replace, install_no_overwrite, remove_stale_temporaries
@@ -387,8 +394,9 @@ class _Run:
         inherited = own.checkpoint or {}
         snapshot = snapshot_memory(
             _memory_entries(archive), session_id=archive.session_id, session_file=archive.path,
-            branch_ids=archive.branch_ids(), inherited_pins=get(inherited, "pins") or (),
-            inherited_memories=get(inherited, "memories") or ())
+            branch_ids=archive.branch_ids(),
+            inherited_pins=overlay_inherited(get(inherited, "pins") or (), archive.branch, pins=True),
+            inherited_memories=overlay_inherited(get(inherited, "memories") or (), archive.branch, pins=False))
         privacy = get(self.host.config, "privacy")
         rebase = get(self.host.config, "sessionRebase")
         return build_checkpoint(
