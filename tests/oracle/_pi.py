@@ -363,3 +363,35 @@ def compare(answers: Iterable[Mapping[str, Any]], result: Comparison | None = No
         if ref_settings != pi_text["settings"]:
             differ("settings JSON {model, thinkingLevel}", pi_text["settings"], ref_settings)
     return result
+
+
+# --------------------------------------------------------------------------- rebase targets
+
+OPEN_TARGET_SCRIPT: Final = ORACLE_DIR / "pi-open-target.mjs"
+
+
+def open_targets(requests: Iterable[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """One ``pi-open-target.mjs`` process for all requests: Pi's answers and the exit code.
+
+    Exit code 3 (a target or source changed) still returns the answers, so the test can say which
+    file changed; any other failure raises.
+    """
+    if not OPEN_TARGET_SCRIPT.is_file():
+        raise OracleUnavailable(f"oracle script {OPEN_TARGET_SCRIPT} is missing")
+    body = "".join(json.dumps(r) + "\n" for r in requests).encode("utf-8")
+    proc = subprocess.run(
+        [str(node_binary()), str(OPEN_TARGET_SCRIPT)],
+        input=body,
+        capture_output=True,
+        env=node_env(),
+        cwd=ORACLE_DIR,
+        timeout=600,
+        check=False,
+    )
+    if proc.returncode not in (0, 3):
+        raise RuntimeError(
+            f"{OPEN_TARGET_SCRIPT.name} exited with {proc.returncode}\n"
+            f"stderr:\n{proc.stderr.decode('utf-8', 'replace')[-4000:]}"
+        )
+    answers = [json.loads(line) for line in proc.stdout.decode("utf-8").split("\n") if line]
+    return answers, proc.returncode
