@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -83,10 +84,13 @@ class RebaseHostState:
             argv=params.get("argv") or (), session_file=params.get("sessionFile"), leaf=params.get("leaf", "default"))
         apply_facts(host, params)
         index_path = params.get("indexPath") or default_index
-        ids = params.get("targetSessionIds")
-        new_id = (lambda: str(ids.pop(0))) if isinstance(ids, list) and ids else None
-        self.service = RebaseService(host, clock=self.clock, index_path=str(index_path),
-                                     **({"new_session_id": new_id} if new_id else {}))
+        given = list(params.get("targetSessionIds") or ())
+
+        def new_id() -> str:
+            """The scenario's ids in order, then random UUIDs as Pi would draw them."""
+            return str(given.pop(0)) if given else str(uuid.uuid4())
+
+        self.service = RebaseService(host, clock=self.clock, index_path=str(index_path), new_session_id=new_id)
         self.opened = dict(params)
         return {"indexPath": str(index_path)}
 
@@ -115,6 +119,10 @@ class RebaseHostState:
             raise ContractViolation("invalid-crash-point", f"crash point must be one of {', '.join(CRASH_POINTS)}")
         opened, host = self.opened, service.host
         env = {**os.environ, **(opened.get("env") or {}), "HOME": _text(opened, "home"), ENV_VAR: point}
+        # The child runs in the project folder: put this checkout on its path (an installed wheel
+        # would be found anyway), or ``-m conformance.cli`` is not importable there.
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         command = [sys.executable, "-m", "conformance.cli", "rebase", "--session", str(host.session_file),
                    "--cwd", _text(opened, "cwd"), "--index", str(service.index_path), "--json",
                    *(opened.get("argv") or ())]

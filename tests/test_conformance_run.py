@@ -36,7 +36,8 @@ def test_in_process_and_stdio_runs_agree_and_pass(tmp_path: Path) -> None:
     assert set(results_a.values()) == {"PASS"}
     areas = {scenario_id.split("-")[0] for scenario_id in results_a}
     assert {"READER", "TREE", "CONTEXT", "TOOLX", "CONFIG", "HOST", "PRIM", "INDEX", "RECALL", "SCOPE", "PRIVACY",
-            "REF", "READ", "STATUS"} <= areas
+            "REF", "READ", "STATUS", "REBASE", "ATOMIC", "CHECKPOINT", "JOURNAL", "LOCK", "RECOVER", "LINEAGE",
+            "CRASH"} <= areas
     assert "conformant" in out_a and "--stdio" in out_b
 
 

@@ -1,0 +1,103 @@
+Feature: The rebase checkpoint is deterministic quoted state, bound to its source by the link
+  Spec: contract.md §6.5 (identity), §6.6, §6.8, §6.14, §7.2 cases 1, 7, 14; decisions.md D1, D2
+  Operation and checkpoint ids derive from the source session id, the captured leaf and the
+  SHA-256 of the whole source. The checkpoint quotes Pi's compaction-aware context as one JSON
+  string inside sentinels, says verification is unknown, carries confirmed pins and session
+  memory whole, and is bound to the source prefix by the link entry's checkpoint hash.
+
+  Background:
+    Given a trusted history project
+    And the clock is set to 1767229200000 ms
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-checkpoint","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"message","id":"answer","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Noted, the export keeps its column."}],"provider":"p","model":"m","stopReason":"stop","timestamp":1767225602000}}
+      {"type":"compaction","id":"compact","parentId":"answer","timestamp":"2026-01-01T00:00:03.000Z","summary":"The export work so far.","firstKeptEntryId":"answer","tokensBefore":100}
+      {"type":"message","id":"task","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225604000}}
+      """
+
+  @id:CHECKPOINT-001
+  Scenario: Operation and checkpoint ids share the suffix derived from session id, leaf and source SHA-256
+    When the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase operation id is the one derived from the source session id, leaf and SHA-256
+    When the rebase operation id is remembered
+    And a rebase dry run is asked
+    Then the rebase operation id is the remembered one
+    When a rebase is asked
+    Then the rebase operation id is the remembered one
+    And the checkpoint id shares the operation id's suffix
+
+  @id:CHECKPOINT-002
+  Scenario: The handoff quotes the compaction-aware context as one JSON string between the sentinels
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the handoff has eight lines and quotes the context entries "compact answer task" as one JSON string
+    And the handoff does not contain "LastExportUtc old original decision"
+
+  @id:CHECKPOINT-003
+  Scenario: The handoff message in the target is the checkpoint's handoff inside its classification markers
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the checkpoint classification is "normal" and the handoff message carries it
+    And the rebase target entries validate against the rebase schemas
+
+  @id:CHECKPOINT-004
+  Scenario: The checkpoint says verification is unknown and reports its limitations as the result's warnings
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the checkpoint was created at 1767229200000 ms, its verification state is unknown and its limitations are the result's warnings
+    And the checkpoint captures the source at leaf "task" with 1 compaction
+    And the rebase result counts the handoff's chars-v1 tokens as its checkpoint tokens
+
+  @id:CHECKPOINT-005
+  Scenario: A privacy marker in the context raises the checkpoint classification
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"secret","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"[ds4:sensitive]Rotate the deployment key first[/ds4:sensitive]","timestamp":1767225605000}}
+      """
+    And the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the checkpoint classification is "sensitive" and the handoff message carries it
+
+  @id:CHECKPOINT-006
+  Scenario: The configured default classification is the checkpoint's lowest level
+    Given the global history configuration:
+      """
+      {"privacy": {"defaultClassification": "internal"}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the checkpoint classification is "internal" and the handoff message carries it
+
+  @id:CHECKPOINT-007
+  Scenario: The link binds the checkpoint by its JSON.stringify hash to the source prefix and the target
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the link binds the checkpoint by its hash to the source prefix and the target
+
+  @id:CHECKPOINT-008
+  Scenario: Pins and session memory travel whole; project scope never, a branch pin only from the captured branch
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-pins","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"message","id":"side","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"A branch not taken","timestamp":1767225602000}}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m1","operation":"add","createdAt":1767225603000,"item":{"id":"pin-branch","scope":"branch","content":"Keep LastExportUtc nullable","branchLeafId":"task","sourceEntryId":"old","createdAt":1767225603000}},"id":"p1","parentId":"old","timestamp":"2026-01-01T00:00:03.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m2","operation":"add","createdAt":1767225604000,"item":{"id":"pin-project","scope":"project","content":"Project rule","projectPath":"{cwd}","createdAt":1767225604000}},"id":"p2","parentId":"p1","timestamp":"2026-01-01T00:00:04.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m3","operation":"add","createdAt":1767225605000,"item":{"id":"pin-side","scope":"branch","content":"Only on the side branch","branchLeafId":"side","createdAt":1767225605000}},"id":"p3","parentId":"p2","timestamp":"2026-01-01T00:00:05.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m4","operation":"add","createdAt":1767225606000,"item":{"id":"pin-session","scope":"session","content":"Session-wide rule","createdAt":1767225606000}},"id":"p4","parentId":"p3","timestamp":"2026-01-01T00:00:06.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"n1","operation":"add","createdAt":1767225607000,"item":{"id":"mem-session","scope":"session","claim":"LastExportUtc stays nullable","createdAt":1767225607000,"sourceEntryIds":["old"]}},"id":"n1","parentId":"p4","timestamp":"2026-01-01T00:00:07.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"n2","operation":"add","createdAt":1767225608000,"item":{"id":"mem-project","scope":"project","claim":"The project uses tabs","projectPath":"{cwd}","createdAt":1767225608000,"sourceEntryIds":[]}},"id":"n2","parentId":"n1","timestamp":"2026-01-01T00:00:08.000Z"}
+      {"type":"message","id":"task","parentId":"n2","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225609000}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the rebase result preserves 2 pins and 1 memories
+    And the checkpoint carries the pins "pin-branch pin-session" and the memories "mem-session"
+    And the carried pin "pin-branch" keeps its original content "Keep LastExportUtc nullable" and its branchLeafId "task"
+    And the carried pin "pin-session" keeps its original content "Session-wide rule" and its createdAt "1767225606000"
+    And the rebase target entries validate against the rebase schemas

@@ -1,0 +1,126 @@
+Feature: The rebase journal is the durable, metadata-only record of one operation
+  Spec: contract.md §6.2 steps 11-13, §6.5, §6.10, §6.11, §7.2 cases 2, 4; decisions.md D1, D2
+  One compact JSON.stringify object at <source dir>/.ds4-rebase/operations/<id>.json, no trailing
+  newline, at most 32,000 bytes, durably replaced at every phase. Recovery refuses a journal that
+  is missing, oversized, not JSON, or that names another operation, schema or source file.
+  Journals are checked against schemas/rebase/journal.schema.json.
+
+  Background:
+    Given a trusted history project
+    And the clock is set to 1767229200000 ms
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-journal","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"message","id":"answer","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Noted, the export keeps its column."}],"provider":"p","model":"m","stopReason":"stop","timestamp":1767225602000}}
+      {"type":"compaction","id":"compact","parentId":"answer","timestamp":"2026-01-01T00:00:03.000Z","summary":"The export work so far.","firstKeptEntryId":"answer","tokensBefore":100}
+      {"type":"message","id":"task","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225604000}}
+      """
+
+  @id:JOURNAL-001
+  Scenario: After a verified rebase the journal describes the source, the target and the operation
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase journal phase is "Verified"
+    And the rebase journal describes the source, the target and the operation
+    And the rebase journal was created and last updated at 1767229200000 ms
+
+  @id:JOURNAL-002
+  Scenario: The journal is compact JSON with no trailing newline
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase journal is compact JSON of at most 32,000 bytes with no trailing newline
+
+  @id:JOURNAL-003
+  Scenario: The journal's target fingerprint is the size and SHA-256 of the installed target
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase journal holds the target fingerprint of the file on disk
+
+  @id:JOURNAL-004
+  Scenario: A failure after the journal exists leaves a Recoverable journal that records the code
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    Then the rebase journal phase is "Recoverable"
+    And the rebase journal records the error code "activation-cancelled"
+    And the rebase journal is compact JSON of at most 32,000 bytes with no trailing newline
+
+  @id:JOURNAL-005
+  Scenario Outline: An operation id that is not rebase_ and 32 lower-case hex is invalid-operation
+    When the rebase host opens the current session
+    And recovery of the operation "<id>" is asked
+    Then the rebase result is unavailable with code "invalid-operation"
+    And no rebase operations folder exists
+
+    Examples:
+      | case       | id                                      |
+      | short      | rebase_1234                             |
+      | upper-case | rebase_0123456789ABCDEF0123456789ABCDEF |
+      | no-prefix  | 0123456789abcdef0123456789abcdef        |
+      | path       | rebase_../../0123456789abcdef0123456789 |
+
+  @id:JOURNAL-006
+  Scenario: Recovering an operation whose journal is missing is operation-unavailable
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal is deleted
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-unavailable"
+
+  @id:JOURNAL-007
+  Scenario: A journal over 32,000 bytes is operation-unavailable
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal is padded with spaces to 32001 bytes
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-unavailable"
+
+  @id:JOURNAL-008
+  Scenario: A journal that is not JSON is rebase-unavailable
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal is replaced by the text "{not json"
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "rebase-unavailable"
+
+  @id:JOURNAL-009
+  Scenario Outline: A journal edited to name another operation, schema or source file is operation-integrity
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal field "<field>" is changed to <value>
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-integrity"
+    And the rebase source is byte-identical to before
+
+    Examples:
+      | case           | field             | value                                     |
+      | id             | id                | "rebase_0123456789abcdef0123456789abcdef" |
+      | schema-version | schemaVersion     | 2                                         |
+      | source-alias   | sourceSessionFile | "{source}/../current.jsonl"               |
+
+  @id:JOURNAL-010
+  Scenario: A journal whose target lies outside the source folder is operation-integrity
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal field "targetSessionFile" is changed to "/elsewhere/ds4-rebase_0123456789abcdef0123456789abcdef.jsonl"
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-integrity"
+
+  @id:JOURNAL-011
+  Scenario: A journal whose source session id is not the source header's is operation-integrity, found under the lock
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal field "sourceSessionId" is changed to "s-someone-else"
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "operation-integrity"
+    And the rebase journal phase is "Recoverable"
+    And the rebase source is byte-identical to before

@@ -1,0 +1,149 @@
+Feature: A verified link makes the target a continuation of its source for history recall
+  Spec: contract.md §6.13, §6.3, §2.5 (current-lineage), §5.3, §7.2 cases 1, 17
+  Only a checkpoint/link pair on the active branch of the current session, verified against the
+  source prefix, grants lineage. Recall in current-lineage scope then also searches the source's
+  captured branch, labelled lineage-ancestor. A parentSession header alone grants nothing, a
+  branch reset before the link removes the lineage, and any failed check is reported as the
+  warning lineage-integrity-unavailable. The projection is rebuilt from the JSONL.
+
+  Background:
+    Given a trusted history project
+    And the clock is set to 1767229200000 ms
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-lineage","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"message","id":"answer","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Noted, the export keeps its column."}],"provider":"p","model":"m","stopReason":"stop","timestamp":1767225602000}}
+      {"type":"compaction","id":"compact","parentId":"answer","timestamp":"2026-01-01T00:00:03.000Z","summary":"The export work so far.","firstKeptEntryId":"answer","tokensBefore":100}
+      {"type":"message","id":"sibling","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"LastExportUtc WRONG_SIBLING_PAYLOAD","timestamp":1767225604000}}
+      {"type":"message","id":"task","parentId":"compact","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225605000}}
+      """
+
+  @id:LINEAGE-001
+  Scenario: From the target, current-lineage recall finds an original source message as lineage-ancestor
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result is complete with no warnings
+    And the effective scope is "current-lineage"
+    And the hit entry ids are "old"
+    And the hit "old" has relation "lineage-ancestor"
+    And the rebase source is byte-identical to before
+
+  @id:LINEAGE-002
+  Scenario: current-branch recall from the target does not reach into the source
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-branch"}
+      """
+    Then the result is complete with no warnings
+    And there are no hits
+
+  @id:LINEAGE-003
+  Scenario: Lineage covers only the captured branch of the source, not its other branches
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the hit entry ids are "old"
+    And no result contains "WRONG_SIBLING_PAYLOAD"
+
+  @id:LINEAGE-004
+  Scenario: A parentSession header alone grants no lineage
+    Given the session "child" beside the current one, with these lines:
+      """
+      {"type":"session","version":3,"id":"s-child","timestamp":"2026-01-02T00:00:00.000Z","cwd":"{cwd}","parentSession":"{source}"}
+      {"type":"message","id":"c1","parentId":null,"timestamp":"2026-01-02T00:00:01.000Z","message":{"role":"user","content":"A session that only claims a parent","timestamp":1767312001000}}
+      """
+    When the history host switches to the sibling session "child"
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result is complete with no warnings
+    And there are no hits
+
+  @id:LINEAGE-005
+  Scenario: Moving the target's leaf to before the link removes the lineage
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the history host opens the rebase target
+    And the history active leaf moves to the checkpoint entry of the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result is complete with no warnings
+    And there are no hits
+
+  @id:LINEAGE-006
+  Scenario: A tampered checkpoint is reported as lineage-integrity-unavailable and grants nothing
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the checkpoint data in the rebase target is edited, "Continue the implementation" becoming "Abandon the implementation"
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+  @id:LINEAGE-007
+  Scenario: A source whose captured prefix was edited no longer verifies
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file is edited in place, "old original" becoming "new original"
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+  @id:LINEAGE-008
+  Scenario: Deleting the index loses no lineage: the next recall verifies and projects again
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    And the history index file is deleted
+    And the history host restarts
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    And the hit "old" has relation "lineage-ancestor"
+
+  @id:LINEAGE-009
+  Scenario: Source entries written after the rebase are not part of the lineage
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"later","parentId":"task","timestamp":"2026-01-01T02:00:00.000Z","message":{"role":"user","content":"LastExportUtc LATER_SOURCE_PAYLOAD","timestamp":1767232800000}}
+      """
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    And no result contains "LATER_SOURCE_PAYLOAD"

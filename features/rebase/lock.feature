@@ -1,0 +1,85 @@
+Feature: One inter-process lock per canonical source keeps two rebases of it apart
+  Spec: contract.md §6.12, §6.2 step 14, §7.2 cases 16, 18; decisions.md D1
+  The lock is an SQLite writer transaction (BEGIN IMMEDIATE) on
+  <source dir>/.ds4-rebase/locks/<sha256(canonical source path)>.sqlite, the TypeScript
+  implementation's scheme, so the two implementations exclude each other. Here a step holds it
+  with Python's sqlite3 to stand for another process.
+
+  Background:
+    Given a trusted history project
+    And the clock is set to 1767229200000 ms
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-lock","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"message","id":"task","parentId":"old","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225604000}}
+      """
+
+  @id:LOCK-001
+  Scenario: A lock held by another process makes a rebase rebase-busy, and nothing is written
+    When another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "rebase-busy"
+    And no rebase operations folder exists
+    And no rebase target exists
+    And the rebase source is byte-identical to before
+
+  @id:LOCK-002
+  Scenario: A dry run takes the lock too
+    When another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is unavailable with code "rebase-busy"
+
+  @id:LOCK-003
+  Scenario: Once the other process lets go, the rebase runs
+    When another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And a rebase is asked
+    And the other process releases the rebase lock
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+
+  @id:LOCK-004
+  Scenario: The lock is released after a run, whatever its outcome
+    When the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase lock of the current session is free
+    When a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the rebase lock of the current session is free
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "operation-exists-use-recover"
+    And the rebase lock of the current session is free
+
+  @id:LOCK-005
+  Scenario: A held lock also stops a recovery, which succeeds once the lock is free
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "rebase-busy"
+    And the rebase journal phase is "Recoverable"
+    When the other process releases the rebase lock
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+
+  @id:LOCK-006
+  Scenario: A symbolic link alias of the source shares its lock and its operation id
+    When the rebase host opens the current session
+    And a rebase dry run is asked
+    And the rebase operation id is remembered
+    And another process holds the rebase lock of the current session
+    And the rebase host opens the current session through the symbolic link "aliases/alias.jsonl"
+    And a rebase dry run is asked
+    Then the rebase result is unavailable with code "rebase-busy"
+    When the other process releases the rebase lock
+    And a rebase dry run is asked
+    Then the rebase result is a preview
+    And the rebase operation id is the remembered one

@@ -1,0 +1,144 @@
+Feature: Recovery finishes or re-verifies an operation, from the source or from the target
+  Spec: contract.md §6.11, §6.2 steps 10-13, 24-25, §6.9, §7.2 cases 2-5; decisions.md D1
+  Recovery re-validates the source against the journal's leaf, size and hash (the source may
+  have grown: only the prefix must match), reuses an installed target after checking its staged
+  bytes, or rebuilds the same target deterministically when none was installed. It is idempotent
+  and never creates a second target.
+
+  Background:
+    Given a trusted history project
+    And the clock is set to 1767229200000 ms
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-recover","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"message","id":"answer","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Noted, the export keeps its column."}],"provider":"p","model":"m","stopReason":"stop","timestamp":1767225602000}}
+      {"type":"compaction","id":"compact","parentId":"answer","timestamp":"2026-01-01T00:00:03.000Z","summary":"The export work so far.","firstKeptEntryId":"answer","tokensBefore":100}
+      {"type":"message","id":"task","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225604000}}
+      """
+
+  @id:RECOVER-001
+  Scenario: A Recoverable operation recovered from the source is verified with the same operation id
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase operation id is remembered
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase operation id is the remembered one
+    And the rebase journal phase is "Verified"
+    And exactly one rebase target exists, named after the operation, beside the source
+    And the rebase source is byte-identical to before
+
+  @id:RECOVER-002
+  Scenario: Recovery from the target takes the source from its verified lineage
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase operation id is remembered
+    And the rebase files are remembered
+    And the rebase host opens the rebase target
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase operation id is the remembered one
+    And the rebase target is byte-identical to the remembered one
+    And exactly one rebase target exists, named after the operation, beside the source
+
+  @id:RECOVER-003
+  Scenario: Recovering a verified operation again is idempotent and creates no second target
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase files are remembered
+    And the rebase operation is recovered
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase target is byte-identical to the remembered one
+    And exactly one rebase target exists, named after the operation, beside the source
+    And the rebase journal phase is "Verified"
+    And the rebase source is byte-identical to before
+
+  @id:RECOVER-004
+  Scenario: A target the user appended to after activation still recovers; only the staged prefix counts
+    When the rebase host opens the current session
+    And a rebase is asked
+    And a user message is appended to the rebase target
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase target still holds the appended message unchanged
+    And the rebase source is byte-identical to before
+
+  @id:RECOVER-005
+  Scenario: A changed staged byte fails with target-integrity even though lineage still verifies
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the timestamp of the checkpoint entry in the rebase target becomes "2000-01-01T00:00:00.000Z"
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "target-integrity"
+    And the rebase journal phase is "Recoverable"
+    And the rebase journal records the error code "target-integrity"
+    And the rebase source is still the host's current session
+    And the rebase source is byte-identical to before
+
+  @id:RECOVER-006
+  Scenario: A journal rewritten back to CheckpointReady still verifies with the installed target
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal field "phase" is changed to "CheckpointReady"
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase journal phase is "Verified"
+    And exactly one rebase target exists, named after the operation, beside the source
+
+  @id:RECOVER-007
+  Scenario: A source that grew after the operation still recovers, because only its prefix must match
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the current history session grows by one user message
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase source still starts with its bytes from before
+    And the rebase journal describes the source, the target and the operation
+
+  @id:RECOVER-008
+  Scenario: A target that was never installed is rebuilt byte for byte from the journal
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase files are remembered
+    And the rebase target is deleted
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase target is byte-identical to the remembered one
+    And the rebase journal phase is "Verified"
+
+  @id:RECOVER-009
+  Scenario: A source whose captured prefix changed cannot be recovered: archive-changed
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the current session file is edited in place, "old original" becoming "new original"
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "archive-changed"
+    And the rebase journal phase is "Recoverable"
