@@ -4,27 +4,54 @@ steps 15-21 and §6.3 require, and the prefix check that every later step repeat
 Read-only: the file is opened through :func:`reference.reader.open_session_file` and never
 through anything that could migrate it, so a version 1 or 2 file is refused before any other
 check looks at it (``unsupported-source-version``).
+
+How the source is read (docs/benchmarks.md, "Rebase"): one streaming pass (:func:`scan_source`)
+validates every record, hashes the whole file and keeps only a compact id/parent/offset table;
+only the records a step needs are decoded again, by offset.  Within one run (:func:`scan_scope`)
+the scan of a file is shared: a later step that has just hashed the same bytes (the same size and
+SHA-256) reuses it instead of parsing the file again, and a prefix hash computed for one contract
+check is handed to the check that immediately follows it on the same bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from array import array
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import IO, Any, Final
 
-from reference.context import context_entries
+import msgspec
+
+from reference.context import UnbuildableContext, context_entries, entry_to_messages
 from reference.errors import ContractViolation
+from reference.jsonbytes import UNDEFINED, JsonParseError, js_stringify
 from reference.jsvalues import is_safe_integer
 from reference.paths import canonical_path
-from reference.reader import CURRENT_VERSION, Record, RecordKind, open_session_file
-from reference.session import SessionFile, load_session
+from reference.reader import (
+    CURRENT_VERSION,
+    Record,
+    RecordKind,
+    decode_value,
+    open_session_file,
+    read_line_bytes,
+)
+from reference.session import SessionFile, check_session_path, iter_loaded_records
 from reference.tree import SessionTree
 
 _HEX64: Final = re.compile(r"[a-f0-9]{64}")
 _CHUNK: Final = 1024 * 1024
+ROOT: Final = -1  # parentId null
+MISSING: Final = -2  # parentId names no entry
+_BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
+
+
+# ----------------------------------------------------------------------------------------------
+# prefix checks
 
 
 def sha256_prefix(path: str, size: int) -> str | None:
@@ -41,15 +68,19 @@ def sha256_prefix(path: str, size: int) -> str | None:
     return digest.hexdigest()
 
 
+def prefix_shape_ok(size: Any, expected: Any) -> bool:
+    return bool(is_safe_integer(size) and size >= 1 and isinstance(expected, str) and _HEX64.fullmatch(expected))
+
+
 def prefix_matches(path: str, size: Any, expected: Any) -> bool:
     """Upstream ``checkPrefix``: a safe size of at least 1, 64 lower-case hex, a file at least
     that long whose first ``size`` bytes hash to ``expected``."""
-    if not is_safe_integer(size) or size < 1 or not isinstance(expected, str) or not _HEX64.fullmatch(expected):
+    if not prefix_shape_ok(size, expected):
         return False
     try:
         if os.stat(path).st_size < size:
             return False
-        return sha256_prefix(path, int(size)) == expected
+        return bool(sha256_prefix(path, int(size)) == expected)
     except OSError:
         return False
 
@@ -59,6 +90,327 @@ def check_prefix(path: str, size: Any, expected: Any, code: str = "archive-chang
     for a target)."""
     if not prefix_matches(path, size, expected):
         raise ContractViolation(code, "the captured prefix of the session file no longer matches its fingerprint")
+
+
+# ----------------------------------------------------------------------------------------------
+# the per-run scope: scans and hand-over prefix checks
+
+
+@dataclass
+class ScanScope:
+    """What one rebase run has read: the scan of each file (by real path), the prefix sizes a
+    scan should also hash, and prefix checks handed from one contract check to the next."""
+
+    scans: dict[str, SourceScan] = field(default_factory=dict)
+    prefix_sizes: set[int] = field(default_factory=set)
+    handed: set[tuple[str, int, str]] = field(default_factory=set)
+    remember: bool = False  # the next verified source prefix is handed to the following check
+
+
+_SCOPE: ContextVar[ScanScope | None] = ContextVar("rebase_scan_scope", default=None)
+
+
+@contextlib.contextmanager
+def scan_scope() -> Iterator[ScanScope]:
+    """The scope of one run; nested calls share the outer one.  Everything is dropped at exit."""
+    current = _SCOPE.get()
+    if current is not None:
+        yield current
+        return
+    scope = ScanScope()
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+def current_scope() -> ScanScope | None:
+    return _SCOPE.get()
+
+
+def _key(path: str, size: Any, expected: Any) -> tuple[str, int, str] | None:
+    if not prefix_shape_ok(size, expected):
+        return None
+    return os.path.realpath(path), int(size), str(expected)
+
+
+def hand_over(path: str, size: Any, expected: Any) -> None:
+    """Hand a prefix just verified to the check that immediately follows on the same bytes."""
+    scope, key = _SCOPE.get(), _key(path, size, expected)
+    if scope is not None and key is not None:
+        scope.handed.add(key)
+
+
+def take_over(path: str, size: Any, expected: Any) -> bool:
+    """Whether the check just before verified this prefix (and then it is used up)."""
+    scope, key = _SCOPE.get(), _key(path, size, expected)
+    if scope is None or key is None or key not in scope.handed:
+        return False
+    scope.handed.discard(key)
+    return True
+
+
+def shared_prefix_matches(path: str, size: Any, expected: Any) -> bool:
+    """:func:`prefix_matches`, or the hand-over of the check just before it; a real check hands
+    its result on when the scope asks for it (:attr:`ScanScope.remember`)."""
+    if take_over(path, size, expected):
+        return True
+    matched = prefix_matches(path, size, expected)
+    scope = _SCOPE.get()
+    if matched and scope is not None and scope.remember:
+        scope.remember = False
+        hand_over(path, size, expected)
+    return matched
+
+
+def cached_scan(path: str, size: int, sha256: str) -> SourceScan | None:
+    """The run's scan of ``path`` when it read exactly ``size`` bytes hashing to ``sha256`` and
+    the file still has that size (the caller has just verified that prefix)."""
+    scope = _SCOPE.get()
+    if scope is None:
+        return None
+    real = os.path.realpath(path)
+    scan = scope.scans.get(real)
+    if scan is None or scan.size != size or scan.sha256 != sha256:
+        return None
+    try:
+        if os.stat(real).st_size != size:
+            return None
+    except OSError:
+        return None
+    return scan
+
+
+# ----------------------------------------------------------------------------------------------
+# the source scan
+
+
+@dataclass
+class SourceScan:
+    """What one streaming read of a session file found, kept compact instead of one
+    :class:`Record` per entry: the whole-file SHA-256, the header, whether steps 17-18 pass, and
+    per entry its id, parent (as an entry number), type and byte span.
+
+    Built by the same reader loop as :func:`reference.session.load_session` (the same refusals,
+    the same classification), without the per-line SHA-256 that only index locators need.
+    """
+
+    path: str
+    size: int
+    sha256: str
+    header: dict[str, Any]
+    entry_count: int
+    extra_headers: int
+    incomplete: bool  # step 17 fails: archive-incomplete
+    invalid_line: int | None  # step 18 fails first at this line: archive-invalid-ids
+    last_id: Any  # the id of the last entry in file order (Pi's leaf on load)
+    ids: dict[str, int]  # entry id -> entry number (the last one, as Pi's index, when ids repeat)
+    parents: array[int]  # entry number of the parent; ROOT for null, MISSING when unresolved
+    empty_parents: set[int]  # entries whose parentId is "" (a root to Pi, a lookup to step 20)
+    types: list[Any]  # the entry type (shared str objects)
+    starts: array[int]
+    ends: array[int]
+    prefix_digests: dict[int, str] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
+
+    @property
+    def valid(self) -> bool:
+        """Steps 17-18 pass: every entry is a Pi entry with a unique string id, no bad line."""
+        return not self.incomplete and self.invalid_line is None
+
+    def decode(self, stream: IO[bytes], number: int) -> Any:
+        stream.seek(self.starts[number])
+        data = stream.read(self.ends[number] - self.starts[number])
+        try:
+            return decode_value(data[:-1] if data.endswith(b"\n") else data)
+        except JsonParseError as exc:  # the file changed under us
+            raise ContractViolation("session-changed", f"entry {number} no longer parses: {exc}") from None
+
+    def decode_many(self, numbers: Iterable[int]) -> list[Any]:
+        with open_session_file(self.path) as stream:
+            return [self.decode(stream, number) for number in numbers]
+
+    def ancestry(self, leaf: int) -> array[int]:
+        """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
+        (a falsy or missing parent ends the walk, a repeated entry too)."""
+        path = array("q")
+        seen = bytearray(self.entry_count)
+        current = leaf
+        while current >= 0 and not seen[current]:
+            seen[current] = 1
+            path.append(current)
+            if current in self.empty_parents:
+                break
+            current = self.parents[current]
+        path.reverse()
+        return path
+
+    def branch(self, leaf_id: Any) -> array[int]:
+        """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf."""
+        number = self.ids.get(leaf_id) if isinstance(leaf_id, str) and leaf_id else None
+        return array("q") if number is None else self.ancestry(number)
+
+    def validate_branch(self, leaf_id: str) -> None:
+        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it."""
+        seen = bytearray(self.entry_count)
+        current = self.ids.get(leaf_id, MISSING)
+        while True:
+            if current < 0 or seen[current]:
+                raise ContractViolation("archive-branch-invalid", "the leaf's ancestry is broken or cyclic")
+            seen[current] = 1
+            parent = self.parents[current]
+            if parent == ROOT:
+                return
+            current = self.ids.get("", MISSING) if current in self.empty_parents else parent
+
+
+class _HashingReader:
+    """Reads through to a file, hashing every byte; also the digests of chosen prefixes."""
+
+    def __init__(self, raw: IO[bytes], prefixes: Iterable[int] = ()) -> None:
+        self.raw = raw
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.wanted = sorted({p for p in prefixes if p > 0})
+        self.prefix_digests: dict[int, str] = {}
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        done = 0
+        while self.wanted and self.wanted[0] <= self.size + len(data):
+            cut = self.wanted.pop(0) - self.size
+            self.digest.update(data[done:cut])
+            done = cut
+            self.prefix_digests[self.size + cut] = self.digest.hexdigest()
+        self.digest.update(data[done:] if done else data)
+        self.size += len(data)
+        return data
+
+
+def hash_file(path: str, prefixes: Iterable[int] = ()) -> tuple[int, str, dict[int, str]]:
+    """(size, SHA-256, prefix digests) of the whole file in one read."""
+    with open_session_file(path) as raw:
+        reader = _HashingReader(raw, prefixes)
+        while reader.read(_CHUNK):
+            pass
+    return reader.size, reader.digest.hexdigest(), reader.prefix_digests
+
+
+def _incomplete(record: Record) -> bool:
+    """Upstream ``parseLine`` calls a line malformed unless it is an object with a string type."""
+    return record.kind in (RecordKind.MALFORMED, RecordKind.FALSY, RecordKind.OVERSIZE) or (
+        record.kind is RecordKind.ENTRY and not (record.is_object and isinstance(record.type, str)))
+
+
+def scan_source(path: str) -> SourceScan:
+    """Read ``path`` once, read-only, with the refusals of :func:`reference.session.load_session`
+    and the facts of steps 17-18, keeping a compact table of the entries."""
+    path = os.fspath(path)
+    check_session_path(path)
+    scope = _SCOPE.get()
+    try:
+        raw = open_session_file(path)
+    except OSError as exc:
+        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+    ids: dict[str, int] = {}
+    parents = array("q")
+    starts = array("q")
+    ends = array("q")
+    types: list[Any] = []
+    shared_types: dict[str, str] = {}
+    empty_parents: set[int] = set()
+    pending: dict[int, str] = {}  # parentIds that name a later line
+    incomplete = False
+    invalid_line: int | None = None
+    extra_headers = 0
+    last_id: Any = None
+    header_record: Record | None = None
+    number = 0
+    with raw:
+        stream = _HashingReader(raw, scope.prefix_sizes if scope is not None else ())
+        for record in iter_loaded_records(stream, path, hashed=False):  # type: ignore[arg-type]
+            kind = record.kind
+            if not record.terminated:
+                incomplete = True
+            if kind is RecordKind.BLANK:
+                continue
+            if kind is RecordKind.MALFORMED or kind is RecordKind.FALSY or kind is RecordKind.OVERSIZE:
+                incomplete = True
+                continue
+            if kind is RecordKind.EXTRA_HEADER:
+                extra_headers += 1
+                continue
+            if kind is RecordKind.HEADER or header_record is None:
+                if header_record is not None or kind is not RecordKind.HEADER or not isinstance(record.id, str):
+                    raise ContractViolation(
+                        "session-no-header",
+                        f"line {record.line} is not a Pi session header "
+                        '(the first JSON value must be an object with type "session" and a string id): '
+                        f"{path}",
+                    )
+                header_record = record
+                continue
+            entry_id, parent_id, entry_type = record.id, record.parent_id, record.type
+            if not (record.is_object and isinstance(entry_type, str)):
+                incomplete = True
+            pi_entry = is_pi_entry(record)
+            if invalid_line is None and (not pi_entry or entry_id in ids):
+                invalid_line = record.line
+            if isinstance(entry_id, str):
+                ids[entry_id] = number
+            if isinstance(parent_id, str) and pi_entry:
+                parent = ids.get(parent_id)
+                if parent is None:
+                    pending[number] = parent_id
+                    parent = MISSING
+                if not parent_id:
+                    empty_parents.add(number)
+                parents.append(parent)
+            else:
+                parents.append(ROOT)
+            types.append(shared_types.setdefault(entry_type, entry_type) if isinstance(entry_type, str) else entry_type)
+            starts.append(record.start)
+            ends.append(record.end)
+            last_id = entry_id
+            number += 1
+        header_value = decode_value(read_line_bytes(raw, header_record)) if header_record else None
+    if header_record is None or not isinstance(header_value, dict):
+        raise ContractViolation(
+            "session-no-header",
+            f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}",
+        )
+    for entry, parent_id in pending.items():
+        parents[entry] = ids.get(parent_id, MISSING)
+    scan = SourceScan(
+        path=path, size=stream.size, sha256=stream.digest.hexdigest(), header=header_value, entry_count=number,
+        extra_headers=extra_headers, incomplete=incomplete, invalid_line=invalid_line, last_id=last_id, ids=ids,
+        parents=parents, empty_parents=empty_parents, types=types, starts=starts, ends=ends,
+        prefix_digests=stream.prefix_digests,
+    )
+    if scope is not None:
+        scope.scans[os.path.realpath(path)] = scan
+    return scan
+
+
+def scan_for_run(path: str) -> SourceScan:
+    """The run's scan of ``path`` when the file still hashes the same (one hash pass instead of
+    a parse), else a new scan."""
+    scope = _SCOPE.get()
+    cached = scope.scans.get(os.path.realpath(path)) if scope is not None else None
+    if cached is not None and scope is not None:
+        try:
+            size, digest, prefixes = hash_file(path, scope.prefix_sizes)
+        except OSError:
+            size, digest, prefixes = -1, "", {}
+        if size == cached.size and digest == cached.sha256:
+            cached.prefix_digests.update(prefixes)
+            return cached
+    return scan_source(path)
+
+
+# ----------------------------------------------------------------------------------------------
+# checks
 
 
 def same_project(cwd: Any, project_path: str) -> bool:
@@ -71,46 +423,6 @@ def is_pi_entry(record: Record) -> bool:
     ``parentId`` that is a string or null."""
     return (record.is_object and isinstance(record.type, str) and isinstance(record.id, str)
             and (record.parent_id is None or isinstance(record.parent_id, str)) and record.timestamped)
-
-
-@dataclass
-class SourceArchive:
-    """A complete canonical source (§6.3) captured at one leaf."""
-
-    session: SessionFile
-    tree: SessionTree
-    leaf_id: str
-    branch: list[Any]  # the decoded entries root → leaf
-    context: list[Any]  # Pi's compaction-aware context entries at the leaf
-
-    @property
-    def path(self) -> str:
-        return self.session.path
-
-    @property
-    def session_id(self) -> str:
-        return self.session.session_id
-
-    @property
-    def size(self) -> int:
-        return self.session.size
-
-    @property
-    def sha256(self) -> str:
-        return self.session.sha256
-
-    @property
-    def record_count(self) -> int:
-        """Parsed records, header included (upstream ``archive.records.length``)."""
-        return len(self.session.entries) + 1 + self.session.diagnostics.extra_headers.count
-
-    def branch_ids(self) -> set[str]:
-        return {entry["id"] for entry in self.branch}
-
-    def all_entries(self) -> list[Any]:
-        """Every entry decoded, in file order (the pin and memory replay reads them all)."""
-        with open_session_file(self.path) as stream:
-            return [self.session.decode(stream, record) for record in self.session.entries]
 
 
 def check_header(header: dict[str, Any], project_path: str) -> None:
@@ -135,12 +447,6 @@ def validate_branch(tree: SessionTree, leaf_id: str) -> None:
         current = record.parent_id
 
 
-def _incomplete(record: Record) -> bool:
-    """Upstream ``parseLine`` calls a line malformed unless it is an object with a string type."""
-    return record.kind in (RecordKind.MALFORMED, RecordKind.FALSY, RecordKind.OVERSIZE) or (
-        record.kind is RecordKind.ENTRY and not (record.is_object and isinstance(record.type, str)))
-
-
 def check_records(session: SessionFile) -> SessionTree:
     """Steps 17-18: no malformed, oversize or unterminated line; every entry a valid Pi entry
     with a unique id (later ``session`` records are skipped)."""
@@ -157,24 +463,230 @@ def check_records(session: SessionFile) -> SessionTree:
     return SessionTree(session.entries)
 
 
+def check_scan(scan: SourceScan) -> None:
+    """Steps 17-18 on a scan: the codes of :func:`check_records`."""
+    if scan.incomplete:
+        raise ContractViolation("archive-incomplete",
+                                "the source has a malformed, oversize or unterminated line; it is reported, never repaired")
+    if scan.invalid_line is not None:
+        raise ContractViolation("archive-invalid-ids", f"line {scan.invalid_line} is not a Pi entry with a unique id")
+
+
 def decode_path(session: SessionFile, records: Sequence[Record]) -> list[Any]:
     with open_session_file(session.path) as stream:
         return [session.decode(stream, record) for record in records]
 
 
+# ----------------------------------------------------------------------------------------------
+# tool exchanges over a whole branch (contract §6.4), without keeping the branch decoded
+
+
+class _Block(msgspec.Struct):
+    type: Any = msgspec.UNSET
+    id: Any = msgspec.UNSET
+
+
+class _Message(msgspec.Struct):
+    role: Any = msgspec.UNSET
+    content: list[_Block] | str | msgspec.UnsetType | None = msgspec.UNSET
+    toolCallId: Any = msgspec.UNSET
+
+
+class _MessageEntry(msgspec.Struct):
+    message: _Message | msgspec.UnsetType | None = msgspec.UNSET
+
+
+_EXCHANGE_DECODER: Final = msgspec.json.Decoder(_MessageEntry)
+
+
+def _exchange_key(value: Any) -> str:
+    """``toolexchange._key``: a comparable key for a tool-call id of any JSON type."""
+    return value if isinstance(value, str) else "json:" + js_stringify(value)
+
+
+def _defined(value: Any) -> Any:
+    return UNDEFINED if value is msgspec.UNSET else value
+
+
+def _exact_exchange(value: Any, calls: set[str], results: set[str]) -> None:
+    """What :func:`reference.toolexchange.exchange_issues` collects from one entry's messages."""
+    for message in entry_to_messages(value):
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role", UNDEFINED)
+        if role == "assistant":
+            content = message.get("content", UNDEFINED)
+            if isinstance(content, list):
+                for block in content:
+                    if isinstance(block, dict) and block.get("type", UNDEFINED) == "toolCall":
+                        calls.add(_exchange_key(block.get("id", UNDEFINED)))
+        elif role == "toolResult":
+            results.add(_exchange_key(message.get("toolCallId", UNDEFINED)))
+
+
+def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
+    """``exchange_issues(context_messages(entries))`` for the entries ``numbers`` of a scan,
+    decoding only their ``message`` entries and only the fields an exchange has (the plain
+    decode where that typed read refuses a line).  Raises :class:`UnbuildableContext` as the
+    plain form does for a message entry without a message."""
+    calls: set[str] = set()
+    results: set[str] = set()
+    decode = _EXCHANGE_DECODER.decode
+    types = scan.types
+    with open_session_file(scan.path) as stream:
+        for number in numbers:
+            if types[number] != "message":
+                continue
+            stream.seek(scan.starts[number])
+            data = stream.read(scan.ends[number] - scan.starts[number])
+            if data.endswith(b"\n"):
+                data = data[:-1]
+            try:
+                entry = decode(data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                try:
+                    value = decode_value(data)
+                except JsonParseError as exc:
+                    raise ContractViolation("session-changed", f"entry {number} no longer parses: {exc}") from None
+                _exact_exchange(value, calls, results)
+                continue
+            message = entry.message
+            if not isinstance(message, _Message):  # null or absent
+                raise UnbuildableContext("a message entry has no message")
+            if message.role == "assistant":
+                if isinstance(message.content, list):
+                    for block in message.content:
+                        if block.type == "toolCall":
+                            calls.add(_exchange_key(_defined(block.id)))
+            elif message.role == "toolResult":
+                results.add(_exchange_key(_defined(message.toolCallId)))
+    issues = {f"missing-result:{call}" for call in calls - results}
+    issues |= {f"orphan-result:{result}" for result in results - calls}
+    return issues
+
+
+# ----------------------------------------------------------------------------------------------
+# the archive
+
+
+class BranchIds(Collection[str]):
+    """The ids of a captured branch, answered from the scan (no set of a million strings)."""
+
+    def __init__(self, scan: SourceScan, branch: array[int]) -> None:
+        self._scan = scan
+        self._branch = branch
+        self._marks: bytearray | None = None
+
+    def _on_branch(self) -> bytearray:
+        if self._marks is None:
+            self._marks = bytearray(self._scan.entry_count)
+            for number in self._branch:
+                self._marks[number] = 1
+        return self._marks
+
+    def __contains__(self, entry_id: object) -> bool:
+        number = self._scan.ids.get(entry_id)  # type: ignore[call-overload]
+        return number is not None and bool(self._on_branch()[number])
+
+    def __iter__(self) -> Iterator[str]:
+        marks = self._on_branch()
+        return (entry_id for entry_id, number in self._scan.ids.items() if marks[number])
+
+    def __len__(self) -> int:
+        return len(self._branch)
+
+
+@dataclass
+class SourceArchive:
+    """A complete canonical source (§6.3) captured at one leaf."""
+
+    scan: SourceScan
+    leaf_id: str
+    branch_numbers: array[int]  # entry numbers root -> leaf
+    branch_subset: list[Any]  # the decoded custom, custom_message and compaction entries of the branch
+    context: list[Any]  # Pi's compaction-aware context entries at the leaf
+
+    @property
+    def path(self) -> str:
+        return self.scan.path
+
+    @property
+    def session_id(self) -> str:
+        return str(self.scan.header["id"])
+
+    @property
+    def size(self) -> int:
+        return self.scan.size
+
+    @property
+    def sha256(self) -> str:
+        return self.scan.sha256
+
+    @property
+    def default_leaf_id(self) -> Any:
+        """Pi's leaf on load: the id of the last entry in file order."""
+        return self.scan.last_id
+
+    @property
+    def record_count(self) -> int:
+        """Parsed records, header included (upstream ``archive.records.length``)."""
+        return self.scan.entry_count + 1 + self.scan.extra_headers
+
+    @property
+    def branch(self) -> list[Any]:
+        """Every entry of the branch decoded, root -> leaf (reads the whole branch: the rebase
+        itself uses :attr:`branch_subset`, :meth:`branch_issues` and :meth:`branch_ids`)."""
+        return self.scan.decode_many(self.branch_numbers)
+
+    def branch_ids(self) -> Collection[str]:
+        return BranchIds(self.scan, self.branch_numbers)
+
+    def branch_issues(self) -> set[str]:
+        """The tool-exchange issues of the whole branch (``exchange_issues`` of its messages)."""
+        return exchange_issues_of(self.scan, self.branch_numbers)
+
+    def custom_entries(self) -> list[Any]:
+        """Every ``custom`` entry decoded, in file order."""
+        return self.scan.decode_many(n for n, kind in enumerate(self.scan.types) if kind == "custom")
+
+    def all_entries(self) -> list[Any]:
+        """Every entry decoded, in file order (the pin and memory replay reads them all)."""
+        return self.scan.decode_many(range(self.scan.entry_count))
+
+
+def _context(scan: SourceScan, branch: array[int], subset: dict[int, Any]) -> list[Any]:
+    """``context_entries`` of the decoded branch, decoding only the entries it keeps."""
+    types = scan.types
+    last = next((i for i in range(len(branch) - 1, -1, -1) if types[branch[i]] == "compaction"), None)
+    if last is None:
+        return context_entries(scan.decode_many(branch))
+    compaction = subset[branch[last]]
+    first_kept = compaction.get("firstKeptEntryId", UNDEFINED) if isinstance(compaction, dict) else UNDEFINED
+    start = last + 1
+    number = scan.ids.get(first_kept) if isinstance(first_kept, str) else None
+    if number is not None:
+        with contextlib.suppress(ValueError):
+            start = branch.index(number, 0, last)
+    kept = scan.decode_many(branch[start:last])
+    later = scan.decode_many(branch[last + 1:])
+    return [compaction, *kept, *later]
+
+
 def capture_source(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
     """Steps 15-21 on ``path`` at ``leaf_id`` (the host's active leaf, "default" for Pi's leaf on
     load, or the journal's)."""
-    session = load_session(path)
-    check_header(session.header, project_path)
-    tree = check_records(session)
+    scan = scan_for_run(path)
+    check_header(scan.header, project_path)
+    check_scan(scan)
     if leaf_id == "default":
-        leaf_id = tree.default_leaf_id
+        leaf_id = scan.last_id
     if not isinstance(leaf_id, str) or not leaf_id:
         raise ContractViolation("source-empty", "the session has no leaf to rebase")
-    validate_branch(tree, leaf_id)
-    branch_records = tree.branch(leaf_id).path
-    if not branch_records or branch_records[-1].id != leaf_id:
+    scan.validate_branch(leaf_id)
+    branch = scan.branch(leaf_id)
+    if not branch or branch[-1] != scan.ids[leaf_id]:
         raise ContractViolation("source-leaf-unavailable", "Pi's branch does not end at the captured leaf")
-    branch = decode_path(session, branch_records)
-    return SourceArchive(session, tree, leaf_id, branch, context_entries(branch))
+    wanted = [n for n in branch if scan.types[n] in _BRANCH_KINDS]
+    subset = dict(zip(wanted, scan.decode_many(wanted), strict=True))
+    context = _context(scan, branch, subset)
+    return SourceArchive(scan, leaf_id, branch, [subset[n] for n in wanted], context)

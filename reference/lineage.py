@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference.archive import prefix_matches, same_project, validate_branch
+from reference.archive import SourceScan, cached_scan, same_project, shared_prefix_matches, validate_branch
 from reference.checkpoint import (
     MEMORY_TYPE,
     PIN_TYPE,
@@ -83,17 +83,63 @@ class _Origin:
             return self.session.decode(stream, record)
 
 
-def _verify_source(link: Mapping[str, Any], project_path: str) -> tuple[_Origin, list[Any]]:
-    """The source half of §6.13 step 3: prefix, header, unique ids, ancestry, Pi's branch."""
+@dataclass
+class _ScanOrigin:
+    """A verified source prefix that is the whole scanned file: records decoded by offset."""
+
+    scan: SourceScan
+
+    def value(self, entry_id: Any) -> Any:
+        number = self.scan.ids.get(entry_id) if isinstance(entry_id, str) else None
+        if number is None:
+            return None
+        with open_session_file(self.scan.path) as stream:
+            return self.scan.decode(stream, number)
+
+
+_LINK_KINDS: Final = ("custom", "custom_message")
+
+
+def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any], frozenset[str]]:
+    """The rest of :func:`_verify_source` on the run's scan of the whole source (the prefix just
+    verified is the whole file, so the prefix and the file are the same records): only the
+    entries a later lineage step looks at are decoded."""
+    try:
+        scan.validate_branch(leaf)
+    except ContractViolation:
+        raise _Broken("source ancestry") from None
+    numbers = scan.branch(leaf)
+    if not numbers or numbers[-1] != scan.ids[leaf]:
+        raise _Broken("source branch")
+    key = f"branch-ids:{leaf}"
+    allowed = scan.memo.get(key)
+    if allowed is None:
+        marks = bytearray(scan.entry_count)
+        for number in numbers:
+            marks[number] = 1
+        allowed = scan.memo[key] = frozenset(entry_id for entry_id, number in scan.ids.items() if marks[number])
+    links = scan.decode_many(n for n in numbers if scan.types[n] in _LINK_KINDS)
+    return _ScanOrigin(scan), links, allowed
+
+
+def _verify_source(
+    link: Mapping[str, Any], project_path: str
+) -> tuple[_Origin | _ScanOrigin, list[Any], frozenset[str]]:
+    """The source half of §6.13 step 3: prefix, header, unique ids, ancestry, Pi's branch.
+    Returns the origin, the entries of the source branch that lineage reads further (its
+    ``custom`` and ``custom_message`` entries, at least) and the ids of that branch."""
     source_file = link["sourceSessionFile"]
     size, leaf = link.get("sourceSize"), link.get("sourceLeafId")
-    if not prefix_matches(source_file, size, link.get("sourceHash")) or not isinstance(leaf, str):
+    if not shared_prefix_matches(source_file, size, link.get("sourceHash")) or not isinstance(leaf, str):
         raise _Broken("source prefix")
     assert isinstance(size, int)
     header = read_header_line(source_file)
     if (header.get("version") != CURRENT_VERSION or isinstance(header.get("version"), bool)
             or header.get("id") != link.get("sourceSessionId") or not same_project(header.get("cwd"), project_path)):
         raise _Broken("source header")
+    scan = cached_scan(source_file, size, str(link.get("sourceHash")))
+    if scan is not None and scan.valid:
+        return _verify_scanned(scan, leaf)
     session = load_session(source_file)
     by_id: dict[str, Record] = {}
     for record in session.entries:
@@ -114,10 +160,10 @@ def _verify_source(link: Mapping[str, Any], project_path: str) -> tuple[_Origin,
         raise _Broken("source branch")
     with open_session_file(source_file) as stream:
         branch = [session.decode(stream, record) for record in branch_records]
-    return _Origin(session, by_id), branch
+    return _Origin(session, by_id), branch, frozenset(entry["id"] for entry in branch)
 
 
-def _check_provenance(state: RebaseState, origins: Mapping[str, _Origin]) -> bool:
+def _check_provenance(state: RebaseState, origins: Mapping[str, _Origin | _ScanOrigin]) -> bool:
     """§6.13 step 2: every carried item points at its own origin mutation, unchanged."""
     for _target, cp, _link in state.pairs:
         for item in [*get(cp, "pins"), *get(cp, "memories")]:
@@ -161,7 +207,7 @@ def load_rebase_state(
         state.warnings.append(MISSING_SESSION)
         return state
     visited: set[str] = set()
-    origins: dict[str, _Origin] = {}
+    origins: dict[str, _Origin | _ScanOrigin] = {}
     current_file = os.path.realpath(session_file)
     current: Sequence[Any] = branch
     for depth in range(MAX_DEPTH):
@@ -174,7 +220,7 @@ def load_rebase_state(
                            project_path=project_path, visited=visited) is not None:
                 raise _Broken("pair")
             link, cp = pair.link_entry["data"], pair.checkpoint_entry["data"]
-            origin, ancestors = _verify_source(link, project_path)
+            origin, ancestors, allowed = _verify_source(link, project_path)
             if verify_handoff(pair.handoff_entry, cp, header=header, project_path=project_path) is not None:
                 raise _Broken("handoff")
         except (_Broken, ContractViolation, OSError, ValueError, KeyError, TypeError):
@@ -183,8 +229,7 @@ def load_rebase_state(
         source_id = link["sourceSessionId"]
         visited.add(source_id)
         origins[source_id] = origin
-        state.sources.append(LineageSource(source_id, link["sourceSessionFile"],
-                                           frozenset(entry["id"] for entry in ancestors)))
+        state.sources.append(LineageSource(source_id, link["sourceSessionFile"], allowed))
         if state.checkpoint is None:
             state.checkpoint = cp
         state.pairs.append((str(header["id"]), cp, link))

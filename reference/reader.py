@@ -137,8 +137,14 @@ def _classify(data: bytes) -> tuple[RecordKind, _TreeFields | None, bool]:
     return RecordKind.ENTRY, None, False
 
 
-def _physical_lines(stream: IO[bytes], limit: int) -> Iterator[tuple[int, int, bytes | None, str, bool, bool]]:
-    """``(start, end, data_or_None, sha256, terminated, crlf)`` per physical line, bounded memory."""
+def _physical_lines(stream: IO[bytes], limit: int, hashed: bool = True) -> Iterator[tuple[int, int, bytes | None, str, bool, bool]]:
+    """``(start, end, data_or_None, sha256, terminated, crlf)`` per physical line, bounded memory.
+
+    ``hashed=False``: the per-line SHA-256 is ``""`` (a caller that needs no locator hashes).
+    """
+    if not hashed:
+        yield from _physical_lines_unhashed(stream, limit)
+        return
     position = 0
     pending = bytearray()
     pending_start = 0
@@ -193,11 +199,71 @@ def _physical_lines(stream: IO[bytes], limit: int) -> Iterator[tuple[int, int, b
         yield pending_start, position, data, hashlib.sha256(data).hexdigest(), False, data.endswith(b"\r")
 
 
-def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES) -> Iterator[Record]:
-    """Every physical record of an open binary stream, in file order."""
+def _physical_lines_unhashed(stream: IO[bytes], limit: int) -> Iterator[tuple[int, int, bytes | None, str, bool, bool]]:
+    """:func:`_physical_lines` without the per-line SHA-256 (the same split and limits)."""
+    position = 0
+    pending = bytearray()
+    pending_start = 0
+    overflow: Any = None  # a running hash once a line has outgrown the limit
+    overflow_last = b""
+    while True:
+        chunk = stream.read(READ_CHUNK_BYTES)
+        if not chunk:
+            break
+        cursor = 0
+        while True:
+            newline = chunk.find(b"\n", cursor)
+            if newline < 0:
+                piece = chunk[cursor:]
+                if overflow is not None:
+                    overflow.update(piece)
+                    overflow_last = piece[-1:] or overflow_last
+                elif len(pending) + len(piece) > limit:
+                    overflow = hashlib.sha256(pending)
+                    overflow.update(piece)
+                    overflow_last = piece[-1:] or bytes(pending[-1:])
+                    pending.clear()
+                else:
+                    pending += piece
+                break
+            piece = chunk[cursor:newline]
+            end = position + newline + 1
+            if overflow is not None:
+                overflow.update(piece)
+                last = piece[-1:] or overflow_last
+                yield pending_start, end, None, "", True, last == b"\r"
+                overflow = None
+                overflow_last = b""
+            else:
+                if pending:
+                    pending += piece
+                    data = bytes(pending)
+                    pending.clear()
+                else:
+                    data = piece
+                if len(data) + 1 > limit:
+                    yield pending_start, end, None, "", True, data.endswith(b"\r")
+                else:
+                    yield pending_start, end, data, "", True, data.endswith(b"\r")
+            pending_start = end
+            cursor = newline + 1
+        position += len(chunk)
+    if overflow is not None:
+        yield pending_start, position, None, "", False, overflow_last == b"\r"
+    elif pending or pending_start < position:
+        data = bytes(pending)
+        yield pending_start, position, data, "", False, data.endswith(b"\r")
+
+
+def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES, hashed: bool = True) -> Iterator[Record]:
+    """Every physical record of an open binary stream, in file order.
+
+    ``hashed=False`` skips the per-line SHA-256 (``Record.sha256`` is ``""``): for a reader that
+    needs no index locators, such as the rebase's source scan.
+    """
     header_seen = False
     decode = _FAST_DECODER.decode
-    for number, (start, end, data, digest, terminated, crlf) in enumerate(_physical_lines(stream, limit), 1):
+    for number, (start, end, data, digest, terminated, crlf) in enumerate(_physical_lines(stream, limit, hashed), 1):
         if data is None:
             yield Record(number, start, end, digest, RecordKind.OVERSIZE, terminated, crlf)
             continue

@@ -21,7 +21,17 @@ from pathlib import Path
 from typing import Any, Final
 
 from reference import crashpoints
-from reference.archive import SourceArchive, capture_source, check_prefix, decode_path, prefix_matches
+from reference.archive import (
+    SourceArchive,
+    capture_source,
+    check_prefix,
+    current_scope,
+    decode_path,
+    hand_over,
+    scan_for_run,
+    scan_scope,
+    shared_prefix_matches,
+)
 from reference.checkpoint import (
     MEMORY_TYPE,
     PIN_TYPE,
@@ -57,7 +67,7 @@ from reference.paths import canonical_path
 from reference.reader import read_header_line
 from reference.rebase_ids import checkpoint_id, journal_path, require_operation_id
 from reference.session import load_session
-from reference.toolexchange import analyse
+from reference.toolexchange import ToolExchangeDiagnostics, exchange_issues
 
 #: Codes found while building the checkpoint: never a Recoverable journal (D8).
 CHECKPOINT_CODES: Final = frozenset({"checkpoint-empty", "checkpoint-budget", "checkpoint-memory-budget"})
@@ -129,6 +139,11 @@ def _current_branch(host: RebaseHost) -> list[Any]:
     on the current session (empty when there is no usable session)."""
     if not host.session_file or not os.path.isfile(host.session_file):
         return []
+    scan = scan_for_run(host.session_file)  # one pass, kept for the run: capture reuses it
+    if scan.valid:
+        leaf = scan.last_id if host.leaf == "default" else host.leaf
+        numbers = [n for n in scan.branch(leaf) if scan.types[n] in ("custom", "custom_message")]
+        return scan.decode_many(numbers)
     session = load_session(host.session_file)
     tree = session.tree()
     leaf = tree.default_leaf_id if host.leaf == "default" else host.leaf
@@ -147,9 +162,7 @@ def _has_memory_entries(session_file: str) -> bool:
 def _memory_entries(archive: SourceArchive) -> list[Any]:
     """Every entry when the source holds a pin or memory mutation (their replay needs the entry
     times), else nothing: a source without them costs no second decode."""
-    customs = [r for r in archive.session.entries if r.type == "custom"]
-    if not customs or not any(get(v, "customType") in (PIN_TYPE, MEMORY_TYPE)
-                              for v in decode_path(archive.session, customs)):
+    if not any(get(v, "customType") in (PIN_TYPE, MEMORY_TYPE) for v in archive.custom_entries()):
         return []
     return archive.all_entries()
 
@@ -178,6 +191,11 @@ class RebaseService:
         host = self.host
         if not host.runtime_available:
             return unavailable_result("runtime-unavailable")
+        with scan_scope():  # the reads of this call are shared by its steps, then dropped
+            return self._rebase_session(dry_run=dry_run, recover=recover)
+
+    def _rebase_session(self, *, dry_run: bool, recover: str | None) -> dict[str, Any]:
+        host = self.host
         try:
             with self._projection() as conn:
                 state = load_rebase_state(host.session_file, _current_branch(host), host.project_path, conn=conn)
@@ -209,7 +227,8 @@ class RebaseService:
         run = _Run(self, dry_run=dry_run, recover=recover)
         self.active = True
         try:
-            return run.execute()
+            with scan_scope():
+                return run.execute()
         finally:
             self.active = False
             run.close()
@@ -319,10 +338,11 @@ class _Run:
         operation = self.operation
         leaf = operation["sourceLeafId"] if operation is not None else self.host.leaf
         archive = capture_source(source_file, self.host.project_path, leaf)  # steps 15-21
-        own = load_rebase_state(source_file, archive.branch, self.host.project_path)
+        own = load_rebase_state(source_file, archive.branch_subset, self.host.project_path)
         if own.warnings:  # step 22
             raise ContractViolation("lineage-integrity-unavailable", "the source's own lineage does not verify")
-        diagnostics = analyse(context_messages(archive.context), context_messages(archive.branch))
+        active = exchange_issues(context_messages(archive.context))  # analyse(), the branch streamed
+        diagnostics = ToolExchangeDiagnostics(len(active), len(archive.branch_issues() - active))
         self.diagnostics = diagnostics.to_json()
         if diagnostics.active_issue_count:  # step 23
             raise ContractViolation("pending-or-orphan-tool-exchange", "a tool call or result in context has no partner")
@@ -363,7 +383,7 @@ class _Run:
         if leaf != "default" or not current:
             return leaf
         if canonical_path(current) == archive.path:
-            return archive.tree.default_leaf_id
+            return archive.default_leaf_id
         return load_session(current).tree().default_leaf_id
 
     def _existing_target(self, header_id: str, leaf: str, source_hash: str) -> dict[str, Any]:
@@ -395,13 +415,13 @@ class _Run:
         snapshot = snapshot_memory(
             _memory_entries(archive), session_id=archive.session_id, session_file=archive.path,
             branch_ids=archive.branch_ids(),
-            inherited_pins=overlay_inherited(get(inherited, "pins") or (), archive.branch, pins=True),
-            inherited_memories=overlay_inherited(get(inherited, "memories") or (), archive.branch, pins=False))
+            inherited_pins=overlay_inherited(get(inherited, "pins") or (), archive.branch_subset, pins=True),
+            inherited_memories=overlay_inherited(get(inherited, "memories") or (), archive.branch_subset, pins=False))
         privacy = get(self.host.config, "privacy")
         rebase = get(self.host.config, "sessionRebase")
         return build_checkpoint(
             source_session_id=archive.session_id, source_leaf_id=archive.leaf_id, source_size=size,
-            source_hash=source_hash, branch=archive.branch, context_entries=archive.context,
+            source_hash=source_hash, branch=archive.branch_subset, context_entries=archive.context,
             created_at=int(operation["createdAt"]), target_tokens=get(rebase, "checkpointTargetTokens"),
             pins=snapshot.pins, memories=snapshot.memories,
             default_classification=get(privacy, "defaultClassification") or "normal")
@@ -417,9 +437,17 @@ class _Run:
         install_no_overwrite(Path(self.operation["targetSessionFile"]), staged.data, crash=crashpoints.reached)
         self._phase("TargetCreated")
 
-    def _verify_target(self, branch: list[Any]) -> RebaseState:
+    def _verify_target(self, branch: list[Any], *, hand_on: bool = False) -> RebaseState:
         assert self.operation is not None
-        state = load_rebase_state(self.operation["targetSessionFile"], branch, self.host.project_path, conn=self.conn)
+        scope = current_scope()
+        if scope is not None:
+            scope.remember = hand_on
+        try:
+            state = load_rebase_state(self.operation["targetSessionFile"], branch, self.host.project_path,
+                                      conn=self.conn)
+        finally:
+            if scope is not None:
+                scope.remember = False
         if not state.verified:
             raise ContractViolation("target-integrity", "the target's lineage does not verify")
         return state
@@ -429,19 +457,20 @@ class _Run:
         assert self.operation is not None
         operation = self.operation
         target_file = operation["targetSessionFile"]
-        check_prefix(source_file, size, source_hash)
+        check_prefix(source_file, size, source_hash)  # §6.9 step 1: a real check, handed to step 3's lineage
+        hand_over(source_file, size, source_hash)
         check_prefix(target_file, operation.get("targetSize"), operation.get("targetHash"), "target-integrity")
         self._verify_target(open_from_disk(target_file).branch)
         fresh = self.host.switch_session(target_file)
         if fresh is None:
             raise ContractViolation("activation-cancelled", "the session switch was cancelled")
-        if fresh.session_id != operation["targetSessionId"]:
-            raise ContractViolation("target-identity", "the fresh session is not the target")
-        self.activated = True
-        try:
+        try:  # inside Pi's withSession callback: any failure here notifies (§6.9 step 5)
+            if fresh.session_id != operation["targetSessionId"]:
+                raise ContractViolation("target-identity", "the fresh session is not the target")
+            self.activated = True
             self._phase("Activated")
-            self._verify_target(fresh.branch)
-            if not prefix_matches(source_file, size, source_hash):
+            self._verify_target(fresh.branch, hand_on=True)  # its source prefix check is a real one ...
+            if not shared_prefix_matches(source_file, size, source_hash):  # ... that serves this one
                 raise ContractViolation("archive-changed", "the source prefix changed during activation")
             self._phase("Verified")
         except Exception:

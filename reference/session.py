@@ -139,10 +139,11 @@ def _legacy_version(version: Any) -> tuple[int | None, Any]:
     return None, version
 
 
-def iter_loaded_records(stream: IO[bytes], path: str) -> Iterator[Record]:
-    """Records, with Pi's header scan limit: the first parsed value must end in the first 1 MiB."""
+def iter_loaded_records(stream: IO[bytes], path: str, *, hashed: bool = True) -> Iterator[Record]:
+    """Records, with Pi's header scan limit: the first parsed value must end in the first 1 MiB.
+    ``hashed=False``: no per-line SHA-256 (see :func:`reference.reader.iter_records`)."""
     scanning = True
-    for record in iter_records(stream, limit=RECORD_LIMIT_BYTES):
+    for record in iter_records(stream, limit=RECORD_LIMIT_BYTES, hashed=hashed):
         if scanning:
             if record.end > HEADER_SCAN_LIMIT_BYTES:
                 raise ContractViolation(
