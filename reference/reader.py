@@ -137,14 +137,20 @@ def _classify(data: bytes) -> tuple[RecordKind, _TreeFields | None, bool]:
     return RecordKind.ENTRY, None, False
 
 
+def _sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _no_digest(data: bytes) -> str:
+    return ""
+
+
 def _physical_lines(stream: IO[bytes], limit: int, hashed: bool = True) -> Iterator[tuple[int, int, bytes | None, str, bool, bool]]:
     """``(start, end, data_or_None, sha256, terminated, crlf)`` per physical line, bounded memory.
 
     ``hashed=False``: the per-line SHA-256 is ``""`` (a caller that needs no locator hashes).
     """
-    if not hashed:
-        yield from _physical_lines_unhashed(stream, limit)
-        return
+    digest_of = _sha256_hex if hashed else _no_digest
     position = 0
     pending = bytearray()
     pending_start = 0
@@ -175,7 +181,7 @@ def _physical_lines(stream: IO[bytes], limit: int, hashed: bool = True) -> Itera
             if overflow is not None:
                 overflow.update(piece)
                 last = piece[-1:] or overflow_last
-                yield pending_start, end, None, overflow.hexdigest(), True, last == b"\r"
+                yield pending_start, end, None, (overflow.hexdigest() if hashed else ""), True, last == b"\r"
                 overflow = None
                 overflow_last = b""
             else:
@@ -186,73 +192,17 @@ def _physical_lines(stream: IO[bytes], limit: int, hashed: bool = True) -> Itera
                 else:
                     data = piece
                 if len(data) + 1 > limit:
-                    yield pending_start, end, None, hashlib.sha256(data).hexdigest(), True, data.endswith(b"\r")
+                    yield pending_start, end, None, digest_of(data), True, data.endswith(b"\r")
                 else:
-                    yield pending_start, end, data, hashlib.sha256(data).hexdigest(), True, data.endswith(b"\r")
+                    yield pending_start, end, data, digest_of(data), True, data.endswith(b"\r")
             pending_start = end
             cursor = newline + 1
         position += len(chunk)
     if overflow is not None:
-        yield pending_start, position, None, overflow.hexdigest(), False, overflow_last == b"\r"
+        yield pending_start, position, None, (overflow.hexdigest() if hashed else ""), False, overflow_last == b"\r"
     elif pending or pending_start < position:
         data = bytes(pending)
-        yield pending_start, position, data, hashlib.sha256(data).hexdigest(), False, data.endswith(b"\r")
-
-
-def _physical_lines_unhashed(stream: IO[bytes], limit: int) -> Iterator[tuple[int, int, bytes | None, str, bool, bool]]:
-    """:func:`_physical_lines` without the per-line SHA-256 (the same split and limits)."""
-    position = 0
-    pending = bytearray()
-    pending_start = 0
-    overflow: Any = None  # a running hash once a line has outgrown the limit
-    overflow_last = b""
-    while True:
-        chunk = stream.read(READ_CHUNK_BYTES)
-        if not chunk:
-            break
-        cursor = 0
-        while True:
-            newline = chunk.find(b"\n", cursor)
-            if newline < 0:
-                piece = chunk[cursor:]
-                if overflow is not None:
-                    overflow.update(piece)
-                    overflow_last = piece[-1:] or overflow_last
-                elif len(pending) + len(piece) > limit:
-                    overflow = hashlib.sha256(pending)
-                    overflow.update(piece)
-                    overflow_last = piece[-1:] or bytes(pending[-1:])
-                    pending.clear()
-                else:
-                    pending += piece
-                break
-            piece = chunk[cursor:newline]
-            end = position + newline + 1
-            if overflow is not None:
-                overflow.update(piece)
-                last = piece[-1:] or overflow_last
-                yield pending_start, end, None, "", True, last == b"\r"
-                overflow = None
-                overflow_last = b""
-            else:
-                if pending:
-                    pending += piece
-                    data = bytes(pending)
-                    pending.clear()
-                else:
-                    data = piece
-                if len(data) + 1 > limit:
-                    yield pending_start, end, None, "", True, data.endswith(b"\r")
-                else:
-                    yield pending_start, end, data, "", True, data.endswith(b"\r")
-            pending_start = end
-            cursor = newline + 1
-        position += len(chunk)
-    if overflow is not None:
-        yield pending_start, position, None, "", False, overflow_last == b"\r"
-    elif pending or pending_start < position:
-        data = bytes(pending)
-        yield pending_start, position, data, "", False, data.endswith(b"\r")
+        yield pending_start, position, data, digest_of(data), False, data.endswith(b"\r")
 
 
 def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES, hashed: bool = True) -> Iterator[Record]:
