@@ -434,7 +434,8 @@ class HistoryService:
             warnings.append("source-unavailable-or-changed")
             return None
         text = searchable_text(verified.entry)
-        private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config)
+        private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config,
+                                 content_hash=hit.content_hash)
         if private.omitted:
             warnings.append("privacy-omitted")
             return None
@@ -550,7 +551,7 @@ class HistoryService:
         policy = ProviderPolicy.from_config(privacy_config, self.host.provider)
         text = searchable_text(verified.entry)
         private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config,
-                                 ref_classification=ref.classification)
+                                 ref_classification=ref.classification, content_hash=ref.content_hash)
         if private.omitted:
             raise ContractViolation("privacy-omitted", "the current provider may not receive this entry")
         self.refs.raise_classification(ref.ref, private.classification)
@@ -682,11 +683,29 @@ def _excerpt(text: str, terms: tuple[str, ...]) -> tuple[str, bool]:
     return excerpt, True
 
 
+def _line_window(text: str, start_line: int, count: int) -> tuple[int, list[str]]:
+    """How many lines ``re.split(r"\r?\n", text)`` gives, and ``count`` of them from the 1-based
+    ``start_line`` on: a read shows at most a few hundred lines of a text of up to 4 MiB."""
+    total = text.count("\n") + 1
+    if start_line > total:
+        return total, []
+    begin = 0
+    for _ in range(start_line - 1):
+        begin = text.index("\n", begin) + 1
+    end = begin
+    for _ in range(count):
+        end = text.find("\n", end) + 1
+        if end == 0:
+            end = len(text)
+            break
+    return total, re.split(r"\r?\n", text[begin:end])[:count]
+
+
 def _read_envelope(ref: SourceRef, classification: str, text: str, start_line: int, max_lines: int,
                    budget: int) -> dict[str, Any]:
-    lines = re.split(r"\r?\n", text)
-    if start_line > len(lines):
-        raise ContractViolation("range-out-of-bounds", f"the text has {len(lines)} lines")
+    total, lines = _line_window(text, start_line, max_lines)
+    if start_line > total:
+        raise ContractViolation("range-out-of-bounds", f"the text has {total} lines")
     result: dict[str, Any] = {
         "schema": env.SCHEMA,
         "quotedData": True,
@@ -708,21 +727,30 @@ def _read_envelope(ref: SourceRef, classification: str, text: str, start_line: i
         "startLine": start_line,
         "truncated": False,
     }
-    last = min(len(lines), start_line - 1 + max_lines)
-    included = 0
-    for number in range(start_line, last + 1):
-        previous = result["text"]
-        result["text"] = previous + ("\n" if included else "") + lines[number - 1]
-        result["truncated"] = number < len(lines)
+    last = min(total, start_line - 1 + max_lines)
+
+    def fits(count: int) -> bool:
+        """Whether the envelope with the first ``count`` lines of the window stays in the budget."""
+        number = start_line + count - 1
+        result["text"] = "\n".join(lines[:count])
+        result["truncated"] = number < total
         result["nextLine"] = number + 1
-        if env.cost(result) > budget:
-            result["text"] = previous
-            break
-        included += 1
+        return env.cost(result) <= budget
+
+    # The serialized envelope grows with every line added, so the lines that fit, added one by
+    # one until the first that does not, are found by bisection (8 costs instead of 200).
+    included, above = 0, last - start_line + 1
+    while included < above:
+        middle = (included + above + 1) // 2
+        if fits(middle):
+            included = middle
+        else:
+            above = middle - 1
+    result["text"] = "\n".join(lines[:included])
     if included == 0:
         raise ContractViolation("line-exceeds-output-budget", "a single line does not fit the output budget")
     next_line = start_line + included
-    if next_line <= len(lines):
+    if next_line <= total:
         result["truncated"] = True
         result["nextLine"] = next_line
         result["status"] = "partial"

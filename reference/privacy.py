@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -20,7 +21,7 @@ from typing import Any, Final, Literal
 from reference.config import default_config
 from reference.jsonbytes import JsonParseError, js_parse, js_stringify, property_order
 from reference.jsvalues import JS_WHITESPACE, trim
-from reference.secrets import JS_SPACE, js_ci, redact_secrets
+from reference.secrets import JS_SPACE, js_ci, may_match_json, redact_secrets
 
 LEVELS: Final = ("normal", "internal", "sensitive", "local-only")
 _RANK: Final = {level: rank for rank, level in enumerate(LEVELS)}
@@ -46,6 +47,9 @@ _CLOSED_MARKER: Final = re.compile(
     )
     + ")"
 )
+#: Every marker holds ``4:`` (the end of ``ds4:``): text without it has none, so the marker
+#: patterns need not run over a 4 MiB record that holds no marker.
+_MARKER_LITERAL: Final = "4:"
 #: A string that may be a serialized history result (then it is parsed and walked too).
 _RESULT_PROTOCOL: Final = re.compile(rf'"schema"{JS_SPACE}*:{JS_SPACE}*"ds4-history-result-v1"')
 
@@ -83,6 +87,8 @@ def classify_markers(text: str) -> str | None:
     over all markers already covers it.
     """
     floor: str | None = None
+    if _MARKER_LITERAL not in text:
+        return floor
     for match in _ANY_MARKER.finditer(text):
         floor = _raise_floor(floor, _marker_level(match.group(2)))
     return floor
@@ -142,6 +148,8 @@ def strip_markers(text: str, classification: str, policy: ProviderPolicy) -> tup
     """
     if not text:
         return text, 0
+    if _MARKER_LITERAL not in text:  # no marker: the whole text has the classification
+        return (text, 0) if policy.allows(classification) else (placeholder(classification), 1)
     out: list[str] = []
     blocked = 0
 
@@ -181,25 +189,45 @@ class Sanitized:
     omitted: bool
 
 
+@dataclass(frozen=True)
+class _Found:
+    """What the sanitizer finds in one text whatever the level and provider: the markers' level,
+    the secret count and the redacted text."""
+
+    markers: str | None
+    redactions: int
+    redacted: str
+    marked: bool  # the redacted text may hold a marker (else stripping keeps it whole)
+
+
+def _find(text: str) -> _Found:
+    redacted, redactions = redact_secrets(text)
+    return _Found(classify_markers(text), redactions, redacted, _MARKER_LITERAL in redacted)
+
+
+def _decide(found: _Found, stored: str | None, policy: ProviderPolicy, privacy_config: Mapping[str, Any]) -> Sanitized:
+    if stored is not None and not is_level(stored):
+        raise ValueError(f"invalid stored classification: {stored!r}")
+    level = stored if stored is not None else _default_classification(privacy_config)
+    if found.markers is not None:
+        level = max_level(level, found.markers)
+    if found.redactions:
+        level = max_level(level, "sensitive")
+    if not policy.allows(level):
+        return Sanitized("", level, True)
+    if not found.marked:
+        return Sanitized(found.redacted, level, False)
+    body, blocked = strip_markers(found.redacted, level, policy)
+    return Sanitized(body, level, blocked > 0)
+
+
 def history_sanitize(
     text: str, *, stored: str | None, policy: ProviderPolicy, privacy_config: Mapping[str, Any]
 ) -> Sanitized:
     """The runtime history sanitizer (contract §2.10, seven steps); ``privacy.enabled`` and
     ``privacy.redactSecrets`` do not change it.
     """
-    if stored is not None and not is_level(stored):
-        raise ValueError(f"invalid stored classification: {stored!r}")
-    level = stored if stored is not None else _default_classification(privacy_config)
-    markers = classify_markers(text)
-    if markers is not None:
-        level = max_level(level, markers)
-    redacted, redactions = redact_secrets(text)
-    if redactions:
-        level = max_level(level, "sensitive")
-    if not policy.allows(level):
-        return Sanitized("", level, True)
-    body, blocked = strip_markers(redacted, level, policy)
-    return Sanitized(body, level, blocked > 0)
+    return _decide(_find(text), stored, policy, privacy_config)
 
 
 def history_privacy_classification(value: Any) -> str | None:
@@ -215,6 +243,8 @@ def history_privacy_classification(value: Any) -> str | None:
 
     def walk_string(node: str, depth: int) -> str | None:
         marked = classify_markers(node)
+        if HISTORY_RESULT_SCHEMA not in node:  # both tests below need the schema name
+            return marked
         start = node.lstrip(JS_WHITESPACE)[:1]
         container = HISTORY_RESULT_SCHEMA in node and start in ("{", "[", '"')
         if not container and not _RESULT_PROTOCOL.search(node):
@@ -261,6 +291,38 @@ class EntryPrivacy:
     omitted: bool
 
 
+#: Entries whose findings are remembered (a recall classifies its hits, a read of one of them
+#: follows; a long record is read window by window), keyed by the SHA-256 of the record's bytes.
+_REMEMBERED_ENTRIES: Final = 16
+_remembered: OrderedDict[str, tuple[str, str | None, _Found | None, _Found]] = OrderedDict()
+
+
+def forget_entries() -> None:
+    """Drop the remembered findings (the benchmark measures a first read with it)."""
+    _remembered.clear()
+
+
+def _entry_findings(entry: Any, searchable_text: str, content_hash: str | None) -> tuple[str | None, _Found | None, _Found]:
+    """The floor, the raw check's findings (None: the serialization holds no marker and no
+    secret) and the text check's findings; remembered per ``content_hash`` and text."""
+    if content_hash is not None:
+        known = _remembered.get(content_hash)
+        if known is not None and known[0] == searchable_text:
+            _remembered.move_to_end(content_hash)
+            return known[1:]
+    floor = history_privacy_classification(entry)
+    strings = _joined_strings(entry)
+    raw: _Found | None = None
+    if strings is None or _MARKER_LITERAL in strings or may_match_json(strings):
+        raw = _find(js_stringify(entry))
+    findings = (floor, raw, _find(searchable_text))
+    if content_hash is not None:
+        _remembered[content_hash] = (searchable_text, *findings)
+        while len(_remembered) > _REMEMBERED_ENTRIES:
+            _remembered.popitem(last=False)
+    return findings
+
+
 def classify_entry(
     entry: Any,
     searchable_text: str,
@@ -268,6 +330,7 @@ def classify_entry(
     policy: ProviderPolicy,
     privacy_config: Mapping[str, Any],
     ref_classification: str | None = None,
+    content_hash: str | None = None,
 ) -> EntryPrivacy:
     """Classify and sanitize a whole history entry before any excerpt is cut.
 
@@ -275,18 +338,45 @@ def classify_entry(
     the raw check starts from max(default, floor) when a floor exists, else from the default);
     a read passes the ref's classification (§3.3 step 7: max(default, max(ref, floor) or ref)).
     The raw check sanitizes ``JSON.stringify(entry)``, so a secret or marker anywhere in the
-    entry counts; the text check starts from the raw check's classification.
+    entry counts; the text check starts from the raw check's classification.  ``content_hash``:
+    the SHA-256 of the bytes ``entry`` was parsed from; the findings are then remembered.
     """
     default = _default_classification(privacy_config)
-    floor = history_privacy_classification(entry)
+    floor, raw_found, text_found = _entry_findings(entry, searchable_text, content_hash)
     if ref_classification is None:
         stored = None if floor is None else max_level(default, floor)
     else:
         stored = max_level(default, ref_classification if floor is None else max_level(ref_classification, floor))
-    raw = history_sanitize(js_stringify(entry), stored=stored, policy=policy, privacy_config=privacy_config)
-    text = history_sanitize(searchable_text, stored=raw.classification, policy=policy, privacy_config=privacy_config)
+    if raw_found is None:  # nothing found: the sanitizer keeps the level
+        level = stored if stored is not None else default
+        raw = Sanitized("", level, not policy.allows(level))
+    else:
+        raw = _decide(raw_found, stored, policy, privacy_config)
+    text = _decide(text_found, raw.classification, policy, privacy_config)
     omitted = raw.omitted or text.omitted
     return EntryPrivacy("" if omitted else text.text, max_level(raw.classification, text.classification), omitted)
+
+
+def _joined_strings(value: Any) -> str | None:
+    """Every string of a parsed JSON value (object keys included) joined by NUL, or None for a
+    value that is not plain JSON data (then the caller serializes it)."""
+    strings: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            strings.append(node)
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if not isinstance(key, str):
+                    return None
+                strings.append(key)
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif not (node is None or isinstance(node, (bool, int, float))):
+            return None
+    return "\0".join(strings)
 
 
 def _sha256_hex(text: str) -> str:

@@ -120,6 +120,23 @@ def _may_hold(name: str, text: str, folded: str) -> bool:
     return any(word in folded for word in ("key", "token", "secret", "password"))
 
 
+#: Literals of which every match holds one, in a value's strings *or in their JSON
+#: serialization*: an escape writes a letter only after a backslash or within hex digits, so only
+#: the first letter of a matched word can come from one (``\\b`` + ``earer`` is ``bearer``):
+#: the case-insensitive words are checked without it.
+_JSON_EXACT: Final = ("PRIVATE KEY-----", "sk-", "AKIA")
+_JSON_FOLDED: Final = ("earer", "key", "oken", "ecret", "assword")
+
+
+def may_match_json(strings: str) -> bool:
+    """Whether any family could match ``JSON.stringify`` of a value, given its strings (keys and
+    values) joined by NUL; False is certain.  Lets a caller skip serializing a 4 MiB entry."""
+    if any(word in strings for word in _JSON_EXACT) or _GITHUB_PREFIX.search(strings) is not None:
+        return True
+    folded = strings.casefold()
+    return any(word in folded for word in _JSON_FOLDED)
+
+
 def redact_secrets(text: str) -> tuple[str, int]:
     """The text with every secret-like match replaced by its label, and the number of matches.
 

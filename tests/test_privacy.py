@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.config import default_config
@@ -360,3 +360,55 @@ def test_public_id_follows_the_provider_policy() -> None:
 def test_project_id_pinned_against_node() -> None:
     assert project_id("/home/user/project") == "9dad1e4e08b0b11cbcd8"
     assert project_id("/home/\u00fcser/pr\u00f8ject") == "ab1f885dd96b67ed7ccc"
+
+
+# ---------------------------------------------------------------- the whole-entry shortcuts
+
+_ENTRY_PIECES = st.sampled_from([
+    "[ds4:sensitive]", "[/ds4:sensitive]", "[DS4:local-only]", "[ds4:internal] ", "\\[ds4:internal]", "4:",
+    "password=hunter22", "Bearer abcdefgh123", "\x08earer abcdefgh123", "sk-FAKEfake0000", "ghp_FAKEfake0000",
+    "text", "\n", " ", '"', "ds4-history-result-v1", '{"schema":"ds4-history-result-v1"}', "\udbea", "rer",
+])
+_ENTRY_STRINGS = st.lists(_ENTRY_PIECES, max_size=6).map("".join)
+_ENTRY_VALUES = st.recursive(
+    st.one_of(_ENTRY_STRINGS, st.integers(), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_ENTRY_STRINGS, inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+def _plain_classify(entry: Any, text: str, policy: ProviderPolicy, ref: str | None) -> tuple[str, str, bool]:
+    """``classify_entry`` as contract §2.7/§3.3 spell it, with no shortcut and nothing remembered."""
+    default = PRIVACY["defaultClassification"]
+    floor = history_privacy_classification(entry)
+    if ref is None:
+        stored = None if floor is None else max_level(default, floor)
+    else:
+        stored = max_level(default, ref if floor is None else max_level(ref, floor))
+    raw = history_sanitize(js_stringify(entry), stored=stored, policy=policy, privacy_config=PRIVACY)
+    body = history_sanitize(text, stored=raw.classification, policy=policy, privacy_config=PRIVACY)
+    omitted = raw.omitted or body.omitted
+    return "" if omitted else body.text, max_level(raw.classification, body.classification), omitted
+
+
+@settings(max_examples=300)
+@given(_ENTRY_VALUES, _ENTRY_STRINGS, st.sampled_from([LOCAL, REMOTE]), st.sampled_from([None, *LEVELS]),
+       st.booleans())
+def test_classify_entry_equals_the_plain_steps(entry: Any, text: str, policy: ProviderPolicy, ref: str | None,
+                                              remembered: bool) -> None:
+    """Skipping the serialization when it holds nothing, and remembering findings per content hash,
+    give what the plain steps give."""
+    value = {"type": "message", "id": "e1", "payload": entry}
+    content_hash = hashlib.sha256(js_stringify(value).encode("utf-8", "surrogatepass")).hexdigest()
+    expected = _plain_classify(value, text, policy, ref)
+    for _ in range(2 if remembered else 1):
+        got = classify_entry(value, text, policy=policy, privacy_config=PRIVACY, ref_classification=ref,
+                             content_hash=content_hash if remembered else None)
+        assert (got.text, got.classification, got.omitted) == expected
+
+
+def test_remembered_findings_belong_to_one_text() -> None:
+    entry = {"type": "message", "id": "e1", "message": {"role": "user", "content": "x"}}
+    first = classify_entry(entry, "plain", policy=REMOTE, privacy_config=PRIVACY, content_hash="h")
+    other = classify_entry(entry, "password=hunter22", policy=REMOTE, privacy_config=PRIVACY, content_hash="h")
+    assert (first.omitted, other.omitted) == (False, True)

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference import secrets as _secrets
+from reference.jsonbytes import js_stringify
 from reference.secrets import (
     CREDENTIAL_LABEL,
     FAMILIES,
@@ -185,3 +186,44 @@ def test_the_literal_prefilter_never_skips_a_family_that_would_match(text: str) 
     for name, pattern, _replacement in _secrets.FAMILIES:
         if pattern.search(text):
             assert _secrets._may_hold(name, text, folded), (name, text)
+
+
+# Pieces from which an escape (\b, \t, \u001b, a lone surrogate's hex digits) can build a word.
+_JSON_PIECES = st.sampled_from([
+    "\x08earer ", "\tken", "\x1bearer", "\udbea", "rer", "\u017f", "\u212a", "earer", "bearer ", "Bearer ",
+    "abcdefgh123", "oken", "access_", "token", "api", "_key", "=", ": ", "'", '"', "password", "ecret",
+    "client_", "sk-", "ant-", "AKIA", "0123456789ABCDEF", "ghp_", "gh", "s_", "PRIVATE KEY-----",
+    "-----BEGIN ", "-----END ", "\n", "\\", " ", "x", "4", ":",
+])
+_JSON_STRINGS = st.lists(_JSON_PIECES, max_size=12).map("".join)
+_JSON_VALUES = st.recursive(
+    st.one_of(_JSON_STRINGS, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_JSON_STRINGS, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+def _strings_of(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in (key, *_strings_of(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings_of(item)]
+    return []
+
+
+@given(_JSON_VALUES)
+@settings(max_examples=400)
+def test_may_match_json_never_misses_a_family_of_the_serialization(value: object) -> None:
+    """``False`` from the pre-check on a value's strings means no family matches its JSON."""
+    if not _secrets.may_match_json("\0".join(_strings_of(value))):
+        serialized = js_stringify(value)
+        for name, pattern, _replacement in _secrets.FAMILIES:
+            assert pattern.search(serialized) is None, (name, serialized)
+
+
+def test_may_match_json_sees_a_word_built_by_an_escape() -> None:
+    assert _secrets.FAMILIES[2][1].search(js_stringify({"a": "\x08earer abcdefgh123"}))
+    assert _secrets.may_match_json("a\0\x08earer abcdefgh123")
+    assert not _secrets.may_match_json("a\0plain text\0[000123] build ok")
