@@ -157,6 +157,24 @@ def given_long_message(scenario_state: State, entry_id: str, count: int, piece: 
         handle.write((json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8"))
 
 
+@given(parsers.parse("the current history session also holds {count:d} session pins"))
+def given_many_pins(scenario_state: State, count: int) -> None:
+    """``count`` pin additions chained after the last entry (the §6.6 item limit is 1000)."""
+    path = _source(scenario_state)
+    parent = _records(path)[-1]["id"]
+    lines = []
+    for number in range(count):
+        entry_id = f"pin{number:05x}"
+        data = {"schemaVersion": 1, "mutationId": f"m-{entry_id}", "operation": "add", "createdAt": 1767225640000,
+                "item": {"id": f"pin-{number}", "scope": "session", "content": f"Pinned fact {number}",
+                         "createdAt": 1767225640000}}
+        lines.append(json.dumps({"type": "custom", "customType": "ds4-context-pin-v1", "data": data, "id": entry_id,
+                                 "parentId": parent, "timestamp": "2026-01-01T00:00:40.000Z"}, separators=(",", ":")))
+        parent = entry_id
+    with path.open("ab") as handle:
+        handle.write(("\n".join(lines) + "\n").encode("utf-8"))
+
+
 # ------------------------------------------------------------------ when: the host
 
 

@@ -101,3 +101,13 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the carried pin "pin-branch" keeps its original content "Keep LastExportUtc nullable" and its branchLeafId "task"
     And the carried pin "pin-session" keeps its original content "Session-wide rule" and its createdAt "1767225606000"
     And the rebase target entries validate against the rebase schemas
+
+  @id:CHECKPOINT-009
+  Scenario: More than 1000 carried pins refuse the checkpoint with checkpoint-memory-budget and write nothing
+    Given the current history session also holds 1001 session pins
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "checkpoint-memory-budget"
+    And no rebase operations folder exists
+    And no rebase target exists
+    And the rebase source is byte-identical to before

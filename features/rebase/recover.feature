@@ -142,3 +142,24 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase operation is recovered
     Then the rebase result is recoverable with code "archive-changed"
     And the rebase journal phase is "Recoverable"
+
+  @id:RECOVER-010
+  Scenario: A target never installed is not rebuilt once the source moved: source-moved-before-checkpoint
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase operation id is remembered
+    And the rebase target is deleted
+    And the current history session grows by one user message
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "source-moved-before-checkpoint"
+    And the rebase operation id is the remembered one
+    And no rebase target exists
+    And the rebase journal phase is "Recoverable"
+    And the rebase source still starts with its bytes from before
