@@ -40,7 +40,7 @@ from reference.reader import (
     open_session_file,
     read_line_bytes,
 )
-from reference.session import SessionFile, check_session_path, iter_loaded_records
+from reference.session import SessionFile, accept_header, check_session_path, iter_loaded_records, no_header
 from reference.tree import SessionTree
 
 _HEX64: Final = re.compile(r"[a-f0-9]{64}")
@@ -342,14 +342,7 @@ def scan_source(path: str) -> SourceScan:
                 extra_headers += 1
                 continue
             if kind is RecordKind.HEADER or header_record is None:
-                if header_record is not None or kind is not RecordKind.HEADER or not isinstance(record.id, str):
-                    raise ContractViolation(
-                        "session-no-header",
-                        f"line {record.line} is not a Pi session header "
-                        '(the first JSON value must be an object with type "session" and a string id): '
-                        f"{path}",
-                    )
-                header_record = record
+                header_record = accept_header(record, header_record, path)
                 continue
             entry_id, parent_id, entry_type = record.id, record.parent_id, record.type
             if not (record.is_object and isinstance(entry_type, str)):
@@ -376,10 +369,7 @@ def scan_source(path: str) -> SourceScan:
             number += 1
         header_value = decode_value(read_line_bytes(raw, header_record)) if header_record else None
     if header_record is None or not isinstance(header_value, dict):
-        raise ContractViolation(
-            "session-no-header",
-            f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}",
-        )
+        raise no_header(path)
     for entry, parent_id in pending.items():
         parents[entry] = ids.get(parent_id, MISSING)
     scan = SourceScan(

@@ -139,6 +139,24 @@ def _legacy_version(version: Any) -> tuple[int | None, Any]:
     return None, version
 
 
+def accept_header(record: Record, header_record: Record | None, path: str) -> Record:
+    """The first parsed value must be a session header with a string id, and come only once."""
+    if header_record is not None or record.kind is not RecordKind.HEADER or not isinstance(record.id, str):
+        raise ContractViolation(
+            "session-no-header",
+            f"line {record.line} is not a Pi session header "
+            '(the first JSON value must be an object with type "session" and a string id): '
+            f"{path}",
+        )
+    return record
+
+
+def no_header(path: str) -> ContractViolation:
+    return ContractViolation(
+        "session-no-header", f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}"
+    )
+
+
 def iter_loaded_records(stream: IO[bytes], path: str, *, hashed: bool = True) -> Iterator[Record]:
     """Records, with Pi's header scan limit: the first parsed value must end in the first 1 MiB.
     ``hashed=False``: no per-line SHA-256 (see :func:`reference.reader.iter_records`)."""
@@ -184,24 +202,14 @@ def load_session(path: str | os.PathLike[str]) -> SessionFile:
             elif kind is RecordKind.EXTRA_HEADER:
                 diagnostics.extra_headers.add(record.line)
             elif kind is RecordKind.HEADER or header_record is None:
-                if header_record is not None or kind is not RecordKind.HEADER or not isinstance(record.id, str):
-                    raise ContractViolation(
-                        "session-no-header",
-                        f"line {record.line} is not a Pi session header "
-                        '(the first JSON value must be an object with type "session" and a string id): '
-                        f"{path}",
-                    )
-                header_record = record
+                header_record = accept_header(record, header_record, path)
             else:
                 if not record.is_object or not isinstance(record.id, str):
                     diagnostics.non_entries.add(record.line)
                 entries.append(record)
         header_value = decode_value(read_line_bytes(raw, header_record)) if header_record else None
     if header_record is None or not isinstance(header_value, dict):
-        raise ContractViolation(
-            "session-no-header",
-            f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}",
-        )
+        raise no_header(path)
     legacy, unsupported = _legacy_version(header_value.get("version"))
     if legacy is not None:
         diagnostics.non_entries = LineSample()  # legacy entries have no ids by design, not by damage

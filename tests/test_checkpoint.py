@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pilines import message, ts
 
 from conformance.schemas import describe, errors
 from reference.checkpoint import (
@@ -51,15 +52,8 @@ SOURCE = "/home/u/.pi/agent/sessions/--home-u-proj--/2025-06-01T12-00-00-000Z_so
 CREATED = 1_750_000_000_000
 
 
-def ts(second: int) -> str:
-    return f"2025-06-01T12:00:{second:02d}.000Z"
 
 
-def message(entry_id: str, parent: str | None, second: int, role: str, text: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": second}
-    if role == "assistant":
-        body.update(api="x", provider="p", model="m", stopReason="stop")
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": ts(second), "message": body}
 
 
 def custom(entry_id: str, parent: str | None, second: int, custom_type: str, data: Any) -> dict[str, Any]:

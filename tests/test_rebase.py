@@ -8,7 +8,6 @@ is what upstream's ``afterPhase`` hook does.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pilines import jsonl, message, sha, ts
 
 from conformance import schemas
 from reference import crashpoints
@@ -37,15 +37,8 @@ PHASES = ("Prepared", "ArchiveVerified", "CheckpointReady", "TargetCreated", "Ac
 LIMITATIONS = ["deterministic-handoff", "verification-not-inferred", "older-state-requires-recall"]
 
 
-def ts(second: int) -> str:
-    return f"2025-06-01T12:00:{second:02d}.000Z"
 
 
-def message(entry_id: str, parent: str | None, second: int, role: str, text: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": second}
-    if role == "assistant":
-        body.update(api="x", provider="p", model="m", stopReason="stop")
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": ts(second), "message": body}
 
 
 def upstream_source(cwd: Path, *, task_text: str = "Continue the implementation") -> list[dict[str, Any]]:
@@ -60,12 +53,8 @@ def upstream_source(cwd: Path, *, task_text: str = "Continue the implementation"
     ]
 
 
-def jsonl(records: list[dict[str, Any]]) -> bytes:
-    return "".join(js_stringify(record) + "\n" for record in records).encode("utf-8")
 
 
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def lines(path: Path) -> list[dict[str, Any]]:

@@ -6,7 +6,6 @@ is then deleted, and recovery in a fresh process, from the source or from the ta
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pilines import message, sha, ts
 
 from conformance import schemas
 from reference.crashpoints import CRASH_EXIT_CODE, CRASH_POINTS, ENV_VAR
@@ -44,19 +44,10 @@ FINGERPRINTED = ("CheckpointReady", "TargetStaged", "TargetInstalled", "TargetCr
 TARGET_EXISTS = ("TargetInstalled", "TargetCreated", "Activated", "Verified")
 
 
-def ts(second: int) -> str:
-    return f"2025-06-01T12:00:{second:02d}.000Z"
 
 
-def message(entry_id: str, parent: str | None, second: int, role: str, text: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": second}
-    if role == "assistant":
-        body.update(api="x", provider="p", model="m", stopReason="stop")
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": ts(second), "message": body}
 
 
-def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass

@@ -24,6 +24,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from pilines import jsonl, message, ts
 
 from conformance import schemas
 from reference.clock import ManualClock
@@ -31,7 +32,6 @@ from reference.config import default_config
 from reference.crashpoints import CRASH_EXIT_CODE, CRASH_POINTS, ENV_VAR
 from reference.durable import stale_temporaries
 from reference.history import HistoryHost, HistoryService
-from reference.jsonbytes import js_stringify
 from reference.rebase import RebaseHost, RebaseService
 from reference.rebase_ids import operation_id
 
@@ -46,19 +46,10 @@ INSTALL_POINTS = CRASH_POINTS[: CRASH_POINTS.index("TargetCreated") + 1]
 FINGERPRINTED = ("CheckpointReady", "TargetCreated", "Activated", "Verified")
 
 
-def ts(second: int) -> str:
-    return f"2025-06-01T12:{second // 60:02d}:{second % 60:02d}.000Z"
 
 
-def message(entry_id: str, parent: str | None, second: int, role: str, text: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": second}
-    if role == "assistant":
-        body.update(api="x", provider="p", model="m", stopReason="stop")
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": ts(second), "message": body}
 
 
-def jsonl(records: list[dict[str, Any]]) -> bytes:
-    return "".join(js_stringify(record) + "\n" for record in records).encode("utf-8")
 
 
 def sha(data: bytes) -> str:
