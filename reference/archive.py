@@ -27,6 +27,7 @@ from typing import IO, Any, Final
 
 import msgspec
 
+from reference.bulkscan import Block, NotOrdinary, Row, ordinary_blocks
 from reference.context import UnbuildableContext, context_entries, entry_to_messages
 from reference.errors import ContractViolation
 from reference.jsonbytes import UNDEFINED, JsonParseError, js_stringify
@@ -38,7 +39,6 @@ from reference.reader import (
     RecordKind,
     decode_value,
     open_session_file,
-    read_line_bytes,
 )
 from reference.session import SessionFile, accept_header, check_session_path, iter_loaded_records, no_header
 from reference.tree import SessionTree
@@ -303,79 +303,171 @@ def _incomplete(record: Record) -> bool:
         record.kind is RecordKind.ENTRY and not (record.is_object and isinstance(record.type, str)))
 
 
+class _Table:
+    """The compact entry table a scan builds, one entry line at a time."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.parents = array("q")
+        self.starts = array("q")
+        self.ends = array("q")
+        self.types: list[Any] = []
+        self.shared_types: dict[str, str] = {}
+        self.empty_parents: set[int] = set()
+        self.pending: dict[int, str] = {}  # parentIds that name a later line
+        self.incomplete = False
+        self.invalid_line: int | None = None
+        self.extra_headers = 0
+        self.last_id: Any = None
+
+    def add_block(self, block: Block) -> None:
+        """:meth:`add` for each line of ``block``, list by list when every line is a Pi entry
+        with a new id (what Pi writes); line by line otherwise, so the first bad line is named."""
+        fields = block.fields
+        count = len(fields)
+        ids = [f.id for f in fields]
+        types = [f.type for f in fields]
+        parent_ids = [f.parentId for f in fields]
+        if (not count or not block.terminated or self.invalid_line is not None
+                or not all(isinstance(t, str) for t in types) or not all(isinstance(i, str) for i in ids)
+                or not all(p is None or isinstance(p, str) for p in parent_ids)
+                or not all(isinstance(f.timestamp, str) for f in fields)
+                or "session" in types or len(set(ids)) != count or not self.ids.keys().isdisjoint(ids)):
+            for index in range(count):
+                row = block.row(index)
+                if row.type == "session":
+                    self.incomplete |= not row.terminated
+                    self.extra_headers += 1
+                else:
+                    self.add(row)
+            return
+        first = len(self.types)
+        self.ids.update(zip(ids, range(first, first + count), strict=True))
+        lookup = self.ids.get
+        for offset, parent_id in enumerate(parent_ids):
+            if parent_id is None:
+                self.parents.append(ROOT)
+                continue
+            if not parent_id:
+                self.empty_parents.add(first + offset)
+            parent = lookup(parent_id, MISSING)
+            if parent == MISSING or parent >= first + offset:  # named by a later line
+                self.pending[first + offset] = parent_id
+                parent = MISSING
+            self.parents.append(parent)
+        shared = self.shared_types.setdefault
+        self.types.extend([shared(t, t) for t in types])
+        self.starts.extend(block.starts)
+        self.ends.extend(block.ends)
+        self.last_id = ids[-1]
+
+    def add(self, row: Row, is_object: bool = True) -> None:
+        number = len(self.types)
+        entry_id, parent_id, entry_type = row.id, row.parent_id, row.type
+        if not row.terminated:
+            self.incomplete = True
+        if not (is_object and isinstance(entry_type, str)):
+            self.incomplete = True
+        pi_entry = (is_object and isinstance(entry_type, str) and isinstance(entry_id, str)
+                    and (parent_id is None or isinstance(parent_id, str)) and row.timestamped)
+        if self.invalid_line is None and (not pi_entry or entry_id in self.ids):
+            self.invalid_line = row.line
+        if isinstance(entry_id, str):
+            self.ids[entry_id] = number
+        if isinstance(parent_id, str) and pi_entry:
+            parent = self.ids.get(parent_id)
+            if parent is None:
+                self.pending[number] = parent_id
+                parent = MISSING
+            if not parent_id:
+                self.empty_parents.add(number)
+            self.parents.append(parent)
+        else:
+            self.parents.append(ROOT)
+        self.types.append(self.shared_types.setdefault(entry_type, entry_type)
+                          if isinstance(entry_type, str) else entry_type)
+        self.starts.append(row.start)
+        self.ends.append(row.end)
+        self.last_id = entry_id
+
+
+def _exact_table(stream: _HashingReader, path: str) -> tuple[_Table, Record | None]:
+    """The table from the exact reader: every kind of line classified as Pi does."""
+    table = _Table()
+    header: Record | None = None
+    for record in iter_loaded_records(stream, path, hashed=False):  # type: ignore[arg-type]
+        kind = record.kind
+        if kind is RecordKind.BLANK:
+            table.incomplete |= not record.terminated
+        elif kind is RecordKind.MALFORMED or kind is RecordKind.FALSY or kind is RecordKind.OVERSIZE:
+            table.incomplete = True
+        elif kind is RecordKind.EXTRA_HEADER:
+            table.incomplete |= not record.terminated
+            table.extra_headers += 1
+        elif kind is RecordKind.HEADER or header is None:
+            table.incomplete |= not record.terminated
+            header = accept_header(record, header, path)
+        else:
+            table.add(Row(record.line, record.start, record.end, record.terminated, record.type, record.id,
+                          record.parent_id, record.timestamped), record.is_object)
+    return table, header
+
+
+def _ordinary_table(stream: _HashingReader) -> tuple[_Table, Row]:
+    """The table from :func:`reference.bulkscan.ordinary_blocks`, or :class:`NotOrdinary`."""
+    table = _Table()
+    header: Row | None = None
+    for block in ordinary_blocks(stream):  # type: ignore[arg-type]
+        if header is None:
+            header = block.row(0)
+            table.incomplete |= not header.terminated
+            block = Block(block.first_line + 1, block.starts[1:], block.ends[1:], block.fields[1:], block.terminated)
+        table.add_block(block)
+    if header is None:
+        raise NotOrdinary
+    return table, header
+
+
+def _read_span(raw: IO[bytes], start: int, end: int) -> bytes:
+    raw.seek(start)
+    data = raw.read(end - start)
+    return data[:-1] if data.endswith(b"\n") else data
+
+
 def scan_source(path: str) -> SourceScan:
     """Read ``path`` once, read-only, with the refusals of :func:`reference.session.load_session`
-    and the facts of steps 17-18, keeping a compact table of the entries."""
+    and the facts of steps 17-18, keeping a compact table of the entries.
+
+    An ordinary file (what Pi writes) is read by blocks (:mod:`reference.bulkscan`); any other
+    file is read again, from the start, by the exact reader."""
     path = os.fspath(path)
     check_session_path(path)
     scope = _SCOPE.get()
+    prefixes = scope.prefix_sizes if scope is not None else ()
     try:
         raw = open_session_file(path)
     except OSError as exc:
         raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
-    ids: dict[str, int] = {}
-    parents = array("q")
-    starts = array("q")
-    ends = array("q")
-    types: list[Any] = []
-    shared_types: dict[str, str] = {}
-    empty_parents: set[int] = set()
-    pending: dict[int, str] = {}  # parentIds that name a later line
-    incomplete = False
-    invalid_line: int | None = None
-    extra_headers = 0
-    last_id: Any = None
-    header_record: Record | None = None
-    number = 0
     with raw:
-        stream = _HashingReader(raw, scope.prefix_sizes if scope is not None else ())
-        for record in iter_loaded_records(stream, path, hashed=False):  # type: ignore[arg-type]
-            kind = record.kind
-            if not record.terminated:
-                incomplete = True
-            if kind is RecordKind.BLANK:
-                continue
-            if kind is RecordKind.MALFORMED or kind is RecordKind.FALSY or kind is RecordKind.OVERSIZE:
-                incomplete = True
-                continue
-            if kind is RecordKind.EXTRA_HEADER:
-                extra_headers += 1
-                continue
-            if kind is RecordKind.HEADER or header_record is None:
-                header_record = accept_header(record, header_record, path)
-                continue
-            entry_id, parent_id, entry_type = record.id, record.parent_id, record.type
-            if not (record.is_object and isinstance(entry_type, str)):
-                incomplete = True
-            pi_entry = is_pi_entry(record)
-            if invalid_line is None and (not pi_entry or entry_id in ids):
-                invalid_line = record.line
-            if isinstance(entry_id, str):
-                ids[entry_id] = number
-            if isinstance(parent_id, str) and pi_entry:
-                parent = ids.get(parent_id)
-                if parent is None:
-                    pending[number] = parent_id
-                    parent = MISSING
-                if not parent_id:
-                    empty_parents.add(number)
-                parents.append(parent)
-            else:
-                parents.append(ROOT)
-            types.append(shared_types.setdefault(entry_type, entry_type) if isinstance(entry_type, str) else entry_type)
-            starts.append(record.start)
-            ends.append(record.end)
-            last_id = entry_id
-            number += 1
-        header_value = decode_value(read_line_bytes(raw, header_record)) if header_record else None
-    if header_record is None or not isinstance(header_value, dict):
+        stream = _HashingReader(raw, prefixes)
+        try:
+            table, first = _ordinary_table(stream)
+            span: tuple[int, int] | None = (first.start, first.end)
+        except NotOrdinary:
+            raw.seek(0)
+            stream = _HashingReader(raw, prefixes)
+            table, record = _exact_table(stream, path)
+            span = (record.start, record.end) if record is not None else None
+        header_value = decode_value(_read_span(raw, *span)) if span is not None else None
+    if span is None or not isinstance(header_value, dict):
         raise no_header(path)
-    for entry, parent_id in pending.items():
-        parents[entry] = ids.get(parent_id, MISSING)
+    for entry, parent_id in table.pending.items():
+        table.parents[entry] = table.ids.get(parent_id, MISSING)
     scan = SourceScan(
-        path=path, size=stream.size, sha256=stream.digest.hexdigest(), header=header_value, entry_count=number,
-        extra_headers=extra_headers, incomplete=incomplete, invalid_line=invalid_line, last_id=last_id, ids=ids,
-        parents=parents, empty_parents=empty_parents, types=types, starts=starts, ends=ends,
+        path=path, size=stream.size, sha256=stream.digest.hexdigest(), header=header_value,
+        entry_count=len(table.types), extra_headers=table.extra_headers, incomplete=table.incomplete,
+        invalid_line=table.invalid_line, last_id=table.last_id, ids=table.ids, parents=table.parents,
+        empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=table.ends,
         prefix_digests=stream.prefix_digests,
     )
     if scope is not None:
