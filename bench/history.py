@@ -10,7 +10,7 @@ exactly ``--ancestors`` ancestors (100,000 by default).  Each measurement runs i
 process, so its peak RSS (Linux ``VmHWM``) is its own:
 
 index     ``catch_up`` of every session file into an empty index (read, hash, decode, searchable
-          text, rows, locators, FTS, state), as a ratio of a bare FTS5 bulk insert of the same
+          text, rows, filter rows, locators, FTS, state), as a ratio of a bare FTS5 bulk insert of the same
           searchable texts (pre-extracted to a file) into an empty FTS5 table in the same run;
 catch-up  ``catch_up`` after one entry is appended to the current session, as a ratio of a forced
           rebuild of that session (the file is restored afterwards);
@@ -572,7 +572,7 @@ def print_report(report: dict[str, Any]) -> None:
         print()
         print(f"initial index (target >= {INDEX_TARGET} of a bare FTS5 bulk insert)")
         print("  index: catch_up of every file into an empty index: read, SHA-256 and decode every line,")
-        print("         render searchable text, insert entries (+2 indexes), FTS keys, FTS rows, locators,")
+        print("         render searchable text, insert entries (+2 indexes), FTS keys, filter rows, FTS rows, locators,")
         print(f"         state; one transaction per session: {index['seconds']:.1f} s,"
               f" {project['bytes'] / 1e6 / index['seconds']:.1f} MB/s, {index['entries'] / index['seconds']:,.0f}"
               f" entries/s, peak RSS {mib(index['peak_rss'])}, database {index['db_bytes'] / 1e6:,.0f} MB")

@@ -9,6 +9,7 @@ failure is fail-open for the conversation: a content-free envelope with one code
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -53,6 +54,10 @@ _MAX_WALK_DEPTH: Final = 10_000_000
 #: Sessions whose sets the service remembers, and leaves per session.
 _KNOWN_SESSIONS: Final = 1024
 _KNOWN_LEAVES: Final = 4
+#: The excluded entries of a branch go to SQL as FTS rowid runs when they form at most this many.
+_MAX_EXCLUDED_RUNS: Final = 32
+#: ... and when finding them takes at most this many checks of a gap between excluded rowids.
+_MAX_GAP_CHECKS: Final = 256
 _STATE_FINGERPRINT: Final = """
 SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
        checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
@@ -78,9 +83,10 @@ class HistoryHost:
 class Source:
     """One authorized session: which of its entries the scope lets recall see, and how.
 
-    ``excluded`` and ``fts_ranges`` only make the queries cheaper (``retrieval.retrieve``):
-    the session's entries that are not authorized, read in the recall's snapshot, and FTS rowid
-    ranges that hold every FTS row of the session; None when not known.
+    ``excluded``, ``fts_ranges`` and ``excluded_runs`` only make the queries cheaper
+    (``retrieval.retrieve``): the session's entries that are not authorized, read in the recall's
+    snapshot, FTS rowid ranges that hold every FTS row of the session, and FTS rowid runs that
+    hold exactly the excluded entries' rows of the session; None when not known.
     """
 
     session_id: str
@@ -90,6 +96,7 @@ class Source:
     branch: AbstractSet[str] | None = None  # the active branch of the current session (None elsewhere)
     excluded: AbstractSet[str] | None = None
     fts_ranges: tuple[tuple[int, int], ...] | None = None
+    excluded_runs: tuple[tuple[int, int], ...] | None = None
 
 
 class _SessionIds(AbstractSet[str]):
@@ -124,13 +131,23 @@ _UNSET: Final = object()
 
 
 @dataclass
+class _Branch:
+    """A branch as a set, the session's other entries, and those as FTS rowid runs (None: too
+    many, or an entry without a filter row; read only when a scope asks for them)."""
+
+    branch: frozenset[str]
+    rest: frozenset[str] | None
+    runs: Any = _UNSET
+
+
+@dataclass
 class _Known:
     """What one session's rows gave, valid while its fingerprint (index incarnation and stored
     index state) stays the same: the rows are a projection of the file that state describes."""
 
     fingerprint: tuple[Any, ...]
     default_leaf: Any = _UNSET
-    branches: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=OrderedDict)
+    branches: OrderedDict[str, _Branch] = field(default_factory=OrderedDict)
     fts_ranges: tuple[tuple[int, int], ...] | None = None
 
 
@@ -231,13 +248,18 @@ class HistoryService:
         conn.execute("BEGIN")
         incarnation = _incarnation(conn, self.index_path)
         known = self._known_session(conn, session_id, incarnation)
-        branch, rest = (general, None) if general is not None else self._branch_sets(conn, session_id, leaf, known)
+        sets = _Branch(general, None, None) if general is not None else self._branch_sets(conn, session_id, leaf, known)
+        branch, rest = sets.branch, sets.rest
         ranges = self._fts_ranges(conn, session_id, known)
         if scope in ("current-branch", "current-lineage"):
-            result.sources.append(Source(session_id, session_file, branch, "ancestor", branch, rest, ranges))
+            if sets.runs is _UNSET:
+                assert rest is not None
+                sets.runs = _session_runs(conn, session_id, sets.branch, rest)
+            runs: tuple[tuple[int, int], ...] | None = sets.runs
+            result.sources.append(Source(session_id, session_file, branch, "ancestor", branch, rest, ranges, runs))
         else:
             every = _SessionIds(conn, session_id)
-            result.sources.append(Source(session_id, session_file, every, "ancestor", branch, frozenset(), ranges))
+            result.sources.append(Source(session_id, session_file, every, "ancestor", branch, frozenset(), ranges, ()))
         for other_id, path in others:
             try:
                 ranges = self._fts_ranges(conn, other_id, self._known_session(conn, other_id, incarnation))
@@ -290,9 +312,9 @@ class HistoryService:
 
     def _branch_sets(
         self, conn: sqlite3.Connection, session_id: str, leaf: Any, known: _Known | None
-    ) -> tuple[frozenset[str], frozenset[str] | None]:
+    ) -> _Branch:
         """Pi's ``getBranch()`` as a set for a leaf that is None, "default" or a storable id, and
-        the session's other entries (None: not read)."""
+        the session's other entries (None: not read); their FTS rowid runs are read when needed."""
         if leaf == "default":
             if known is None:
                 leaf = _default_leaf(conn, session_id)
@@ -301,7 +323,7 @@ class HistoryService:
                     known.default_leaf = _default_leaf(conn, session_id)
                 leaf = known.default_leaf
         if leaf is None:
-            return frozenset(), None
+            return _Branch(frozenset(), None, None)
         assert isinstance(leaf, str)
         if known is not None and leaf in known.branches:
             known.branches.move_to_end(leaf)
@@ -311,11 +333,12 @@ class HistoryService:
         )
         branch = frozenset(_walk(parents, leaf))
         rest = frozenset(entry_id for entry_id in parents if entry_id not in branch)
+        sets = _Branch(branch, rest)
         if known is not None:
-            known.branches[leaf] = (branch, rest)
+            known.branches[leaf] = sets
             while len(known.branches) > _KNOWN_LEAVES:
                 known.branches.popitem(last=False)
-        return branch, rest
+        return sets
 
     @staticmethod
     def _fts_ranges(conn: sqlite3.Connection, session_id: str, known: _Known | None) -> tuple[tuple[int, int], ...]:
@@ -395,6 +418,7 @@ class HistoryService:
                     max_results=12,
                     excluded_ids=source.excluded,
                     fts_rowid_ranges=source.fts_ranges,
+                    excluded_runs=source.excluded_runs,
                 )
                 warnings.extend(found.warnings)
                 for hit in found.hits:
@@ -591,6 +615,68 @@ def _incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
         return None
     row = conn.execute("SELECT applied_at FROM schema_migrations WHERE version = 1").fetchone()
     return None if row is None else (info.st_dev, info.st_ino, row[0])
+
+
+def _session_runs(conn: sqlite3.Connection, session_id: str, branch: frozenset[str],
+                  rest: frozenset[str]) -> tuple[tuple[int, int], ...] | None:
+    """The FTS rowid runs of ``_excluded_runs`` for the session's ``rest`` (its entries outside
+    ``branch``), without reading the whole session: the excluded entries' rowids through their
+    keys, then, where two of them are not adjacent, whether a key of the session lies between
+    (then it is a branch entry's).  None: an excluded entry without an FTS key, or too many runs
+    or gaps to check."""
+    if not rest:
+        return ()
+    prefix = f"{session_id}:"
+    rowids = sorted(
+        rowid for (rowid,) in conn.execute(
+            "SELECT k.fts_rowid FROM json_each(?) AS j JOIN entries_fts_keys AS k ON k.entry_key = j.value",
+            (json.dumps([prefix + entry_id for entry_id in rest], ensure_ascii=False),),
+        )
+    )
+    if len(rowids) != len(rest):
+        return None
+    runs: list[tuple[int, int]] = []
+    start = previous = rowids[0]
+    checks = 0
+    for rowid in rowids[1:]:
+        if rowid != previous + 1:
+            checks += 1
+            if checks > _MAX_GAP_CHECKS:
+                return None
+            between = conn.execute(
+                "SELECT 1 FROM entries_fts_keys WHERE fts_rowid > ? AND fts_rowid < ?"
+                " AND entry_key >= ? AND entry_key < ? LIMIT 1",
+                (previous, rowid, prefix, f"{session_id};"),
+            ).fetchone()
+            if between is not None:
+                runs.append((start, previous))
+                if len(runs) >= _MAX_EXCLUDED_RUNS:
+                    return None
+                start = rowid
+        previous = rowid
+    runs.append((start, previous))
+    return tuple(runs)
+
+
+def _excluded_runs(rowids: list[tuple[int, str]], branch: AbstractSet[str]) -> tuple[tuple[int, int], ...] | None:
+    """The session's entries outside ``branch`` as inclusive FTS rowid runs: each run spans
+    consecutive excluded rows in rowid order, so it holds no branch row of the session (rows of
+    other sessions may fall inside).  None when there are more than ``_MAX_EXCLUDED_RUNS``."""
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    last = 0
+    for rowid, entry_id in sorted(rowids):
+        if entry_id in branch:
+            if start is not None:
+                runs.append((start, last))
+                start = None
+            continue
+        if start is None:
+            start = rowid
+        last = rowid
+    if start is not None:
+        runs.append((start, last))
+    return tuple(runs) if len(runs) <= _MAX_EXCLUDED_RUNS else None
 
 
 def _storable(text: str) -> bool:

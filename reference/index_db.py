@@ -139,11 +139,68 @@ CREATE TABLE rebase_operations (
 ) STRICT;
 """
 
+_RECALL_FILTERS_SQL: Final = """
+CREATE TABLE session_numbers (
+  session_no INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL UNIQUE REFERENCES sessions(session_id) ON DELETE CASCADE
+) STRICT;
+
+CREATE TRIGGER session_numbers_after_session_insert AFTER INSERT ON sessions BEGIN
+  INSERT OR IGNORE INTO session_numbers(session_id) VALUES (new.session_id);
+END;
+
+INSERT INTO session_numbers(session_id) SELECT session_id FROM sessions ORDER BY session_id;
+
+CREATE TABLE entry_filters (
+  fts_rowid INTEGER PRIMARY KEY REFERENCES entries_fts_keys(fts_rowid) ON DELETE CASCADE,
+  session_no INTEGER NOT NULL,
+  type_code INTEGER NOT NULL,
+  role_code INTEGER,
+  created_at INTEGER,
+  entry_id TEXT NOT NULL
+) STRICT;
+
+INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id)
+  SELECT k.fts_rowid, n.session_no,
+    CASE e.entry_type WHEN 'message' THEN 1 WHEN 'custom_message' THEN 2 WHEN 'compaction' THEN 3
+      WHEN 'branch_summary' THEN 4 ELSE 0 END,
+    CASE WHEN e.role IS NULL THEN NULL WHEN e.role = 'user' THEN 1 WHEN e.role = 'assistant' THEN 2
+      WHEN e.role = 'toolResult' THEN 3 WHEN e.role = 'bashExecution' THEN 4 WHEN e.role = 'custom' THEN 5
+      WHEN e.role = 'summary' THEN 6 ELSE 0 END,
+    e.created_at, e.entry_id
+  FROM entries_fts_keys AS k
+  JOIN entries AS e ON e.entry_key = k.entry_key
+  JOIN session_numbers AS n ON n.session_id = e.session_id
+  ORDER BY k.fts_rowid;
+
+CREATE TRIGGER entry_filters_after_update AFTER UPDATE OF session_id, entry_id, entry_type, role, created_at ON entries
+WHEN old.session_id IS NOT new.session_id OR old.entry_id IS NOT new.entry_id
+  OR old.entry_type IS NOT new.entry_type OR old.role IS NOT new.role OR old.created_at IS NOT new.created_at
+BEGIN
+  UPDATE entry_filters SET
+    session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = new.session_id),
+    type_code = CASE new.entry_type WHEN 'message' THEN 1 WHEN 'custom_message' THEN 2 WHEN 'compaction' THEN 3
+      WHEN 'branch_summary' THEN 4 ELSE 0 END,
+    role_code = CASE WHEN new.role IS NULL THEN NULL WHEN new.role = 'user' THEN 1 WHEN new.role = 'assistant' THEN 2
+      WHEN new.role = 'toolResult' THEN 3 WHEN new.role = 'bashExecution' THEN 4 WHEN new.role = 'custom' THEN 5
+      WHEN new.role = 'summary' THEN 6 ELSE 0 END,
+    created_at = new.created_at,
+    entry_id = new.entry_id
+  WHERE fts_rowid = (SELECT k.fts_rowid FROM entries_fts_keys AS k WHERE k.entry_key = new.entry_key);
+END;
+"""
+
+#: The codes of ``entry_filters`` (migration 4): entry types and index roles; any other type or
+#: role is 0, a NULL role stays NULL.  The SQL of migration 4 spells out the same mapping.
+TYPE_CODES: Final = {"message": 1, "custom_message": 2, "compaction": 3, "branch_summary": 4}
+ROLE_CODES: Final = {"user": 1, "assistant": 2, "toolResult": 3, "bashExecution": 4, "custom": 5, "summary": 6}
+
 #: ``(version, name, sql)`` in order.  Append only: never edit a released entry (golden test).
 MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
     (1, "session-index", _SESSION_INDEX_SQL),
     (2, "canonical-history-source-locations", _SOURCE_LOCATIONS_SQL),
     (3, "rebuildable-rebase-projections", _REBASE_PROJECTIONS_SQL),
+    (4, "recall-filter-columns", _RECALL_FILTERS_SQL),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
 

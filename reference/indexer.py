@@ -22,6 +22,7 @@ from typing import IO, Any, Final, cast
 import msgspec
 
 from reference.errors import ContractViolation
+from reference.index_db import ROLE_CODES, TYPE_CODES
 from reference.jsonbytes import UNDEFINED, JsonParseError
 from reference.jsvalues import date_time_ms, is_number
 from reference.paths import canonical_path
@@ -88,6 +89,23 @@ _INSERT_ENTRY: Final = """
 INSERT INTO entries(entry_key, session_id, entry_id, parent_id, entry_type, role, created_at,
                     content_hash, searchable_text, token_estimate, indexed_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_INSERT_FILTER: Final = """
+INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id) VALUES (?, ?, ?, ?, ?, ?)
+"""
+#: A session's FTS keys without their ``entry_filters`` row (written by hand, or lost): a rebuild
+#: puts them back, with the codes of migration 4.
+_REFILL_FILTERS: Final = """
+INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id)
+SELECT k.fts_rowid, ?2,
+  CASE e.entry_type WHEN 'message' THEN 1 WHEN 'custom_message' THEN 2 WHEN 'compaction' THEN 3
+    WHEN 'branch_summary' THEN 4 ELSE 0 END,
+  CASE WHEN e.role IS NULL THEN NULL WHEN e.role = 'user' THEN 1 WHEN e.role = 'assistant' THEN 2
+    WHEN e.role = 'toolResult' THEN 3 WHEN e.role = 'bashExecution' THEN 4 WHEN e.role = 'custom' THEN 5
+    WHEN e.role = 'summary' THEN 6 ELSE 0 END,
+  e.created_at, e.entry_id
+FROM entries AS e JOIN entries_fts_keys AS k ON k.entry_key = e.entry_key
+WHERE e.session_id = ?1 AND NOT EXISTS (SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid = k.fts_rowid)
 """
 _INSERT_LOCATION: Final = "INSERT INTO entry_source_locations(entry_key, start_offset, end_offset) VALUES (?, ?, ?)"
 _SELECT_STORED: Final = "SELECT entry_key, session_id, content_hash FROM entries WHERE entry_key IN ({})"
@@ -390,6 +408,7 @@ class _Scanner:
         self.appending = appending
         self.indexed_at = _now_ms()
         self.next_rowid = conn.execute("SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys").fetchone()[0]
+        self.session_no = session_number(conn, session_id)
         # Every key that could clash with ours starts with "<sessionId>:": none stored, no lookups.
         bounds = (f"{session_id}:", f"{session_id};")
         self.range_empty = conn.execute(_RANGE_HAS_ENTRY, bounds).fetchone() is None
@@ -464,6 +483,7 @@ class _Scanner:
         stored = {} if self.range_empty else self._stored()
         new_rows: list[tuple[Any, ...]] = []
         new_keys: list[tuple[int, str]] = []
+        new_filters: list[tuple[Any, ...]] = []
         new_fts: list[tuple[int, str]] = []
         new_locations: list[tuple[str, int, int]] = []
         old_rows: list[tuple[Any, ...]] = []
@@ -483,6 +503,10 @@ class _Scanner:
                 self.next_rowid += 1
                 new_rows.append(row)
                 new_keys.append((self.next_rowid, key))
+                new_filters.append((
+                    self.next_rowid, self.session_no, TYPE_CODES.get(row[4], 0),
+                    None if row[5] is None else ROLE_CODES.get(row[5], 0), row[6], row[2],
+                ))
                 new_fts.append((self.next_rowid, row[8]))
                 new_locations.append(location)
             else:
@@ -492,11 +516,19 @@ class _Scanner:
         conn = self.conn
         conn.executemany(_INSERT_ENTRY, new_rows)
         conn.executemany("INSERT INTO entries_fts_keys(fts_rowid, entry_key) VALUES (?, ?)", new_keys)
+        conn.executemany(_INSERT_FILTER, new_filters)
         conn.executemany("INSERT INTO entries_fts(rowid, searchable_text) VALUES (?, ?)", new_fts)
         conn.executemany(_INSERT_LOCATION, new_locations)
         conn.executemany(_UPSERT_ENTRY, old_rows)
         conn.executemany(_UPSERT_LOCATION, old_locations)
         self.inserted += len(new_rows)
+
+
+def session_number(conn: sqlite3.Connection, session_id: str) -> int:
+    """The session's integer number in ``entry_filters`` (migration 4); the session row must exist."""
+    conn.execute("INSERT OR IGNORE INTO session_numbers(session_id) VALUES (?)", (session_id,))
+    number: int = conn.execute("SELECT session_no FROM session_numbers WHERE session_id = ?", (session_id,)).fetchone()[0]
+    return number
 
 
 def _scan(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header: _Header | None) -> _Pass:
@@ -567,6 +599,8 @@ def _rebuild(
         if key not in scanner.keys
     ]
     conn.executemany("DELETE FROM entries WHERE entry_key = ?", stale)
+    if not scanner.range_empty:  # an initial index wrote every filter row itself
+        conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
     checkpoint: tuple[int, int | None, str | None] = (
         _checkpoint(raw, result.checkpoint) if result.checkpoint else (0, None, None)
     )

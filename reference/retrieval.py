@@ -21,6 +21,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from reference.index_db import ROLE_CODES, TYPE_CODES
 from reference.jsvalues import JS_WHITESPACE, trim
 from reference.query_terms import QueryTerms, js_lower, unique_terms
 
@@ -116,6 +117,8 @@ def fold_for_match(text: str) -> str:
     It approximates the index's ``unicode61 remove_diacritics 2`` folding so that an FTS row
     can be checked for the term it was returned for (gaps: docs/retrieval.md).
     """
+    if text.isascii():  # NFD leaves ASCII alone and it holds no marks
+        return js_lower(text)
     decomposed = unicodedata.normalize("NFD", text)
     kept: list[str] = []
     after_latin = False
@@ -174,6 +177,7 @@ def retrieve(
     max_results: int = MAX_RESULTS,
     excluded_ids: Collection[str] | None = None,
     fts_rowid_ranges: Sequence[tuple[int, int]] | None = None,
+    excluded_runs: Sequence[tuple[int, int]] | None = None,
 ) -> RetrievalResult:
     """Search one source's index rows for ``terms`` within the authorized scope (contract §2.6).
 
@@ -186,18 +190,30 @@ def retrieve(
     names the shorter list (``NOT IN`` the excluded ones; nothing at all when none is excluded).
     ``fts_rowid_ranges``: inclusive FTS rowid ranges holding every FTS row of the session
     (``fts_rowid_ranges``); the FTS query then reads only those parts of the term lists.
+    ``excluded_runs``: with ``excluded_ids``, inclusive FTS rowid ranges that together hold the
+    FTS row of every excluded entry and of no other entry of the session (rows of other sessions
+    may fall inside); the SQL then tests these few ranges instead of the list of ids.
     """
     if (not exact and not fts) or max_results <= 0:
         return RetrievalResult(status="disabled")
     if not terms.terms:
         return RetrievalResult(status="no-query")
     types = MESSAGE_TYPES + SUMMARY_TYPES if include_summaries else MESSAGE_TYPES
-    complement = excluded_ids is not None and (not excluded_ids or len(excluded_ids) < len(authorized_ids))
-    if complement:
+    complement = excluded_ids is not None and (
+        excluded_runs is not None or not excluded_ids or len(excluded_ids) < len(authorized_ids)
+    )
+    runs = excluded_runs if complement else None
+    if runs is not None:
+        scope_sql, scope_params = _scope_filter((), types, roles, before_ms, after_ms, negate=True)
+        scope_sql, scope_params = scope_sql + _runs_clause(runs), scope_params + _run_params(runs)
+        ids: Collection[str] = ()
+    elif complement:
         assert excluded_ids is not None
         scope_sql, scope_params = _scope_filter(excluded_ids, types, roles, before_ms, after_ms, negate=True)
+        ids = excluded_ids
     else:
         scope_sql, scope_params = _scope_filter(authorized_ids, types, roles, before_ms, after_ms)
+        ids = authorized_ids
     window = candidate_window(max_results)
     candidates: dict[str, _Candidate] = {}
     warnings: list[str] = []
@@ -213,8 +229,11 @@ def retrieve(
             return RetrievalResult(status="failed")
     if fts:
         try:
+            filter_sql, filter_params = _filter_clauses(
+                ids, types, roles, before_ms, after_ms, negate=complement, runs=runs
+            )
             rows = _fts_rows(
-                conn, session_id, fts_match_expression(terms.terms), scope_sql, scope_params, window,
+                conn, session_id, fts_match_expression(terms.terms), filter_sql, filter_params, window,
                 fts_rowid_ranges,
             )
         except sqlite3.Error:
@@ -312,6 +331,69 @@ def _json_array(values: Collection[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
+def _runs_clause(runs: Sequence[tuple[int, int]]) -> str:
+    """Exclusion by FTS rowid runs on the ``e`` alias: a correlated test of the entry's key, which
+    SQLite evaluates after the other terms (only for rows that passed them)."""
+    if not runs:
+        return ""
+    tests = " OR ".join(["k.fts_rowid BETWEEN ? AND ?"] * len(runs))
+    return f" AND NOT EXISTS (SELECT 1 FROM entries_fts_keys AS k WHERE k.entry_key = e.entry_key AND ({tests}))"
+
+
+def _run_params(runs: Sequence[tuple[int, int]]) -> list[Any]:
+    return [bound for run in runs for bound in run]
+
+
+def _filter_clauses(
+    ids: Collection[str],
+    types: Sequence[str],
+    roles: Sequence[str] | None,
+    before_ms: int | None,
+    after_ms: int | None,
+    *,
+    negate: bool,
+    runs: Sequence[tuple[int, int]] | None,
+) -> tuple[str, list[Any]]:
+    """The scope of ``_scope_filter`` as ``AND`` clauses on the narrow ``entry_filters`` row ``f``.
+
+    Types and roles are compared by their migration-4 codes; a role without a code (only the
+    six recall roles have one) is looked up in ``entries`` for the rows coded 0 (other).  The ids
+    are the authorized ones (``IN``), the excluded ones (``NOT IN``; none: no clause), or, with
+    ``runs``, ranges of FTS rowids that hold exactly the excluded rows of the session.
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    if runs is not None:
+        clauses += ["f.fts_rowid NOT BETWEEN ? AND ?"] * len(runs)
+        params += _run_params(runs)
+    elif not negate:
+        clauses.append("f.entry_id IN (SELECT value FROM json_each(?))")
+        params.append(_json_array(ids))
+    elif ids:
+        clauses.append("f.entry_id NOT IN (SELECT value FROM json_each(?))")
+        params.append(_json_array(ids))
+    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in types)})")
+    if roles is not None:
+        codes = sorted({ROLE_CODES[role] for role in roles if role in ROLE_CODES})
+        others = [role for role in roles if role not in ROLE_CODES]
+        tests = [f"f.role_code IN ({', '.join(map(str, codes))})"] if codes else []
+        if others:
+            tests.append(
+                "(f.role_code = 0 AND (SELECT e.role FROM entries_fts_keys AS k JOIN entries AS e"
+                " ON e.entry_key = k.entry_key WHERE k.fts_rowid = f.fts_rowid)"
+                " IN (SELECT value FROM json_each(?)))"
+            )
+            params.append(_json_array(others))
+        clauses.append("(" + " OR ".join(tests) + ")" if tests else "0")
+    if before_ms is not None:
+        clauses.append("f.created_at < ?")
+        params.append(before_ms)
+    if after_ms is not None:
+        clauses.append("f.created_at > ?")
+        params.append(after_ms)
+    return "".join(f" AND {clause}" for clause in clauses), params
+
+
 def _exact_rows(
     conn: sqlite3.Connection,
     session_id: str,
@@ -333,12 +415,17 @@ def _fts_rows(
     conn: sqlite3.Connection,
     session_id: str,
     match: str,
-    scope_sql: str,
-    scope_params: list[Any],
+    filter_sql: str,
+    filter_params: list[Any],
     limit: int,
     ranges: Sequence[tuple[int, int]] | None = None,
 ) -> list[_Row]:
     """FTS5 rows by ``bm25`` (best first), then newest, then ``entry_id`` ascending (D5 tie key).
+
+    ``filter_sql`` holds ``_filter_clauses`` on the narrow ``entry_filters`` row ``f`` (keyed by
+    FTS rowid, migration 4): the scope is decided, and the window chosen, without reading a
+    single ``entries`` row; only the chosen rows are joined to ``entries`` afterwards, in the same
+    statement.  SQLite computes ``bm25`` only for the rows that pass the filters.
 
     With ``ranges`` (inclusive FTS rowid ranges that hold every FTS row of the session), each
     range is its own query under the same order and limit, and the union is ordered and cut
@@ -347,33 +434,36 @@ def _fts_rows(
     the same as one query over the whole table; FTS5 only skips the parts of the term lists
     outside the ranges, which is what makes a large index cheap to search one session of.
     """
-    # CROSS JOIN keeps this loop order (FTS, then keys, then entries) whatever the filters: with
-    # a date filter the planner otherwise walks the session's rows by date and runs the MATCH
-    # once per row, which takes minutes on a large index.
+    # CROSS JOIN keeps this loop order (FTS, then the filter row) whatever the filters: with a
+    # date filter the planner could otherwise walk rows by date and run the MATCH once per row.
     select = (
-        f"SELECT {_COLUMNS}, bm25(entries_fts) AS lexical_rank FROM entries_fts"
-        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = entries_fts.rowid"
-        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
-        f" WHERE entries_fts MATCH ? AND e.session_id = ?{scope_sql}"
+        "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
+        " f.entry_id AS entry_id FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
+        " WHERE entries_fts MATCH ?"
+        " AND f.session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = ?)"
+        f"{filter_sql}"
     )
-    order = " ORDER BY lexical_rank, e.created_at DESC, e.entry_id LIMIT ?"
+    order = " ORDER BY lexical_rank, created_at DESC, entry_id LIMIT ?"
     if not ranges:
-        sql = select + order
-        params: list[Any] = [match, session_id, *scope_params, limit]
+        top = select + order
+        params: list[Any] = [match, session_id, *filter_params, limit]
     elif len(ranges) == 1:
-        sql = select + " AND entries_fts.rowid BETWEEN ? AND ?" + order
-        params = [match, session_id, *scope_params, ranges[0][0], ranges[0][1], limit]
+        top = select + " AND entries_fts.rowid BETWEEN ? AND ?" + order
+        params = [match, session_id, *filter_params, ranges[0][0], ranges[0][1], limit]
     else:
         part = f"SELECT * FROM ({select} AND entries_fts.rowid BETWEEN ? AND ?{order})"
-        sql = (
-            f"SELECT * FROM ({' UNION ALL '.join([part] * len(ranges))})"
-            " ORDER BY lexical_rank, created_at DESC, entry_id LIMIT ?"
-        )
+        top = f"SELECT * FROM ({' UNION ALL '.join([part] * len(ranges))}){order}"
         params = []
         for low, high in ranges:
-            params += [match, session_id, *scope_params, low, high, limit]
+            params += [match, session_id, *filter_params, low, high, limit]
         params.append(limit)
-    return [_row(values[:-1]) for values in conn.execute(sql, params)]
+    sql = (
+        f"SELECT {_COLUMNS} FROM ({top}) AS top"
+        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
+        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
+        " ORDER BY top.lexical_rank, top.created_at DESC, top.entry_id"
+    )
+    return [_row(values) for values in conn.execute(sql, params)]
 
 
 MAX_FTS_RANGES: Final = 8

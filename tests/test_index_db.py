@@ -26,6 +26,7 @@ GOLDEN_CHECKSUMS = {
     1: "22d5277b6e5832d7906ca4d65a3f1cab6047c5065b7b94aae941cd2263c2ab46",
     2: "ee25afeb4cb6eec31bec3f7e0174b466e2d610ec17243f878d7d62167b558875",
     3: "cce24edcad16ba1912209d4183a350df6cdf4bb196a2150afe09c52955d79179",
+    4: "5981c5dd9a464868f94cc01f5bb97ba906046f8dae6754cb280d92259e661b70",
 }
 
 
@@ -57,7 +58,7 @@ def fts_matches_reference(conn: sqlite3.Connection) -> bool:
 
 
 def add_entry(conn: sqlite3.Connection, key: str, text: str, session: str = "s") -> None:
-    """Insert one row the way the indexer does: entry, FTS key, FTS row, locator."""
+    """Insert one row the way the indexer does: entry, FTS key, filter row, FTS row, locator."""
     conn.execute("INSERT OR IGNORE INTO sessions VALUES (?, '/f', NULL, 'h')", (session,))
     conn.execute(
         "INSERT INTO entries VALUES (?, ?, ?, NULL, 'message', 'user', 1, 'h', ?, 1, 1)",
@@ -66,6 +67,8 @@ def add_entry(conn: sqlite3.Connection, key: str, text: str, session: str = "s")
     rowid = conn.execute("SELECT coalesce(max(fts_rowid), 0) + 1 FROM entries_fts_keys").fetchone()[0]
     conn.execute("INSERT INTO entries_fts_keys VALUES (?, ?)", (rowid, key))
     conn.execute("INSERT INTO entries_fts(rowid, searchable_text) VALUES (?, ?)", (rowid, text))
+    conn.execute("INSERT INTO entry_filters SELECT ?, session_no, 1, 1, 1, ? FROM session_numbers WHERE session_id = ?",
+                 (rowid, key.split(":", 1)[1], session))
     conn.execute("INSERT INTO entry_source_locations VALUES (?, 0, 10)", (key,))
 
 
@@ -91,7 +94,7 @@ def test_golden_migration_checksums() -> None:
     assert [version for version, _name, _sql in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
     assert {version: migration_checksum(version, name, sql) for version, name, sql in MIGRATIONS} == GOLDEN_CHECKSUMS
     assert [name for _version, name, _sql in MIGRATIONS] == ["session-index", "canonical-history-source-locations",
-                                                                 "rebuildable-rebase-projections"]
+                                                                 "rebuildable-rebase-projections", "recall-filter-columns"]
 
 
 def test_checksum_is_sha256_of_version_name_sql() -> None:
@@ -106,7 +109,7 @@ def test_open_creates_a_migrated_wal_database(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == index_db.BUSY_TIMEOUT_MS
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     ledger = conn.execute("SELECT version, name, checksum FROM schema_migrations ORDER BY version").fetchall()
     assert ledger == [(v, n, GOLDEN_CHECKSUMS[v]) for v, n, _sql in MIGRATIONS]
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
@@ -139,7 +142,7 @@ def test_a_recorded_unknown_version_is_newer(tmp_path: Path) -> None:
     with pytest.raises(ContractViolation) as caught:
         open_index(path)
     assert caught.value.code == "index-schema-newer"
-    assert "3" in caught.value.message
+    assert f"latest {SCHEMA_VERSION}" in caught.value.message
 
 
 def test_a_higher_user_version_is_newer(tmp_path: Path) -> None:

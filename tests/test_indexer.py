@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from reference import indexer
 from reference.errors import ContractViolation
-from reference.index_db import open_index
+from reference.index_db import MIGRATIONS, ROLE_CODES, TYPE_CODES, open_index
 from reference.indexer import IndexState, catch_up, coverage_partial, index_state
 from reference.jsonbytes import js_stringify
 from reference.searchable import searchable_text, token_estimate
@@ -80,7 +80,7 @@ def fts_consistent(conn: sqlite3.Connection) -> bool:
     want = sorted(conn.execute("SELECT term, doc, offset FROM temp.want_vocab").fetchall())
     keyed = conn.execute("SELECT count(*) FROM entries LEFT JOIN entries_fts_keys USING (entry_key)"
                          " WHERE fts_rowid IS NULL").fetchone()[0]
-    if got != want or keyed:
+    if got != want or keyed or not filters_consistent(conn):
         return False
     for term in sorted({row[0] for row in want})[:25]:
         quoted = '"' + term.replace('"', '""') + '"'
@@ -93,6 +93,22 @@ def fts_consistent(conn: sqlite3.Connection) -> bool:
         if scores[0] != scores[1]:
             return False
     return True
+
+
+def filters_consistent(conn: sqlite3.Connection) -> bool:
+    """``entry_filters`` (migration 4) holds one row per FTS key, derived from its entry."""
+    got = sorted(conn.execute(
+        "SELECT f.fts_rowid, n.session_id, f.type_code, f.role_code, f.created_at, f.entry_id"
+        " FROM entry_filters AS f LEFT JOIN session_numbers AS n ON n.session_no = f.session_no"
+    ).fetchall(), key=repr)
+    want = sorted((
+        (rowid, session_id, TYPE_CODES.get(kind, 0), None if role is None else ROLE_CODES.get(role, 0), created, entry_id)
+        for rowid, session_id, kind, role, created, entry_id in conn.execute(
+            "SELECT k.fts_rowid, e.session_id, e.entry_type, e.role, e.created_at, e.entry_id"
+            " FROM entries_fts_keys AS k JOIN entries AS e USING (entry_key)"
+        )
+    ), key=repr)
+    return got == want
 
 
 def matching_keys(conn: sqlite3.Connection, query: str) -> list[str]:
@@ -553,6 +569,58 @@ def test_deleting_sessions_cascades_and_the_next_catch_up_rebuilds(conn: sqlite3
     assert index_state(conn, SID) is None and coverage_partial(None)
     assert catch_up(conn, str(session)).rebuild_reason == "initial-index"
     assert snapshot(conn) == before
+
+
+def test_filter_rows_follow_inserts_updates_deletes_and_rebuilds(conn: sqlite3.Connection, tmp_path: Path) -> None:
+    path = write(tmp_path / "s.jsonl", header(), user("a", "alpha"), user("b", "beta", "a"),
+                 {"type": "custom_message", "id": "c", "parentId": "b", "timestamp": TS, "customType": "x",
+                  "content": "gamma", "display": True},
+                 {"type": "label", "id": "d", "parentId": "c", "timestamp": TS, "targetId": "a", "label": "L"})
+    catch_up(conn, str(path))
+    assert filters_consistent(conn)
+    codes = conn.execute("SELECT entry_id, type_code, role_code FROM entry_filters ORDER BY entry_id").fetchall()
+    assert [row for row in codes if row[0] in "abc"] == [("a", 1, 1), ("b", 1, 1), ("c", 2, 5)]
+    # an update of the derived columns (another role and time) goes through the trigger
+    write(path, header(), user("a", "alpha"), {**user("b", "beta", "a"), "timestamp": "2026-02-01T00:00:00.000Z",
+                                                "message": {"role": "assistant", "content": [{"type": "text", "text": "beta"}]}})
+    assert catch_up(conn, str(path)).rebuilt
+    assert filters_consistent(conn)
+    assert conn.execute("SELECT role_code FROM entry_filters WHERE entry_id = 'b'").fetchone() == (2,)
+    # a lost filter row comes back with the next rebuild
+    conn.execute("DELETE FROM entry_filters WHERE entry_id = 'a'")
+    assert not filters_consistent(conn)
+    catch_up(conn, str(path), force=True)
+    assert filters_consistent(conn)
+    # deleting the session leaves no filter row behind
+    conn.execute("DELETE FROM sessions")
+    assert conn.execute("SELECT count(*) FROM entry_filters").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM session_numbers").fetchone()[0] == 0
+
+
+def test_migration_4_fills_the_filter_rows_of_an_older_index(tmp_path: Path, session: Path) -> None:
+    other = write(tmp_path / "o.jsonl", header("other"), user("x", "cache miss"), user("y", "no cache", "x"))
+    fresh = open_index(tmp_path / "fresh.sqlite")
+    catch_up(fresh, str(session))
+    catch_up(fresh, str(other))
+    expected = conn_filters(fresh)
+    # the same index as migrations 1-3 left it: no migration-4 objects, ledger and user_version at 3
+    for statement in ("DROP TRIGGER entry_filters_after_update", "DROP TRIGGER session_numbers_after_session_insert",
+                      "DROP TABLE entry_filters", "DROP TABLE session_numbers",
+                      "DELETE FROM schema_migrations WHERE version = 4", "PRAGMA user_version = 3"):
+        fresh.execute(statement)
+    fresh.close()
+    assert [version for version, _name, _sql in MIGRATIONS][-1] == 4
+    migrated = open_index(tmp_path / "fresh.sqlite")
+    assert filters_consistent(migrated)
+    assert conn_filters(migrated) == expected
+    assert not catch_up(migrated, str(session)).rebuilt
+
+
+def conn_filters(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    return conn.execute(
+        "SELECT f.fts_rowid, n.session_id, f.type_code, f.role_code, f.created_at, f.entry_id FROM entry_filters AS f"
+        " JOIN session_numbers AS n USING (session_no) ORDER BY f.fts_rowid"
+    ).fetchall()
 
 
 def test_index_state_is_read_only(conn: sqlite3.Connection, session: Path) -> None:

@@ -3,6 +3,8 @@
 * the in-memory ancestry walk of the service against the recursive query;
 * the complement filter (``NOT IN`` the session's other entries) against ``IN`` the authorized ones;
 * FTS queries restricted to a session's rowid ranges against the query over the whole table;
+* the excluded entries as FTS rowid runs (read through their keys, or from every row of the
+  session) against the list of their ids;
 * the service's remembered sets across appends, leaf changes and a deleted index;
 * the indexer's timestamp fast path against ``date_time_ms``.
 """
@@ -22,7 +24,15 @@ from hypothesis import strategies as st
 
 from reference.clock import ManualClock
 from reference.config import default_config
-from reference.history import HistoryHost, HistoryService, _branch_ids, _walk
+from reference.history import (
+    _MAX_EXCLUDED_RUNS,
+    HistoryHost,
+    HistoryService,
+    _branch_ids,
+    _excluded_runs,
+    _session_runs,
+    _walk,
+)
 from reference.index_db import open_index
 from reference.indexer import _Scanner, catch_up
 from reference.jsvalues import date_time_ms
@@ -162,11 +172,40 @@ def test_ranges_and_complement_give_the_same_hits(project: Any, session_id: str,
         excluded = frozenset(every) - authorized
         for extra in ({}, {"roles": ["assistant"]}, {"before_ms": date_time_ms(_ts(200))}, {"max_results": 3}):
             plain = _retrieve(conn, session_id, authorized, query, **dict(extra))
+            runs = _excluded_runs(_session_rowids(conn, session_id), authorized)
+            found = _session_runs(conn, session_id, authorized, excluded)
+            assert found is None or found == runs
             for ranges in (None, fts_rowid_ranges(conn, session_id), fts_rowid_ranges(conn, session_id, 2),
                            fts_rowid_ranges(conn, session_id, 1)):
                 fast = _retrieve(conn, session_id, authorized, query, excluded_ids=excluded, fts_rowid_ranges=ranges,
                                  **dict(extra))
                 assert fast == plain
+                if runs is not None:
+                    fast = _retrieve(conn, session_id, authorized, query, excluded_ids=excluded,
+                                     fts_rowid_ranges=ranges, excluded_runs=runs, **dict(extra))
+                    assert fast == plain
+
+
+def _session_rowids(conn: sqlite3.Connection, session_id: str) -> list[tuple[int, str]]:
+    return [(rowid, entry_id) for rowid, entry_id in conn.execute(
+        "SELECT k.fts_rowid, e.entry_id FROM entries_fts_keys k JOIN entries e ON e.entry_key = k.entry_key"
+        " WHERE e.session_id = ?", (session_id,))]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), max_size=80), st.randoms(use_true_random=False))
+def test_excluded_runs_hold_exactly_the_excluded_rows(in_branch: list[bool], rng: random.Random) -> None:
+    rowids = sorted(rng.sample(range(1, 400), len(in_branch)))
+    rows = [(rowid, f"e{index}") for index, rowid in enumerate(rowids)]
+    branch = frozenset(entry_id for (_rowid, entry_id), kept in zip(rows, in_branch, strict=True) if kept)
+    rng.shuffle(rows)
+    runs = _excluded_runs(rows, branch)
+    if runs is None:
+        assert sum(1 for i, kept in enumerate(in_branch) if not kept and (i == 0 or in_branch[i - 1])) > _MAX_EXCLUDED_RUNS
+        return
+    for rowid, entry_id in rows:
+        assert any(low <= rowid <= high for low, high in runs) == (entry_id not in branch)
+    assert list(runs) == sorted(runs)
 
 
 # --- the service's remembered sets ---------------------------------------------------------------

@@ -2,7 +2,8 @@
 the diagnostic score, engine order, dedup and degraded modes.
 
 The tables are built here the way the indexer fills them: one ``entries`` row and one FTS row
-(same ``searchable_text``) per entry, joined through ``entries_fts_keys``.
+(same ``searchable_text``) per entry, joined through ``entries_fts_keys``, and the narrow
+``entry_filters`` row of migration 4 (session number, type and role codes, time, id).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference.index_db import ROLE_CODES, TYPE_CODES
 from reference.query_terms import describe_query
 from reference.retrieval import (
     RETRIEVAL_DEGRADED,
@@ -37,6 +39,10 @@ CREATE TABLE entries(
   token_estimate INTEGER, indexed_at INTEGER);
 CREATE VIRTUAL TABLE entries_fts USING fts5(searchable_text, tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE entries_fts_keys(fts_rowid INTEGER PRIMARY KEY, entry_key TEXT UNIQUE);
+CREATE TABLE session_numbers(session_no INTEGER PRIMARY KEY, session_id TEXT UNIQUE);
+CREATE TABLE entry_filters(
+  fts_rowid INTEGER PRIMARY KEY, session_no INTEGER, type_code INTEGER, role_code INTEGER,
+  created_at INTEGER, entry_id TEXT);
 """
 
 
@@ -64,6 +70,12 @@ def make_db(rows: Sequence[Row]) -> sqlite3.Connection:
         )
         rowid = conn.execute("INSERT INTO entries_fts(searchable_text) VALUES (?)", (row.text,)).lastrowid
         conn.execute("INSERT INTO entries_fts_keys VALUES (?, ?)", (rowid, key))
+        conn.execute("INSERT OR IGNORE INTO session_numbers(session_id) VALUES (?)", (row.session_id,))
+        conn.execute(
+            "INSERT INTO entry_filters SELECT ?, session_no, ?, ?, ?, ? FROM session_numbers WHERE session_id = ?",
+            (rowid, TYPE_CODES.get(row.entry_type, 0), None if row.role is None else ROLE_CODES.get(row.role, 0),
+             row.created_at, row.entry_id, row.session_id),
+        )
     return conn
 
 
