@@ -61,10 +61,20 @@ def _session_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", metavar="PATH", help="the index file (default: <agentDir>/recall-rebase/index.sqlite)")
     parser.add_argument("--provider", metavar="NAME",
                         help="the model provider privacy is judged for (default: the session's provider at the leaf)")
+    add_trust_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print exactly the result envelope")
+
+
+def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
+    """Pi's trust flags: ``--approve`` / ``--no-approve`` decide trust for this run."""
     trust = parser.add_mutually_exclusive_group()
     trust.add_argument("--approve", action="store_true", help="treat the project as trusted (Pi's --approve)")
     trust.add_argument("--no-approve", action="store_true", help="treat the project as untrusted (Pi's --no-approve)")
-    parser.add_argument("--json", action="store_true", help="print exactly the result envelope")
+
+
+def trust_argv(args: argparse.Namespace) -> list[str]:
+    """The trust flags as Pi's argv, for the host facts."""
+    return ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
 
 
 def _service(args: argparse.Namespace) -> Any:
@@ -72,7 +82,7 @@ def _service(args: argparse.Namespace) -> Any:
     from reference.history import HistoryService
     from reference.history_host import build_host
 
-    argv = ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
+    argv = trust_argv(args)
     leaf: Any = "default" if args.leaf is None else (None if args.leaf == "null" else args.leaf)
     host, default_index = build_host(
         home=str(Path.home()),

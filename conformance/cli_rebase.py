@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.cli_history import add_trust_arguments, trust_argv
+
 EXIT_UNAVAILABLE = 3
 EXIT_RECOVERABLE = 4
 
@@ -49,9 +51,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rebase.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
     rebase.add_argument("--index", metavar="PATH",
                         help="the projection index (default: <agentDir>/recall-rebase/index.sqlite)")
-    trust = rebase.add_mutually_exclusive_group()
-    trust.add_argument("--approve", action="store_true", help="treat the project as trusted (Pi's --approve)")
-    trust.add_argument("--no-approve", action="store_true", help="treat the project as untrusted (Pi's --no-approve)")
+    add_trust_arguments(rebase)
     rebase.add_argument("--json", action="store_true", help="print exactly the RebaseResult")
     rebase.set_defaults(handler=run_rebase)
 
@@ -87,7 +87,7 @@ def run_rebase(args: argparse.Namespace) -> int:
     from reference.jsonbytes import js_stringify
     from reference.rebase_host import build_rebase_host, run_mode
 
-    argv = ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
+    argv = trust_argv(args)
     host, default_index = build_rebase_host(
         home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ), argv=argv,
         session_file=os.path.abspath(args.session), leaf=args.leaf if args.leaf is not None else "default")
