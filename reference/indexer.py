@@ -10,6 +10,7 @@ in one transaction, so a crash leaves either the old projection or the new one.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import sqlite3
@@ -37,7 +38,7 @@ from reference.reader import (
     open_session_file,
     read_line_bytes,
 )
-from reference.searchable import entry_role, searchable_text, token_estimate
+from reference.searchable import index_fields
 from reference.session import check_session_path, iter_loaded_records
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
@@ -141,6 +142,7 @@ SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, c
 FROM session_index_state WHERE session_id = ?
 """
 _RANGE_HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE entry_key >= ? AND entry_key < ? LIMIT 1"
+_COUNT_SESSION_ROWS: Final = "SELECT count(*) FROM entries WHERE session_id = ?"
 _COUNT_ENTRY_RANGE: Final = "SELECT count(*) FROM entries WHERE entry_key >= ? AND entry_key < ?"
 _COUNT_LOCATION_RANGE: Final = "SELECT count(*) FROM entry_source_locations WHERE entry_key >= ? AND entry_key < ?"
 _LOCATOR_MISSING: Final = """
@@ -421,14 +423,18 @@ class _Scanner:
     def add(self, record: Record, data: bytes, base: int) -> None:
         """Queue one entry line, or count it as rejected when it is not a valid Pi entry."""
         entry, slow = _decode_entry(data)
+        self.add_value(entry, slow, record.sha256, base + record.start, base + record.end)
+
+    def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None:
+        """Queue a decoded entry line at ``[start, end)`` (``slow``: decoded by the JavaScript-faithful
+        parser, which may keep lone surrogates), or count it as rejected."""
         if not is_pi_entry(entry):
             self.rejected += 1
             return
         entry_id: str = entry["id"]
         entry_type: str = entry["type"]
         parent_id: str | None = entry["parentId"]
-        text = searchable_text(entry)
-        role = entry_role(entry)
+        text, role, tokens = index_fields(entry)
         if slow:  # only the JavaScript-faithful path can yield lone surrogates
             entry_id, entry_type, text = _storable(entry_id), _storable(entry_type), _storable(text)
             parent_id = _storable(parent_id) if parent_id is not None else None
@@ -442,10 +448,10 @@ class _Scanner:
         row = (
             key, self.session_id, entry_id, parent_id, entry_type, role,
             created if isinstance(created, int) else None,
-            record.sha256, text, token_estimate(entry, text), self.indexed_at,
+            sha256, text, tokens, self.indexed_at,
         )
         self.keys.add(key)
-        self.pending.append((row, (key, base + record.start, base + record.end), repeated))
+        self.pending.append((row, (key, start, end), repeated))
         if len(self.pending) >= BATCH_ROWS:
             self.flush()
 
@@ -532,31 +538,114 @@ def session_number(conn: sqlite3.Connection, session_id: str) -> int:
 
 
 def _scan(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header: _Header | None) -> _Pass:
-    """Index the records in ``[base, size)``; a rebuild (``header`` given) starts at the header."""
-    window = _Window(raw, base, size)
+    """Index the records in ``[base, size)``; a rebuild (``header`` given) starts at the header.
+
+    Lines are read in chunks and each entry line is decoded once (:func:`_scan_lines`); a line
+    beyond the record limit hands the rest of the file to the streaming reader.
+    """
     result = _Pass()
-    header_seen = header is None
-    records: Iterator[Record] = iter_records(cast("IO[bytes]", window))  # it only calls read()
-    for record in records:
-        if record.terminated:
-            result.checkpoint = (base + record.start, base + record.end)
-        kind = record.kind
-        if kind is RecordKind.BLANK:
-            continue
-        if kind is RecordKind.HEADER or kind is RecordKind.EXTRA_HEADER:
-            if not header_seen:
-                assert header is not None
-                if record.sha256 != header.record.sha256 or record.start != header.record.start:
-                    raise ContractViolation("session-changed", "the session header changed while indexing")
-                header_seen = True
-            continue  # a later session line is ignored, as Pi ignores it
-        if kind in _NOT_ENTRIES or not record.is_object:
-            result.malformed += 1
-            continue
-        scanner.add(record, window.line(record), base)
+    resume = _scan_lines(raw, base, size, scanner, header, result)
+    if resume is not None:
+        _scan_records(raw, resume[0], size, scanner, resume[1], result)
     scanner.flush()
     result.malformed += scanner.rejected
     return result
+
+
+def _take(record: Record, data: bytes, base: int, scanner: _Scanner, header: _Header | None,
+          result: _Pass) -> _Header | None:
+    """One record of the streaming reader (offsets relative to ``base``); the header still to be
+    checked, or ``None`` once it was."""
+    if record.terminated:
+        result.checkpoint = (base + record.start, base + record.end)
+    kind = record.kind
+    if kind is RecordKind.BLANK:
+        return header
+    if kind is RecordKind.HEADER or kind is RecordKind.EXTRA_HEADER:
+        if header is not None:
+            _check_header(header, record.sha256, base + record.start)
+        return None  # a later session line is ignored, as Pi ignores it
+    if kind in _NOT_ENTRIES or not record.is_object:
+        result.malformed += 1
+        return header
+    scanner.add(record, data, base)
+    return header
+
+
+def _check_header(header: _Header, sha256: str, start: int) -> None:
+    if sha256 != header.record.sha256 or start != header.record.start:
+        raise ContractViolation("session-changed", "the session header changed while indexing")
+
+
+def _scan_records(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header: _Header | None,
+                  result: _Pass) -> None:
+    """The records in ``[base, size)`` through the streaming reader (any line, however long)."""
+    window = _Window(raw, base, size)
+    records: Iterator[Record] = iter_records(cast("IO[bytes]", window))  # it only calls read()
+    for record in records:
+        if record.kind is RecordKind.OVERSIZE or record.kind is RecordKind.BLANK:
+            header = _take(record, b"", base, scanner, header, result)
+        else:
+            header = _take(record, window.line(record), base, scanner, header, result)
+
+
+def _exact_record(line: bytes, terminated: bool) -> Record:
+    """The streaming reader's record of one line (offsets from the line's start)."""
+    return next(iter_records(io.BytesIO(line + b"\n" if terminated else line)))
+
+
+def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header: _Header | None,
+                result: _Pass) -> tuple[int, _Header | None] | None:
+    """Index the lines in ``[base, size)`` from chunks of the file, each line hashed and decoded
+    once: an object line ``msgspec`` decodes is classified from that value (a ``"session"`` type is
+    a header, anything else an entry, as the reader classifies it), any other line goes through
+    the streaming reader's classification of that line alone.  ``(offset, header)`` when a line
+    outgrows the record limit before its LF: the caller reads on from there with the reader."""
+    raw.seek(base)
+    remaining = size - base
+    position = base  # the offset of ``pending``
+    pending = b""
+    decode = msgspec.json.decode
+    sha256 = hashlib.sha256
+    fits = RECORD_LIMIT_BYTES - 1  # a longer line (its LF counted) is oversize
+    while remaining > 0:
+        chunk = raw.read(min(READ_CHUNK_BYTES, remaining))
+        if not chunk:
+            break  # the file shrank under us: stop at what is there
+        remaining -= len(chunk)
+        data = pending + chunk if pending else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            if len(data) > RECORD_LIMIT_BYTES:
+                return position, header
+            pending = data
+            continue
+        pending = data[cut:]
+        start = position
+        for line in data[: cut - 1].split(b"\n"):
+            end = start + len(line) + 1
+            value: Any = None
+            if line[:1] == b"{" and len(line) <= fits:
+                try:
+                    value = decode(line)
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    value = None  # the reader's own classification decides
+            if value is not None:
+                result.checkpoint = (start, end)
+                digest = sha256(line).hexdigest()
+                if value.get("type") == "session":
+                    if header is not None:
+                        _check_header(header, digest, start)
+                        header = None
+                else:
+                    scanner.add_value(value, False, digest, start, end)
+            else:
+                header = _take(_exact_record(line, True), line, start, scanner, header, result)
+            start = end
+        position = start
+    if pending:
+        header = _take(_exact_record(pending, False), pending, position, scanner, header, result)
+    return None
 
 
 def _checkpoint(raw: IO[bytes], span: tuple[int, int]) -> tuple[int, int, str]:
@@ -593,12 +682,15 @@ def _rebuild(
                                    header.record.sha256))
     scanner = _Scanner(conn, session_id, appending=False)
     result = _scan(raw, 0, info.st_size, scanner, header)
-    stale = [
-        (key,)
-        for (key,) in conn.execute("SELECT entry_key FROM entries WHERE session_id = ?", (session_id,))
-        if key not in scanner.keys
-    ]
-    conn.executemany("DELETE FROM entries WHERE entry_key = ?", stale)
+    # Every key the pass kept is a row of this session: when the session has no other row (a count
+    # over its index), nothing is stale.
+    if conn.execute(_COUNT_SESSION_ROWS, (session_id,)).fetchone()[0] != len(scanner.keys):
+        stale = [
+            (key,)
+            for (key,) in conn.execute("SELECT entry_key FROM entries WHERE session_id = ?", (session_id,))
+            if key not in scanner.keys
+        ]
+        conn.executemany("DELETE FROM entries WHERE entry_key = ?", stale)
     if not scanner.range_empty:  # an initial index wrote every filter row itself
         conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
     checkpoint: tuple[int, int | None, str | None] = (

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import msgspec
+
 from reference.jsonbytes import UNDEFINED, js_stringify
 from reference.jsvalues import get
 from reference.textunits import chars_v1_tokens
@@ -25,6 +27,8 @@ HISTORY_TOOL_PREFIX: Final = "context_history_"  # recursion guard: recall never
 _MESSAGE_WRAPPER_TOKENS: Final = 8
 _BLOCK_WRAPPER_TOKENS: Final = 4
 _IMAGE_TOKENS: Final = 1024
+_SAFE_INT: Final = 2**53  # a JSON number below this in magnitude is an exact double: the same digits
+_ENCODE: Final = msgspec.json.Encoder().encode
 
 
 def _tokens(text: str) -> int:
@@ -43,7 +47,34 @@ def _join(parts: list[str]) -> str:
 
 def _safe_json(value: Any) -> str:
     """``JSON.stringify(value) ?? ""``: ``undefined`` stringifies to nothing."""
-    return "" if value is UNDEFINED else js_stringify(value)
+    if value is UNDEFINED:
+        return ""
+    if _plain(value):
+        try:
+            return _ENCODE(value).decode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, which JavaScript escapes
+            pass
+    return js_stringify(value)
+
+
+def _plain(value: Any) -> bool:
+    """A value ``msgspec`` serializes exactly as ``JSON.stringify`` does (strings with the same
+    escapes, booleans, null, integers that are exact doubles, and arrays and objects of them
+    whose keys cannot be array indexes, which JavaScript puts first), unless a string holds a lone
+    surrogate, which ``msgspec`` refuses.  A float or ``undefined`` anywhere is not plain."""
+    kind = type(value)
+    if kind is str:
+        return True
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or key[:1].isdigit() or not _plain(item):
+                return False
+        return True
+    if kind is list:
+        return all(_plain(item) for item in value)
+    if kind is int:
+        return bool(-_SAFE_INT < value < _SAFE_INT)
+    return value is None or kind is bool
 
 
 def _text_blocks(content: Any) -> list[str]:
@@ -178,3 +209,57 @@ def token_estimate(entry: Any, text: str) -> int:
     if kind == "custom_message" and not _is_handoff(entry):
         return _message_tokens({"role": "custom", "content": get(entry, "content")})
     return _tokens(text)
+
+
+def _message_fields(message: dict[str, Any]) -> tuple[str, int]:
+    """``(_message_text(message), _message_tokens(message))`` with one walk of a block list, so a
+    tool call's arguments are serialized once."""
+    content = message.get("content", UNDEFINED)
+    if message.get("role") in ("toolResult", "bashExecution") or not isinstance(content, list):
+        return _message_text(message), _message_tokens(message)
+    parts: list[str] = []
+    tokens = 0
+    for block in content:
+        if not isinstance(block, dict):
+            tokens += _tokens(_safe_json(block))
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                parts.append(text)
+                tokens += _tokens(text)
+            else:
+                tokens += _tokens(_safe_json(block))
+        elif kind == "toolCall":
+            name = _str(block.get("name"))
+            arguments = _safe_json(block.get("arguments", UNDEFINED))
+            if not name.startswith(HISTORY_TOOL_PREFIX):
+                parts.append(name)
+                parts.append(arguments)
+            tokens += _tokens(name + arguments)
+        elif kind == "image":
+            tokens += _IMAGE_TOKENS
+        elif kind == "thinking" and isinstance(thinking := block.get("thinking"), str):
+            tokens += _tokens(thinking)
+        else:
+            tokens += _tokens(_safe_json(block))
+        tokens += _BLOCK_WRAPPER_TOKENS
+    tokens += _MESSAGE_WRAPPER_TOKENS + _tokens(_str(message.get("role")))
+    for key in ("summary", "command", "output", "toolName"):
+        if isinstance(value := message.get(key), str):
+            tokens += _tokens(value)
+    return _join(parts), tokens
+
+
+def index_fields(entry: Any) -> tuple[str, str | None, int]:
+    """``(searchable_text(entry), entry_role(entry), token_estimate(entry, text))`` in one pass
+    over a message entry (the index writes all three for every entry)."""
+    if get(entry, "type") == "message":
+        message = get(entry, "message")
+        if isinstance(message, dict):
+            text, tokens = _message_fields(message)
+            role = message.get("role")
+            return text, role if isinstance(role, str) and role else None, tokens
+    text = searchable_text(entry)
+    return text, entry_role(entry), token_estimate(entry, text)

@@ -834,3 +834,52 @@ def test_appending_in_steps_equals_one_rebuild(lines: list[bytes], cuts: list[in
         assert fts_consistent(stepwise)
         stepwise.close()
         fresh.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# the line scan (one decode per line) gives what the streaming reader gives
+
+
+_odd_lines = st.lists(
+    _entries.map(line)
+    | _entries.map(lambda value: line(value)[:-1] + b"\r\n")
+    | _entries.map(lambda value: b"  " + line(value))
+    | st.sampled_from([
+        b"\n", b"   \t\r\n", b"{not json\n", b"null\n", b"0\n", b'""\n', b"[1]\n", b'"text"\n', b"{}\n",
+        b'{"type":"message"}\n', b'{"a":[{}\n', b'{}]}\n', b'{},{}\n', b'{"x":1} trailing\n',
+        b'{"type":"message","id":"\\ud800","parentId":null,"timestamp":"t","message":{"role":"user","content":"\\udc00"}}\n',
+        b'{"type":"message","id":"dup","id":"00000001","parentId":null,"timestamp":"t"}\n',
+        line(header(session_id="later")), line(header()),
+    ]),
+    max_size=16,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_odd_lines, st.booleans(), st.booleans())
+def test_line_scan_equals_the_streaming_reader(lines: list[bytes], torn_end: bool, crlf_header: bool) -> None:
+    """Odd lines of every kind: rows, locators, hashes, FTS and state are the streaming reader's."""
+    head = line(header())
+    if crlf_header:
+        head = head[:-1] + b"\r\n"
+    data = head + b"".join(lines)
+    if torn_end and data.endswith(b"\n"):
+        data = data[:-1]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.jsonl"
+        path.write_bytes(data)
+        fast = open_index(Path(folder) / "fast.sqlite")
+        fast_state = catch_up(fast, str(path))
+        streaming = open_index(Path(folder) / "streaming.sqlite")
+        original = indexer._scan_lines
+        indexer._scan_lines = lambda raw, base, size, scanner, head, result: (base, head)  # type: ignore[assignment]
+        try:
+            streaming_state = catch_up(streaming, str(path))
+        finally:
+            indexer._scan_lines = original  # type: ignore[assignment]
+        assert snapshot(fast) == snapshot(streaming)
+        assert fast_state == streaming_state
+        assert index_state(fast, SID) == index_state(streaming, SID)
+        assert fts_consistent(fast)
+        fast.close()
+        streaming.close()

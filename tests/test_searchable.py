@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.searchable import entry_role, searchable_text, token_estimate
+from reference.jsonbytes import js_stringify
+from reference.searchable import _safe_json, entry_role, index_fields, searchable_text, token_estimate
 
 
 def message(role: str, content: Any = None, **fields: Any) -> dict[str, Any]:
@@ -211,3 +212,36 @@ def test_user_text_blocks_are_joined_without_empty_ones(texts: list[str]) -> Non
 @given(st.text(min_size=1))
 def test_tool_results_of_history_tools_are_never_searchable(suffix: str) -> None:
     assert searchable_text(message("toolResult", "anything", toolName="context_history_" + suffix)) == ""
+
+
+#: Strings with lone surrogates (what the JavaScript-faithful parser can yield) and array-index keys.
+odd_text = st.text(alphabet=st.characters(codec=None, categories=None), max_size=6) | st.sampled_from(
+    ["\ud800", "a\udfff", "0", "12", "01", "4294967294", "-1", "\u2028", "\x7f", "é"])
+odd_values = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=False, allow_infinity=False) | odd_text
+    | st.integers() | st.sampled_from([2**53 - 1, 2**53, -(2**53), 0, -0.0, 1e21, 1.5e-7]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(odd_text, children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(odd_values)
+def test_fast_serialization_is_json_stringify(value: Any) -> None:
+    """The ``msgspec`` shortcut of ``JSON.stringify`` gives its exact text, or is not taken."""
+    assert _safe_json(value) == js_stringify(value)
+
+
+@given(entries | st.fixed_dictionaries({"type": st.just("message"), "message": messages}))
+def test_index_fields_are_the_three_functions(value: dict[str, Any]) -> None:
+    """The one-pass rendering the indexer uses equals text, role and estimate computed apart."""
+    value = json.loads(json.dumps(value))
+    text = searchable_text(value)
+    assert index_fields(value) == (text, entry_role(value), token_estimate(value, text))
+
+
+@given(st.lists(st.fixed_dictionaries({"type": st.just("toolCall"), "name": odd_text, "arguments": odd_values}),
+                max_size=3))
+def test_index_fields_of_odd_tool_calls(blocks: list[dict[str, Any]]) -> None:
+    value = message("assistant", blocks)
+    text = searchable_text(value)
+    assert index_fields(value) == (text, entry_role(value), token_estimate(value, text))
