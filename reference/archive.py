@@ -23,12 +23,14 @@ from array import array
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from itertools import repeat
+from types import NoneType
 from typing import IO, Any, Final
 
 import msgspec
 
-from reference.bulkscan import Block, NotOrdinary, Row, ordinary_blocks
-from reference.context import UnbuildableContext, context_entries, entry_to_messages
+from reference.bulkscan import Block, Message, NotOrdinary, Row, line_fields, ordinary_blocks
+from reference.context import UnbuildableContext, context_entries
 from reference.errors import ContractViolation
 from reference.jsonbytes import UNDEFINED, JsonParseError, js_stringify
 from reference.jsvalues import is_safe_integer
@@ -211,6 +213,7 @@ class SourceScan:
     types: list[Any]  # the entry type (shared str objects)
     starts: array[int]
     ends: array[int]
+    exchanges: Exchanges | None = None  # read with the entries by the block read, else None
     prefix_digests: dict[int, str] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
 
@@ -235,24 +238,53 @@ class SourceScan:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
         (a falsy or missing parent ends the walk, a repeated entry too)."""
         path = array("q")
+        append, parents, empty_parents = path.append, self.parents, self.empty_parents
         seen = bytearray(self.entry_count)
         current = leaf
         while current >= 0 and not seen[current]:
             seen[current] = 1
-            path.append(current)
-            if current in self.empty_parents:
+            append(current)
+            if current in empty_parents:
                 break
-            current = self.parents[current]
+            current = parents[current]
         path.reverse()
         return path
 
     def branch(self, leaf_id: Any) -> array[int]:
-        """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf."""
+        """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf.  Walked
+        once per leaf and scan (the array is shared: never change it)."""
         number = self.ids.get(leaf_id) if isinstance(leaf_id, str) and leaf_id else None
-        return array("q") if number is None else self.ancestry(number)
+        if number is None:
+            return array("q")
+        key = f"branch:{leaf_id}"
+        path: array[int] | None = self.memo.get(key)
+        if path is None:
+            path = self.memo[key] = self.ancestry(number)
+        return path
+
+    def branch_subset(self, leaf_id: Any) -> dict[int, Any]:
+        """The decoded ``custom``, ``custom_message`` and ``compaction`` entries of
+        :meth:`branch` by entry number, root -> leaf: what the capture and each lineage step
+        look at, decoded once per leaf and scan (shared: never change them)."""
+        key = f"branch-subset:{leaf_id}"
+        subset: dict[int, Any] | None = self.memo.get(key) if isinstance(leaf_id, str) else None
+        if subset is None:
+            wanted = [n for n in self.branch(leaf_id) if self.types[n] in _BRANCH_KINDS]
+            subset = dict(zip(wanted, self.decode_many(wanted), strict=True))
+            if isinstance(leaf_id, str):
+                self.memo[key] = subset
+        return subset
 
     def validate_branch(self, leaf_id: str) -> None:
-        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it."""
+        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it;
+        a leaf that passed once passes again without a walk (the scan never changes)."""
+        key = f"valid-branch:{leaf_id}"
+        if key in self.memo:
+            return
+        self._validate_branch(leaf_id)
+        self.memo[key] = True
+
+    def _validate_branch(self, leaf_id: str) -> None:
         seen = bytearray(self.entry_count)
         current = self.ids.get(leaf_id, MISSING)
         while True:
@@ -319,6 +351,7 @@ class _Table:
         self.invalid_line: int | None = None
         self.extra_headers = 0
         self.last_id: Any = None
+        self.exchanges: Exchanges | None = Exchanges()
 
     def add_block(self, block: Block) -> None:
         """:meth:`add` for each line of ``block``, list by list when every line is a Pi entry
@@ -329,9 +362,9 @@ class _Table:
         types = [f.type for f in fields]
         parent_ids = [f.parentId for f in fields]
         if (not count or not block.terminated or self.invalid_line is not None
-                or not all(isinstance(t, str) for t in types) or not all(isinstance(i, str) for i in ids)
-                or not all(p is None or isinstance(p, str) for p in parent_ids)
-                or not all(isinstance(f.timestamp, str) for f in fields)
+                or not all(map(isinstance, types, repeat(str))) or not all(map(isinstance, ids, repeat(str)))
+                or not all(map(isinstance, parent_ids, repeat((str, NoneType))))
+                or not all(map(isinstance, [f.timestamp for f in fields], repeat(str)))
                 or "session" in types or len(set(ids)) != count or not self.ids.keys().isdisjoint(ids)):
             for index in range(count):
                 row = block.row(index)
@@ -339,9 +372,12 @@ class _Table:
                     self.incomplete |= not row.terminated
                     self.extra_headers += 1
                 else:
-                    self.add(row)
+                    self.add(row, message=fields[index].message)
             return
         first = len(self.types)
+        if self.exchanges is not None:
+            self.exchanges.add([(number, entry.message) for number, kind, entry
+                                in zip(range(first, first + count), types, fields, strict=True) if kind == "message"])
         self.ids.update(zip(ids, range(first, first + count), strict=True))
         lookup = self.ids.get
         for offset, parent_id in enumerate(parent_ids):
@@ -361,8 +397,11 @@ class _Table:
         self.ends.extend(block.ends)
         self.last_id = ids[-1]
 
-    def add(self, row: Row, is_object: bool = True) -> None:
+    def add(self, row: Row, is_object: bool = True, message: Any = msgspec.UNSET) -> None:
+        """One entry line (``message``: its typed message, when the exchanges are kept)."""
         number = len(self.types)
+        if self.exchanges is not None and row.type == "message":
+            self.exchanges.add([(number, message)])
         entry_id, parent_id, entry_type = row.id, row.parent_id, row.type
         if not row.terminated:
             self.incomplete = True
@@ -394,6 +433,7 @@ class _Table:
 def _exact_table(stream: _HashingReader, path: str) -> tuple[_Table, Record | None]:
     """The table from the exact reader: every kind of line classified as Pi does."""
     table = _Table()
+    table.exchanges = None  # read from the branch's lines when asked (exchange_issues_of)
     header: Record | None = None
     for record in iter_loaded_records(stream, path, hashed=False):  # type: ignore[arg-type]
         kind = record.kind
@@ -468,7 +508,7 @@ def scan_source(path: str) -> SourceScan:
         entry_count=len(table.types), extra_headers=table.extra_headers, incomplete=table.incomplete,
         invalid_line=table.invalid_line, last_id=table.last_id, ids=table.ids, parents=table.parents,
         empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=table.ends,
-        prefix_digests=stream.prefix_digests,
+        exchanges=table.exchanges, prefix_digests=stream.prefix_digests,
     )
     if scope is not None:
         scope.scans[os.path.realpath(path)] = scan
@@ -563,24 +603,6 @@ def decode_path(session: SessionFile, records: Sequence[Record]) -> list[Any]:
 # tool exchanges over a whole branch (contract §6.4), without keeping the branch decoded
 
 
-class _Block(msgspec.Struct):
-    type: Any = msgspec.UNSET
-    id: Any = msgspec.UNSET
-
-
-class _Message(msgspec.Struct):
-    role: Any = msgspec.UNSET
-    content: list[_Block] | str | msgspec.UnsetType | None = msgspec.UNSET
-    toolCallId: Any = msgspec.UNSET
-
-
-class _MessageEntry(msgspec.Struct):
-    message: _Message | msgspec.UnsetType | None = msgspec.UNSET
-
-
-_EXCHANGE_DECODER: Final = msgspec.json.Decoder(_MessageEntry)
-
-
 def _exchange_key(value: Any) -> str:
     """``toolexchange._key``: a comparable key for a tool-call id of any JSON type."""
     return value if isinstance(value, str) else "json:" + js_stringify(value)
@@ -590,30 +612,63 @@ def _defined(value: Any) -> Any:
     return UNDEFINED if value is msgspec.UNSET else value
 
 
-def _exact_exchange(value: Any, calls: set[str], results: set[str]) -> None:
-    """What :func:`reference.toolexchange.exchange_issues` collects from one entry's messages."""
-    for message in entry_to_messages(value):
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role", UNDEFINED)
-        if role == "assistant":
-            content = message.get("content", UNDEFINED)
-            if isinstance(content, list):
-                for block in content:
-                    if isinstance(block, dict) and block.get("type", UNDEFINED) == "toolCall":
-                        calls.add(_exchange_key(block.get("id", UNDEFINED)))
-        elif role == "toolResult":
-            results.add(_exchange_key(message.get("toolCallId", UNDEFINED)))
+def _issues(calls: set[str], results: set[str]) -> set[str]:
+    issues = {f"missing-result:{call}" for call in calls - results}
+    issues |= {f"orphan-result:{result}" for result in results - calls}
+    return issues
+
+
+@dataclass
+class Exchanges:
+    """The tool-exchange facts of a file's ``message`` entries, read with its entries, kept only
+    for the entries that have one: the keys of assistant tool calls and of tool results by entry
+    number, and the message entries without a message (Pi cannot build a context over them)."""
+
+    call_numbers: array[int] = field(default_factory=lambda: array("q"))
+    call_keys: list[str] = field(default_factory=list)
+    result_numbers: array[int] = field(default_factory=lambda: array("q"))
+    result_keys: list[str] = field(default_factory=list)
+    messageless: array[int] = field(default_factory=lambda: array("q"))
+
+    def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
+        """What ``exchange_issues`` collects from the messages of ``message`` entries, given as
+        (entry number, typed message) pairs."""
+        for number, message in messages:
+            if message.__class__ is not Message:  # null or absent
+                self.messageless.append(number)
+                continue
+            role = message.role
+            if role == "assistant":
+                content = message.content
+                if content.__class__ is list:
+                    for block in content:
+                        if block.type == "toolCall":
+                            self.call_numbers.append(number)
+                            self.call_keys.append(_exchange_key(_defined(block.id)))
+            elif role == "toolResult":
+                self.result_numbers.append(number)
+                self.result_keys.append(_exchange_key(_defined(message.toolCallId)))
+
+    def issues(self, marks: bytearray) -> set[str]:
+        """``exchange_issues`` of the entries marked in ``marks`` (by entry number)."""
+        if any(marks[number] for number in self.messageless):
+            raise UnbuildableContext("a message entry has no message")
+        calls = {key for number, key in zip(self.call_numbers, self.call_keys, strict=True) if marks[number]}
+        results = {key for number, key in zip(self.result_numbers, self.result_keys, strict=True) if marks[number]}
+        return _issues(calls, results)
 
 
 def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
-    """``exchange_issues(context_messages(entries))`` for the entries ``numbers`` of a scan,
-    decoding only their ``message`` entries and only the fields an exchange has (the plain
-    decode where that typed read refuses a line).  Raises :class:`UnbuildableContext` as the
-    plain form does for a message entry without a message."""
-    calls: set[str] = set()
-    results: set[str] = set()
-    decode = _EXCHANGE_DECODER.decode
+    """``exchange_issues(context_messages(entries))`` for the entries ``numbers`` of a scan:
+    from the exchanges the block read kept, else by reading only their ``message`` lines (the
+    same typed fields, the plain decode where that read refuses a line).  Raises
+    :class:`UnbuildableContext` as the plain form does for a message entry without a message."""
+    marks = bytearray(scan.entry_count)
+    for number in numbers:
+        marks[number] = 1
+    if scan.exchanges is not None:
+        return scan.exchanges.issues(marks)
+    exchanges = Exchanges()
     types = scan.types
     with open_session_file(scan.path) as stream:
         for number in numbers:
@@ -621,30 +676,14 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
                 continue
             stream.seek(scan.starts[number])
             data = stream.read(scan.ends[number] - scan.starts[number])
-            if data.endswith(b"\n"):
-                data = data[:-1]
             try:
-                entry = decode(data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                try:
-                    value = decode_value(data)
-                except JsonParseError as exc:
-                    raise ContractViolation("session-changed", f"entry {number} no longer parses: {exc}") from None
-                _exact_exchange(value, calls, results)
-                continue
-            message = entry.message
-            if not isinstance(message, _Message):  # null or absent
+                fields = line_fields(data[:-1] if data.endswith(b"\n") else data)
+            except (JsonParseError, NotOrdinary) as exc:
+                raise ContractViolation("session-changed", f"entry {number} no longer parses: {exc}") from None
+            exchanges.add([(number, fields.message)])
+            if exchanges.messageless:
                 raise UnbuildableContext("a message entry has no message")
-            if message.role == "assistant":
-                if isinstance(message.content, list):
-                    for block in message.content:
-                        if block.type == "toolCall":
-                            calls.add(_exchange_key(_defined(block.id)))
-            elif message.role == "toolResult":
-                results.add(_exchange_key(_defined(message.toolCallId)))
-    issues = {f"missing-result:{call}" for call in calls - results}
-    issues |= {f"orphan-result:{result}" for result in results - calls}
-    return issues
+    return exchanges.issues(marks)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -768,7 +807,6 @@ def capture_source(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
     branch = scan.branch(leaf_id)
     if not branch or branch[-1] != scan.ids[leaf_id]:
         raise ContractViolation("source-leaf-unavailable", "Pi's branch does not end at the captured leaf")
-    wanted = [n for n in branch if scan.types[n] in _BRANCH_KINDS]
-    subset = dict(zip(wanted, scan.decode_many(wanted), strict=True))
+    subset = scan.branch_subset(leaf_id)
     context = _context(scan, branch, subset)
-    return SourceArchive(scan, leaf_id, branch, [subset[n] for n in wanted], context)
+    return SourceArchive(scan, leaf_id, branch, list(subset.values()), context)

@@ -9,6 +9,12 @@ as one JSON array; a line ``msgspec`` refuses (a lone surrogate escape, say) is 
 with the JavaScript-faithful parser.  The moment a line is anything but an object within the
 record limit it raises :class:`NotOrdinary`, and the caller reads the file again with the exact
 reader, so every unusual file gets exactly the exact reader's answer.
+
+Besides the fields of the entry table, the same decode reads the tool-exchange fields of a
+message (contract §6.4: the role, the ids of assistant ``toolCall`` blocks, a result's
+``toolCallId``, or that the message is absent).  A line whose message does not fit that typed
+shape is decoded by the JavaScript-faithful parser and reduced by :func:`exact_fields` to exactly
+what the plain analysis looks at.
 """
 
 from __future__ import annotations
@@ -29,11 +35,25 @@ class NotOrdinary(Exception):
     """The file holds a line the fast read does not classify; use the exact reader."""
 
 
-class Fields(msgspec.Struct):
+class ContentBlock(msgspec.Struct, gc=False):
+    type: Any = msgspec.UNSET
+    id: Any = msgspec.UNSET
+
+
+class Message(msgspec.Struct, gc=False):
+    """The fields of a message that a tool exchange has (contract §6.4)."""
+
+    role: Any = msgspec.UNSET
+    content: list[ContentBlock] | str | msgspec.UnsetType | None = msgspec.UNSET
+    toolCallId: Any = msgspec.UNSET
+
+
+class Fields(msgspec.Struct, gc=False):
     type: Any = msgspec.UNSET
     id: Any = msgspec.UNSET
     parentId: Any = msgspec.UNSET
     timestamp: Any = msgspec.UNSET
+    message: Message | msgspec.UnsetType | None = msgspec.UNSET
 
 
 _BLOCK: Final = msgspec.json.Decoder(list[Fields])
@@ -77,32 +97,55 @@ def _defined(value: Any) -> Any:
     return UNDEFINED if value is msgspec.UNSET else value
 
 
-def _one(data: bytes) -> Fields:
+def exact_fields(value: dict[str, Any]) -> Fields:
+    """The fields of an entry decoded by the JavaScript-faithful parser: what the typed read
+    keeps, with a message reduced to what ``toolexchange.exchange_issues`` looks at (a message
+    that is not an object has no role; content blocks that are not objects are never calls)."""
+    unset = msgspec.UNSET
+    message = value.get("message", unset)
+    if isinstance(message, dict):
+        content = message.get("content", unset)
+        blocks = ([ContentBlock(block.get("type", unset), block.get("id", unset))
+                   for block in content if isinstance(block, dict)] if isinstance(content, list) else unset)
+        message = Message(message.get("role", unset), blocks, message.get("toolCallId", unset))
+    elif message is not None and message is not unset:
+        message = Message()
+    return Fields(value.get("type", unset), value.get("id", unset), value.get("parentId", unset),
+                  value.get("timestamp", unset), message)
+
+
+def line_fields(data: bytes) -> Fields:
+    """The fields of one line: the typed read, else the JavaScript-faithful parser (its
+    :class:`JsonParseError` propagates; a value that is not an object is :class:`NotOrdinary`)."""
     try:
         return _ONE.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass
-    try:
-        value = decode_value(data)
-    except JsonParseError:
-        raise NotOrdinary from None
+    value = decode_value(data)
     if not isinstance(value, dict):
         raise NotOrdinary
-    unset = msgspec.UNSET
-    return Fields(value.get("type", unset), value.get("id", unset), value.get("parentId", unset),
-                   value.get("timestamp", unset))
+    return exact_fields(value)
+
+
+def _one(data: bytes) -> Fields:
+    try:
+        return line_fields(data)
+    except JsonParseError:
+        raise NotOrdinary from None
 
 
 def _decode(lines: list[bytes]) -> list[Fields]:
     """The fields of each line.  A block is decoded as one array only when its elements are
     exactly its lines: a line such as ``{"a":[{}`` must never pair with the next one."""
-    stripped = [line.strip(_JSON_WHITESPACE) for line in lines]
-    if any(len(line) + 1 > RECORD_LIMIT_BYTES for line in lines) or not all(stripped):
+    if (max(map(len, lines), default=0) + 1 > RECORD_LIMIT_BYTES
+            or not all(line.strip(_JSON_WHITESPACE) for line in lines)):
         raise NotOrdinary
     joined = b"[" + b",".join(lines) + b"]"
     try:
         spans = _SPANS.decode(joined)
-        if len(spans) == len(lines) and all(bytes(span) == line for span, line in zip(spans, stripped, strict=True)):
+        if len(spans) == len(lines) and (
+                list(map(bytes, spans)) == lines
+                or all(bytes(span) == line.strip(_JSON_WHITESPACE) for span, line in zip(spans, lines, strict=True))):
             return _BLOCK.decode(joined)
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass

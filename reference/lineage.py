@@ -118,7 +118,7 @@ def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any]
         for number in numbers:
             marks[number] = 1
         allowed = scan.memo[key] = frozenset(entry_id for entry_id, number in scan.ids.items() if marks[number])
-    links = scan.decode_many(n for n in numbers if scan.types[n] in _LINK_KINDS)
+    links = [value for number, value in scan.branch_subset(leaf).items() if scan.types[number] in _LINK_KINDS]
     return _ScanOrigin(scan), links, allowed
 
 

@@ -142,8 +142,8 @@ def _current_branch(host: RebaseHost) -> list[Any]:
     scan = scan_for_run(host.session_file)  # one pass, kept for the run: capture reuses it
     if scan.valid:
         leaf = scan.last_id if host.leaf == "default" else host.leaf
-        numbers = [n for n in scan.branch(leaf) if scan.types[n] in ("custom", "custom_message")]
-        return scan.decode_many(numbers)
+        return [value for number, value in scan.branch_subset(leaf).items()
+                if scan.types[number] in ("custom", "custom_message")]
     session = load_session(host.session_file)
     tree = session.tree()
     leaf = tree.default_leaf_id if host.leaf == "default" else host.leaf
