@@ -53,7 +53,8 @@ def entry_to_messages(entry: Any) -> list[Any]:
         message = get(entry, "message")
         if nullish(message):
             raise UnbuildableContext("a message entry has no message")
-        if get(message, "role") in _CONTENT_ROLES and nullish(get(message, "content")):
+        role = get(message, "role")
+        if isinstance(role, str) and role in _CONTENT_ROLES and nullish(get(message, "content")):
             copy = dict(message)
             copy["content"] = []
             return [copy]
