@@ -16,7 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference.archive import SourceScan, cached_scan, same_project, shared_prefix_matches, validate_branch
+from reference.archive import (
+    SourceScan,
+    cached_scan,
+    same_project,
+    scan_source,
+    shared_prefix_matches,
+    validate_branch,
+)
 from reference.checkpoint import (
     MEMORY_TYPE,
     PIN_TYPE,
@@ -138,9 +145,15 @@ def _verify_source(
             or header.get("id") != link.get("sourceSessionId") or not same_project(header.get("cwd"), project_path)):
         raise _Broken("source header")
     scan = cached_scan(source_file, size, str(link.get("sourceHash")))
+    if scan is None and os.stat(source_file).st_size == size:
+        # The source has not grown since the rebase (the usual case): the compact scan, not a
+        # Record per line, so verifying a large source's lineage stays small.
+        scan = scan_source(source_file)
+        if scan.size != size or scan.sha256 != link.get("sourceHash"):
+            raise _Broken("source prefix")
     if scan is not None and scan.valid:
         return _verify_scanned(scan, leaf)
-    session = load_session(source_file)
+    session = load_session(source_file)  # a grown source: only the records of the prefix count
     by_id: dict[str, Record] = {}
     for record in session.entries:
         if record.end > size:
