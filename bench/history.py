@@ -38,16 +38,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from measure import peak_rss_bytes  # bench/ is first on sys.path when run as a script
+from measure import OUT, ensure_reference_importable, peak_rss_bytes  # bench/ is first on sys.path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-OUT = HERE / "out"
-if str(ROOT) not in sys.path:  # run from a checkout without the package installed
-    try:
-        import reference  # noqa: F401
-    except ImportError:
-        sys.path.append(str(ROOT))
+ensure_reference_importable()
 
 PROJECT_CWD = "/home/user/projects/demo"  # the header cwd of every session (it need not exist)
 BYTES_PER_ENTRY = 515  # what the generator writes per entry on average (compactions 4, branches 4)

@@ -3,6 +3,21 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+OUT = BENCH / "out"  # generated data, git-ignored
+
+
+def ensure_reference_importable() -> None:
+    """Run from a checkout without the package installed: put the checkout on the path."""
+    root = str(BENCH.parent)
+    if root in sys.path:
+        return
+    try:
+        import reference  # noqa: F401
+    except ImportError:
+        sys.path.append(root)
 
 
 def peak_rss_bytes() -> int | None:

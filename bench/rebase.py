@@ -42,16 +42,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from measure import peak_rss_bytes  # bench/ is first on sys.path when run as a script
+from measure import OUT, ensure_reference_importable, peak_rss_bytes  # bench/ is first on sys.path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-OUT = HERE / "out"
-if str(ROOT) not in sys.path:  # run from a checkout without the package installed
-    try:
-        import reference  # noqa: F401
-    except ImportError:
-        sys.path.append(str(ROOT))
+ensure_reference_importable()
 
 MIB = 1024 * 1024
 CHUNK = MIB
