@@ -100,11 +100,10 @@ def check_prefix(path: str, size: Any, expected: Any, code: str = "archive-chang
 
 @dataclass
 class ScanScope:
-    """What one rebase run has read: the scan of each file (by real path), the prefix sizes a
-    scan should also hash, and prefix checks handed from one contract check to the next."""
+    """What one rebase run has read: the scan of each file (by real path) and prefix checks
+    handed from one contract check to the next."""
 
     scans: dict[str, SourceScan] = field(default_factory=dict)
-    prefix_sizes: set[int] = field(default_factory=set)
     handed: set[tuple[str, int, str]] = field(default_factory=set)
     remember: bool = False  # the next verified source prefix is handed to the following check
 
@@ -214,7 +213,7 @@ class SourceScan:
     starts: array[int]
     ends: array[int]
     exchanges: Exchanges | None = None  # read with the entries by the block read, else None
-    prefix_digests: dict[int, str] = field(default_factory=dict)
+    stamp: tuple[int, int, int, int] | None = None  # file_stamp() when the scan began
     memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
 
     @property
@@ -298,35 +297,23 @@ class SourceScan:
 
 
 class _HashingReader:
-    """Reads through to a file, hashing every byte; also the digests of chosen prefixes."""
+    """Reads through to a file, hashing every byte."""
 
-    def __init__(self, raw: IO[bytes], prefixes: Iterable[int] = ()) -> None:
+    def __init__(self, raw: IO[bytes]) -> None:
         self.raw = raw
         self.digest = hashlib.sha256()
         self.size = 0
-        self.wanted = sorted({p for p in prefixes if p > 0})
-        self.prefix_digests: dict[int, str] = {}
 
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
-        done = 0
-        while self.wanted and self.wanted[0] <= self.size + len(data):
-            cut = self.wanted.pop(0) - self.size
-            self.digest.update(data[done:cut])
-            done = cut
-            self.prefix_digests[self.size + cut] = self.digest.hexdigest()
-        self.digest.update(data[done:] if done else data)
+        self.digest.update(data)
         self.size += len(data)
         return data
 
 
-def hash_file(path: str, prefixes: Iterable[int] = ()) -> tuple[int, str, dict[int, str]]:
-    """(size, SHA-256, prefix digests) of the whole file in one read."""
-    with open_session_file(path) as raw:
-        reader = _HashingReader(raw, prefixes)
-        while reader.read(_CHUNK):
-            pass
-    return reader.size, reader.digest.hexdigest(), reader.prefix_digests
+def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What changes whenever a file's bytes do: inode, size, modification and change times."""
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 def _incomplete(record: Record) -> bool:
@@ -483,19 +470,19 @@ def scan_source(path: str) -> SourceScan:
     path = os.fspath(path)
     check_session_path(path)
     scope = _SCOPE.get()
-    prefixes = scope.prefix_sizes if scope is not None else ()
     try:
         raw = open_session_file(path)
     except OSError as exc:
         raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
     with raw:
-        stream = _HashingReader(raw, prefixes)
+        stamp = file_stamp(os.fstat(raw.fileno()))
+        stream = _HashingReader(raw)
         try:
             table, first = _ordinary_table(stream)
             span: tuple[int, int] | None = (first.start, first.end)
         except NotOrdinary:
             raw.seek(0)
-            stream = _HashingReader(raw, prefixes)
+            stream = _HashingReader(raw)
             table, record = _exact_table(stream, path)
             span = (record.start, record.end) if record is not None else None
         header_value = decode_value(_read_span(raw, *span)) if span is not None else None
@@ -508,7 +495,7 @@ def scan_source(path: str) -> SourceScan:
         entry_count=len(table.types), extra_headers=table.extra_headers, incomplete=table.incomplete,
         invalid_line=table.invalid_line, last_id=table.last_id, ids=table.ids, parents=table.parents,
         empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=table.ends,
-        exchanges=table.exchanges, prefix_digests=stream.prefix_digests,
+        exchanges=table.exchanges, stamp=stamp,
     )
     if scope is not None:
         scope.scans[os.path.realpath(path)] = scan
@@ -516,18 +503,21 @@ def scan_source(path: str) -> SourceScan:
 
 
 def scan_for_run(path: str) -> SourceScan:
-    """The run's scan of ``path`` when the file still hashes the same (one hash pass instead of
-    a parse), else a new scan."""
+    """The run's scan of ``path`` while the file's stamp is unchanged, else a new scan.
+
+    A rebase scans the source for the runtime's lineage check (§6.2 step 2) and needs the same
+    records after the lock (step 17): an unchanged inode, size, modification and change time say
+    the bytes are the ones scanned.  Any change the stamp could miss is still caught, because the
+    prefix check of step 24 hashes the file again against the scan's SHA-256.
+    """
     scope = _SCOPE.get()
     cached = scope.scans.get(os.path.realpath(path)) if scope is not None else None
-    if cached is not None and scope is not None:
+    if cached is not None:
         try:
-            size, digest, prefixes = hash_file(path, scope.prefix_sizes)
+            if file_stamp(os.stat(path)) == cached.stamp:
+                return cached
         except OSError:
-            size, digest, prefixes = -1, "", {}
-        if size == cached.size and digest == cached.sha256:
-            cached.prefix_digests.update(prefixes)
-            return cached
+            pass
     return scan_source(path)
 
 

@@ -217,3 +217,15 @@ def test_an_unusual_line_hands_the_file_to_the_exact_reader(tmp_path: Path, odd:
     path.write_bytes(HEADER + b"\n" + entry("a", None) + b"\n" + odd + b"\n" + entry("b", "a") + b"\n")
     with path.open("rb") as stream, pytest.raises(NotOrdinary):
         list(ordinary_blocks(stream))
+
+
+def test_a_run_reuses_its_scan_only_while_the_file_is_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(HEADER + b"\n" + entry("a", None) + b"\n")
+    with archive.scan_scope():
+        first = archive.scan_for_run(str(path))
+        assert archive.scan_for_run(str(path)) is first
+        with path.open("ab") as handle:
+            handle.write(entry("b", "a") + b"\n")
+        again = archive.scan_for_run(str(path))
+    assert again is not first and again.entry_count == 2 and first.entry_count == 1
