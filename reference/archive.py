@@ -42,7 +42,15 @@ from reference.reader import (
     decode_value,
     open_session_file,
 )
-from reference.session import SessionFile, accept_header, check_session_path, iter_loaded_records, no_header
+from reference.session import (
+    HashingStream,
+    SessionFile,
+    accept_header,
+    check_session_path,
+    iter_loaded_records,
+    load_session,
+    no_header,
+)
 from reference.tree import SessionTree
 
 _HEX64: Final = re.compile(r"[a-f0-9]{64}")
@@ -50,6 +58,7 @@ _CHUNK: Final = 1024 * 1024
 ROOT: Final = -1  # parentId null
 MISSING: Final = -2  # parentId names no entry
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
+_LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
 
 
 # ----------------------------------------------------------------------------------------------
@@ -274,6 +283,11 @@ class SourceScan:
                 self.memo[key] = subset
         return subset
 
+    def branch_customs(self, leaf_id: Any) -> list[Any]:
+        """The decoded ``custom`` and ``custom_message`` entries of :meth:`branch`: where a
+        checkpoint, link and handoff live."""
+        return [value for number, value in self.branch_subset(leaf_id).items() if self.types[number] in _LINK_KINDS]
+
     def validate_branch(self, leaf_id: str) -> None:
         """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it;
         a leaf that passed once passes again without a walk (the scan never changes)."""
@@ -294,21 +308,6 @@ class SourceScan:
             if parent == ROOT:
                 return
             current = self.ids.get("", MISSING) if current in self.empty_parents else parent
-
-
-class _HashingReader:
-    """Reads through to a file, hashing every byte."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self.digest = hashlib.sha256()
-        self.size = 0
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size)
-        self.digest.update(data)
-        self.size += len(data)
-        return data
 
 
 def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
@@ -417,7 +416,7 @@ class _Table:
         self.last_id = entry_id
 
 
-def _exact_table(stream: _HashingReader, path: str) -> tuple[_Table, Record | None]:
+def _exact_table(stream: HashingStream, path: str) -> tuple[_Table, Record | None]:
     """The table from the exact reader: every kind of line classified as Pi does."""
     table = _Table()
     table.exchanges = None  # read from the branch's lines when asked (exchange_issues_of)
@@ -440,7 +439,7 @@ def _exact_table(stream: _HashingReader, path: str) -> tuple[_Table, Record | No
     return table, header
 
 
-def _ordinary_table(stream: _HashingReader) -> tuple[_Table, Row]:
+def _ordinary_table(stream: HashingStream) -> tuple[_Table, Row]:
     """The table from :func:`reference.bulkscan.ordinary_blocks`, or :class:`NotOrdinary`."""
     table = _Table()
     header: Row | None = None
@@ -476,13 +475,13 @@ def scan_source(path: str) -> SourceScan:
         raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
     with raw:
         stamp = file_stamp(os.fstat(raw.fileno()))
-        stream = _HashingReader(raw)
+        stream = HashingStream(raw)
         try:
             table, first = _ordinary_table(stream)
             span: tuple[int, int] | None = (first.start, first.end)
         except NotOrdinary:
             raw.seek(0)
-            stream = _HashingReader(raw)
+            stream = HashingStream(raw)
             table, record = _exact_table(stream, path)
             span = (record.start, record.end) if record is not None else None
         header_value = decode_value(_read_span(raw, *span)) if span is not None else None
@@ -500,6 +499,20 @@ def scan_source(path: str) -> SourceScan:
     if scope is not None:
         scope.scans[os.path.realpath(path)] = scan
     return scan
+
+
+def branch_customs(session_file: str, leaf: Any) -> list[Any]:
+    """The ``custom`` and ``custom_message`` entries on the active branch at ``leaf`` ("default":
+    Pi's leaf on load): all that lineage verification looks at in the current session.  From
+    the run's compact scan when the file is a valid one, else from the exact reader's tree."""
+    scan = scan_for_run(session_file)
+    if scan.valid:
+        leaf_id = scan.last_id if leaf == "default" else leaf
+        return scan.branch_customs(leaf_id)
+    session = load_session(session_file)
+    tree = session.tree()
+    leaf_id = tree.default_leaf_id if leaf == "default" else leaf
+    return decode_path(session, [r for r in tree.branch(leaf_id).path if r.type in _LINK_KINDS])
 
 
 def scan_for_run(path: str) -> SourceScan:

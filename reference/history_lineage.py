@@ -13,9 +13,8 @@ import sqlite3
 from collections import OrderedDict
 from typing import Any, Final
 
+from reference.archive import branch_customs
 from reference.lineage import RebaseState, is_projected, load_rebase_state, project_pairs
-from reference.reader import open_session_file
-from reference.session import load_session
 
 _REMEMBERED: Final = 16
 
@@ -26,18 +25,6 @@ def _stat_key(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return info.st_size, info.st_mtime_ns
-
-
-def branch_customs(session_file: str, leaf: Any) -> list[Any]:
-    """The ``custom`` and ``custom_message`` entries on the active branch: all that lineage
-    verification looks at in the current session."""
-    session = load_session(session_file)
-    tree = session.tree()
-    if leaf == "default":
-        leaf = tree.default_leaf_id
-    records = [r for r in tree.branch(leaf).path if r.type in ("custom", "custom_message")]
-    with open_session_file(session_file) as stream:
-        return [session.decode(stream, record) for record in records]
 
 
 class LineageCache:

@@ -104,9 +104,6 @@ class _ScanOrigin:
             return self.scan.decode(stream, number)
 
 
-_LINK_KINDS: Final = ("custom", "custom_message")
-
-
 def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any], frozenset[str]]:
     """The rest of :func:`_verify_source` on the run's scan of the whole source (the prefix just
     verified is the whole file, so the prefix and the file are the same records): only the
@@ -125,7 +122,7 @@ def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any]
         for number in numbers:
             marks[number] = 1
         allowed = scan.memo[key] = frozenset(entry_id for entry_id, number in scan.ids.items() if marks[number])
-    links = [value for number, value in scan.branch_subset(leaf).items() if scan.types[number] in _LINK_KINDS]
+    links = scan.branch_customs(leaf)
     return _ScanOrigin(scan), links, allowed
 
 

@@ -23,12 +23,12 @@ from typing import Any, Final
 from reference import crashpoints
 from reference.archive import (
     SourceArchive,
+    branch_customs,
     capture_source,
     check_prefix,
     current_scope,
     decode_path,
     hand_over,
-    scan_for_run,
     scan_scope,
     shared_prefix_matches,
 )
@@ -135,20 +135,10 @@ class RebaseHost:
 
 
 def _current_branch(host: RebaseHost) -> list[Any]:
-    """The custom entries of the host's active branch: all that lineage verification looks at
-    on the current session (empty when there is no usable session)."""
+    """What lineage verification reads of the host's active branch (nothing without a file)."""
     if not host.session_file or not os.path.isfile(host.session_file):
         return []
-    scan = scan_for_run(host.session_file)  # one pass, kept for the run: capture reuses it
-    if scan.valid:
-        leaf = scan.last_id if host.leaf == "default" else host.leaf
-        return [value for number, value in scan.branch_subset(leaf).items()
-                if scan.types[number] in ("custom", "custom_message")]
-    session = load_session(host.session_file)
-    tree = session.tree()
-    leaf = tree.default_leaf_id if host.leaf == "default" else host.leaf
-    customs = [r for r in tree.branch(leaf).path if r.type in ("custom", "custom_message")]
-    return decode_path(session, customs)
+    return branch_customs(host.session_file, host.leaf)
 
 
 def _has_memory_entries(session_file: str) -> bool:
@@ -196,21 +186,25 @@ class RebaseService:
 
     def _rebase_session(self, *, dry_run: bool, recover: str | None) -> dict[str, Any]:
         host = self.host
-        try:
-            with self._projection() as conn:
+        with self._projection() as conn:  # one connection for the runtime check and the run
+            try:
                 state = load_rebase_state(host.session_file, _current_branch(host), host.project_path, conn=conn)
-        except (ContractViolation, OSError, ValueError, sqlite3.Error):
-            return unavailable_result("rebase-state-unavailable")
-        if state.warnings:
-            return unavailable_result("lineage-integrity-unavailable")
-        if not host.memory_bridge and host.session_file and _has_memory_entries(host.session_file):
-            return unavailable_result("memory-state-required")
-        return self.run(dry_run=dry_run, recover=recover)
+            except (ContractViolation, OSError, ValueError, sqlite3.Error):
+                return unavailable_result("rebase-state-unavailable")
+            if state.warnings:
+                return unavailable_result("lineage-integrity-unavailable")
+            if not host.memory_bridge and host.session_file and _has_memory_entries(host.session_file):
+                return unavailable_result("memory-state-required")
+            return self._service(dry_run=dry_run, recover=recover, conn=conn)
 
     # ------------------------------------------------------------------ the service
 
     def run(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
         """§6.2 steps 4-26, then §6.6-§6.11.  Returns the ``RebaseResult``."""
+        with self._projection() as conn:
+            return self._service(dry_run=dry_run, recover=recover, conn=conn)
+
+    def _service(self, *, dry_run: bool, recover: str | None, conn: sqlite3.Connection | None) -> dict[str, Any]:
         host, config = self.host, self.host.config
         if not get(config, "enabled") or not get(get(config, "sessionRebase"), "enabled"):
             return unavailable_result("disabled")
@@ -224,7 +218,7 @@ class RebaseService:
             return unavailable_result("session-busy")
         if not host.session_file or not os.path.isfile(host.session_file):
             return unavailable_result("ephemeral-session")
-        run = _Run(self, dry_run=dry_run, recover=recover)
+        run = _Run(self, dry_run=dry_run, recover=recover, conn=conn)
         self.active = True
         try:
             with scan_scope():
@@ -252,7 +246,8 @@ class RebaseService:
 class _Run:
     """The state of one rebase run, so a failure anywhere knows what exists."""
 
-    def __init__(self, service: RebaseService, *, dry_run: bool, recover: str | None) -> None:
+    def __init__(self, service: RebaseService, *, dry_run: bool, recover: str | None,
+                 conn: sqlite3.Connection | None) -> None:
         self.service = service
         self.host = service.host
         self.dry_run = dry_run
@@ -263,18 +258,11 @@ class _Run:
         self.lock: RebaseLock | None = None
         self.activated = False
         self.diagnostics: dict[str, int] | None = None
-        self.conn: sqlite3.Connection | None = None
-        if service.index_path:
-            try:
-                self.conn = open_index(service.index_path)
-            except (ContractViolation, OSError, sqlite3.Error):
-                self.conn = None
+        self.conn = conn  # the projection index, owned by the service call
 
     def close(self) -> None:
         if self.lock is not None:
             self.lock.release()
-        if self.conn is not None:
-            self.conn.close()
 
     def now(self) -> int:
         return self.service.clock.now_ms()

@@ -63,7 +63,7 @@ class ReadDiagnostics:
     unterminated_tail: bool = False
 
 
-class _HashingStream:
+class HashingStream:
     """Reads through to a file while hashing every byte, so one pass yields the file SHA-256."""
 
     def __init__(self, raw: IO[bytes]) -> None:
@@ -184,7 +184,7 @@ def load_session(path: str | os.PathLike[str]) -> SessionFile:
     except OSError as exc:
         raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
     with raw:
-        stream = _HashingStream(raw)
+        stream = HashingStream(raw)
         for record in iter_loaded_records(stream, path):  # type: ignore[arg-type]
             if record.crlf:
                 diagnostics.crlf_lines += 1
