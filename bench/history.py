@@ -32,13 +32,17 @@ import random
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from measure import OUT, ensure_reference_importable, peak_rss_bytes  # bench/ is first on sys.path
+from measure import (  # bench/ is first on sys.path
+    OUT,
+    ensure_reference_importable,
+    peak_rss_bytes,
+    run_worker,
+)
 
 ensure_reference_importable()
 
@@ -91,13 +95,8 @@ def remove_db(path: Path) -> None:
 
 
 def child(kind: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Run one measurement in a fresh interpreter; its stderr (progress) passes through."""
-    done = subprocess.run(
-        [sys.executable, __file__, "--worker", kind, json.dumps(params)],
-        stdout=subprocess.PIPE, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    """Run one measurement in a fresh interpreter (``--worker`` of this script)."""
+    return run_worker(__file__, kind, params)
 
 
 # ----------------------------------------------------------------------------------------------

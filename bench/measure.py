@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out"  # generated data, git-ignored
@@ -39,3 +43,14 @@ def peak_rss_bytes() -> int | None:
         return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024  # macOS reports bytes, Linux KiB
+
+
+def run_worker(script: str, kind: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Run ``script --worker KIND PARAMS`` in a fresh interpreter, so the measurement's peak RSS
+    is its own, and return the JSON it prints; its stderr (progress) passes through."""
+    done = subprocess.run(
+        [sys.executable, script, "--worker", kind, json.dumps(params)],
+        stdout=subprocess.PIPE, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result

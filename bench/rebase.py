@@ -34,15 +34,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from measure import OUT, ensure_reference_importable, peak_rss_bytes  # bench/ is first on sys.path
+from measure import (  # bench/ is first on sys.path
+    OUT,
+    ensure_reference_importable,
+    peak_rss_bytes,
+    run_worker,
+)
 
 ensure_reference_importable()
 
@@ -178,12 +181,8 @@ def worker(kind: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def child(kind: str, params: dict[str, Any]) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, __file__, "--worker", kind, json.dumps(params)],
-        stdout=subprocess.PIPE, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    """Run one measurement in a fresh interpreter (``--worker`` of this script)."""
+    return run_worker(__file__, kind, params)
 
 
 def file_sha256(path: Path) -> str:
