@@ -318,11 +318,17 @@ def _scope_filter(
     if roles is not None:
         clauses.append("e.role IN (SELECT value FROM json_each(?))")
         params.append(_json_array(roles))
+    return _with_dates(clauses, params, "e.created_at", before_ms, after_ms)
+
+
+def _with_dates(clauses: list[str], params: list[Any], column: str, before_ms: int | None,
+                after_ms: int | None) -> tuple[str, list[Any]]:
+    """The strict date bounds (D4) added to ``clauses``, all joined as ``AND`` clauses."""
     if before_ms is not None:
-        clauses.append("e.created_at < ?")
+        clauses.append(f"{column} < ?")
         params.append(before_ms)
     if after_ms is not None:
-        clauses.append("e.created_at > ?")
+        clauses.append(f"{column} > ?")
         params.append(after_ms)
     return "".join(f" AND {clause}" for clause in clauses), params
 
@@ -385,13 +391,7 @@ def _filter_clauses(
             )
             params.append(_json_array(others))
         clauses.append("(" + " OR ".join(tests) + ")" if tests else "0")
-    if before_ms is not None:
-        clauses.append("f.created_at < ?")
-        params.append(before_ms)
-    if after_ms is not None:
-        clauses.append("f.created_at > ?")
-        params.append(after_ms)
-    return "".join(f" AND {clause}" for clause in clauses), params
+    return _with_dates(clauses, params, "f.created_at", before_ms, after_ms)
 
 
 def _exact_rows(
