@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ftscheck import matches
 
 from reference import index_db
 from reference.errors import ContractViolation
@@ -72,15 +73,6 @@ def add_entry(conn: sqlite3.Connection, key: str, text: str, session: str = "s")
     conn.execute("INSERT INTO entry_source_locations VALUES (?, 0, 10)", (key,))
 
 
-def matches(conn: sqlite3.Connection, query: str) -> list[str]:
-    return [
-        row[0]
-        for row in conn.execute(
-            "SELECT k.entry_key FROM entries_fts JOIN entries_fts_keys AS k ON k.fts_rowid = entries_fts.rowid "
-            "WHERE entries_fts MATCH ? ORDER BY k.entry_key",
-            (query,),
-        )
-    ]
 
 
 @pytest.fixture

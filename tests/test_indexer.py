@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ftscheck import matches
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,15 +112,6 @@ def filters_consistent(conn: sqlite3.Connection) -> bool:
     return got == want
 
 
-def matching_keys(conn: sqlite3.Connection, query: str) -> list[str]:
-    return [
-        row[0]
-        for row in conn.execute(
-            "SELECT k.entry_key FROM entries_fts JOIN entries_fts_keys AS k ON k.fts_rowid = entries_fts.rowid"
-            " WHERE entries_fts MATCH ? ORDER BY k.entry_key",
-            (query,),
-        )
-    ]
 
 
 @pytest.fixture
@@ -182,8 +174,8 @@ def test_initial_index_rows_locators_and_state(conn: sqlite3.Connection, session
     assert conn.execute("SELECT * FROM sessions").fetchall() == [
         (SID, str(session), "/home/user/demo", hashlib.sha256(data.split(b"\n")[0]).hexdigest())
     ]
-    assert matching_keys(conn, "cache") == [f"{SID}:a2", f"{SID}:a3"]  # "src/cache.ts" is tokens too
-    assert matching_keys(conn, "caches OR caching") == [f"{SID}:a1", f"{SID}:a4"]
+    assert matches(conn, "cache") == [f"{SID}:a2", f"{SID}:a3"]  # "src/cache.ts" is tokens too
+    assert matches(conn, "caches OR caching") == [f"{SID}:a1", f"{SID}:a4"]
     assert fts_consistent(conn)
 
 
@@ -207,7 +199,7 @@ def test_appended_entries_are_indexed_incrementally(conn: sqlite3.Connection, se
     size = session.stat().st_size
     assert (state.rebuilt, state.rebuild_reason, state.appended) == (False, None, 2)
     assert (state.indexed_entries, state.checkpoint_offset, state.file_size) == (7, size, size)
-    assert matching_keys(conn, "appended") == [f"{SID}:b1"]
+    assert matches(conn, "appended") == [f"{SID}:b1"]
     incremental = snapshot(conn)
     assert catch_up(conn, str(session), force=True).rebuild_reason == "forced"
     assert snapshot(conn) == incremental
@@ -289,8 +281,8 @@ def test_trigger_changed_in_place(conn: sqlite3.Connection, session: Path) -> No
     _bump_mtime(session)
     state = catch_up(conn, str(session))
     assert state.rebuild_reason == "changed-in-place"
-    assert matching_keys(conn, "dishes") == [f"{SID}:a1"]
-    assert matching_keys(conn, "caches") == []
+    assert matches(conn, "dishes") == [f"{SID}:a1"]
+    assert matches(conn, "caches") == []
     assert fts_consistent(conn)
 
 
@@ -430,8 +422,8 @@ def test_append_only_violation_rebuilds(conn: sqlite3.Connection, session: Path)
     assert (state.rebuilt, state.rebuild_reason) == (True, "append-only-violation")
     # as in Pi's id index the later line is the entry; the shadowed one is skipped and counted
     assert (state.indexed_entries, state.malformed_lines, state.coverage_partial) == (6, 1, True)
-    assert matching_keys(conn, "other") == [f"{SID}:a1"]
-    assert matching_keys(conn, "caches") == []
+    assert matches(conn, "other") == [f"{SID}:a1"]
+    assert matches(conn, "caches") == []
     assert fts_consistent(conn)
     append(session, user("b2", "later"))
     assert catch_up(conn, str(session)).rebuilt is False  # the repeat does not rebuild forever
@@ -463,7 +455,7 @@ def test_repeated_ids_within_one_pass_and_across_batches(conn: sqlite3.Connectio
     texts = dict(conn.execute("SELECT entry_id, searchable_text FROM entries").fetchall())
     assert texts == {"h0": "version8 of h0", "h1": "version9 of h1", "h2": "version6 of h2", "h3": "version7 of h3"}
     assert fts_consistent(conn)
-    assert matching_keys(conn, "version0") == []
+    assert matches(conn, "version0") == []
 
 
 def test_odd_lines_are_counted_and_skipped(conn: sqlite3.Connection, tmp_path: Path) -> None:
@@ -514,7 +506,7 @@ def test_an_oversize_record_is_counted_not_indexed(conn: sqlite3.Connection, tmp
     path = write(tmp_path / "s.jsonl", header(), user("e1", "y" * (4 * 1024 * 1024 + 10)), user("e2", "after"))
     state = catch_up(conn, str(path))
     assert (state.indexed_entries, state.malformed_lines) == (1, 1)
-    assert matching_keys(conn, "after") == [f"{SID}:e2"]
+    assert matches(conn, "after") == [f"{SID}:e2"]
 
 
 def test_long_lines_across_read_chunks(conn: sqlite3.Connection, tmp_path: Path) -> None:
@@ -563,7 +555,7 @@ def test_deleting_sessions_cascades_and_the_next_catch_up_rebuilds(conn: sqlite3
     conn.execute("DELETE FROM sessions")
     for table in ("entries", "entries_fts_keys", "entry_source_locations", "session_index_state"):
         assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
-    assert matching_keys(conn, "caches OR cache OR caching OR looking") == []
+    assert matches(conn, "caches OR cache OR caching OR looking") == []
     assert conn.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'cache'").fetchone()[0] == 0
     assert fts_consistent(conn)
     assert index_state(conn, SID) is None and coverage_partial(None)
