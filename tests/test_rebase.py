@@ -149,6 +149,14 @@ def the_operation(world: World) -> str:
     return operation_id(SOURCE_ID, "task", sha(world.source))
 
 
+def interrupted(world: World, crash_at: Callable[[str | None], SimulatedCrash], phase: str) -> str:
+    """A run interrupted right after ``phase`` (then disarmed): the operation id."""
+    crash_at(phase)
+    world.run()
+    crash_at(None)
+    return the_operation(world)
+
+
 def count_types(target: Path) -> dict[str, int]:
     counts: dict[str, int] = {}
     for record in lines(target)[1:]:
@@ -338,10 +346,7 @@ def test_changed_staged_bytes_fail_recovery_with_target_integrity_though_lineage
 def test_a_journal_rewritten_to_checkpoint_ready_still_recovers_onto_the_installed_target(
     world: World, crash_at: Callable[[str | None], SimulatedCrash]
 ) -> None:
-    crash_at("TargetCreated")
-    world.run()
-    crash_at(None)
-    op = the_operation(world)
+    op = interrupted(world, crash_at, "TargetCreated")
     target = world.target(op)
     journal = world.journal(op)
     assert journal["targetSize"] == target.stat().st_size
@@ -539,10 +544,7 @@ def test_recovery_of_an_unknown_or_malformed_operation(world: World) -> None:
 def test_a_journal_naming_another_target_session_fails_activation_with_target_identity(
     world: World, crash_at: Callable[[str | None], SimulatedCrash]
 ) -> None:
-    crash_at("TargetCreated")
-    world.run()
-    crash_at(None)
-    op = the_operation(world)
+    op = interrupted(world, crash_at, "TargetCreated")
     journal = world.journal(op)
     journal["targetSessionId"] = "00000000-0000-4000-8000-000000000000"
     world.write_journal(op, journal)
@@ -609,10 +611,7 @@ def append_to_source(world: World) -> None:
 def test_recovery_onto_an_installed_target_accepts_a_source_that_grew(
     world: World, crash_at: Callable[[str | None], SimulatedCrash]
 ) -> None:
-    crash_at("TargetCreated")
-    world.run()
-    crash_at(None)
-    op = the_operation(world)
+    op = interrupted(world, crash_at, "TargetCreated")
     append_to_source(world)
     grown = world.source.read_bytes()
     result, _ = world.run(recover=op)
@@ -624,10 +623,7 @@ def test_recovery_onto_an_installed_target_accepts_a_source_that_grew(
 def test_rebuilding_a_missing_target_refuses_a_source_that_moved(
     world: World, crash_at: Callable[[str | None], SimulatedCrash]
 ) -> None:
-    crash_at("CheckpointReady")
-    world.run()
-    crash_at(None)
-    op = the_operation(world)
+    op = interrupted(world, crash_at, "CheckpointReady")
     append_to_source(world)
     result, _ = world.run(recover=op, leaf="task")
     assert result["status"] == "recoverable", result
