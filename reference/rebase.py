@@ -201,23 +201,37 @@ class RebaseService:
 
     def run(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
         """§6.2 steps 4-26, then §6.6-§6.11.  Returns the ``RebaseResult``."""
+        refused = self._gates()
+        if refused is not None:
+            return unavailable_result(refused)
         with self._projection() as conn:
-            return self._service(dry_run=dry_run, recover=recover, conn=conn)
+            return self._execute(dry_run=dry_run, recover=recover, conn=conn)
 
     def _service(self, *, dry_run: bool, recover: str | None, conn: sqlite3.Connection | None) -> dict[str, Any]:
+        """:meth:`run` on the runtime layer's projection connection."""
+        refused = self._gates()
+        if refused is not None:
+            return unavailable_result(refused)
+        return self._execute(dry_run=dry_run, recover=recover, conn=conn)
+
+    def _gates(self) -> str | None:
+        """§6.2 steps 4-9: the first code that refuses, or None."""
         host, config = self.host, self.host.config
         if not get(config, "enabled") or not get(get(config, "sessionRebase"), "enabled"):
-            return unavailable_result("disabled")
+            return "disabled"
         if not get(get(config, "historyTools"), "enabled"):
-            return unavailable_result("history-tools-required")
+            return "history-tools-required"
         if not host.project_trusted:
-            return unavailable_result("project-untrusted")
+            return "project-untrusted"
         if self.active or host.compaction_active:
-            return unavailable_result("compaction-or-rebase-busy")
+            return "compaction-or-rebase-busy"
         if self.active or not host.idle or host.pending_messages or host.compaction_active:
-            return unavailable_result("session-busy")
+            return "session-busy"
         if not host.session_file or not os.path.isfile(host.session_file):
-            return unavailable_result("ephemeral-session")
+            return "ephemeral-session"
+        return None
+
+    def _execute(self, *, dry_run: bool, recover: str | None, conn: sqlite3.Connection | None) -> dict[str, Any]:
         run = _Run(self, dry_run=dry_run, recover=recover, conn=conn)
         self.active = True
         try:
