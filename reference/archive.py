@@ -283,6 +283,10 @@ class SourceScan:
                 self.memo[key] = subset
         return subset
 
+    def custom_entries(self) -> list[Any]:
+        """Every ``custom`` entry decoded, in file order (pin and memory mutations live there)."""
+        return self.decode_many(n for n, kind in enumerate(self.types) if kind == "custom")
+
     def branch_customs(self, leaf_id: Any) -> list[Any]:
         """The decoded ``custom`` and ``custom_message`` entries of :meth:`branch`: where a
         checkpoint, link and handoff live."""
@@ -771,7 +775,7 @@ class SourceArchive:
 
     def custom_entries(self) -> list[Any]:
         """Every ``custom`` entry decoded, in file order."""
-        return self.scan.decode_many(n for n, kind in enumerate(self.scan.types) if kind == "custom")
+        return self.scan.custom_entries()
 
     def all_entries(self) -> list[Any]:
         """Every entry decoded, in file order (the pin and memory replay reads them all)."""

@@ -29,6 +29,7 @@ from reference.archive import (
     current_scope,
     decode_path,
     hand_over,
+    scan_for_run,
     scan_scope,
     shared_prefix_matches,
 )
@@ -141,18 +142,15 @@ def _current_branch(host: RebaseHost) -> list[Any]:
     return branch_customs(host.session_file, host.leaf)
 
 
-def _has_memory_entries(session_file: str) -> bool:
-    session = load_session(session_file)
-    customs = [r for r in session.entries if r.type == "custom"]
-    if not customs:
-        return False
-    return any(get(value, "customType") in (PIN_TYPE, MEMORY_TYPE) for value in decode_path(session, customs))
+def _holds_memory(customs: list[Any]) -> bool:
+    """Whether any of these ``custom`` entries is a pin or memory mutation."""
+    return any(get(value, "customType") in (PIN_TYPE, MEMORY_TYPE) for value in customs)
 
 
 def _memory_entries(archive: SourceArchive) -> list[Any]:
     """Every entry when the source holds a pin or memory mutation (their replay needs the entry
     times), else nothing: a source without them costs no second decode."""
-    if not any(get(v, "customType") in (PIN_TYPE, MEMORY_TYPE) for v in archive.custom_entries()):
+    if not _holds_memory(archive.custom_entries()):
         return []
     return archive.all_entries()
 
@@ -193,7 +191,8 @@ class RebaseService:
                 return unavailable_result("rebase-state-unavailable")
             if state.warnings:
                 return unavailable_result("lineage-integrity-unavailable")
-            if not host.memory_bridge and host.session_file and _has_memory_entries(host.session_file):
+            if (not host.memory_bridge and host.session_file
+                    and _holds_memory(scan_for_run(host.session_file).custom_entries())):
                 return unavailable_result("memory-state-required")
             return self._service(dry_run=dry_run, recover=recover, conn=conn)
 
