@@ -105,7 +105,7 @@ def child(kind: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def _branch_of_last_entry(path: Path) -> tuple[list[str], int]:
     """The ids from the root to the last entry of the file (Pi's default leaf), and the entry count."""
-    from reference.reader import RecordKind, iter_records, open_session_file
+    from reference.pi.reader import RecordKind, iter_records, open_session_file
 
     parents: dict[str, Any] = {}
     last: str | None = None
@@ -153,7 +153,7 @@ def _big_record_line(parent_id: str, timestamp: str, ms: int) -> bytes:
 
 def prepare(args: argparse.Namespace) -> dict[str, Any]:
     """Generate the project once (or reuse it) and return its manifest."""
-    from reference.fixtures_gen import GenOptions, generate
+    from reference.fixturegen.generator import GenOptions, generate
 
     total_bytes = int(args.gb * args.scale * 1e9)
     min_entries = int(args.entries * args.scale)
@@ -262,8 +262,8 @@ def session_files(manifest: dict[str, Any]) -> list[str]:
 
 def work_index(params: dict[str, Any]) -> dict[str, Any]:
     """Catch up every session of the project into an empty index."""
-    from reference.index_db import open_index
-    from reference.indexer import catch_up
+    from reference.recall.catchup import catch_up
+    from reference.recall.index_schema import open_index
 
     db = Path(params["db"])
     remove_db(db)
@@ -355,8 +355,8 @@ def _append_line(path: Path, number: int, parent_id: str) -> None:
 
 def work_catchup(params: dict[str, Any]) -> dict[str, Any]:
     """Append one entry at a time and catch up; then restore the file and rebuild."""
-    from reference.index_db import open_index
-    from reference.indexer import catch_up
+    from reference.recall.catchup import catch_up
+    from reference.recall.index_schema import open_index
 
     current = params["current"]
     path = Path(current["path"])
@@ -396,9 +396,9 @@ def work_catchup(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _service(params: dict[str, Any], session: dict[str, Any], leaf: Any) -> Any:
-    from reference.clock import SystemClock
-    from reference.config import default_config
-    from reference.history import HistoryHost, HistoryService
+    from reference.config.configuration import default_config
+    from reference.primitives.clock import SystemClock
+    from reference.recall.service import HistoryHost, HistoryService
 
     config = default_config()
     config["historyTools"]["allowProjectScope"] = True
@@ -442,9 +442,9 @@ def work_recall(params: dict[str, Any]) -> dict[str, Any]:
 
 def work_read(params: dict[str, Any]) -> dict[str, Any]:
     """Read of the big record through the read tool and through source verification alone."""
-    from reference.index_db import open_index
-    from reference.privacy import forget_entries
-    from reference.source_verify import verify_source
+    from reference.privacy.policy import forget_entries
+    from reference.recall.index_schema import open_index
+    from reference.recall.source_verify import verify_source
 
     session = params["read"]
     path = session["path"]
@@ -501,7 +501,7 @@ def work_read(params: dict[str, Any]) -> dict[str, Any]:
 
 def work_rss_base(_params: dict[str, Any]) -> dict[str, Any]:
     """The interpreter with the reference imported: what every child starts from."""
-    import reference.history  # noqa: F401
+    import reference.recall.service  # noqa: F401
 
     return {"peak_rss": peak_rss_bytes()}
 

@@ -5,7 +5,7 @@
     python bench/run.py rebase --json
 
 A valid Pi v3 source of about ``--sizes`` MiB is generated once under ``bench/out/rebase-*/``
-(``reference.fixtures_gen``: user and assistant messages, tool calls with results, branches,
+(``reference.fixturegen.generator``: user and assistant messages, tool calls with results, branches,
 compactions, custom entries) and reused.  Its tail ends with a compaction whose
 ``firstKeptEntryId`` is the last user message before it, so the compaction-aware context, and
 hence the handoff, fits the default 8,000-token checkpoint budget.  The source is never written:
@@ -70,7 +70,7 @@ def mib(value: int | None) -> str:
 
 def make_source(folder: Path, size_mib: int, seed: int) -> Path:
     """A valid v3 source of about ``size_mib`` MiB whose context at the last entry stays small."""
-    from reference.fixtures_gen import (
+    from reference.fixturegen.generator import (
         BASE_CLOCK_MS,
         GenOptions,
         _Session,
@@ -142,8 +142,8 @@ def _rchar() -> int | None:
 
 
 def _service(source: str) -> Any:
-    from reference.config import default_config
-    from reference.rebase import RebaseHost, RebaseService
+    from reference.config.configuration import default_config
+    from reference.rebase.service import RebaseHost, RebaseService
 
     config = default_config()
     config["enabled"] = True

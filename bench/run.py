@@ -56,13 +56,13 @@ def worker(kind: str, path: str) -> dict[str, Any]:
                 digest.update(chunk)
         records = -1
     elif kind == "reader":
-        from reference.reader import iter_records, open_session_file
+        from reference.pi.reader import iter_records, open_session_file
 
         with open_session_file(path) as stream:
             for _record in iter_records(stream):
                 records += 1
     elif kind == "tree":
-        from reference.session import load_session
+        from reference.pi.session import load_session
 
         session = load_session(path)
         tree = session.tree()
@@ -85,7 +85,7 @@ def measure(kind: str, path: Path) -> dict[str, Any]:
 
 def session_of(size_mb: int, seed: int) -> Path:
     """A generated session of about ``size_mb`` MB, made once and kept under bench/out/."""
-    from reference.fixtures_gen import GenOptions, generate
+    from reference.fixturegen.generator import GenOptions, generate
 
     folder = OUT / f"reader-{size_mb}mb-seed{seed}"
     existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []

@@ -1,4 +1,4 @@
-"""``python -m conformance`` is the ``recall-rebase`` console script."""
+"""``python -m conformance``: the toolkit alone (``run``, ``check``, ``list``)."""
 
 from __future__ import annotations
 

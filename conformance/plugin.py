@@ -23,7 +23,7 @@ from conformance import __version__
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 
 STEP_MODULES_PACKAGE = "conformance.steps"
-DEFAULT_ADAPTER = "reference.adapter:ReferenceAdapter"
+DEFAULT_ADAPTER = "reference.adapter.operations:ReferenceAdapter"
 ID_TAG_PREFIX = "id:"
 
 

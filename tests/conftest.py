@@ -1,10 +1,8 @@
-"""Shared test settings: Hypothesis profiles (``HYPOTHESIS_PROFILE=ci|dev|soak``) and the helpers path."""
+"""Shared test settings: Hypothesis profiles (``HYPOTHESIS_PROFILE=ci|dev|soak``)."""
 
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -12,6 +10,3 @@ settings.register_profile("ci", max_examples=200, deadline=None, suppress_health
 settings.register_profile("dev", max_examples=50, deadline=None)
 settings.register_profile("soak", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
-
-# Shared test helpers (``pilines``) import as top-level modules under importlib import mode.
-sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -7,16 +7,12 @@ The check runs in the call phase, so the outcome is a failure rather than a setu
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import _pi
+from testkit import pi_oracle as _pi
 
 _HERE = Path(__file__).resolve().parent
 _STATS = pytest.StashKey[dict[str, Any]]()

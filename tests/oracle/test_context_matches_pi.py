@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import _pi
 import pytest
+from testkit import pi_oracle as _pi
 
 pytestmark = pytest.mark.oracle
 

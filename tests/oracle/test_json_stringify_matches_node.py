@@ -1,4 +1,4 @@
-"""``reference.jsonbytes.js_stringify`` writes the same bytes as Node's ``JSON.stringify``.
+"""``reference.primitives.jsonbytes.js_stringify`` writes the same bytes as Node's ``JSON.stringify``.
 
 Hashes and budgets in the contract are measured on this serialization, so any drift (number
 spelling, escapes, property order of index-like keys, lone surrogates) is a contract bug.
@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import _pi
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from testkit import pi_oracle as _pi
 
-from reference.jsonbytes import UNDEFINED, js_stringify
+from reference.primitives.jsonbytes import UNDEFINED, js_stringify
 
 pytestmark = pytest.mark.oracle
 

@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import _pi
 import pytest
+from testkit import pi_oracle as _pi
 
 pytestmark = pytest.mark.oracle
 
@@ -226,7 +226,7 @@ class World:
                 "argv": ["--approve"], "sessionFile": session_file, **extra}
 
     def rebase(self, attempt: Attempt) -> None:
-        from reference.rebase_host import RebaseHostState
+        from reference.rebase.host import RebaseHostState
 
         state = RebaseHostState()
         state.open(self.host_params(attempt.source.file, leaf=attempt.leaf))
@@ -236,7 +236,7 @@ class World:
             attempt.target = ran["currentSession"]
 
     def history(self, session_file: str) -> Any:
-        from reference.history_host import HistoryHostState
+        from reference.recall.host import HistoryHostState
 
         state = HistoryHostState()
         state.open(self.host_params(session_file))
@@ -311,8 +311,8 @@ def _check_pi_view(attempt: Attempt, pi: dict[str, Any], problems: list[str]) ->
 
 def _check_lineage(world: World, attempt: Attempt, problems: list[str]) -> None:
     """Claim 3 (second half): the reference's lineage authorizes exactly Pi's source branch."""
-    from reference.lineage import load_rebase_state
-    from reference.rebase import open_from_disk
+    from reference.lineage.chain import load_rebase_state
+    from reference.rebase.service import open_from_disk
 
     target = str(attempt.target)
     state = load_rebase_state(target, open_from_disk(target).branch, str(world.project))
@@ -474,7 +474,7 @@ def test_reference_targets_open_in_pi_and_recall_their_source(world: World, pair
     continued = [a for a in verified if a.source.places]
     answers, code = _pi.open_targets({"target": a.target, "source": a.source.file, "sourceLeafId": a.leaf_id,
                                       "continue": True} for a in continued)
-    from reference.rebase_host import RebaseHostState
+    from reference.rebase.host import RebaseHostState
 
     for attempt, pi in zip(continued, answers, strict=True):
         _check_pi_view(attempt, pi, problems)

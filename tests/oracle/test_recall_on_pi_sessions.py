@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import _pi
 import pytest
+from testkit import pi_oracle as _pi
 
 pytestmark = pytest.mark.oracle
 
@@ -211,7 +211,7 @@ class World:
 
 
 def _history_host_state() -> Any:
-    from reference.history_host import HistoryHostState
+    from reference.recall.host import HistoryHostState
 
     return HistoryHostState()
 

@@ -1,0 +1,1 @@
+"""The only reference code that speaks the adapter protocol."""

@@ -1,0 +1,239 @@
+"""The reference implementation behind the adapter protocol: one handler per operation.
+
+The same table serves the in-process adapter and ``recall-rebase host --stdio``.  Results pass
+through JavaScript JSON semantics (``undefined`` dropped, NaN as ``null``) so both transports
+return identical values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from reference import __version__
+from reference.pi.inspection import DEFAULT_LEAF, describe_node, inspect_session
+from reference.pi.reader import iter_records, open_session_file
+from reference.pi.session import load_session
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
+from reference.primitives.paths import canonical_path, session_dir_name
+from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
+
+JsonObject = dict[str, Any]
+Handler = Callable[[Mapping[str, Any]], JsonObject]
+
+IMPLEMENTATION: Final = {"name": "recall-rebase-reference", "version": __version__, "language": "python"}
+RECORDS_LIMIT: Final = 100_000
+
+
+def _text(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str):
+        raise ContractViolation("invalid-params", f"parameter {name!r} must be a string")
+    return value
+
+
+def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
+    path = _text(params, "path")
+    leaf = params.get("leaf", DEFAULT_LEAF)
+    return inspect_session(path, leaf)
+
+
+def op_session_node(params: Mapping[str, Any]) -> JsonObject:
+    return describe_node(_text(params, "path"), _text(params, "id"))
+
+
+def op_session_records(params: Mapping[str, Any]) -> JsonObject:
+    """Every physical record with locator, raw SHA-256 and kind (for small files)."""
+    path = _text(params, "path")
+    load_session(path)  # the same refusals as inspect for bad input
+    records: list[JsonObject] = []
+    with open_session_file(path) as stream:
+        for record in iter_records(stream):
+            if len(records) >= RECORDS_LIMIT:
+                raise ContractViolation("too-many-records", f"more than {RECORDS_LIMIT} records")
+            item: JsonObject = {
+                "line": record.line,
+                "start": record.start,
+                "end": record.end,
+                "sha256": record.sha256,
+                "kind": str(record.kind),
+                "terminated": record.terminated,
+                "crlf": record.crlf,
+            }
+            if isinstance(record.id, str):
+                item["id"] = record.id
+            if isinstance(record.type, str):
+                item["type"] = record.type
+            records.append(item)
+    return {"records": records}
+
+
+def op_json_canonicalize(params: Mapping[str, Any]) -> JsonObject:
+    """``JSON.stringify(JSON.parse(text))``: the serializer seen through a portable request."""
+    try:
+        value = js_parse(_text(params, "text"))
+    except JsonParseError as exc:
+        raise ContractViolation("invalid-json", str(exc)) from None
+    return {"text": js_stringify(value)}
+
+
+def op_text_measure(params: Mapping[str, Any]) -> JsonObject:
+    text = _text(params, "text")
+    return {"utf16Length": utf16_length(text), "utf8Length": utf8_length(text), "tokens": chars_v1_tokens(text)}
+
+
+def op_text_slice(params: Mapping[str, Any]) -> JsonObject:
+    units = params.get("maxUnits")
+    if not isinstance(units, int) or isinstance(units, bool) or units < 0:
+        raise ContractViolation("invalid-params", "parameter 'maxUnits' must be a non-negative integer")
+    return {"text": slice_utf16(_text(params, "text"), units)}
+
+
+def op_path_canonical(params: Mapping[str, Any]) -> JsonObject:
+    return {"path": canonical_path(_text(params, "path"))}
+
+
+def op_path_session_dir_name(params: Mapping[str, Any]) -> JsonObject:
+    return {"name": session_dir_name(_text(params, "cwd"))}
+
+
+def _host_facts(params: Mapping[str, Any]) -> JsonObject:
+    from reference.pi.hostfacts import op_host_facts
+
+    return op_host_facts(dict(params))
+
+
+def _config(name: str) -> Handler:
+    def handler(params: Mapping[str, Any]) -> JsonObject:
+        from reference.config import configuration as config
+
+        result: JsonObject = getattr(config, name)(dict(params))
+        return result
+
+    return handler
+
+
+OPERATIONS: Final[dict[str, Handler]] = {
+    "session.inspect": op_session_inspect,
+    "session.records": op_session_records,
+    "session.node": op_session_node,
+    "json.canonicalize": op_json_canonicalize,
+    "text.measure": op_text_measure,
+    "text.slice": op_text_slice,
+    "path.canonical": op_path_canonical,
+    "path.sessionDirName": op_path_session_dir_name,
+    "host.facts": _host_facts,
+    "config.show": _config("op_config_show"),
+    "config.set": _config("op_config_set"),
+    "config.unset": _config("op_config_unset"),
+}
+
+
+def as_json_value(value: Any) -> Any:
+    """A result as it looks after crossing a JSON boundary with JavaScript semantics."""
+    return json.loads(js_stringify(value))
+
+
+def dispatch(op: str, params: Mapping[str, Any]) -> JsonObject:
+    """Run one operation; contract errors propagate as :class:`ContractViolation`."""
+    handler = OPERATIONS.get(op)
+    if handler is None:
+        raise ContractViolation("unknown-operation", f"operation {op!r} is not implemented")
+    result: JsonObject = as_json_value(handler(params))
+    return result
+
+
+#: Operations that need the process's history host (its references and clock live between calls).
+STATEFUL_OPERATIONS: Final = (
+    "history.open",
+    "history.recall",
+    "history.read",
+    "history.status",
+    "history.setLeaf",
+    "history.setProvider",
+    "history.setAborted",
+    "history.restart",
+    "clock.set",
+    "clock.advance",
+    "rebase.open",
+    "rebase.setFacts",
+    "rebase.run",
+    "rebase.crash",
+)
+
+
+class ReferenceAdapter:
+    """The in-process adapter: the reference is one implementation among others.
+
+    One instance is one host process: ``recall-rebase host --stdio`` serves exactly one.
+    """
+
+    def __init__(self) -> None:
+        self._history: Any = None
+        self._rebase: Any = None
+
+    def _history_state(self) -> Any:
+        if self._history is None:
+            from reference.recall.host import HistoryHostState
+
+            self._history = HistoryHostState()
+        return self._history
+
+    def _rebase_state(self) -> Any:
+        if self._rebase is None:
+            from reference.rebase.host import RebaseHostState
+
+            self._rebase = RebaseHostState(clock=self._history_state().clock)
+        return self._rebase
+
+    def dispatch(self, op: str, params: Mapping[str, Any]) -> JsonObject:
+        """Stateless operations from the table, stateful ones on this host's history and rebase
+        state (one clock for both)."""
+        if op not in STATEFUL_OPERATIONS:
+            return dispatch(op, params)
+        if op.startswith("rebase."):
+            rebase = self._rebase_state()
+            method = {"rebase.open": rebase.open, "rebase.setFacts": rebase.set_facts,
+                      "rebase.run": rebase.run, "rebase.crash": rebase.crash}[op]
+            return dict(as_json_value(method(params)))
+        state = self._history_state()
+        if op in ("history.recall", "history.read", "history.status"):
+            service = state.require()
+            tool = op.split(".", 1)[1]
+            arguments = params.get("arguments") or {}
+            result = service.status() if tool == "status" else getattr(service, tool)(arguments)
+            return dict(as_json_value(result))
+        handler = {
+            "history.open": state.open,
+            "history.setLeaf": state.set_leaf,
+            "history.setProvider": state.set_provider,
+            "history.setAborted": state.set_aborted,
+            "history.restart": state.restart,
+            "clock.set": state.clock_set,
+            "clock.advance": state.clock_advance,
+        }[op]
+        return dict(as_json_value(handler(params)))
+
+    def start(self) -> Any:
+        from conformance.protocol import PROTOCOL_VERSION, ImplInfo
+
+        return ImplInfo(
+            name=IMPLEMENTATION["name"],
+            version=IMPLEMENTATION["version"],
+            language=IMPLEMENTATION["language"],
+            protocol_version=PROTOCOL_VERSION,
+            capabilities=(*OPERATIONS, *STATEFUL_OPERATIONS),
+        )
+
+    def stop(self) -> None:
+        return None
+
+    def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
+        from conformance.protocol import ContractError
+
+        try:
+            return self.dispatch(op, as_json_value(dict(params)))
+        except ContractViolation as exc:
+            raise ContractError(exc.code, exc.message) from None

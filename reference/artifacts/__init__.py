@@ -1,0 +1,1 @@
+"""What a rebase leaves behind, as formats: ids, journal, checkpoint, link, handoff and pair checks."""

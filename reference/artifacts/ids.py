@@ -1,0 +1,93 @@
+"""Rebase identities and file locations (contract §6.5, §0.3; decisions D1).
+
+An operation is named by its source alone (session id, captured leaf, full-source hash), never by
+a path, so a rerun on an unchanged source, or through a symlink alias, finds the same journal.
+The checkpoint id shares the operation id's 32-hex suffix.  Strings are hashed as Node hashes a
+JavaScript string: UTF-8, a lone surrogate as U+FFFD.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any, Final
+
+from reference.primitives.errors import ContractViolation
+
+OPERATION_PREFIX: Final = "rebase_"
+CHECKPOINT_PREFIX: Final = "checkpoint_"
+#: Whole-string grammars: use ``fullmatch`` (Python's ``$`` would accept a trailing newline).
+OPERATION_ID_PATTERN: Final = re.compile(r"rebase_[a-f0-9]{32}")
+CHECKPOINT_ID_PATTERN: Final = re.compile(r"checkpoint_[a-f0-9]{32}")
+SHA256_PATTERN: Final = re.compile(r"[a-f0-9]{64}")
+REBASE_DIR: Final = ".ds4-rebase"
+OPERATIONS_DIR: Final = "operations"
+TARGET_PREFIX: Final = "ds4-"
+TARGET_SUFFIX: Final = ".jsonl"
+JOURNAL_SUFFIX: Final = ".json"
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def node_utf8(text: str) -> bytes:
+    """The bytes Node hashes for a JavaScript string: paired surrogates joined, lone ones U+FFFD."""
+    if _LONE_SURROGATE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.encode("utf-8")
+
+
+def sha256_text(text: str) -> str:
+    """Lower-case hex SHA-256 of a JavaScript string (the upstream ``sha256`` helper)."""
+    return hashlib.sha256(node_utf8(text)).hexdigest()
+
+
+def identity_suffix(source_session_id: str, leaf_id: str, source_hash: str) -> str:
+    """The first 32 hex of SHA-256(``"<sourceSessionId>:<leafId>:<sourceHash>"``)."""
+    return sha256_text(f"{source_session_id}:{leaf_id}:{source_hash}")[:32]
+
+
+def operation_id(source_session_id: str, leaf_id: str, source_hash: str) -> str:
+    """``rebase_`` + the identity suffix."""
+    return OPERATION_PREFIX + identity_suffix(source_session_id, leaf_id, source_hash)
+
+
+def checkpoint_id(source_session_id: str, leaf_id: str, source_hash: str) -> str:
+    """``checkpoint_`` + the identity suffix (the same suffix as the operation id)."""
+    return CHECKPOINT_PREFIX + identity_suffix(source_session_id, leaf_id, source_hash)
+
+
+def checkpoint_id_of(operation: str) -> str:
+    """The checkpoint id that goes with an operation id (they share the suffix)."""
+    return CHECKPOINT_PREFIX + require_operation_id(operation)[len(OPERATION_PREFIX):]
+
+
+def is_operation_id(value: Any) -> bool:
+    return isinstance(value, str) and OPERATION_ID_PATTERN.fullmatch(value) is not None
+
+
+def is_checkpoint_id(value: Any) -> bool:
+    return isinstance(value, str) and CHECKPOINT_ID_PATTERN.fullmatch(value) is not None
+
+
+def require_operation_id(value: Any) -> str:
+    """The id itself, or ``invalid-operation`` (§6.2 step 11) before any path is built from it."""
+    if not is_operation_id(value):
+        raise ContractViolation("invalid-operation", "an operation id is rebase_ followed by 32 lower-case hex")
+    return str(value)
+
+
+def target_file_name(operation: str) -> str:
+    """``ds4-<operationId>.jsonl``."""
+    return f"{TARGET_PREFIX}{require_operation_id(operation)}{TARGET_SUFFIX}"
+
+
+def target_file_path(source_file: str, operation: str) -> str:
+    """The target next to the canonical source (a string, as it is stored in the journal)."""
+    return os.path.join(os.path.dirname(source_file), target_file_name(operation))
+
+
+def journal_path(source_file: str | os.PathLike[str], operation: str) -> Path:
+    """``<source dir>/.ds4-rebase/operations/<operationId>.json``; a bad id never becomes a path."""
+    name = require_operation_id(operation) + JOURNAL_SUFFIX
+    return Path(os.path.dirname(os.fspath(source_file))) / REBASE_DIR / OPERATIONS_DIR / name

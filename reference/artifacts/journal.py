@@ -1,0 +1,302 @@
+"""The rebase operation journal and the ``RebaseResult`` shapes (contract §6.1, §6.2 steps 11-13
+and 25, §6.5, §6.10; decisions D1, D2).
+
+The journal is the durable authority of a rebase: one compact ``JSON.stringify`` object, no
+trailing newline, at most 32,000 bytes when read back.  Everything here is pure; the durable
+write is injected (``reference.rebase.durable.durable_replace`` in the product), so the phase sequence
+can be tested without a disk.
+
+Key order is part of the bytes (D1).  Records are plain dicts updated the way JavaScript assigns
+properties: an existing key keeps its place, a new key goes last.  So ``targetHash`` and
+``targetSize`` land after ``updatedAt`` and ``errorCode`` after them, as the TypeScript writer
+produces them, and a journal read from disk keeps its own order through every later phase.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from reference.artifacts.ids import journal_path, require_operation_id, target_file_path
+from reference.artifacts.ids import operation_id as derive_operation_id
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify_bytes
+from reference.primitives.jsvalues import get, strict_equal
+from reference.primitives.paths import canonical_path, resolve_like_node
+from reference.primitives.textunits import chars_v1_tokens
+
+SCHEMA_VERSION: Final = 1
+MAX_JOURNAL_BYTES: Final = 32_000
+#: The six phases of a successful run, in order; each is a durable journal write.
+PHASES: Final = ("Prepared", "ArchiveVerified", "CheckpointReady", "TargetCreated", "Activated", "Verified")
+RECOVERABLE: Final = "Recoverable"
+#: In the upstream type but never written by it, nor by this implementation.
+FAILED: Final = "Failed"
+WRITTEN_PHASES: Final = (*PHASES, RECOVERABLE)
+#: The phases from which the journal holds the target fingerprint.
+FINGERPRINTED_PHASES: Final = ("CheckpointReady", "TargetCreated", "Activated", "Verified")
+#: ``RebaseOperation`` as the upstream type lists it; see :data:`WRITE_ORDER` for the bytes.
+JOURNAL_FIELDS: Final = (
+    "schemaVersion", "id", "phase", "projectPath", "sourceSessionId", "sourceSessionFile", "sourceLeafId",
+    "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "targetHash", "targetSize",
+    "createdAt", "updatedAt", "errorCode",
+)
+#: The order a new operation's keys reach disk: the fingerprint and the error code are added later.
+WRITE_ORDER: Final = (
+    "schemaVersion", "id", "phase", "projectPath", "sourceSessionId", "sourceSessionFile", "sourceLeafId",
+    "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "createdAt", "updatedAt",
+    "targetHash", "targetSize", "errorCode",
+)
+LIMITATIONS: Final = ("deterministic-handoff", "verification-not-inferred", "older-state-requires-recall")
+FALLBACK_CODE: Final = "rebase-unavailable"
+_CODE: Final = re.compile(r"[a-z-]{1,64}")
+
+#: ``durable_replace(path, data)``: write the bytes durably over ``path``.
+Writer = Callable[[Path, bytes], None]
+
+
+def failure_code(message: str) -> str:
+    """The code a failure reports: its message when it looks like a code, else the fallback."""
+    return message if _CODE.fullmatch(message) else FALLBACK_CODE
+
+
+# ----------------------------------------------------------------------------------------------
+# the record
+
+
+def new_operation(
+    *,
+    project_path: str,
+    source_session_id: str,
+    source_session_file: str,
+    source_leaf_id: str,
+    source_size: int,
+    source_hash: str,
+    target_session_id: str,
+    now_ms: int,
+) -> dict[str, Any]:
+    """A new operation record, phase ``Prepared``, held in memory until its first phase write.
+
+    ``target_session_id`` comes from the caller's id source (a random UUID in the product), so a
+    rebuilt target keeps the identity the journal promised.
+    """
+    op_id = derive_operation_id(source_session_id, source_leaf_id, source_hash)
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "id": op_id,
+        "phase": PHASES[0],
+        "projectPath": project_path,
+        "sourceSessionId": source_session_id,
+        "sourceSessionFile": source_session_file,
+        "sourceLeafId": source_leaf_id,
+        "sourceSize": source_size,
+        "sourceHash": source_hash,
+        "targetSessionId": target_session_id,
+        "targetSessionFile": target_file_path(source_session_file, op_id),
+        "createdAt": now_ms,
+        "updatedAt": now_ms,
+    }
+
+
+def with_phase(operation: Mapping[str, Any], phase: str, now_ms: int) -> dict[str, Any]:
+    """The record moved to ``phase``; ``errorCode`` stays, as upstream never removes it."""
+    if phase not in WRITTEN_PHASES:
+        raise ValueError(f"not a journal phase: {phase!r}")
+    record = dict(operation)
+    record["phase"] = phase
+    record["updatedAt"] = now_ms
+    return record
+
+
+def with_target_fingerprint(operation: Mapping[str, Any], target_hash: str, target_size: int) -> dict[str, Any]:
+    """The staged target's SHA-256 and byte size, made durable by the ``CheckpointReady`` write."""
+    record = dict(operation)
+    record["targetHash"] = target_hash
+    record["targetSize"] = target_size
+    return record
+
+
+def with_failure(operation: Mapping[str, Any], code: str, now_ms: int) -> dict[str, Any]:
+    """The ``Recoverable`` record of a failed run (phase, then ``errorCode``, then ``updatedAt``)."""
+    record = dict(operation)
+    record["phase"] = RECOVERABLE
+    record["errorCode"] = code
+    record["updatedAt"] = now_ms
+    return record
+
+
+def encode_journal(operation: Mapping[str, Any]) -> bytes:
+    """The journal bytes: compact ``JSON.stringify``, no newline.
+
+    A record that no reader would accept (over 32,000 bytes) is refused here instead of being
+    written; upstream writes it and then fails to read it back.
+    """
+    data = js_stringify_bytes(operation)
+    if len(data) > MAX_JOURNAL_BYTES:
+        raise ContractViolation(FALLBACK_CODE, f"the journal would be {len(data)} bytes, over {MAX_JOURNAL_BYTES}")
+    return data
+
+
+def operation_journal_path(operation: Mapping[str, Any]) -> Path:
+    """Where this record lives: next to its canonical source."""
+    return journal_path(str(operation["sourceSessionFile"]), str(operation["id"]))
+
+
+def write_journal(operation: Mapping[str, Any], writer: Writer) -> Path:
+    """Durably replace the journal with ``operation``; returns the path written."""
+    path = operation_journal_path(operation)
+    writer(path, encode_journal(operation))
+    return path
+
+
+def write_phase(operation: Mapping[str, Any], phase: str, now_ms: int, writer: Writer) -> dict[str, Any]:
+    """One phase write: set ``phase`` and ``updatedAt``, then replace the journal durably."""
+    record = with_phase(operation, phase, now_ms)
+    write_journal(record, writer)
+    return record
+
+
+# ----------------------------------------------------------------------------------------------
+# reading a journal back (recovery)
+
+
+def parse_journal(data: bytes | None) -> Any:
+    """§6.2 step 12: ``None`` (missing) or over 32,000 bytes is ``operation-unavailable``; text
+    that ``JSON.parse`` refuses is ``rebase-unavailable``. Bytes decode as Node's ``utf8`` does."""
+    if data is None or len(data) > MAX_JOURNAL_BYTES:
+        raise ContractViolation("operation-unavailable", "the operation journal is missing or too large")
+    try:
+        return js_parse(data.decode("utf-8", "replace"))
+    except (JsonParseError, RecursionError):
+        raise ContractViolation(FALLBACK_CODE, "the operation journal is not JSON") from None
+
+
+def _resolved_dir(value: Any, cwd: str) -> str:
+    if not isinstance(value, str):
+        # Node's path.resolve throws a TypeError, whose message is not a code.
+        raise ContractViolation(FALLBACK_CODE, "a journal path is not a string")
+    return os.path.dirname(resolve_like_node(value, cwd))
+
+
+def check_journal(
+    operation: Any,
+    *,
+    requested_id: str,
+    source_file: str,
+    project_path: str,
+    canonical: Callable[[str], str] = canonical_path,
+    cwd: str | None = None,
+) -> dict[str, Any]:
+    """§6.2 step 13, in upstream order: id, ``schemaVersion``, string-identical
+    ``sourceSessionFile``, canonical ``projectPath``, target in the source's directory.
+
+    A parsed ``null`` (property access throws upstream) and a non-string path (``path.resolve``
+    throws) are ``rebase-unavailable``; any other mismatch is ``operation-integrity``.
+    """
+    if operation is None:
+        raise ContractViolation(FALLBACK_CODE, "the operation journal is null")
+    base = os.getcwd() if cwd is None else cwd
+
+    def integrity(what: str) -> ContractViolation:
+        return ContractViolation("operation-integrity", f"the journal {what} does not match")
+
+    if not strict_equal(get(operation, "id"), requested_id):
+        raise integrity("id")
+    if not strict_equal(get(operation, "schemaVersion"), SCHEMA_VERSION):
+        raise integrity("schemaVersion")
+    if not strict_equal(get(operation, "sourceSessionFile"), source_file):
+        raise integrity("source file")
+    journal_project = get(operation, "projectPath")
+    if not isinstance(journal_project, str):
+        raise ContractViolation(FALLBACK_CODE, "the journal project path is not a string")
+    if canonical(journal_project) != canonical(project_path):
+        raise integrity("project")
+    if _resolved_dir(get(operation, "targetSessionFile"), base) != _resolved_dir(source_file, base):
+        raise integrity("target directory")
+    return dict(operation)
+
+
+def load_journal(
+    data: bytes | None,
+    *,
+    requested_id: str,
+    source_file: str,
+    project_path: str,
+    canonical: Callable[[str], str] = canonical_path,
+    cwd: str | None = None,
+) -> dict[str, Any]:
+    """§6.2 steps 11-13 together: the id grammar, then the bytes, then the record."""
+    require_operation_id(requested_id)
+    return check_journal(
+        parse_journal(data), requested_id=requested_id, source_file=source_file,
+        project_path=project_path, canonical=canonical, cwd=cwd,
+    )
+
+
+def check_source_session(operation: Mapping[str, Any], header_id: Any) -> None:
+    """§6.2 step 25: the journal's source session must be the source header's id."""
+    if not strict_equal(operation.get("sourceSessionId"), header_id):
+        raise ContractViolation("operation-integrity", "the journal names another source session")
+
+
+# ----------------------------------------------------------------------------------------------
+# RebaseResult (never paths, tool ids or bodies)
+
+
+def _diagnostics(value: Mapping[str, int] | None) -> dict[str, Any]:
+    if value is None:
+        return {}
+    return {"toolExchangeDiagnostics": {
+        "activeIssueCount": value["activeIssueCount"], "historicalIssueCount": value["historicalIssueCount"],
+    }}
+
+
+def success_result(
+    *,
+    dry_run: bool,
+    operation_id: str,
+    checkpoint: Mapping[str, Any],
+    source_entries: int,
+    source_bytes: int,
+    tool_exchange: Mapping[str, int] | None,
+) -> dict[str, Any]:
+    """The ``preview`` result, or the body of a ``verified`` one (see :func:`verified_result`)."""
+    return {
+        "status": "preview" if dry_run else "verified",
+        "operationId": operation_id,
+        "checkpointId": checkpoint["id"],
+        "sourceEntries": source_entries,
+        "sourceBytes": source_bytes,
+        "checkpointTokens": chars_v1_tokens(checkpoint["handoff"]),
+        "preservedPins": len(checkpoint["pins"]),
+        "preservedMemories": len(checkpoint["memories"]),
+        "warnings": list(checkpoint["limitations"]),
+        **_diagnostics(tool_exchange),
+    }
+
+
+def verified_result(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A successful activation: the run's result plus ``phase`` and ``sessionReplaced``."""
+    return {**result, "status": "verified", "phase": PHASES[-1], "sessionReplaced": True}
+
+
+def recoverable_result(
+    operation_id: str, code: str, *, session_replaced: bool, tool_exchange: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """A failure after the journal exists and the lock is held, outside dry run."""
+    return {
+        "status": "recoverable",
+        "operationId": operation_id,
+        "phase": RECOVERABLE,
+        "sessionReplaced": session_replaced,
+        "warnings": [code],
+        **_diagnostics(tool_exchange),
+    }
+
+
+def unavailable_result(code: str, *, tool_exchange: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Any other failure: the code only, plus the counts when they were computed."""
+    return {"status": "unavailable", "warnings": [code], **_diagnostics(tool_exchange)}

@@ -1,0 +1,1 @@
+"""The product commands and the interactive host."""

@@ -1,0 +1,89 @@
+"""``recall-rebase config show|set|unset``: Pi's ``/context config`` from a shell.
+
+The command runs as a fresh host start in ``--cwd`` with the real environment and home, so
+``show`` reports what the next Pi session there would load.  Pi's own command line is not ours:
+``--approve`` / ``--no-approve`` stand in for Pi's trust flags (without either, Pi's saved
+trust decisions apply).  Bad input gives one line ``recall-rebase: <code>: <message>`` on stderr
+and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_CONTRACT_ERROR = 2
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+    parser.add_argument("--cwd", default=None, help="the Pi working directory (default: the current one)")
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument("--approve", dest="approve", action="store_const", const=True, default=None,
+                       help="treat the project as trusted, like Pi's --approve")
+    trust.add_argument("--no-approve", dest="approve", action="store_const", const=False,
+                       help="treat the project as untrusted, like Pi's --no-approve")
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``config`` and its sub-commands on the main parser."""
+    config = subparsers.add_parser(
+        "config",
+        help="show or edit the saved DS4 context configuration (ds4-context.json)",
+        description="Saved changes apply when the next Pi session starts; a running session keeps "
+        "the configuration it loaded.",
+    )
+    commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND")
+    # After add_subparsers, so that a bare ``config`` means ``config show``.
+    config.set_defaults(handler=run, config_command="show", json=False, cwd=None, approve=None)
+    show = commands.add_parser("show", help="effective configuration, files, warnings and every catalog path")
+    _common(show)
+    edit = commands.add_parser("set", help="save one value (project file unless --global)")
+    edit.add_argument("path", help="catalog path, e.g. historyTools.maxResults")
+    edit.add_argument("value", help="the value as typed: true/false, an integer, an enum value or JSON")
+    edit.add_argument("--global", dest="global_target", action="store_true",
+                      help="write <agentDir>/ds4-context.json instead of the project file")
+    _common(edit)
+    remove = commands.add_parser("unset", help="remove one saved value and empty parent objects")
+    remove.add_argument("path", help="catalog path")
+    remove.add_argument("--global", dest="global_target", action="store_true",
+                        help="edit <agentDir>/ds4-context.json instead of the project file")
+    _common(remove)
+
+
+def _host_params(args: argparse.Namespace) -> dict[str, Any]:
+    argv = {True: ["--approve"], False: ["--no-approve"], None: []}[args.approve]
+    return {
+        "home": str(Path.home()),
+        "cwd": os.path.abspath(args.cwd or os.getcwd()),
+        "env": dict(os.environ),
+        "argv": argv,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one ``config`` sub-command; contract errors become one stderr line and exit 2."""
+    from reference.config import configuration as config
+    from reference.primitives.errors import ContractViolation
+    from reference.primitives.jsonbytes import js_stringify
+
+    params = _host_params(args)
+    try:
+        if args.config_command == "show":
+            result = config.op_config_show(params)
+            text = result["text"]
+        elif args.config_command == "set":
+            result = config.op_config_set({**params, "path": args.path, "value": args.value,
+                                           "global": args.global_target})
+            text = result["message"]
+        else:
+            result = config.op_config_unset({**params, "path": args.path, "global": args.global_target})
+            text = result["message"]
+    except ContractViolation as exc:
+        print(f"recall-rebase: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_CONTRACT_ERROR
+    sys.stdout.write((js_stringify(result) if args.json else text) + "\n")
+    return 0

@@ -1,0 +1,146 @@
+"""``recall-rebase fixtures generate|list``: seeded Pi sessions from a shell, and the packaged index.
+
+Why: benchmarks, bug reports and ports need the same realistic sessions the suite uses, made
+reproducibly and without Node. Bad input gives one line ``recall-rebase: <code>: <message>`` on
+stderr and exit status 2, like the other sub-commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from reference.fixturegen.generator import GeneratedSession, GenOptions, generate
+from reference.primitives.jsonbytes import js_stringify
+
+EXIT_CONTRACT_ERROR: Final = 2
+MB: Final = 1_000_000
+_DEFAULTS: Final = GenOptions(seed=0)
+
+
+def _fail(code: str, message: str) -> int:
+    print(f"recall-rebase: {code}: {message}", file=sys.stderr)
+    return EXIT_CONTRACT_ERROR
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be >= 0")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``fixtures generate`` and ``fixtures list`` on the main parser."""
+    fixtures = subparsers.add_parser(
+        "fixtures", help="generate seeded Pi sessions, or list the packaged fixtures"
+    )
+    commands = fixtures.add_subparsers(dest="fixtures_command", metavar="SUBCOMMAND", required=True)
+    gen = commands.add_parser(
+        "generate",
+        help="write realistic Pi 0.84.3 session files; the same seed and options give the same bytes",
+        description="Write seeded, realistic Pi v3 sessions (or damaged and legacy ones) named as Pi names them.",
+    )
+    gen.add_argument("--seed", type=int, required=True, help="PRNG seed")
+    gen.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="directory to write into (created)"
+    )
+    gen.add_argument(
+        "--sessions", type=_count, default=_DEFAULTS.sessions, metavar="N", help="files to write"
+    )
+    gen.add_argument("--entries", type=_count, default=_DEFAULTS.entries, metavar="N",
+                     help="approximate entries per session (0: header only)")  # fmt: skip
+    gen.add_argument("--siblings", type=_count, default=_DEFAULTS.siblings, metavar="N",
+                     help="give one entry N children")  # fmt: skip
+    gen.add_argument("--compactions", type=_count, default=_DEFAULTS.compactions, metavar="N")
+    gen.add_argument("--branches", type=_count, default=_DEFAULTS.branches, metavar="N", help="side branches")
+    gen.add_argument("--crlf", action="store_true", help="end every line with CRLF")
+    gen.add_argument("--torn-tail", action="store_true", help="end with a partial line and no LF")
+    gen.add_argument(
+        "--malformed", type=_count, default=0, metavar="N", help="add N lines JSON.parse rejects"
+    )
+    gen.add_argument("--blank", type=_count, default=0, metavar="N", help="add N blank lines")
+    gen.add_argument("--legacy", type=int, choices=(1, 2), help="write a version 1 or 2 file instead")
+    gen.add_argument(
+        "--no-secrets", dest="secrets", action="store_false", help="leave out the fake credentials"
+    )
+    gen.add_argument("--cwd", default=_DEFAULTS.cwd, help="cwd recorded in the header")
+    gen.add_argument("--target-mb", type=float, metavar="N",
+                     help="keep appending turns until each file reaches N MB (1 MB = 10^6 bytes)")  # fmt: skip
+    gen.add_argument("--json", action="store_true", help="print a JSON list of the files")
+    gen.set_defaults(handler=run)
+    listing = commands.add_parser("list", help="the packaged fixtures/MANIFEST.json: id, valid, description")
+    listing.add_argument("--json", action="store_true", help="print a JSON list")
+    listing.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch ``fixtures`` sub-commands; returns the exit status."""
+    if args.fixtures_command == "list":
+        return _list(args)
+    return _generate(args)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    target: int | None = None
+    if args.target_mb is not None:
+        if args.target_mb <= 0:
+            return _fail("bad-option", "--target-mb must be positive")
+        target = max(1, int(args.target_mb * MB))
+    try:
+        options = GenOptions(
+            seed=args.seed, sessions=args.sessions, entries=args.entries, siblings=args.siblings,
+            compactions=args.compactions, branches=args.branches, crlf=args.crlf, torn_tail=args.torn_tail,
+            malformed=args.malformed, blank=args.blank, legacy=args.legacy, secrets=args.secrets, cwd=args.cwd,
+            target_bytes=target,
+        )  # fmt: skip
+    except ValueError as exc:
+        return _fail("bad-option", str(exc))
+
+    def progress(path: Path, written: int) -> None:
+        print(f"fixtures: {path.name}: {written / MB:.0f} of {(target or 0) / MB:.0f} MB", file=sys.stderr)
+
+    try:
+        sessions = generate(args.out, options, progress if target else None)
+    except OSError as exc:
+        return _fail("io", f"cannot write to {args.out}: {exc.strerror or exc}")
+    if args.json:
+        sys.stdout.write(js_stringify([_describe(s) for s in sessions]) + "\n")
+        return 0
+    for s in sessions:
+        size = s.path.stat().st_size
+        print(f"{s.path}\n  session {s.session_id}  {s.entry_count} entries  leaf {s.leaf_id}  {size} bytes")
+        if s.notable:
+            print("  notable " + ", ".join(f"{k}={v}" for k, v in s.notable.items()))
+    return 0
+
+
+def _describe(session: GeneratedSession) -> dict[str, Any]:
+    return {
+        "path": str(session.path),
+        "sessionId": session.session_id,
+        "entryCount": session.entry_count,
+        "leafId": session.leaf_id,
+        "bytes": session.path.stat().st_size,
+        "notable": session.notable,
+    }
+
+
+def _list(args: argparse.Namespace) -> int:
+    from conformance.suite import fixture_manifest
+
+    try:
+        items = list(fixture_manifest().values())
+    except (OSError, ValueError) as exc:
+        return _fail("no-manifest", f"fixtures/MANIFEST.json cannot be read: {exc}")
+    if args.json:
+        rows = [{k: item.get(k) for k in ("id", "path", "valid", "description")} for item in items]
+        sys.stdout.write(js_stringify(rows) + "\n")
+        return 0
+    width = max((len(item["id"]) for item in items), default=0)
+    for item in items:
+        verdict = "valid  " if item["valid"] else "invalid"
+        print(f"{item['id']:<{width}}  {verdict}  {item['description']}")
+    return 0

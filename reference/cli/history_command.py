@@ -1,0 +1,204 @@
+"""``recall-rebase history search|status``: the history tools as one-shot commands.
+
+References need a long-lived host (decisions D10), so the one-shot commands offer recall and
+status only; ``recall-rebase host`` keeps refs alive for ``/context history read``.  With
+``--json`` stdout is exactly the ``ds4-history-result-v1`` envelope.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_UNAVAILABLE = 3
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    history = commands.add_parser("history", help="the history tools: search (recall) and status")
+    sub = history.add_subparsers(dest="history_command", metavar="SUBCOMMAND", required=True)
+
+    search = sub.add_parser(
+        "search",
+        help="context_history_recall over a session file",
+        description="Search the canonical history of a Pi session (recall). The project is the current "
+        "directory, as for Pi (or --cwd); the session header's cwd must be that project.",
+    )
+    search.add_argument("query", help="what to look for; `backticks` force an exact identifier")
+    _session_arguments(search)
+    search.add_argument("--scope", choices=["current-branch", "current-session", "current-lineage", "project"])
+    search.add_argument("--limit", type=int, metavar="N", help="at most N hits (1-12; default 6)")
+    search.add_argument("--max-output-tokens", type=int, metavar="N", help="output budget in chars-v1 tokens")
+    search.add_argument("--role", action="append", metavar="R", dest="roles",
+                        help="only this role (repeatable): user, assistant, toolResult, bashExecution, custom, summary")
+    search.add_argument("--before", metavar="T", help="only entries strictly before this ISO date-time (with offset)")
+    search.add_argument("--after", metavar="T", help="only entries strictly after this ISO date-time (with offset)")
+    search.add_argument("--include-summaries", action="store_true", default=None,
+                        help="also search compaction and branch summaries")
+    search.set_defaults(handler=run_search)
+
+    status = sub.add_parser("status", help="context_history_status: content-free index state")
+    _session_arguments(status)
+    status.set_defaults(handler=run_status)
+
+    index = sub.add_parser(
+        "index",
+        help="bring the index up to date with a session file and show why it rebuilt or appended",
+        description="Run the incremental catch-up (the same one recall runs) and print the index state "
+        "(schemas/history/index-state.schema.json).",
+    )
+    _session_arguments(index)
+    index.add_argument("--force", action="store_true", help="rebuild from the JSONL even if nothing changed")
+    index.set_defaults(handler=run_index)
+
+
+def _session_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", required=True, metavar="FILE", help="the current Pi session file (never written)")
+    parser.add_argument("--leaf", metavar="ID", help="the active leaf (default: Pi's rule, the last entry); 'null' for none")
+    parser.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    parser.add_argument("--index", metavar="PATH", help="the index file (default: <agentDir>/recall-rebase/index.sqlite)")
+    parser.add_argument("--provider", metavar="NAME",
+                        help="the model provider privacy is judged for (default: the session's provider at the leaf)")
+    add_trust_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print exactly the result envelope")
+
+
+def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
+    """Pi's trust flags: ``--approve`` / ``--no-approve`` decide trust for this run."""
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument("--approve", action="store_true", help="treat the project as trusted (Pi's --approve)")
+    trust.add_argument("--no-approve", action="store_true", help="treat the project as untrusted (Pi's --no-approve)")
+
+
+def trust_argv(args: argparse.Namespace) -> list[str]:
+    """The trust flags as Pi's argv, for the host facts."""
+    return ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
+
+
+def _service(args: argparse.Namespace) -> Any:
+    from reference.primitives.clock import SystemClock
+    from reference.recall.host import build_host
+    from reference.recall.service import HistoryService
+
+    argv = trust_argv(args)
+    leaf: Any = "default" if args.leaf is None else (None if args.leaf == "null" else args.leaf)
+    host, default_index = build_host(
+        home=str(Path.home()),
+        cwd=os.path.abspath(args.cwd or os.getcwd()),
+        env=dict(os.environ),
+        argv=argv,
+        session_file=os.path.abspath(args.session),
+        leaf=leaf,
+        provider=args.provider,
+    )
+    return HistoryService(host, index_path=args.index or default_index, clock=SystemClock())
+
+
+def _emit(result: dict[str, Any], as_json: bool, render: Any) -> int:
+    from reference.primitives.jsonbytes import js_stringify
+
+    if as_json:
+        sys.stdout.write(js_stringify(result) + "\n")
+    else:
+        print(render(result))
+    return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
+
+
+HINTS = {
+    "source-scope-mismatch": "the session's header cwd is not this project: run from the project folder or pass --cwd",
+    "ephemeral-session": "there is no session file at that path",
+    "project-untrusted": "the project is not trusted: pass --approve, or trust it in Pi",
+    "project-scope-disabled": "project scope is off: recall-rebase config set historyTools.allowProjectScope true",
+    "privacy-omitted": "the provider may not receive some entries: see --provider and privacy.* in the configuration",
+    "disabled": "the history tools are disabled: recall-rebase config set historyTools.enabled true",
+}
+
+
+def render_recall(result: dict[str, Any]) -> str:
+    if result["status"] == "unavailable":
+        code = result["warnings"][0]
+        return f"unavailable: {code}" + (f" ({HINTS[code]})" if code in HINTS else "")
+    lines = [f"{result['status']}: {len(result['hits'])} hit(s) in scope {result['effectiveScope']}"]
+    for code in result["warnings"]:
+        lines.append(f"  warning: {code}" + (f" ({HINTS[code]})" if code in HINTS else ""))
+    for number, hit in enumerate(result["hits"], 1):
+        role = f"/{hit['role']}" if "role" in hit else ""
+        lines.append(f"{number}. {hit['entryId']} {hit['kind']}{role} {hit['relation']} "
+                     f"score {hit['score']} [{hit['classification']}] {hit['sourceRef']}")
+        excerpt = hit["excerpt"].replace("\n", " ")
+        lines.append("   " + (excerpt if len(excerpt) <= 240 else excerpt[:239] + "\u2026"))
+    lines.append("(quoted historical evidence, not instructions; refs live in a running `recall-rebase host`)")
+    return "\n".join(lines)
+
+
+def render_status(result: dict[str, Any]) -> str:
+    if result["status"] == "unavailable":
+        code = result["warnings"][0]
+        return f"unavailable: {code}" + (f" ({HINTS[code]})" if code in HINTS else "")
+    warnings = ", ".join(result["warnings"]) or "none"
+    return (f"{result['status']}: {result['indexedEntries']} entries indexed; coverage {result['coverage']}; "
+            f"default scope {result['effectiveScope']}; warnings: {warnings}")
+
+
+def run_search(args: argparse.Namespace) -> int:
+    arguments: dict[str, Any] = {"query": args.query}
+    for key, value in (("scope", args.scope), ("limit", args.limit), ("maxOutputTokens", args.max_output_tokens),
+                       ("roles", args.roles), ("before", args.before), ("after", args.after),
+                       ("includeSummaries", args.include_summaries)):
+        if value is not None:
+            arguments[key] = value
+    return _emit(_service(args).recall(arguments), args.json, render_recall)
+
+
+def run_status(args: argparse.Namespace) -> int:
+    return _emit(_service(args).status(), args.json, render_status)
+
+
+def index_state_json(state: Any) -> dict[str, Any]:
+    return {
+        "sessionId": state.session_id,
+        "indexedEntries": state.indexed_entries,
+        "malformedLines": state.malformed_lines,
+        "checkpointOffset": state.checkpoint_offset,
+        "fileSize": state.file_size,
+        "tailUnterminated": state.tail_unterminated,
+        "coveragePartial": state.coverage_partial,
+        "rebuilt": state.rebuilt,
+        "rebuildReason": state.rebuild_reason,
+        "appended": state.appended,
+    }
+
+
+def run_index(args: argparse.Namespace) -> int:
+    from reference.primitives.errors import ContractViolation
+    from reference.primitives.jsonbytes import js_stringify
+    from reference.recall.catchup import catch_up
+    from reference.recall.index_schema import open_index
+
+    service = _service(args)
+    host = service.host
+    if host.session_id is None:
+        print(f"recall-rebase: ephemeral-session: no Pi session file at {args.session}", file=sys.stderr)
+        return 2
+    try:
+        Path(service.index_path).parent.mkdir(parents=True, exist_ok=True)
+        conn = open_index(service.index_path)
+        try:
+            state = catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
+                             force=args.force)
+        finally:
+            conn.close()
+    except ContractViolation as exc:
+        print(f"recall-rebase: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2
+    report = index_state_json(state)
+    if args.json:
+        sys.stdout.write(js_stringify(report) + "\n")
+    else:
+        how = f"rebuilt ({state.rebuild_reason})" if state.rebuilt else f"appended {state.appended} entries"
+        print(f"{service.index_path}: {state.indexed_entries} entries of session {state.session_id}; {how}; "
+              f"{state.malformed_lines} lines skipped; cursor at byte {state.checkpoint_offset} of {state.file_size}"
+              + ("; torn tail" if state.tail_unterminated else ""))
+    return 0

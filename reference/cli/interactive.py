@@ -1,0 +1,205 @@
+"""``recall-rebase host``: the long-lived reference host (decisions D10).
+
+With ``--stdio`` it serves the adapter protocol for the conformance runner.  Without it, it is
+a prompt that accepts the ``/context ...`` commands a person would type in Pi.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    host = commands.add_parser(
+        "host",
+        help="a long-lived host: /context commands for people, or the adapter protocol with --stdio",
+    )
+    host.add_argument("--stdio", action="store_true", help="serve the line-delimited JSON adapter protocol")
+    host.add_argument("--session", metavar="FILE", help="the current Pi session file for /context history (never written)")
+    host.add_argument("--leaf", metavar="ID", help="the active leaf (default: the last entry, as Pi does)")
+    host.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    host.add_argument("--provider", metavar="NAME", help="the model provider privacy is judged for")
+    host.add_argument("--index", metavar="PATH", help="the index file (default: <agentDir>/recall-rebase/index.sqlite)")
+    host.set_defaults(handler=cmd_host)
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    if args.stdio:
+        return run_host(stdio=True)
+    return run_host(stdio=False, session=args.session, leaf=args.leaf, cwd=args.cwd, provider=args.provider,
+                    index=args.index)
+
+
+def run_host(
+    *,
+    stdio: bool,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    session: str | None = None,
+    leaf: str | None = None,
+    cwd: str | None = None,
+    provider: str | None = None,
+    index: str | None = None,
+) -> int:
+    if stdio:
+        from reference.adapter.stdio_server import serve_stdio
+
+        return serve_stdio()
+    return _interactive(stdin or sys.stdin, stdout or sys.stdout, session=session, leaf=leaf, cwd=cwd,
+                        provider=provider, index=index)
+
+
+HELP = """commands:
+  /context config                      show the configuration (same as /context config show)
+  /context config set <path> <value> [--global]
+  /context config unset <path> [--global]
+  /context history [status]            index state of the current session (content-free)
+  /context history search <query>      recall with default settings
+  /context history read <sourceRef> [startLine] [maxLines]
+  /context rebase [--dry-run | --recover <operationId>]
+                                       rebase the current session onto a fresh target (never a tool)
+  /tool <name> <JSON arguments>        call context_history_recall, _read or _status as a model would
+  /help                                this text
+  /quit                                leave the host"""
+REBASE_USAGE = "/context rebase [--dry-run | --recover <operationId>]"
+
+TOOLS = ("context_history_recall", "context_history_read", "context_history_status")
+
+
+def _js_number(text: str) -> float:
+    """JavaScript ``Number(text)``: NaN for anything that is not a number (then invalid-range)."""
+    try:
+        return float(text) if text.strip() else 0.0
+    except ValueError:
+        return math.nan
+
+
+def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: str | None, cwd: str | None,
+                 provider: str | None, index: str | None) -> int:
+    """A prompt: configuration is loaded once at start, as Pi loads it at session start."""
+    from reference.config.configuration import ConfigTargets, load_config, run_config_command
+    from reference.pi.hostfacts import resolve_host
+    from reference.primitives.clock import SystemClock
+    from reference.primitives.errors import ContractViolation
+    from reference.primitives.jsonbytes import js_stringify
+    from reference.recall.host import build_host
+    from reference.recall.service import HistoryService
+
+    project = os.path.abspath(cwd or os.getcwd())
+    facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
+    targets = ConfigTargets(facts.global_config_path, facts.project_config_path, facts.project_trusted)
+    loaded = load_config(global_path=targets.global_path, project_path=targets.project_path,
+                         project_trusted=targets.project_trusted)
+    history_host, default_index = build_host(
+        home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+        session_file=os.path.abspath(session) if session else None,
+        leaf="default" if leaf is None else (None if leaf == "null" else leaf), provider=provider,
+    )
+    service = HistoryService(history_host, index_path=index or default_index, clock=SystemClock())
+    rebase = _rebase_service(history_host, project, index)
+    prompt = stdin.isatty()
+    stdout.write("recall-rebase host: type /help for commands, /quit to leave\n")
+    stdout.flush()
+    while True:
+        if prompt:
+            stdout.write("> ")
+            stdout.flush()
+        line = stdin.readline()
+        if not line:
+            return 0
+        text = line.strip()
+        if not text:
+            continue
+        command, _, rest = text.partition(" ")
+        words = rest.split()
+        try:
+            if command in ("/quit", "/exit"):
+                return 0
+            if command == "/help":
+                stdout.write(HELP + "\n")
+            elif command == "/context" and words[:1] == ["config"]:
+                arguments = rest.strip()[len("config"):]
+                stdout.write(run_config_command(arguments, loaded=loaded, targets=targets) + "\n")
+            elif command == "/context" and words[:1] == ["history"]:
+                stdout.write(js_stringify(_history_command(service, rest.strip()[len("history"):].strip())) + "\n")
+            elif command == "/context" and words[:1] == ["rebase"]:
+                stdout.write(_rebase_command(rebase, service, words[1:]) + "\n")
+            elif command == "/tool":
+                name, _, payload = rest.strip().partition(" ")
+                if name not in TOOLS:
+                    stdout.write(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}\n")
+                else:
+                    arguments = json.loads(payload) if payload.strip() else {}
+                    tool = name.removeprefix("context_history_")
+                    result = service.status() if tool == "status" else getattr(service, tool)(arguments)
+                    stdout.write(js_stringify(result) + "\n")
+            else:
+                stdout.write(f"unknown command {command!r}; type /help\n")
+        except ContractViolation as exc:
+            stdout.write(f"error: {exc.code}: {exc.message}\n")
+        except json.JSONDecodeError as exc:
+            stdout.write(f"error: the tool arguments are not JSON: {exc}\n")
+        stdout.flush()
+
+
+def _rebase_service(history_host: Any, project: str, index: str | None) -> Any:
+    from reference.rebase.host import build_rebase_host
+    from reference.rebase.service import RebaseService
+
+    host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+                                            session_file=history_host.session_file, leaf=history_host.leaf)
+    return RebaseService(host, index_path=index or default_index)
+
+
+def _rebase_command(rebase: Any, history: Any, words: list[str]) -> str:
+    """``/context rebase`` (contract §6.1): the result's JSON when the session was not replaced,
+    else the notification, and the host's current session becomes the target."""
+    from reference.artifacts.ids import is_operation_id
+    from reference.primitives.jsonbytes import js_stringify
+
+    if words == []:
+        result = rebase.rebase_session()
+    elif words == ["--dry-run"]:
+        result = rebase.rebase_session(dry_run=True)
+    elif len(words) == 2 and words[0] == "--recover" and is_operation_id(words[1]):
+        result = rebase.rebase_session(recover=words[1])
+    else:
+        return f"usage: {REBASE_USAGE}"
+    notes = list(rebase.host.notifications)
+    rebase.host.notifications.clear()
+    if not result.get("sessionReplaced"):
+        return js_stringify(result)
+    history.host.session_file = rebase.host.session_file  # the fresh context is the only one used now
+    history.host.session_id = rebase.host.current_session_id()
+    history.host.leaf = "default"
+    return "\n".join(f"[{level}] {message}" for level, message in notes)
+
+
+def _history_command(service: Any, rest: str) -> dict[str, Any]:
+    """``/context history …`` as the TypeScript commands parse it (contract §3.1, §4)."""
+    from reference.primitives.errors import ContractViolation
+
+    verb, _, argument = rest.partition(" ")
+    if verb in ("", "status"):
+        result: dict[str, Any] = service.status()
+        return result
+    if verb == "search":
+        result = service.recall({"query": argument})
+        return result
+    if verb == "read":
+        tokens = argument.split()
+        if not tokens or len(tokens) > 3:
+            raise ContractViolation("invalid-range", "usage: /context history read <sourceRef> [startLine] [maxLines]")
+        arguments: dict[str, Any] = {"sourceRef": tokens[0]}
+        for key, token in zip(("startLine", "maxLines"), tokens[1:], strict=False):
+            number = _js_number(token)
+            arguments[key] = int(number) if number.is_integer() else number
+        result = service.read(arguments)
+        return result
+    raise ContractViolation("invalid-query", "usage: /context history [status | search <query> | read <sourceRef> ...]")

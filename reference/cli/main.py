@@ -1,0 +1,74 @@
+"""``recall-rebase``: the console script.
+
+Product commands (``session inspect``, ``history``, ``rebase``, ``host``, ``config``,
+``fixtures``) live in this package; ``recall-rebase conformance ...`` is handed whole to the
+toolkit's own command line (:mod:`conformance.cli`), which never imports the reference. Bad input
+gives one line ``recall-rebase: <code>: <message>`` on stderr, never a traceback; ``--json``
+prints exactly one JSON document on stdout for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from reference import __version__
+from reference.cli import (
+    config_command,
+    fixtures_command,
+    history_command,
+    interactive,
+    rebase_command,
+    session_command,
+)
+from reference.cli.output import fail
+
+TOOLKIT_COMMAND = "conformance"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="recall-rebase",
+        description="Conformance toolkit and reference implementation of Explicit History Recall "
+        "and Session Rebase for Pi session files.",
+    )
+    parser.add_argument("--version", action="version", version=f"recall-rebase {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    session_command.add_parser(commands)
+    config_command.add_parser(commands)
+    fixtures_command.add_parser(commands)
+    history_command.add_parser(commands)
+    rebase_command.add_parser(commands)
+    interactive.add_parser(commands)
+    commands.add_parser(TOOLKIT_COMMAND, add_help=False,
+                        help="run or check the conformance suite (recall-rebase conformance --help)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from reference.primitives.errors import ContractViolation
+    from reference.rebase.crashpoints import arm_from_environment
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == [TOOLKIT_COMMAND]:
+        from conformance.cli import main as toolkit_main
+
+        return toolkit_main(arguments[1:], prog=f"recall-rebase {TOOLKIT_COMMAND}")
+    try:
+        arm_from_environment()  # RECALL_REBASE_CRASH_AT is read once, at start-up (decisions D11)
+    except ContractViolation as exc:
+        return fail(exc.code, exc.message)
+    parser = build_parser()
+    args, extras = parser.parse_known_args(arguments)
+    if extras:
+        if getattr(args, "command", None) == "config":  # /context config semantics: one clear line
+            return fail("config-unknown-option", f"Unknown option(s): {' '.join(extras)}; only --global is accepted")
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    try:
+        result: int = args.handler(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    return result

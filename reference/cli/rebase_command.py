@@ -1,0 +1,105 @@
+"""``recall-rebase rebase``: the manual session rebase as a one-shot command (contract §6).
+
+The one-shot host has no live Pi to switch: activation opens the verified target from disk
+and ends there, and the readable output tells the person how to continue in Pi.  With
+``--json`` stdout is exactly the ``RebaseResult`` (which never holds a path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from reference.cli.history_command import add_trust_arguments, trust_argv
+
+EXIT_UNAVAILABLE = 3
+EXIT_RECOVERABLE = 4
+
+HINTS = {
+    "operation-exists-use-recover": "this source was already rebased at this leaf: run again with --recover <operationId>",
+    "rebase-busy": "another rebase of this session is running (the lock is held); try again when it ends",
+    "archive-changed": "the session file changed while the rebase ran (is Pi still writing it?); nothing was lost, run again",
+    "archive-incomplete": "the session has a malformed or unterminated line; Pi may still be writing it",
+    "pending-or-orphan-tool-exchange": "a tool call in the current context has no result yet; finish or abort it first",
+    "checkpoint-budget": "the handoff does not fit: raise sessionRebase.checkpointTargetTokens (512-24000)",
+    "disabled": "rebase is disabled: recall-rebase config set sessionRebase.enabled true",
+    "history-tools-required": "rebase needs the history tools: recall-rebase config set historyTools.enabled true",
+    "project-untrusted": "the project is not trusted: pass --approve, or trust it in Pi",
+    "source-scope-mismatch": "the session's header cwd is not this project: run from the project folder or pass --cwd",
+    "unsupported-source-version": "only version 3 sessions can be rebased; open it once in Pi 0.84.3 to migrate it",
+    "ephemeral-session": "there is no session file at that path",
+}
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rebase = commands.add_parser(
+        "rebase",
+        help="move a long session onto a fresh target that starts from a quoted checkpoint",
+        description="Rebase a Pi session: check the source, build a deterministic checkpoint, write a new "
+        "target session beside it (ds4-rebase_<id>.jsonl) and verify it. The source is never written. "
+        "--dry-run checks everything and writes nothing; --recover finishes an interrupted operation, "
+        "from the source or from the target.",
+    )
+    rebase.add_argument("--session", required=True, metavar="FILE", help="the Pi session to rebase (never written)")
+    rebase.add_argument("--leaf", metavar="ID", help="the active leaf (default: the last entry, as Pi does on load)")
+    mode = rebase.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="check and build the checkpoint in memory; write nothing")
+    mode.add_argument("--recover", metavar="ID", help="resume or re-verify operation rebase_<32 hex>")
+    rebase.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    rebase.add_argument("--index", metavar="PATH",
+                        help="the projection index (default: <agentDir>/recall-rebase/index.sqlite)")
+    add_trust_arguments(rebase)
+    rebase.add_argument("--json", action="store_true", help="print exactly the RebaseResult")
+    rebase.set_defaults(handler=run_rebase)
+
+
+def render(result: dict[str, Any], target: str | None) -> str:
+    """The result for people; the only place a path appears is the 'continue in Pi' hint."""
+    status = result["status"]
+    if status == "unavailable":
+        code = result["warnings"][0]
+        return f"unavailable: {code}" + (f"\n  {HINTS[code]}" if code in HINTS else "")
+    if status == "recoverable":
+        return (f"recoverable: {result['warnings'][0]} (operation {result['operationId']})\n"
+                f"  nothing was lost and the source is untouched; do not delete it.\n"
+                f"  finish with: recall-rebase rebase --session <source or target> --recover {result['operationId']}")
+    lines = [
+        f"{status}: operation {result['operationId']}",
+        f"  source: {result['sourceEntries']} entries, {result['sourceBytes']} bytes (unchanged)",
+        f"  checkpoint {result['checkpointId']}: {result['checkpointTokens']} tokens, "
+        f"{result['preservedPins']} pin(s), {result['preservedMemories']} memory item(s) carried",
+    ]
+    diagnostics = result.get("toolExchangeDiagnostics")
+    if diagnostics and diagnostics["historicalIssueCount"]:
+        lines.append(f"  {diagnostics['historicalIssueCount']} incomplete tool exchange(s) stay in the archived history")
+    lines.append(f"  notes: {', '.join(result['warnings'])}")
+    if status == "preview":
+        lines.append("  dry run: nothing was written. Run again without --dry-run to rebase.")
+    elif target:
+        lines.append(f"  continue in Pi with: pi --session {target}")
+    return "\n".join(lines)
+
+
+def run_rebase(args: argparse.Namespace) -> int:
+    from reference.primitives.jsonbytes import js_stringify
+    from reference.rebase.host import build_rebase_host, run_mode
+
+    argv = trust_argv(args)
+    host, default_index = build_rebase_host(
+        home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ), argv=argv,
+        session_file=os.path.abspath(args.session), leaf=args.leaf if args.leaf is not None else "default")
+    from reference.rebase.service import RebaseService
+
+    service = RebaseService(host, index_path=args.index or default_index)
+    mode = "recover" if args.recover else "dry-run" if args.dry_run else "run"
+    result = run_mode(service, {"mode": mode, "operationId": args.recover})
+    if args.json:
+        sys.stdout.write(js_stringify(result) + "\n")
+    else:
+        print(render(result, host.session_file if result["status"] == "verified" else None))
+    if result["status"] == "unavailable":
+        return EXIT_UNAVAILABLE
+    return EXIT_RECOVERABLE if result["status"] == "recoverable" else 0

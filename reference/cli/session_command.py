@@ -1,0 +1,128 @@
+"""``recall-rebase session inspect``: how Pi 0.84.3 reads a session file, for people and scripts."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from reference.cli.output import fail, print_json
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    session = commands.add_parser("session", help="read Pi session files")
+    session_commands = session.add_subparsers(dest="session_command", metavar="SUBCOMMAND", required=True)
+    inspect = session_commands.add_parser(
+        "inspect",
+        help="show how Pi 0.84.3 reads a session file: tree, leaf, context and diagnostics",
+        description="Read a session file read-only and describe it at the active leaf.",
+    )
+    inspect.add_argument("file", help="a Pi session .jsonl file (never written)")
+    inspect.add_argument("--leaf", metavar="ID", help="entry id to use as the leaf, or 'null' for an empty leaf "
+                         "(default: the last entry in file order, as Pi does on load)")
+    inspect.add_argument("--json", action="store_true", help="print the full JSON object")
+    inspect.set_defaults(handler=cmd_session_inspect)
+
+
+def _leaf_argument(value: str | None) -> Any:
+    from reference.pi.inspection import DEFAULT_LEAF
+
+    if value is None:
+        return DEFAULT_LEAF
+    return None if value == "null" else value
+
+
+def _count(diagnostic: Any) -> int:
+    return int(diagnostic["count"]) if isinstance(diagnostic, dict) else int(bool(diagnostic))
+
+
+def _text(value: Any) -> str:
+    return "none" if value is None else str(value)
+
+
+def render_inspect(report: dict[str, Any]) -> str:
+    """A person's summary of ``session inspect``."""
+    diag = report["diagnostics"]
+    version = "no version key: legacy 1" if report["version"] is None else f"version {report['version']}"
+    lines = [
+        f"session   {report['sessionId']}  ({version})",
+        f"file      {report['file']['path']}  {report['file']['size']} bytes  sha256 {report['file']['sha256']}",
+        f"cwd       {report['cwd']}",
+    ]
+    if report.get("parentSession"):
+        lines.append(f"parent    {report['parentSession']}")
+    lines.append(f"entries   {report['entryCount']}  default leaf {_text(report['defaultLeafId'])}  "
+                 f"leaf {_text(report['leafId'])}")
+    if diag["legacyVersion"] is not None:
+        lines.append(
+            f"legacy    version {diag['legacyVersion']} file: not read as version 3 "
+            "(Pi would rewrite it on open; this tool never does)"
+        )
+    else:
+        settings = report.get("settings") or {}
+        model = settings.get("model")
+        model_text = f"{model.get('provider')}/{model.get('modelId')}" if isinstance(model, dict) else "none"
+        path_count = len(report["pathIds"])
+        lines.append(f"path      {path_count} {'entry' if path_count == 1 else 'entries'} from the root to the leaf")
+        context = report.get("context")
+        if context is None:
+            lines.append(f"context   cannot be built: {report.get('contextError')}")
+        else:
+            lines.append(
+                f"context   {len(report['contextEntryIds'])} entries -> {len(context)} messages; "
+                f"model {model_text}, thinking {settings.get('thinkingLevel')}"
+            )
+            tools = report["toolExchange"]
+            lines.append(
+                f"tools     {tools['activeIssueCount']} active and {tools['historicalIssueCount']} "
+                "historical incomplete tool exchanges"
+            )
+    problems = [
+        ("malformed line", _count(diag["malformedLines"]), diag["malformedLines"].get("lines")),
+        ("blank line", _count(diag["blankLines"]), diag["blankLines"].get("lines")),
+        ("non-entry line", _count(diag["nonEntryLines"]), diag["nonEntryLines"].get("lines")),
+        ("oversize record", _count(diag["oversizeRecords"]), diag["oversizeRecords"].get("lines")),
+        ("later session header", _count(diag["extraHeaderLines"]), diag["extraHeaderLines"].get("lines")),
+        ("duplicate id", diag["duplicateIds"]["count"], diag["duplicateIds"]["ids"]),
+        ("missing parent", diag["brokenAncestry"]["missingParents"]["count"],
+         diag["brokenAncestry"]["missingParents"]["ids"]),
+        ("entry on a parent cycle", diag["brokenAncestry"]["cycles"]["count"], diag["brokenAncestry"]["cycles"]["ids"]),
+    ]
+    found = [(name, count, sample) for name, count, sample in problems if count]
+    if diag["unterminatedTail"]:
+        found.append(("unterminated last line (torn tail)", 1, None))
+    if diag["crlfLines"]:
+        found.append(("line ending in CRLF", diag["crlfLines"], None))
+    if diag["invalidHeaderFields"]:
+        found.append(("header field that is not a string", len(diag["invalidHeaderFields"]),
+                      diag["invalidHeaderFields"]))
+    if found:
+        lines.append("diagnostics:")
+        for name, count, sample in found:
+            where = f"  (e.g. {', '.join(map(str, sample[:8]))})" if sample else ""
+            label = name if count == 1 or name.startswith("unterminated") else _plural_phrase(name)
+            lines.append(f"  - {count} {label}{where}")
+    else:
+        lines.append("diagnostics: none")
+    return "\n".join(lines)
+
+
+def _plural_phrase(name: str) -> str:
+    """'malformed line' -> 'malformed lines', 'entry on a parent cycle' -> 'entries on a parent cycle'."""
+    head, _, tail = name.partition(" on ")
+    head = head[:-1] + "ies" if head.endswith("entry") else head + "s"
+    return f"{head} on {tail}" if tail else head
+
+
+def cmd_session_inspect(args: argparse.Namespace) -> int:
+    from reference.pi.inspection import inspect_session
+    from reference.primitives.errors import ContractViolation
+
+    try:
+        report = inspect_session(args.file, _leaf_argument(args.leaf))
+    except ContractViolation as exc:
+        return fail(exc.code, exc.message)
+    if args.json:
+        print_json(report)
+    else:
+        print(render_inspect(report))
+    return 0

@@ -1,0 +1,1 @@
+"""The configuration catalogue, its layering and the /context config commands."""

@@ -1,0 +1,1 @@
+"""The seeded generator of Pi session fixtures and benchmark inputs."""

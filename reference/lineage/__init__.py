@@ -1,0 +1,1 @@
+"""Lineage: verifying a chain of rebases and projecting it into the index."""

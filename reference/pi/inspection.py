@@ -1,0 +1,166 @@
+"""``session inspect``: one session read the way Pi 0.84.3 reads it, as a JSON-able object.
+
+The result composes the reader, the tree, the compaction-aware context and the tool-exchange
+analysis.  It never writes: the file's SHA-256 is the same before and after.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Final
+
+from reference.pi.context import (
+    UnbuildableContext,
+    context_entries,
+    context_messages,
+    context_settings,
+)
+from reference.pi.reader import open_session_file
+from reference.pi.session import SessionFile, load_session
+from reference.pi.toolexchange import analyse
+from reference.pi.tree import entry_id_text
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import UNDEFINED
+
+
+class _DefaultLeaf:
+    def __repr__(self) -> str:
+        return "DEFAULT_LEAF"
+
+
+#: Use the host's active leaf as Pi computes it on load (the last entry in file order).
+DEFAULT_LEAF: Final = _DefaultLeaf()
+
+
+def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: bool) -> dict[str, Any]:
+    read = session.diagnostics
+    tree = session.tree()
+    missing_parents: list[Any] = []
+    cycles: list[Any] = []
+    missing_count = cycle_count = 0
+    for record, problem in tree.broken_links():
+        if problem == "missing-parent":
+            missing_count += 1
+            if len(missing_parents) < 16:
+                missing_parents.append(entry_id_text(record.id))
+        else:
+            cycle_count += 1
+            if len(cycles) < 16:
+                cycles.append(entry_id_text(record.id))
+    return {
+        "legacyVersion": session.legacy_version,
+        "unsupportedVersion": session.unsupported_version,
+        "invalidHeaderFields": session.invalid_header_fields,
+        "malformedLines": read.malformed.to_json(),
+        "blankLines": read.blank.to_json(),
+        "skippedFalsyLines": read.falsy.to_json(),
+        "nonEntryLines": read.non_entries.to_json(),
+        "extraHeaderLines": read.extra_headers.to_json(),
+        "oversizeRecords": read.oversize.to_json(),
+        "crlfLines": read.crlf_lines,
+        "unterminatedTail": read.unterminated_tail,
+        "duplicateIds": {
+            "count": len(tree.duplicate_ids),
+            "ids": [k if isinstance(k, str) else None for k in tree.duplicate_ids[:16]],
+        },
+        "brokenAncestry": {
+            "missingParents": {"count": missing_count, "ids": missing_parents},
+            "cycles": {"count": cycle_count, "ids": cycles},
+            "leafPathTruncated": bool(leaf_walk_missing is not None or leaf_walk_cycle),
+        },
+    }
+
+
+def inspect_session(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF) -> dict[str, Any]:
+    """Read ``path`` and describe it at ``leaf`` (an entry id, ``None`` for an empty leaf, or
+    :data:`DEFAULT_LEAF`)."""
+    session = load_session(path)
+    header = session.header
+    tree = session.tree()
+    legacy = session.legacy_version is not None
+    if leaf is DEFAULT_LEAF:
+        leaf_id = None if legacy else tree.default_leaf_id
+    elif leaf is None:
+        leaf_id = None
+    elif isinstance(leaf, str):
+        if legacy:
+            raise ContractViolation(
+                "unsupported-source-version",
+                f"version {session.legacy_version} session files have no entry ids; Pi would rewrite it",
+            )
+        if tree.get(leaf) is None:
+            raise ContractViolation("unknown-leaf", f"entry {leaf} is not in the session")
+        leaf_id = leaf
+    else:
+        raise ContractViolation("invalid-leaf", "the leaf must be an entry id or null")
+
+    result: dict[str, Any] = {
+        "file": {"path": session.path, "size": session.size, "sha256": session.sha256},
+        "version": header.get("version"),
+        "sessionId": session.session_id,
+        "cwd": header.get("cwd"),
+        "parentSession": header.get("parentSession"),
+        "entryCount": len(session.entries),
+        "defaultLeafId": None if legacy else entry_id_text(tree.default_leaf_id),
+        "leafId": entry_id_text(leaf_id),
+    }
+    if legacy:
+        # Never treated as version 3: no tree and no context are built from a legacy file.
+        walk_missing, walk_cycle = None, False
+        result.update(pathIds=[], contextEntryIds=[], context=[], settings={"model": None, "thinkingLevel": "off"})
+        result["toolExchange"] = {"activeIssueCount": 0, "historicalIssueCount": 0}
+        result["contextError"] = None
+    else:
+        branch = tree.branch(leaf_id)
+        session_path = tree.session_path(leaf_id)
+        walk_missing, walk_cycle = session_path.missing_parent, session_path.cycle
+        with open_session_file(session.path) as stream:
+            path_values = [session.decode(stream, record) for record in session_path.path]
+            branch_values = (
+                path_values
+                if branch.path == session_path.path
+                else [session.decode(stream, record) for record in branch.path]
+            )
+        context_values = context_entries(path_values)
+        result["pathIds"] = [entry_id_text(record.id) for record in branch.path]
+        result["contextEntryIds"] = [entry_id_text(value.get("id", UNDEFINED)) if isinstance(value, dict) else None
+                                     for value in context_values]
+        try:
+            messages = context_messages(context_values)
+            settings = context_settings(path_values)
+            result["context"] = messages
+            result["settings"] = settings.to_json()
+            result["toolExchange"] = analyse(messages, context_messages(branch_values)).to_json()
+            result["contextError"] = None
+        except UnbuildableContext as exc:
+            result["context"] = None
+            result["settings"] = None
+            result["toolExchange"] = None
+            result["contextError"] = str(exc)
+    result["diagnostics"] = _diagnostics(session, walk_missing, walk_cycle)
+    return result
+
+
+def describe_node(path: str | os.PathLike[str], entry_id: str) -> dict[str, Any]:
+    """One entry's place in the tree: its ancestry, children and siblings, in file order."""
+    session = load_session(path)
+    if session.legacy_version is not None:
+        raise ContractViolation(
+            "unsupported-source-version", f"version {session.legacy_version} session files have no entry ids"
+        )
+    tree = session.tree()
+    record = tree.get(entry_id)
+    if record is None:
+        raise ContractViolation("unknown-entry", f"entry {entry_id} is not in the session")
+    walk = tree.ancestry(record)
+    return {
+        "id": entry_id,
+        "type": record.type,
+        "parentId": entry_id_text(record.parent_id),
+        "ancestorIds": [entry_id_text(r.id) for r in walk.path[:-1]],
+        "childIds": [entry_id_text(r.id) for r in tree.children_of(entry_id)],
+        "siblingIds": [entry_id_text(r.id) for r in tree.siblings_of(record)],
+        "isRoot": tree.parent_of(record) is None,
+        "missingParent": entry_id_text(walk.missing_parent),
+        "cycle": walk.cycle,
+    }

@@ -1,0 +1,228 @@
+"""Loading one session file: header checks, kept entries and bounded diagnostics.
+
+Bad input (a missing file, a folder, an empty file, no header) is refused with a contract code
+and a one-line message.  Legacy version 1 and 2 files are flagged and never treated as
+version 3: Pi rewrites them on open, the reference only reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any, Final
+
+from reference.pi.reader import (
+    CURRENT_VERSION,
+    HEADER_SCAN_LIMIT_BYTES,
+    RECORD_LIMIT_BYTES,
+    Record,
+    RecordKind,
+    decode_value,
+    iter_records,
+    open_session_file,
+    read_line_bytes,
+)
+from reference.pi.tree import SessionTree
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import JsonParseError
+
+DIAGNOSTIC_SAMPLE: Final = 16  # line numbers or ids kept per diagnostic; counts are exact
+_SKIPPED_BEFORE_HEADER: Final = frozenset({RecordKind.BLANK, RecordKind.MALFORMED, RecordKind.FALSY})
+
+
+@dataclass
+class LineSample:
+    """A count plus the first few examples, so diagnostics stay bounded on huge files."""
+
+    count: int = 0
+    sample: list[Any] = field(default_factory=list)
+
+    def add(self, item: Any) -> None:
+        self.count += 1
+        if len(self.sample) < DIAGNOSTIC_SAMPLE:
+            self.sample.append(item)
+
+    def to_json(self, name: str = "lines") -> dict[str, Any]:
+        return {"count": self.count, name: list(self.sample)}
+
+
+@dataclass
+class ReadDiagnostics:
+    """What the reader saw that Pi would skip, tolerate or refuse."""
+
+    blank: LineSample = field(default_factory=LineSample)
+    malformed: LineSample = field(default_factory=LineSample)
+    falsy: LineSample = field(default_factory=LineSample)
+    oversize: LineSample = field(default_factory=LineSample)
+    non_entries: LineSample = field(default_factory=LineSample)
+    extra_headers: LineSample = field(default_factory=LineSample)
+    crlf_lines: int = 0
+    unterminated_tail: bool = False
+
+
+class HashingStream:
+    """Reads through to a file while hashing every byte, so one pass yields the file SHA-256."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        self.digest.update(data)
+        self.size += len(data)
+        return data
+
+
+@dataclass
+class SessionFile:
+    """A loaded session: its header, its kept entries (file order) and the diagnostics."""
+
+    path: str
+    size: int
+    sha256: str
+    header: dict[str, Any]
+    header_record: Record
+    entries: list[Record]
+    diagnostics: ReadDiagnostics
+    legacy_version: int | None
+    unsupported_version: Any
+    invalid_header_fields: list[str]
+
+    @property
+    def session_id(self) -> str:
+        return str(self.header["id"])
+
+    def tree(self) -> SessionTree:
+        return SessionTree(self.entries)
+
+    def decode(self, stream: IO[bytes], record: Record) -> Any:
+        """The full parsed value of a record, read again by its locator."""
+        try:
+            return decode_value(read_line_bytes(stream, record))
+        except JsonParseError as exc:  # the file changed under us
+            raise ContractViolation(
+                "session-changed", f"line {record.line} no longer parses: {exc}"
+            ) from None
+
+
+def check_session_path(path: str, *, allow_empty: bool = False) -> None:
+    """The bad-input refusals every reader of a session file shares (R1)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise ContractViolation("session-file-missing", f"no such session file: {path}") from None
+    except OSError as exc:
+        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ContractViolation("session-not-a-file", f"not a regular file: {path}")
+    if info.st_size == 0 and not allow_empty:
+        raise ContractViolation("session-empty", f"the session file is empty (0 bytes): {path}")
+
+
+def _legacy_version(version: Any) -> tuple[int | None, Any]:
+    """(legacy version 1 or 2, or None; an unsupported version value, or None)."""
+    if version is None:
+        return 1, None
+    if isinstance(version, bool) or not isinstance(version, (int, float)):
+        return None, version
+    if version < 2:
+        return 1, None
+    if version < CURRENT_VERSION:
+        return 2, None
+    if version == CURRENT_VERSION:
+        return None, None
+    return None, version
+
+
+def accept_header(record: Record, header_record: Record | None, path: str) -> Record:
+    """The first parsed value must be a session header with a string id, and come only once."""
+    if header_record is not None or record.kind is not RecordKind.HEADER or not isinstance(record.id, str):
+        raise ContractViolation(
+            "session-no-header",
+            f"line {record.line} is not a Pi session header "
+            '(the first JSON value must be an object with type "session" and a string id): '
+            f"{path}",
+        )
+    return record
+
+
+def no_header(path: str) -> ContractViolation:
+    return ContractViolation(
+        "session-no-header", f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}"
+    )
+
+
+def iter_loaded_records(stream: IO[bytes], path: str, *, hashed: bool = True) -> Iterator[Record]:
+    """Records, with Pi's header scan limit: the first parsed value must end in the first 1 MiB.
+    ``hashed=False``: no per-line SHA-256 (see :func:`reference.pi.reader.iter_records`)."""
+    scanning = True
+    for record in iter_records(stream, limit=RECORD_LIMIT_BYTES, hashed=hashed):
+        if scanning:
+            if record.end > HEADER_SCAN_LIMIT_BYTES:
+                raise ContractViolation(
+                    "session-header-scan-limit",
+                    f"no session header within the first {HEADER_SCAN_LIMIT_BYTES} bytes of {path}",
+                )
+            scanning = record.kind in _SKIPPED_BEFORE_HEADER
+        yield record
+
+
+def load_session(path: str | os.PathLike[str]) -> SessionFile:
+    """Read a session file once, read-only, keeping only what the tree needs."""
+    path = os.fspath(path)
+    check_session_path(path)
+    diagnostics = ReadDiagnostics()
+    entries: list[Record] = []
+    header_record: Record | None = None
+    try:
+        raw = open_session_file(path)
+    except OSError as exc:
+        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+    with raw:
+        stream = HashingStream(raw)
+        for record in iter_loaded_records(stream, path):  # type: ignore[arg-type]
+            if record.crlf:
+                diagnostics.crlf_lines += 1
+            if not record.terminated:
+                diagnostics.unterminated_tail = True
+            kind = record.kind
+            if kind is RecordKind.BLANK:
+                diagnostics.blank.add(record.line)
+            elif kind is RecordKind.MALFORMED:
+                diagnostics.malformed.add(record.line)
+            elif kind is RecordKind.FALSY:
+                diagnostics.falsy.add(record.line)
+            elif kind is RecordKind.OVERSIZE:
+                diagnostics.oversize.add(record.line)
+            elif kind is RecordKind.EXTRA_HEADER:
+                diagnostics.extra_headers.add(record.line)
+            elif kind is RecordKind.HEADER or header_record is None:
+                header_record = accept_header(record, header_record, path)
+            else:
+                if not record.is_object or not isinstance(record.id, str):
+                    diagnostics.non_entries.add(record.line)
+                entries.append(record)
+        header_value = decode_value(read_line_bytes(raw, header_record)) if header_record else None
+    if header_record is None or not isinstance(header_value, dict):
+        raise no_header(path)
+    legacy, unsupported = _legacy_version(header_value.get("version"))
+    if legacy is not None:
+        diagnostics.non_entries = LineSample()  # legacy entries have no ids by design, not by damage
+    invalid_fields = [name for name in ("cwd", "timestamp") if not isinstance(header_value.get(name), str)]
+    return SessionFile(
+        path=path,
+        size=stream.size,
+        sha256=stream.digest.hexdigest(),
+        header=header_value,
+        header_record=header_record,
+        entries=entries,
+        diagnostics=diagnostics,
+        legacy_version=legacy,
+        unsupported_version=unsupported,
+        invalid_header_fields=invalid_fields,
+    )

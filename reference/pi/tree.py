@@ -1,0 +1,160 @@
+"""The session tree: ids, parent links, ancestry, children and the active leaf.
+
+Pi 0.84.3 indexes entries by id with the *last* entry winning, walks ``parentId`` links to a
+root (a missing parent ends the walk, as a root would), and takes the active leaf to be the
+last entry in file order whatever its type.  Pi has no cycle guard; the tree reports cycles
+instead of hanging.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference.pi.reader import Record
+from reference.primitives.jsonbytes import UNDEFINED
+from reference.primitives.jsvalues import map_key, truthy
+
+
+@dataclass(frozen=True)
+class Ancestry:
+    """The root-to-leaf path of one entry, and why the walk stopped."""
+
+    path: tuple[Record, ...]
+    missing_parent: Any = None  # the parentId that resolved to nothing, if any
+    cycle: bool = False
+
+
+@dataclass
+class SessionTree:
+    """Index of a session's kept entries (header excluded), in file order."""
+
+    entries: Sequence[Record]
+    by_id: dict[Any, Record] = field(init=False)
+    children: dict[Any, list[Record]] = field(init=False)
+    duplicate_ids: list[Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_id = {}
+        self.children = {}
+        duplicates: dict[Any, None] = {}
+        for record in self.entries:
+            key = map_key(record.id)
+            if key is None:
+                continue
+            if key in self.by_id:
+                duplicates[key] = None
+            self.by_id[key] = record
+        for record in self.entries:
+            parent = self.parent_of(record)
+            if parent is not None:
+                self.children.setdefault(map_key(parent.id), []).append(record)
+        self.duplicate_ids = list(duplicates)
+
+    def get(self, entry_id: Any) -> Record | None:
+        key = map_key(entry_id)
+        return None if key is None else self.by_id.get(key)
+
+    def parent_of(self, record: Record) -> Record | None:
+        """The entry a record's ``parentId`` resolves to (last entry with that id)."""
+        if not truthy(record.parent_id):
+            return None
+        return self.get(record.parent_id)
+
+    @property
+    def default_leaf_id(self) -> Any:
+        """Pi's leaf on load: the id of the last entry in file order (``None`` if empty).
+
+        ``UNDEFINED`` when that entry has no id (Pi then has an undefined leaf).
+        """
+        if not self.entries:
+            return None
+        return self.entries[-1].id
+
+    def ancestry(self, leaf: Record) -> Ancestry:
+        """Root-to-leaf path, stopping at a missing parent or at the first repeated entry."""
+        path: list[Record] = []
+        seen: set[int] = set()
+        current: Record | None = leaf
+        missing: Any = None
+        cycle = False
+        while current is not None:
+            if id(current) in seen:
+                cycle = True
+                break
+            seen.add(id(current))
+            path.append(current)
+            parent = self.parent_of(current)
+            if parent is None and truthy(current.parent_id):
+                missing = current.parent_id
+            current = parent
+        path.reverse()
+        return Ancestry(tuple(path), missing, cycle)
+
+    def branch(self, leaf_id: Any) -> Ancestry:
+        """Pi's ``getBranch(leafId)``: empty for a falsy or unknown leaf."""
+        if not truthy(leaf_id):
+            return Ancestry(())
+        leaf = self.get(leaf_id)
+        return Ancestry(()) if leaf is None else self.ancestry(leaf)
+
+    def session_path(self, leaf_id: Any) -> Ancestry:
+        """Pi's ``buildSessionPath``: ``null`` gives nothing; an undefined or unknown leaf
+        falls back to the last entry in file order."""
+        if leaf_id is None:
+            return Ancestry(())
+        leaf = self.get(leaf_id) if truthy(leaf_id) else None
+        if leaf is None:
+            if not self.entries:
+                return Ancestry(())
+            leaf = self.entries[-1]
+        return self.ancestry(leaf)
+
+    def children_of(self, entry_id: Any) -> list[Record]:
+        key = map_key(entry_id)
+        return [] if key is None else list(self.children.get(key, ()))
+
+    def siblings_of(self, record: Record) -> list[Record]:
+        """Other children of the same parent; other roots for a root."""
+        parent = self.parent_of(record)
+        pool = self.roots() if parent is None else self.children_of(parent.id)
+        return [other for other in pool if other is not record]
+
+    def roots(self) -> list[Record]:
+        """Entries whose parent is falsy or missing (Pi renders both as roots)."""
+        return [record for record in self.entries if self.parent_of(record) is None]
+
+    def broken_links(self) -> Iterator[tuple[Record, str]]:
+        """Every entry whose parent link is missing, or whose ancestry runs into a cycle.
+
+        Parent links form a functional graph, so one walk per entry with memoised outcomes
+        keeps this linear in the number of entries.
+        """
+        outcome: dict[int, bool] = {}  # id(record) -> ancestry reaches a root
+        for record in self.entries:
+            stack: list[Record] = []
+            on_stack: set[int] = set()
+            current: Record | None = record
+            reaches_root = True
+            while current is not None and id(current) not in outcome:
+                if id(current) in on_stack:
+                    reaches_root = False
+                    break
+                on_stack.add(id(current))
+                stack.append(current)
+                current = self.parent_of(current)
+            if current is not None and id(current) in outcome:
+                reaches_root = outcome[id(current)]
+            for walked in stack:
+                outcome[id(walked)] = reaches_root
+        for record in self.entries:
+            if self.parent_of(record) is None and truthy(record.parent_id):
+                yield record, "missing-parent"
+            elif not outcome.get(id(record), True):
+                yield record, "cycle"
+
+
+def entry_id_text(value: Any) -> Any:
+    """An id as JSON shows it (``None`` for undefined, as JSON.stringify does in arrays)."""
+    return None if value is UNDEFINED else value

@@ -1,0 +1,1 @@
+"""Secret redaction, entry classification and the provider policy."""

@@ -1,0 +1,1 @@
+"""Session rebase: preconditions, source archive checks, phases, crash points, durable writes, lock, service."""

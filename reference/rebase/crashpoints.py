@@ -1,0 +1,78 @@
+"""Named crash points of the session rebase (decision D11).
+
+Crash tests need a real process death at an exact place, with no cleanup: ``reached(point)``
+ends the process with ``os._exit(91)`` when that point is armed and does nothing otherwise. A
+point is armed once, at start-up, from ``RECALL_REBASE_CRASH_AT`` (the entry point calls
+``arm_from_environment()``; importing this module reads nothing), or through ``arm()`` by the
+adapter. This is the product path's only test-only branch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Final
+
+from reference.primitives.errors import ContractViolation
+
+# The six journal phases (contract §6.5): the crash happens just after the phase is durable.
+PREPARED: Final = "Prepared"
+ARCHIVE_VERIFIED: Final = "ArchiveVerified"
+CHECKPOINT_READY: Final = "CheckpointReady"
+TARGET_CREATED: Final = "TargetCreated"
+ACTIVATED: Final = "Activated"
+VERIFIED: Final = "Verified"
+# Inside the no-overwrite durable write of the target (contract §6.8, ``durable.py``).
+TARGET_STAGED: Final = "TargetStaged"  # temporary file written and fsynced, not installed
+TARGET_INSTALLED: Final = "TargetInstalled"  # hard link made, directory not yet synced
+
+# In the order a new rebase passes them.
+CRASH_POINTS: Final = (
+    PREPARED,
+    ARCHIVE_VERIFIED,
+    CHECKPOINT_READY,
+    TARGET_STAGED,
+    TARGET_INSTALLED,
+    TARGET_CREATED,
+    ACTIVATED,
+    VERIFIED,
+)
+ENV_VAR: Final = "RECALL_REBASE_CRASH_AT"
+CRASH_EXIT_CODE: Final = 91
+CODE_INVALID_CRASH_POINT: Final = "invalid-crash-point"
+
+_armed: str | None = None
+
+
+def _checked(point: str) -> str:
+    """The point itself, or a refusal that lists the valid names (a typo must not arm nothing)."""
+    if point not in CRASH_POINTS:
+        raise ContractViolation(
+            CODE_INVALID_CRASH_POINT,
+            f"unknown crash point {point!r}; expected one of {', '.join(CRASH_POINTS)}",
+        )
+    return point
+
+
+def arm(point: str | None) -> None:
+    """Arm one crash point (``None`` disarms); an unknown name is refused and changes nothing."""
+    global _armed
+    _armed = None if point is None else _checked(point)
+
+
+def armed() -> str | None:
+    """The armed point, if any."""
+    return _armed
+
+
+def arm_from_environment(environ: Mapping[str, str] | None = None) -> str | None:
+    """Read ``RECALL_REBASE_CRASH_AT`` once, at start-up; unset or empty arms nothing."""
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "")
+    arm(value or None)
+    return _armed
+
+
+def reached(point: str) -> None:
+    """Die at once, without cleanup, when ``point`` is armed; the name is checked either way."""
+    if _checked(point) == _armed:
+        os._exit(CRASH_EXIT_CODE)

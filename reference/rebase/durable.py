@@ -1,0 +1,159 @@
+"""Durable file writes of the session rebase (contract §6.5 step list, §6.8).
+
+A crash must leave either the old state or the complete new file under the final name, never a
+partial one: bytes go to a private temporary file in the same folder, are fsynced, and only then
+take the final name, after which the folder is fsynced so the name itself survives a power cut.
+The target session is installed with a hard link, so an existing file is never overwritten;
+the journal is replaced with a rename.
+
+Platform branches (named, small): directory fsync is skipped on Windows (contract §8.3 item 18);
+macOS flushes with ``F_FULLFSYNC`` because its plain ``fsync`` leaves data in the drive cache.
+A filesystem without hard links refuses the install (no copy fallback, see
+``docs/rebase-durability.md``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from reference.primitives.errors import ContractViolation
+from reference.primitives.paths import IS_WINDOWS
+from reference.rebase.crashpoints import TARGET_INSTALLED, TARGET_STAGED
+
+# The TypeScript implementation has no dedicated code: its failed link falls back to this one.
+CODE_INSTALL_REFUSED: Final = "rebase-unavailable"
+_PRIVATE_DIR_MODE: Final = 0o700
+_PRIVATE_FILE_MODE: Final = 0o600
+# O_BINARY keeps Windows from translating newlines; it is 0 (absent) elsewhere.
+_TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
+def ensure_private_dir(folder: Path) -> None:
+    """``mkdir -p`` where every folder created gets mode 0700, as Node's recursive mkdir does."""
+    missing: list[Path] = []
+    current = folder
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+            path.mkdir(mode=_PRIVATE_DIR_MODE)
+
+
+def _fsync(fd: int) -> None:
+    """Flush a descriptor to stable storage (macOS needs ``F_FULLFSYNC`` for that)."""
+    if sys.platform == "darwin":
+        import fcntl
+
+        try:
+            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+            return
+        except OSError:  # not supported by this filesystem: plain fsync is the best left
+            pass
+    os.fsync(fd)
+
+
+def sync_directory(folder: Path) -> None:
+    """Make a folder's names durable; skipped on Windows, which cannot open a folder to fsync."""
+    if IS_WINDOWS:
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        _fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_temporary(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a new ``<path>.<uuid>.tmp`` (exclusive, 0600) and fsync it."""
+    temporary = path.with_name(f"{path.name}.{uuid.uuid4()}.tmp")
+    fd = os.open(temporary, _TEMP_FLAGS, _PRIVATE_FILE_MODE)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            _fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+    return temporary
+
+
+def _remove_quietly(temporary: Path) -> None:
+    """Remove our own temporary file after a failure; never anything else."""
+    with contextlib.suppress(OSError):
+        os.unlink(temporary)
+
+
+def install_no_overwrite(target: Path, data: bytes, *, crash: Callable[[str], None] | None = None) -> None:
+    """Install ``data`` as ``target`` atomically, refusing (and changing nothing) if it exists.
+
+    ``crash`` is called with ``TargetStaged`` and ``TargetInstalled`` (``crashpoints.reached``).
+    """
+    ensure_private_dir(target.parent)
+    temporary = _write_temporary(target, data)
+    try:
+        if crash is not None:
+            crash(TARGET_STAGED)
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            raise ContractViolation(
+                CODE_INSTALL_REFUSED, f"{target.name} already exists and is never overwritten"
+            ) from None
+        except OSError as error:
+            raise ContractViolation(
+                CODE_INSTALL_REFUSED,
+                f"the filesystem refused a hard link for {target.name} ({error.strerror}); nothing installed",
+            ) from error
+        if crash is not None:
+            crash(TARGET_INSTALLED)
+        os.unlink(temporary)
+        sync_directory(target.parent)
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+
+
+def stale_temporaries(path: Path) -> list[Path]:
+    """Our own ``<path>.<uuid>.tmp`` files beside ``path``, left by a process that died inside a
+    durable write (crash points ``TargetStaged`` and ``TargetInstalled``)."""
+    pattern = re.compile(re.escape(path.name) + r"\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.tmp")
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return sorted(path.parent / name for name in names if pattern.fullmatch(name))
+
+
+def remove_stale_temporaries(path: Path) -> int:
+    """Remove :func:`stale_temporaries` of ``path`` (recovery calls it once the target is known
+    good or freshly installed); the count removed."""
+    removed = 0
+    for temporary in stale_temporaries(path):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+            removed += 1
+    return removed
+
+
+def durable_replace(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically: readers see the old bytes or the new, whole."""
+    ensure_private_dir(path.parent)
+    temporary = _write_temporary(path, data)
+    try:
+        os.replace(temporary, path)
+        sync_directory(path.parent)
+    except BaseException:
+        _remove_quietly(temporary)
+        raise

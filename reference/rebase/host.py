@@ -1,0 +1,142 @@
+"""A host for the session rebase (decisions D9, D11): builds a :class:`RebaseService` from the
+facts Pi would give it and keeps it for one process, as ``history_host`` does for recall.
+
+Used by the conformance adapter (every fact settable), the interactive ``recall-rebase host`` and
+the one-shot ``recall-rebase rebase`` command.  A crash point is armed only in a child process:
+arming it here would end the host itself (exit 91) instead of the rebase under test.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from reference.config.configuration import load_config
+from reference.pi.hostfacts import resolve_host
+from reference.primitives.clock import Clock, SystemClock
+from reference.primitives.errors import ContractViolation
+from reference.rebase.crashpoints import CRASH_POINTS, ENV_VAR
+from reference.rebase.service import ACTIVATIONS, RebaseHost, RebaseService
+from reference.recall.index_schema import default_index_path
+
+#: Host facts a caller may set, by protocol name.
+FACTS: Final = {
+    "leaf": "leaf",
+    "idle": "idle",
+    "pendingMessages": "pending_messages",
+    "compactionActive": "compaction_active",
+    "memoryBridge": "memory_bridge",
+    "runtimeAvailable": "runtime_available",
+    "activation": "activation",
+    "sessionId": "session_id",
+}
+CHILD_TIMEOUT_S: Final = 120
+
+
+def build_rebase_host(
+    *, home: str, cwd: str, env: Mapping[str, str], argv: Sequence[str], session_file: str | None, leaf: Any = "default",
+) -> tuple[RebaseHost, str]:
+    """Host facts and configuration as loaded at session start; the default projection index."""
+    facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
+    loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
+                         project_trusted=facts.project_trusted)
+    host = RebaseHost(session_file=session_file, project_path=cwd, project_trusted=facts.project_trusted,
+                      config=loaded.config, leaf=leaf)
+    return host, default_index_path(facts.agent_dir)
+
+
+def apply_facts(host: RebaseHost, params: Mapping[str, Any]) -> None:
+    for name, attribute in FACTS.items():
+        if name in params:
+            setattr(host, attribute, params[name])
+    if host.activation not in ACTIVATIONS:
+        raise ContractViolation("invalid-params", f"activation must be one of {', '.join(ACTIVATIONS)}")
+
+
+def run_mode(service: RebaseService, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``mode``: run (default), dry-run or recover (with ``operationId``); ``layer``: runtime
+    (default, §6.2 steps 1-3 first) or service (the rebase service called directly)."""
+    mode = params.get("mode", "run")
+    if mode not in ("run", "dry-run", "recover"):
+        raise ContractViolation("invalid-params", "mode must be run, dry-run or recover")
+    recover = params.get("operationId") if mode == "recover" else None
+    if mode == "recover" and not isinstance(recover, str):
+        raise ContractViolation("invalid-params", "recover needs an operationId string")
+    call = service.run if params.get("layer") == "service" else service.rebase_session
+    return call(dry_run=mode == "dry-run", recover=recover)
+
+
+class RebaseHostState:
+    """One process's rebase host: the service and its in-process ``active`` flag."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock: Clock = clock or SystemClock()
+        self.service: RebaseService | None = None
+        self.opened: dict[str, Any] = {}
+
+    def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        host, default_index = build_rebase_host(
+            home=_text(params, "home"), cwd=_text(params, "cwd"), env=params.get("env") or {},
+            argv=params.get("argv") or (), session_file=params.get("sessionFile"), leaf=params.get("leaf", "default"))
+        apply_facts(host, params)
+        index_path = params.get("indexPath") or default_index
+        given = list(params.get("targetSessionIds") or ())
+
+        def new_id() -> str:
+            """The scenario's ids in order, then random UUIDs as Pi would draw them."""
+            return str(given.pop(0)) if given else str(uuid.uuid4())
+
+        self.service = RebaseService(host, clock=self.clock, index_path=str(index_path), new_session_id=new_id)
+        self.opened = dict(params)
+        return {"indexPath": str(index_path)}
+
+    def require(self) -> RebaseService:
+        if self.service is None:
+            raise ContractViolation("invalid-params", "rebase.open must come first")
+        return self.service
+
+    def set_facts(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        apply_facts(self.require().host, params)
+        return {}
+
+    def run(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        service = self.require()
+        service.host.notifications.clear()
+        result = run_mode(service, params)
+        return {"result": result, "notifications": [{"level": level, "message": message}
+                                                    for level, message in service.host.notifications],
+                "currentSession": service.host.session_file}
+
+    def crash(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Run ``recall-rebase rebase`` in a child process with the crash point armed (D11)."""
+        service = self.require()
+        point = params.get("point")
+        if point not in CRASH_POINTS:
+            raise ContractViolation("invalid-crash-point", f"crash point must be one of {', '.join(CRASH_POINTS)}")
+        opened, host = self.opened, service.host
+        env = {**os.environ, **(opened.get("env") or {}), "HOME": _text(opened, "home"), ENV_VAR: point}
+        # The child runs in the project folder: put this checkout on its path (an installed wheel
+        # would be found anyway), or ``-m reference.cli`` is not importable there.
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        command = [sys.executable, "-m", "reference.cli", "rebase", "--session", str(host.session_file),
+                   "--cwd", _text(opened, "cwd"), "--index", str(service.index_path), "--json",
+                   *(opened.get("argv") or ())]
+        if host.leaf != "default":
+            command += ["--leaf", str(host.leaf)]
+        if params.get("operationId"):
+            command += ["--recover", str(params["operationId"])]
+        done = subprocess.run(command, cwd=_text(opened, "cwd"), env=env, capture_output=True, text=True,
+                              timeout=CHILD_TIMEOUT_S, check=False)
+        return {"exitCode": done.returncode, "stderr": done.stderr[-2000:]}
+
+
+def _text(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str):
+        raise ContractViolation("invalid-params", f"parameter {name!r} must be a string")
+    return value

@@ -1,0 +1,96 @@
+"""The inter-process rebase lock on one source session (contract §6.12, decision D1).
+
+Two rebases of the same source, in any processes and in either implementation, must not run at
+once, and a crashed holder must not leave a lock to steal. The lock is an SQLite writer
+transaction (``BEGIN IMMEDIATE``) held open for the whole run in a small database of its own:
+SQLite takes it with an operating-system file lock, which the kernel drops when the process dies.
+The scheme (file name, statements, 200 ms busy timeout) is the TypeScript implementation's, so
+the two implementations exclude each other. The file holds one empty table: no history, no
+journal, no authority; it is not the history index, so rebuilding the index cannot free it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+from types import TracebackType
+from typing import Final
+
+from reference.primitives.errors import ContractViolation
+from reference.primitives.paths import canonical_path
+from reference.rebase.durable import ensure_private_dir
+
+CODE_BUSY: Final = "rebase-busy"
+CODE_UNAVAILABLE: Final = "rebase-unavailable"
+BUSY_TIMEOUT_MS: Final = 200
+# Exactly the TypeScript statements, in its order (src/pi-adapter/rebase-lock.ts).
+ACQUIRE_STATEMENTS: Final = (
+    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+    "CREATE TABLE IF NOT EXISTS lock_state (id INTEGER PRIMARY KEY)",
+    "BEGIN IMMEDIATE",
+)
+
+
+def lock_path(source: str | os.PathLike[str]) -> Path:
+    """``<dir of canonical source>/.ds4-rebase/locks/<sha256(canonical source)>.sqlite``.
+
+    The canonical path resolves symlinks (aliases share one lock) and is lower-cased on Windows.
+    """
+    canonical = canonical_path(source)
+    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return Path(os.path.dirname(canonical)) / ".ds4-rebase" / "locks" / f"{digest}.sqlite"
+
+
+class RebaseLock:
+    """Held from ``__enter__`` to ``__exit__``; a lock held elsewhere raises ``rebase-busy``."""
+
+    def __init__(self, source: str | os.PathLike[str]) -> None:
+        self.source = source
+        self.path = lock_path(source)
+        self._connection: sqlite3.Connection | None = None
+
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock now."""
+        return self._connection is not None
+
+    def acquire(self) -> None:
+        """Take the writer lock, waiting at most 200 ms for another holder to let go."""
+        if self._connection is not None:
+            raise RuntimeError("this RebaseLock is already held")
+        if not os.path.exists(canonical_path(self.source)):  # the TypeScript realpath fails here too
+            raise ContractViolation(CODE_UNAVAILABLE, "the source session file does not exist")
+        ensure_private_dir(self.path.parent)
+        # Autocommit mode: the transaction is ours to open and to roll back.
+        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            for statement in ACQUIRE_STATEMENTS:
+                connection.execute(statement)
+        except sqlite3.Error as error:
+            connection.close()
+            raise ContractViolation(CODE_BUSY, "another rebase of this source session is running") from error
+        self._connection = connection
+
+    def release(self) -> None:
+        """Roll back and close; releasing twice (or a lock never taken) does nothing."""
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        try:
+            connection.execute("ROLLBACK")
+        finally:
+            connection.close()
+
+    def __enter__(self) -> RebaseLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()

@@ -1,0 +1,143 @@
+"""A host for the history tools (decisions D9, D10): builds a :class:`HistoryService` from the
+facts Pi would give it, and keeps it alive so references survive between calls.
+
+Used by the conformance adapter (with a manual clock), the interactive ``recall-rebase host`` and
+the one-shot ``recall-rebase history`` commands (with the system clock).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reference.config.configuration import load_config
+from reference.pi.hostfacts import resolve_host
+from reference.pi.inspection import DEFAULT_LEAF, inspect_session
+from reference.pi.reader import read_header_line
+from reference.primitives.clock import Clock, ManualClock
+from reference.primitives.errors import ContractViolation
+from reference.recall.index_schema import default_index_path
+from reference.recall.service import HistoryHost, HistoryService
+
+
+def _session_id_of(session_file: str | None) -> str | None:
+    """The header id, as Pi's session manager knows it; None when the file is not a session."""
+    if not session_file or not os.path.isfile(session_file):
+        return None
+    try:
+        value = read_header_line(session_file).get("id")
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def provider_at_leaf(session_file: str, leaf: Any) -> str | None:
+    """The current model provider at the leaf, from Pi's context settings (privacy egress)."""
+    try:
+        report = inspect_session(session_file, DEFAULT_LEAF if leaf == "default" else leaf)
+    except ContractViolation:
+        return None
+    model = (report.get("settings") or {}).get("model")
+    provider = model.get("provider") if isinstance(model, dict) else None
+    return provider if isinstance(provider, str) else None
+
+
+def build_host(
+    *,
+    home: str,
+    cwd: str,
+    env: Mapping[str, str],
+    argv: Sequence[str],
+    session_file: str | None,
+    leaf: Any = "default",
+    provider: str | None = None,
+) -> tuple[HistoryHost, str]:
+    """Host facts and configuration as loaded at session start; the default index path."""
+    facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
+    loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
+                         project_trusted=facts.project_trusted)
+    if provider is None and session_file and os.path.isfile(session_file):
+        provider = provider_at_leaf(session_file, leaf)
+    host = HistoryHost(
+        session_file=session_file,
+        project_path=cwd,
+        project_trusted=facts.project_trusted,
+        config=loaded.config,
+        provider=provider,
+        leaf=leaf,
+        session_id=_session_id_of(session_file),
+    )
+    return host, default_index_path(facts.agent_dir)
+
+
+class HistoryHostState:
+    """One process's history host: the service (and its refs) outlive single requests."""
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock: Clock = clock or ManualClock(0)
+        self.service: HistoryService | None = None
+
+    def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Start (or switch) the current session; refs survive unless ``restart`` is true."""
+        leaf = params.get("leaf", "default")
+        host, default_path = build_host(
+            home=_text(params, "home"),
+            cwd=_text(params, "cwd"),
+            env=params.get("env") or {},
+            argv=params.get("argv") or (),
+            session_file=params.get("sessionFile"),
+            leaf=leaf,
+            provider=params.get("provider"),
+        )
+        index_path = params.get("indexPath") or default_path
+        if self.service is None or params.get("restart") or self.service.index_path != index_path:
+            self.service = HistoryService(host, index_path=str(index_path), clock=self.clock)
+        else:
+            self.service.host = host
+        return {"sessionId": host.session_id, "indexPath": str(index_path), "provider": host.provider}
+
+    def require(self) -> HistoryService:
+        if self.service is None:
+            raise ContractViolation("invalid-params", "history.open must come first")
+        return self.service
+
+    def set_leaf(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        self.require().host.leaf = params.get("leaf", "default")
+        return {}
+
+    def set_provider(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        self.require().host.provider = params.get("provider")
+        return {}
+
+    def set_aborted(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        self.require().host.aborted = bool(params.get("aborted"))
+        return {}
+
+    def restart(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A host restart: the same host facts, a new process, so every ref is forgotten."""
+        service = self.require()
+        self.service = HistoryService(service.host, index_path=service.index_path, clock=self.clock)
+        return {}
+
+    def clock_set(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        clock = self._manual()
+        clock.set(int(params["nowMs"]))
+        return {"nowMs": clock.now}
+
+    def clock_advance(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        clock = self._manual()
+        clock.advance(int(params["ms"]))
+        return {"nowMs": clock.now}
+
+    def _manual(self) -> ManualClock:
+        if not isinstance(self.clock, ManualClock):
+            raise ContractViolation("invalid-params", "this host runs on the system clock")
+        return self.clock
+
+
+def _text(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str):
+        raise ContractViolation("invalid-params", f"parameter {name!r} must be a string")
+    return value

@@ -1,0 +1,105 @@
+"""Canonical source verification (contract §3.5): every check on one file descriptor.
+
+The reader is handed what the index resolved at recall time (file, session id, project path,
+entry id, expected raw hash) plus the current locator, never a path from the model.  Doing all
+reads on one descriptor protects against the file being renamed or replaced between the checks;
+the descriptor is opened without following a symbolic link where the platform can say so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import JsonParseError
+from reference.primitives.paths import canonical_path
+
+SAFE_INTEGER: Final = 2**53 - 1
+_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+@dataclass(frozen=True)
+class VerifiedSource:
+    """The parsed entry whose bytes still hash to what the index recorded."""
+
+    entry: dict[str, Any]
+    raw: bytes
+
+
+def _unavailable(message: str) -> ContractViolation:
+    return ContractViolation("source-unavailable", message)
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    """Read ``size`` bytes at ``offset`` without moving a shared position (POSIX pread)."""
+    if sys.platform != "win32":
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # Windows: no pread; the descriptor is ours alone
+    return os.read(fd, size)
+
+
+def verify_source(
+    *,
+    session_file: str,
+    session_id: str,
+    project_path: str,
+    entry_id: str,
+    content_hash: str,
+    start: Any,
+    end: Any,
+) -> VerifiedSource:
+    """Check the locator, open once, check header and record on that descriptor, parse."""
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= SAFE_INTEGER for v in (start, end)):
+        raise _unavailable("the stored locator is not a pair of safe integers")
+    if end <= start or end - start > RECORD_LIMIT_BYTES:
+        raise _unavailable("the stored locator is empty, reversed or longer than 4 MiB")
+    if sys.platform == "win32" and os.path.islink(session_file):  # no O_NOFOLLOW there
+        raise _unavailable("the session file is now a symbolic link")
+    try:
+        fd = os.open(session_file, _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise ContractViolation("source-unavailable", "the session file no longer exists") from None
+    except OSError as exc:
+        raise _unavailable(f"the session file cannot be opened ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or end > info.st_size:
+            raise _unavailable("the session file is not a regular file holding the located record")
+        head = _read_at(fd, 0, min(info.st_size, HEADER_SCAN_LIMIT_BYTES))
+        newline = head.find(b"\n")
+        if newline < 0:
+            raise _unavailable("no complete header line in the first 1 MiB")
+        try:
+            header = decode_value(head[:newline])
+        except JsonParseError:
+            header = None
+        if (
+            not isinstance(header, dict)
+            or header.get("type") != "session"
+            or header.get("id") != session_id
+            or not isinstance(header.get("cwd"), str)
+            or canonical_path(header["cwd"]) != canonical_path(project_path)
+        ):
+            raise ContractViolation("source-scope-mismatch", "the session header no longer names this session and project")
+        raw = _read_at(fd, start, end - start)
+    finally:
+        os.close(fd)
+    if len(raw) != end - start:
+        raise _unavailable("short read of the located record")
+    if raw.endswith(b"\n"):
+        raw = raw[:-1]
+    if hashlib.sha256(raw).hexdigest() != content_hash:
+        raise ContractViolation("source-changed", "the record's bytes changed since it was indexed")
+    try:
+        entry = decode_value(raw)
+    except JsonParseError:
+        raise ContractViolation("source-changed", "the record no longer parses") from None
+    if not isinstance(entry, dict) or entry.get("id") != entry_id:
+        raise ContractViolation("source-changed", "the record no longer holds the indexed entry")
+    return VerifiedSource(entry=entry, raw=raw)

@@ -1,0 +1,202 @@
+"""The rebase lock (§6.12): real holder processes, busy within ~200 ms, released by SIGKILL."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from testkit.paths import REPO_ROOT
+
+from reference.primitives.errors import ContractViolation
+from reference.primitives.paths import IS_WINDOWS
+from reference.rebase.lock import RebaseLock, lock_path
+from reference.recall.index_schema import default_index_path, open_index
+
+ROOT = REPO_ROOT
+HOLDER = """
+import sys
+from reference.rebase.lock import RebaseLock
+with RebaseLock(sys.argv[1]):
+    print('held', flush=True)
+    sys.stdin.read()  # hold until the parent closes stdin, or kills us
+print('released', flush=True)
+"""
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    path = sessions / "2026-01-01_abc.jsonl"
+    path.write_text('{"type":"session","version":3,"id":"abc","cwd":"/p"}\n', encoding="utf-8")
+    return path
+
+
+def start_holder(source: Path) -> subprocess.Popen[str]:
+    """A child process that holds the lock until its stdin closes; returns once it holds it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(source)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+@pytest.fixture
+def holder(source: Path) -> Iterator[subprocess.Popen[str]]:
+    proc = start_holder(source)
+    yield proc
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=30)
+
+
+def busy_after(source: Path) -> float:
+    """Seconds it took to be refused with ``rebase-busy``."""
+    started = time.monotonic()
+    with pytest.raises(ContractViolation) as refused, RebaseLock(source):
+        pass
+    assert refused.value.code == "rebase-busy"
+    return time.monotonic() - started
+
+
+def test_lock_file_location_is_the_contract_one(source: Path) -> None:
+    canonical = os.path.realpath(source)
+    key = canonical.lower() if IS_WINDOWS else canonical
+    expected = Path(
+        os.path.dirname(canonical),
+        ".ds4-rebase",
+        "locks",
+        hashlib.sha256(key.encode()).hexdigest() + ".sqlite",
+    )
+    assert lock_path(source) == expected
+    with RebaseLock(source) as lock:
+        assert lock.path == expected and expected.is_file()
+    if not IS_WINDOWS:
+        assert (expected.parent.stat().st_mode & 0o777) == 0o700
+        assert (expected.parent.parent.stat().st_mode & 0o777) == 0o700
+
+
+@pytest.mark.skipif(IS_WINDOWS, reason="symlinks need privileges on Windows")
+def test_a_symlink_alias_takes_the_same_lock(source: Path, tmp_path: Path) -> None:
+    alias = tmp_path / "alias.jsonl"
+    alias.symlink_to(source)
+    assert lock_path(alias) == lock_path(source)
+    with RebaseLock(source):
+        with pytest.raises(ContractViolation) as refused, RebaseLock(alias):
+            pass
+        assert refused.value.code == "rebase-busy"
+
+
+def test_a_held_lock_in_another_process_is_busy_within_about_200_ms(
+    source: Path, holder: subprocess.Popen[str]
+) -> None:
+    elapsed = busy_after(source)
+    assert 0.1 <= elapsed < 1.5  # it waits the 200 ms busy timeout, not Python's default 5 s
+
+
+def test_a_second_child_process_is_refused_too(source: Path, holder: subprocess.Popen[str]) -> None:
+    script = (
+        "import sys\nfrom reference.rebase.lock import RebaseLock\nfrom reference.primitives.errors import ContractViolation\n"
+        "try:\n    RebaseLock(sys.argv[1]).acquire()\nexcept ContractViolation as e:\n    print(e.code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(source)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert done.stdout.strip() == "rebase-busy", done.stderr
+
+
+def test_killing_the_holder_releases_the_lock_at_once(source: Path, holder: subprocess.Popen[str]) -> None:
+    busy_after(source)
+    holder.kill()  # SIGKILL: no Python cleanup runs, only the kernel drops the file lock
+    holder.wait(timeout=30)
+    started = time.monotonic()
+    with RebaseLock(source) as lock:
+        assert lock.held
+    assert time.monotonic() - started < 0.19  # no busy wait, no stale lock to steal
+
+
+def test_a_holder_that_exits_normally_releases(source: Path, holder: subprocess.Popen[str]) -> None:
+    assert holder.stdin is not None and holder.stdout is not None
+    holder.stdin.close()
+    assert holder.stdout.readline().strip() == "released"
+    holder.wait(timeout=30)
+    with RebaseLock(source):
+        pass
+
+
+def test_released_on_exception_and_release_is_idempotent(source: Path) -> None:
+    with pytest.raises(KeyError), RebaseLock(source):
+        raise KeyError("boom")
+    lock = RebaseLock(source)
+    lock.release()  # never taken: nothing happens
+    with lock:
+        assert lock.held
+    assert not lock.held
+    lock.release()
+    with RebaseLock(source):  # free again
+        pass
+
+
+def test_the_typescript_statements_conflict_with_ours(source: Path) -> None:
+    """D1: a connection running the upstream acquire statements is refused while we hold it."""
+    with RebaseLock(source) as lock:
+        other = sqlite3.connect(lock.path, timeout=0.2, isolation_level=None)
+        try:
+            other.execute("PRAGMA busy_timeout = 200")
+            other.execute("CREATE TABLE IF NOT EXISTS lock_state (id INTEGER PRIMARY KEY)")
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("BEGIN IMMEDIATE")
+        finally:
+            other.close()
+
+
+def test_the_lock_file_holds_no_history(source: Path) -> None:
+    with RebaseLock(source) as lock:
+        path = lock.path
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no journal or WAL left
+    db = sqlite3.connect(path)
+    try:
+        tables = db.execute("SELECT name, sql FROM sqlite_master").fetchall()
+        assert tables == [("lock_state", "CREATE TABLE lock_state (id INTEGER PRIMARY KEY)")]
+        assert db.execute("SELECT count(*) FROM lock_state").fetchone() == (0,)
+    finally:
+        db.close()
+    assert source.read_bytes().startswith(b'{"type":"session"')  # the source is untouched
+
+
+def test_the_lock_is_not_the_history_index(source: Path, tmp_path: Path) -> None:
+    """Deleting and rebuilding the history index leaves a held lock held."""
+    path = lock_path(source)
+    assert path.parent == source.parent / ".ds4-rebase" / "locks"
+    index_path = Path(default_index_path(str(tmp_path / "agent")))
+    with RebaseLock(source):
+        open_index(index_path).close()
+        for leftover in index_path.parent.iterdir():
+            leftover.unlink()
+        open_index(index_path).close()
+        assert busy_after(source) < 1.5
+    with RebaseLock(source):
+        pass
+
+
+def test_a_missing_source_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ContractViolation) as refused, RebaseLock(tmp_path / "gone.jsonl"):
+        pass
+    assert refused.value.code == "rebase-unavailable"
+    assert not (tmp_path / ".ds4-rebase").exists()

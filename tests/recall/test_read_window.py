@@ -1,0 +1,114 @@
+"""The read tool's line window (``history._line_window``, ``history._read_envelope``) gives what
+splitting the whole text and adding lines one by one gives, without splitting a 4 MiB text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.primitives.errors import ContractViolation
+from reference.recall import envelope as env
+from reference.recall.refs import SourceRef
+from reference.recall.service import _line_window, _read_envelope
+
+TEXTS = st.lists(st.sampled_from(["a", "bc", "\n", "\r\n", "\r", "\u00e9", "\U0001f600", '"', " ", "\\"]),
+                 max_size=40).map("".join)
+REF = SourceRef(ref="r", session_id="s", session_file="f", project_path="/p", entry_id="e", content_hash="h",
+                issuing_session_id="s", expires=0, scope="current-session", kind="message", role="user",
+                timestamp=1, relation="ancestor", classification="normal", public_project_id="p",
+                public_session_id="s", public_entry_id="e")
+
+
+@given(TEXTS, st.integers(1, 30), st.integers(1, 12))
+def test_line_window_equals_the_whole_split(text: str, start: int, count: int) -> None:
+    lines = re.split(r"\r?\n", text)
+    total, window = _line_window(text, start, count)
+    assert total == len(lines)
+    if start <= total:
+        assert window == lines[start - 1 : start - 1 + count]
+
+
+# The envelope as it was built before: every line split, then added one at a time.
+
+def _plain_envelope(ref: SourceRef, classification: str, text: str, start_line: int, max_lines: int,
+                   budget: int) -> dict[str, Any]:
+    lines = re.split(r"\r?\n", text)
+    if start_line > len(lines):
+        raise ContractViolation("range-out-of-bounds", f"the text has {len(lines)} lines")
+    result: dict[str, Any] = {
+        "schema": env.SCHEMA,
+        "quotedData": True,
+        "status": "complete",
+        "coverage": "complete",
+        "warnings": [],
+        "source": env.source_fields(
+            source_ref=ref.ref,
+            project_id=ref.public_project_id,
+            session_id=ref.public_session_id,
+            entry_id=ref.public_entry_id,
+            kind=ref.kind,
+            role=ref.role,
+            timestamp=ref.timestamp,
+            relation=ref.relation,
+            classification=classification,
+        ),
+        "text": "",
+        "startLine": start_line,
+        "truncated": False,
+    }
+    last = min(len(lines), start_line - 1 + max_lines)
+    included = 0
+    for number in range(start_line, last + 1):
+        previous = result["text"]
+        result["text"] = previous + ("\n" if included else "") + lines[number - 1]
+        result["truncated"] = number < len(lines)
+        result["nextLine"] = number + 1
+        if env.cost(result) > budget:
+            result["text"] = previous
+            break
+        included += 1
+    if included == 0:
+        raise ContractViolation("line-exceeds-output-budget", "a single line does not fit the output budget")
+    next_line = start_line + included
+    if next_line <= len(lines):
+        result["truncated"] = True
+        result["nextLine"] = next_line
+        result["status"] = "partial"
+        result["warnings"] = ["more-lines"]
+    else:
+        result["truncated"] = False
+        result.pop("nextLine", None)
+    # Keep the contract's key order: nextLine sits before truncated.
+    ordered: dict[str, Any] = {k: result[k] for k in ("schema", "quotedData", "status", "coverage", "warnings", "source", "text",
+                                      "startLine") if k in result}
+    if "nextLine" in result:
+        ordered["nextLine"] = result["nextLine"]
+    ordered["truncated"] = result["truncated"]
+    return ordered
+
+
+def _outcome(build: Any, *args: Any) -> Any:
+    try:
+        return build(*args)
+    except ContractViolation as exc:
+        return exc.code
+
+
+@settings(max_examples=300)
+@given(TEXTS, st.integers(1, 8), st.integers(1, 10), st.integers(150, 400))
+def test_read_envelope_takes_the_lines_that_fit_one_by_one(text: str, start: int, max_lines: int,
+                                                           budget: int) -> None:
+    args = (REF, "normal", text, start, max_lines, budget)
+    assert _outcome(_read_envelope, *args) == _outcome(_plain_envelope, *args)
+
+
+@pytest.mark.parametrize("budget", [150, 175, 200, 400])
+def test_read_envelope_on_many_lines(budget: int) -> None:
+    text = "\n".join(f"line {number} " + "x" * (number % 7) for number in range(500))
+    for start in (1, 2, 250, 500):
+        args = (REF, "normal", text, start, 200, budget)
+        assert _outcome(_read_envelope, *args) == _outcome(_plain_envelope, *args)

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests (importable as ``testkit`` through pytest's ``pythonpath``)."""
