@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import js_parse
+from reference.primitives.jsvalues import truthy
 from reference.primitives.paths import IS_WINDOWS, canonical_path, default_session_dir, resolve_like_node
 
 #: ``piConfig.configDir`` of Pi's package.json (config.js ``CONFIG_DIR_NAME``).
@@ -194,17 +196,6 @@ def resolve_agent_dir(*, home: str, cwd: str, env: Mapping[str, str]) -> str:
     return resolve_like_node(agent_dir, cwd)
 
 
-def _parse_js_json(text: str) -> Any:
-    """``JSON.parse`` after ``stripBom``: NaN and Infinity are not JSON to JavaScript."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-
-    def reject(name: str) -> Any:
-        raise ValueError(f"Unexpected token {name!r} in JSON")
-
-    return json.loads(text, parse_constant=reject)
-
-
 def _read_text(path: str) -> str:
     """Node's ``readFileSync(path, "utf-8")``: invalid UTF-8 becomes U+FFFD, it is not an error."""
     with open(path, "rb") as handle:
@@ -219,7 +210,7 @@ def read_trust_store(path: str) -> dict[str, bool | None]:
     if not os.path.exists(path):
         return {}
     try:
-        data = _parse_js_json(_read_text(path))
+        data = js_parse(_read_text(path), strip_bom=True)
     except (OSError, ValueError) as error:
         raise ContractViolation(
             CODE_TRUST_STORE_INVALID, f"Failed to read trust store {path}: {error}"
@@ -286,7 +277,7 @@ def read_settings(path: str) -> dict[str, Any]:
     """
     try:
         text = _read_text(path)
-        data = _parse_js_json(text) if text else {}
+        data = js_parse(text, strip_bom=True) if text else {}
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -320,17 +311,6 @@ def resolve_project_trust(
     return False, "ask"
 
 
-def _js_truthy(value: Any) -> bool:
-    """JavaScript truthiness of a JSON value (``[]`` and ``{}`` are truthy there)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
-        return value != 0
-    if isinstance(value, str):
-        return value != ""
-    return value is not None
-
-
 def resolve_session_dir(
     *, home: str, cwd: str, env: Mapping[str, str], agent_dir: str, flag: str | None
 ) -> tuple[str, str]:
@@ -351,7 +331,7 @@ def resolve_session_dir(
         settings = read_settings(os.path.join(agent_dir, SETTINGS_FILE_NAME))
         project = read_settings(os.path.join(cwd, CONFIG_DIR_NAME, SETTINGS_FILE_NAME))
         value = project["sessionDir"] if "sessionDir" in project else settings.get("sessionDir")
-        if _js_truthy(value):
+        if truthy(value):
             if not isinstance(value, str):
                 raise ContractViolation(
                     CODE_SETTINGS_INVALID, f"settings sessionDir must be a string, got {json.dumps(value)}"

@@ -19,7 +19,7 @@ from typing import IO, Any, Final, NamedTuple
 import msgspec
 
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError, js_parse
-from reference.primitives.jsvalues import JS_WHITESPACE
+from reference.primitives.jsvalues import JS_WHITESPACE, truthy
 
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
 HEADER_SCAN_LIMIT_BYTES: Final = 1024 * 1024
@@ -93,16 +93,6 @@ def _is_blank(data: bytes) -> bool:
     return not data.decode("utf-8", "replace").strip(JS_WHITESPACE)
 
 
-def _js_truthy(value: Any) -> bool:
-    if value is None or value is False:
-        return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value != 0
-    if isinstance(value, str):
-        return value != ""
-    return True
-
-
 def decode_value(data: bytes) -> Any:
     """``JSON.parse`` of a line as Pi reads it: UTF-8 with U+FFFD for invalid bytes."""
     return js_parse(data.decode("utf-8", "replace"))
@@ -121,7 +111,7 @@ def _classify(data: bytes) -> tuple[RecordKind, _TreeFields | None, bool]:
         value = decode_value(data)
     except JsonParseError:
         return RecordKind.MALFORMED, None, False
-    if not _js_truthy(value):
+    if not truthy(value):
         return RecordKind.FALSY, None, False
     if isinstance(value, dict):
         unset = msgspec.UNSET

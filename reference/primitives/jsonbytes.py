@@ -199,7 +199,17 @@ def _write_pretty(value: Any, current: str, indent: str, out: list[str]) -> None
 
 
 class JsonParseError(ValueError):
-    """The text is not JSON that JavaScript's ``JSON.parse`` accepts."""
+    """The text is not JSON that JavaScript's ``JSON.parse`` accepts.
+
+    ``line`` and ``column`` (1-based) locate a syntax error; they are 0 when the text is JSON in
+    shape but not to JavaScript (``NaN``, ``Infinity``).
+    """
+
+    def __init__(self, message: str, *, reason: str = "", line: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.reason = reason or message
+        self.line = line
+        self.column = column
 
 
 def _reject_constant(name: str) -> Any:
@@ -207,16 +217,58 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+_BOM: Final = "\ufeff"
 
 
-def js_parse(text: str) -> Any:
-    """``JSON.parse``: the JSON grammar only (no NaN/Infinity), JSON whitespace around the value."""
+def _js_int(text: str) -> int | float:
+    """A JSON integer literal as JavaScript holds it: a double once it passes 2^53."""
+    if len(text.lstrip("-")) <= 15:
+        return int(text)
+    number = float(text)
+    if abs(number) <= 2**53:
+        return int(text)
+    return number
+
+
+def _js_float(text: str) -> int | float:
+    # Integral values become ints so that 6.0 and 6 are the same number, as in JavaScript.
+    number = float(text)
+    if math.isfinite(number) and number.is_integer() and abs(number) <= 2**53:
+        return int(number)
+    return number
+
+
+def _js_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # A duplicate key keeps its first position and its last value; array-index keys come first.
+    return dict(property_order(dict(pairs)))
+
+
+_JS_NUMBER_DECODER: Final = json.JSONDecoder(
+    parse_constant=_reject_constant, object_pairs_hook=_js_object, parse_int=_js_int, parse_float=_js_float
+)
+
+
+def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False) -> Any:
+    """``JSON.parse``: the JSON grammar only (no NaN/Infinity), JSON whitespace around the value.
+
+    ``strip_bom`` drops one leading U+FEFF first, as Node's ``stripBom`` does for the files Pi
+    reads with it (settings, trust store); a session line keeps it and is refused.
+    ``js_numbers`` holds values as JavaScript does where Python would differ: integers past 2^53
+    become doubles, integral doubles become ints, array-index keys come first. Session lines
+    keep Python's exact integers because their bytes are re-hashed, never re-serialized.
+    """
+    if strip_bom and text.startswith(_BOM):
+        text = text[1:]
+    decoder = _JS_NUMBER_DECODER if js_numbers else _DECODER
     try:
-        value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
+        value, end = decoder.raw_decode(text, _skip_ws(text, 0))
     except json.JSONDecodeError as exc:
-        raise JsonParseError(str(exc)) from None
+        raise JsonParseError(str(exc), reason=exc.msg, line=exc.lineno, column=exc.colno) from None
     if _skip_ws(text, end) != len(text):
-        raise JsonParseError("unexpected data after the JSON value")
+        end = _skip_ws(text, end)
+        line = text.count("\n", 0, end) + 1
+        column = end - (text.rfind("\n", 0, end) + 1) + 1
+        raise JsonParseError("unexpected data after the JSON value", reason="Extra data", line=line, column=column)
     return value
 
 
