@@ -1,5 +1,5 @@
 Feature: Configuration
-  Spec: contract.md §1
+  Spec: [contract.md](../../docs/spec/contract.md) [§1](../../docs/spec/contract.md#1-configuration)
   The saved overrides of the DS4 context extension: built-in defaults, then the global file
   <agentDir>/ds4-context.json, then the project file <cwd>/.pi/ds4-context.json when the project
   is trusted. Each request is a fresh host start, so it loads the files as they are now.

@@ -1,5 +1,5 @@
 Feature: Compaction-aware context
-  Spec: issue "Foundation" deliverable 4; pi-session-model.md §4 (buildSessionPath, buildContextEntries, sessionEntryToContextMessages, buildSessionContext)
+  Spec: issue "Foundation" deliverable 4; [pi-session-model.md](../../docs/spec/pi-session-model.md) [§4](../../docs/spec/pi-session-model.md#4-building-the-context) (buildSessionPath, buildContextEntries, sessionEntryToContextMessages, buildSessionContext)
   The context the model receives at a leaf is built exactly as Pi 0.84.3 builds it.
 
   Background:

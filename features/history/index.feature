@@ -1,5 +1,5 @@
 Feature: The index is a rebuildable projection of the JSONL, caught up before every recall and read
-  Spec: contract.md §5.1, §5.2, §3.4 (recursion guard, handoff), §3.5, §2.5 step 1, §2.7 step 2; docs/index.md I1-I3
+  Spec: [contract.md](../../docs/spec/contract.md) [§5.1](../../docs/spec/contract.md#51-pre-existing-session-index-that-the-feature-reuses), [§5.2](../../docs/spec/contract.md#52-migration-17-canonical-history-source-locations), [§3.4](../../docs/spec/contract.md#34-what-searchable-text-is-rendering-an-entry-into-lines) (recursion guard, handoff), [§3.5](../../docs/spec/contract.md#35-canonical-source-verification-all-on-one-file-descriptor), [§2.5](../../docs/spec/contract.md#25-scope-resolution-sources) step 1, [§2.7](../../docs/spec/contract.md#27-processing-of-each-hit) step 2; [docs/index.md](../../docs/index.md) I1-I3
   Recall and read catch the index up with the session file first: appended records are added
   from the checkpoint, anything that may have rewritten indexed bytes rebuilds the session's
   rows, and hits are verified against the JSONL because nothing in the index is authority.

@@ -1,5 +1,5 @@
 Feature: History results respect privacy classifications, markers and secrets
-  Spec: contract.md §2.7 steps 3, 4, 6 and 7, §2.10, §2.11, §3.3 step 7, §7.1 case 5, §1.3 (privacy.*); decisions.md D6
+  Spec: [contract.md](../../docs/spec/contract.md) [§2.7](../../docs/spec/contract.md#27-processing-of-each-hit) steps 3, 4, 6 and 7, [§2.10](../../docs/spec/contract.md#210-privacy-classification-and-sanitizing), [§2.11](../../docs/spec/contract.md#211-secret-redaction-shared-redactsecrets), [§3.3](../../docs/spec/contract.md#33-read-algorithm-and-its-codes-in-order) step 7, [§7.1](../../docs/spec/contract.md#71-testsintegrationhistory-recalltestts-ebb04f2d-real-pi-sessionmanager-offline) case 5, [§1.3](../../docs/spec/contract.md#13-pre-existing-settings-the-feature-reads) (privacy.*); [decisions.md](../../docs/spec/decisions.md) [D6](../../docs/spec/decisions.md#d6-privacy)
   A whole entry is classified before any excerpt is cut: markers, nested history results and
   secrets anywhere in its raw JSON raise it, and an entry the current model provider may not
   receive is omitted whole (privacy-omitted). What is shown has its markers stripped and its

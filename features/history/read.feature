@@ -1,5 +1,5 @@
 Feature: A read returns verified searchable text by logical lines, within a budget
-  Spec: contract.md §3.1, §3.3, §3.4, §3.5, §3.6, §7.1 cases 2, 4, 5, 6; decisions.md D3
+  Spec: [contract.md](../../docs/spec/contract.md) [§3.1](../../docs/spec/contract.md#31-tool-surface-and-input-schema), [§3.3](../../docs/spec/contract.md#33-read-algorithm-and-its-codes-in-order), [§3.4](../../docs/spec/contract.md#34-what-searchable-text-is-rendering-an-entry-into-lines), [§3.5](../../docs/spec/contract.md#35-canonical-source-verification-all-on-one-file-descriptor), [§3.6](../../docs/spec/contract.md#36-read-codes), [§7.1](../../docs/spec/contract.md#71-testsintegrationhistory-recalltestts-ebb04f2d-real-pi-sessionmanager-offline) cases 2, 4, 5, 6; [decisions.md](../../docs/spec/decisions.md) [D3](../../docs/spec/decisions.md#d3-lengths-and-tokens)
   context_history_read takes only an issued sourceRef, checks ranges after the reference,
   verifies the JSONL record on one descriptor against the hash fixed at recall time, and returns
   the entry's searchable text (never raw JSONL, never a path) split on \r?\n, filled line by line

@@ -1,5 +1,5 @@
 Feature: Explicit history recall
-  Spec: contract.md §2 (context_history_recall), §7.1; decisions.md D4, D5, D7
+  Spec: [contract.md](../../docs/spec/contract.md) [§2](../../docs/spec/contract.md#2-context_history_recall) (context_history_recall), [§7.1](../../docs/spec/contract.md#71-testsintegrationhistory-recalltestts-ebb04f2d-real-pi-sessionmanager-offline); [decisions.md](../../docs/spec/decisions.md) [D4](../../docs/spec/decisions.md#d4-dates), [D5](../../docs/spec/decisions.md#d5-deterministic-order), [D7](../../docs/spec/decisions.md#d7-warnings)
   Recall searches the canonical history of the current session through the index, with every
   scope filter inside SQL before the LIMIT, and returns quoted, bounded, verified excerpts.
 

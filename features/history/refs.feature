@@ -1,5 +1,5 @@
 Feature: Source references are opaque, expiring, capped and bound to the session that issued them
-  Spec: contract.md §3.2, §3.3 steps 2-4, §2.7 step 5, §7.1 case 4; decisions.md D10
+  Spec: [contract.md](../../docs/spec/contract.md) [§3.2](../../docs/spec/contract.md#32-sourceref-format-ttl-cap-and-binding), [§3.3](../../docs/spec/contract.md#33-read-algorithm-and-its-codes-in-order) steps 2-4, [§2.7](../../docs/spec/contract.md#27-processing-of-each-hit) step 5, [§7.1](../../docs/spec/contract.md#71-testsintegrationhistory-recalltestts-ebb04f2d-real-pi-sessionmanager-offline) case 4; [decisions.md](../../docs/spec/decisions.md) [D10](../../docs/spec/decisions.md#d10-refs-live-in-a-process)
   A sourceRef is "hist_" and 32 random hex, a key into the host process's own table. It lives
   600,000 ms from minting, at most 512 live at once (expired ones go first, then the oldest
   inserted), it is forgotten when presented while another session is current, and a restart of

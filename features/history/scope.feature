@@ -1,5 +1,5 @@
 Feature: Recall scopes decide which sessions and entries can be found
-  Spec: contract.md §2.5, §1.1 (historyTools.defaultScope, allowProjectScope, maxProjectSessions), §3.3 step 4, §7.1 case 3
+  Spec: [contract.md](../../docs/spec/contract.md) [§2.5](../../docs/spec/contract.md#25-scope-resolution-sources), [§1.1](../../docs/spec/contract.md#11-historytools) (historyTools.defaultScope, allowProjectScope, maxProjectSessions), [§3.3](../../docs/spec/contract.md#33-read-algorithm-and-its-codes-in-order) step 4, [§7.1](../../docs/spec/contract.md#71-testsintegrationhistory-recalltestts-ebb04f2d-real-pi-sessionmanager-offline) case 3
   Every request recomputes its authorized sources: the active branch, the whole current session,
   or, when explicitly allowed in a trusted project, the direct sibling session files of the same
   project. Nothing outside the scope is ever found, and an empty result never widens the scope.

@@ -1,5 +1,5 @@
 Feature: History status is content-free and never catches up
-  Spec: contract.md §4, §2.9; decisions.md D7
+  Spec: [contract.md](../../docs/spec/contract.md) [§4](../../docs/spec/contract.md#4-context_history_status), [§2.9](../../docs/spec/contract.md#29-result-envelope-shared-by-recall-read-and-status); [decisions.md](../../docs/spec/decisions.md) [D7](../../docs/spec/decisions.md#d7-warnings)
   context_history_status reports only schema, flags, enums, counters and codes. It reads the
   current session's index state as it is: "complete" means a checkpoint exists, not that it is
   fresh. It never runs the catch-up, never checks the abort signal, and reports the configured

@@ -1,5 +1,5 @@
 Feature: History tool requests are validated in the contract's order
-  Spec: contract.md §2.3, §2.4, §3.3 steps 2 and 5; decisions.md D4
+  Spec: [contract.md](../../docs/spec/contract.md) [§2.3](../../docs/spec/contract.md#23-service-level-validation-validatehistoryquery), [§2.4](../../docs/spec/contract.md#24-gating-and-fail-open-behaviour), [§3.3](../../docs/spec/contract.md#33-read-algorithm-and-its-codes-in-order) steps 2 and 5; [decisions.md](../../docs/spec/decisions.md) [D4](../../docs/spec/decisions.md#d4-dates)
   Bad arguments give an unavailable envelope with exactly one code and no content.
 
   Background:

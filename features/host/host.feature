@@ -1,5 +1,5 @@
 Feature: Host facts
-  Spec: decisions.md D9; pi-session-model.md §1.1
+  Spec: [decisions.md](../../docs/spec/decisions.md) [D9](../../docs/spec/decisions.md#d9-the-host); [pi-session-model.md](../../docs/spec/pi-session-model.md) [§1.1](../../docs/spec/pi-session-model.md#11-directory-layout-and-file-names)
   The host facts are what Pi 0.84.3 itself would derive from its home, working directory,
   environment and command line: the agent dir, the session dir and whether the project is trusted.
   Paths in quotes are relative to the scenario's scratch directory.

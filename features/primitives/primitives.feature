@@ -1,5 +1,5 @@
 Feature: Primitives with one owner each
-  Spec: issue "Foundation" deliverable 6; decisions.md D2, D3; contract.md §0.2; pi-session-model.md §1.1, §1.2
+  Spec: issue "Foundation" deliverable 6; [decisions.md](../../docs/spec/decisions.md) [D2](../../docs/spec/decisions.md#d2-json-bytes), [D3](../../docs/spec/decisions.md#d3-lengths-and-tokens); [contract.md](../../docs/spec/contract.md) [§0.2](../../docs/spec/contract.md#02-conventions-used-everywhere-in-the-upstream); [pi-session-model.md](../../docs/spec/pi-session-model.md) [§1.1](../../docs/spec/pi-session-model.md#11-directory-layout-and-file-names), [§1.2](../../docs/spec/pi-session-model.md#12-bytes-on-disk)
   JSON bytes as JavaScript's JSON.stringify writes them, lengths in UTF-16 code units, chars-v1
   tokens, canonical paths and Pi's session-folder name of a cwd.
 

@@ -1,5 +1,5 @@
 Feature: Packaged fixtures read as Pi reads them
-  Spec: issue "Foundation" deliverables 2, 3, 9 and 11; pi-session-model.md §1.7, §2; fixtures/MANIFEST.json facts
+  Spec: issue "Foundation" deliverables 2, 3, 9 and 11; [pi-session-model.md](../../docs/spec/pi-session-model.md) [§1.7](../../docs/spec/pi-session-model.md#17-loading-rules-loadentriesfromfile-used-by-open), [§2](../../docs/spec/pi-session-model.md#2-versions-1-and-2-and-migration); fixtures/MANIFEST.json facts
   Each packaged fixture is inspected read-only; what the implementation reports agrees with the
   facts the manifest records (checked against the real Pi 0.84.3 when the fixtures were made).
 

@@ -1,5 +1,5 @@
 Feature: Canonical reader
-  Spec: issue "Foundation" deliverable 2; pi-session-model.md §1.2, §1.7, §2; contract.md §3.5, §8.4
+  Spec: issue "Foundation" deliverable 2; [pi-session-model.md](../../docs/spec/pi-session-model.md) [§1.2](../../docs/spec/pi-session-model.md#12-bytes-on-disk), [§1.7](../../docs/spec/pi-session-model.md#17-loading-rules-loadentriesfromfile-used-by-open), [§2](../../docs/spec/pi-session-model.md#2-versions-1-and-2-and-migration); [contract.md](../../docs/spec/contract.md) [§3.5](../../docs/spec/contract.md#35-canonical-source-verification-all-on-one-file-descriptor), [§8.4](../../docs/spec/contract.md#84-minimal-golden-constants-to-pin-in-a-conformance-suite)
   A session file is read record by record, read-only, with a byte locator and a raw SHA-256
   for every physical line, and with bounded diagnostics for what Pi would skip or refuse.
 

@@ -1,5 +1,5 @@
 Feature: Tool atomicity decides whether a session can be rebased
-  Spec: contract.md §6.4, §6.2 step 23, §7.2 cases 8-12
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.4](../../docs/spec/contract.md#64-tool-atomicity-the-052-contract), [§6.2](../../docs/spec/contract.md#62-preconditions-and-their-blocking-codes-evaluated-in-this-order) step 23, [§7.2](../../docs/spec/contract.md#72-testsintegrationsession-rebasetestts-newest-at-0a4184e6-the-ebb04f2d-version-lacks-the-atomicity-cases) cases 8-12
   The compaction-aware context Pi would give the model at the captured leaf must hold every tool
   call with its result and every result with its call; an issue there blocks the rebase before
   any journal or target exists. Incomplete exchanges that compaction already archived stay in the

@@ -1,5 +1,5 @@
 Feature: The rebase checkpoint is deterministic quoted state, bound to its source by the link
-  Spec: contract.md §6.5 (identity), §6.6, §6.8, §6.14, §7.2 cases 1, 7, 14; decisions.md D1, D2
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.5](../../docs/spec/contract.md#65-operation-identity-journal-file-and-phases) (identity), [§6.6](../../docs/spec/contract.md#66-checkpoint-construction-deterministic-no-llm), [§6.8](../../docs/spec/contract.md#68-target-staging-and-no-overwrite-installation), [§6.14](../../docs/spec/contract.md#614-carrying-pins-and-session-memory-into-the-continuation), [§7.2](../../docs/spec/contract.md#72-testsintegrationsession-rebasetestts-newest-at-0a4184e6-the-ebb04f2d-version-lacks-the-atomicity-cases) cases 1, 7, 14; [decisions.md](../../docs/spec/decisions.md) [D1](../../docs/spec/decisions.md#d1-compatibility-target), [D2](../../docs/spec/decisions.md#d2-json-bytes)
   Operation and checkpoint ids derive from the source session id, the captured leaf and the
   SHA-256 of the whole source. The checkpoint quotes Pi's compaction-aware context as one JSON
   string inside sentinels, says verification is unknown, carries confirmed pins and session

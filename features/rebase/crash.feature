@@ -1,5 +1,5 @@
 Feature: A rebase process that dies at any crash point loses nothing and recovers
-  Spec: contract.md §6.5 (durable write, phases), §6.11, §6.12, §7.2 case 6; decisions.md D11
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.5](../../docs/spec/contract.md#65-operation-identity-journal-file-and-phases) (durable write, phases), [§6.11](../../docs/spec/contract.md#611-recovery-algorithm---recover-operationid), [§6.12](../../docs/spec/contract.md#612-inter-process-lock), [§7.2](../../docs/spec/contract.md#72-testsintegrationsession-rebasetestts-newest-at-0a4184e6-the-ebb04f2d-version-lacks-the-atomicity-cases) case 6; [decisions.md](../../docs/spec/decisions.md) [D11](../../docs/spec/decisions.md#d11-crash-points)
   A crash is a real process exit without cleanup (exit code 91), armed through rebase.crash in a
   child process at one of the six journal phases or at the two points inside the target's
   durable write. The lock dies with the process. Recovery from the source then reaches Verified

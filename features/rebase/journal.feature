@@ -1,5 +1,5 @@
 Feature: The rebase journal is the durable, metadata-only record of one operation
-  Spec: contract.md §6.2 steps 11-13, §6.5, §6.10, §6.11, §7.2 cases 2, 4; decisions.md D1, D2
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.2](../../docs/spec/contract.md#62-preconditions-and-their-blocking-codes-evaluated-in-this-order) steps 11-13, [§6.5](../../docs/spec/contract.md#65-operation-identity-journal-file-and-phases), [§6.10](../../docs/spec/contract.md#610-failure-handling-the-recoverable-state), [§6.11](../../docs/spec/contract.md#611-recovery-algorithm---recover-operationid), [§7.2](../../docs/spec/contract.md#72-testsintegrationsession-rebasetestts-newest-at-0a4184e6-the-ebb04f2d-version-lacks-the-atomicity-cases) cases 2, 4; [decisions.md](../../docs/spec/decisions.md) [D1](../../docs/spec/decisions.md#d1-compatibility-target), [D2](../../docs/spec/decisions.md#d2-json-bytes)
   One compact JSON.stringify object at <source dir>/.ds4-rebase/operations/<id>.json, no trailing
   newline, at most 32,000 bytes, durably replaced at every phase. Recovery refuses a journal that
   is missing, oversized, not JSON, or that names another operation, schema or source file.

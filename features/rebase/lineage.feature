@@ -1,5 +1,5 @@
 Feature: A verified link makes the target a continuation of its source for history recall
-  Spec: contract.md §6.13, §6.3, §2.5 (current-lineage), §5.3, §7.2 cases 1, 17
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.13](../../docs/spec/contract.md#613-lineage-verification-loadrebasestate), [§6.3](../../docs/spec/contract.md#63-what-complete-canonical-source-means), [§2.5](../../docs/spec/contract.md#25-scope-resolution-sources) (current-lineage), [§5.3](../../docs/spec/contract.md#53-migration-18-rebuildable-rebase-projections), [§7.2](../../docs/spec/contract.md#72-testsintegrationsession-rebasetestts-newest-at-0a4184e6-the-ebb04f2d-version-lacks-the-atomicity-cases) cases 1, 17
   Only a checkpoint/link pair on the active branch of the current session, verified against the
   source prefix, grants lineage. Recall in current-lineage scope then also searches the source's
   captured branch, labelled lineage-ancestor. A parentSession header alone grants nothing, a

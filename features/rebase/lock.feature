@@ -1,5 +1,5 @@
 Feature: One inter-process lock per canonical source keeps two rebases of it apart
-  Spec: contract.md §6.12, §6.2 step 14, §7.2 cases 16, 18; decisions.md D1
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.12](../../docs/spec/contract.md#612-inter-process-lock), [§6.2](../../docs/spec/contract.md#62-preconditions-and-their-blocking-codes-evaluated-in-this-order) step 14, [§7.2](../../docs/spec/contract.md#72-testsintegrationsession-rebasetestts-newest-at-0a4184e6-the-ebb04f2d-version-lacks-the-atomicity-cases) cases 16, 18; [decisions.md](../../docs/spec/decisions.md) [D1](../../docs/spec/decisions.md#d1-compatibility-target)
   The lock is an SQLite writer transaction (BEGIN IMMEDIATE) on
   <source dir>/.ds4-rebase/locks/<sha256(canonical source path)>.sqlite, the TypeScript
   implementation's scheme, so the two implementations exclude each other. Here a step holds it

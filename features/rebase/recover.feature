@@ -1,5 +1,5 @@
 Feature: Recovery finishes or re-verifies an operation, from the source or from the target
-  Spec: contract.md §6.11, §6.2 steps 10-13, 24-25, §6.9, §7.2 cases 2-5; decisions.md D1
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.11](../../docs/spec/contract.md#611-recovery-algorithm---recover-operationid), [§6.2](../../docs/spec/contract.md#62-preconditions-and-their-blocking-codes-evaluated-in-this-order) steps 10-13, 24-25, [§6.9](../../docs/spec/contract.md#69-activation-and-verification), [§7.2](../../docs/spec/contract.md#72-testsintegrationsession-rebasetestts-newest-at-0a4184e6-the-ebb04f2d-version-lacks-the-atomicity-cases) cases 2-5; [decisions.md](../../docs/spec/decisions.md) [D1](../../docs/spec/decisions.md#d1-compatibility-target)
   Recovery re-validates the source against the journal's leaf, size and hash (the source may
   have grown: only the prefix must match), reuses an installed target after checking its staged
   bytes, or rebuilds the same target deterministically when none was installed. It is idempotent

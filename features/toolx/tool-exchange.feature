@@ -1,5 +1,5 @@
 Feature: Tool exchange analysis
-  Spec: issue "Foundation" deliverable 5; contract.md §6.4; pi-session-model.md §5
+  Spec: issue "Foundation" deliverable 5; [contract.md](../../docs/spec/contract.md) [§6.4](../../docs/spec/contract.md#64-tool-atomicity-the-052-contract); [pi-session-model.md](../../docs/spec/pi-session-model.md) [§5](../../docs/spec/pi-session-model.md#5-pairing-tool-calls-with-tool-results)
   Assistant toolCall ids are paired with toolResult messages. Active issues are those of the
   compaction-aware context; historical ones are on the branch but not active. Only counts leave.
 

@@ -1,5 +1,5 @@
 Feature: Session tree
-  Spec: issue "Foundation" deliverable 3; pi-session-model.md §1.4, §3, §4.1
+  Spec: issue "Foundation" deliverable 3; [pi-session-model.md](../../docs/spec/pi-session-model.md) [§1.4](../../docs/spec/pi-session-model.md#14-entries-common-fields-ids-timestamps), [§3](../../docs/spec/pi-session-model.md#3-the-leaf-branching-and-persistence), [§4.1](../../docs/spec/pi-session-model.md#41-buildsessionpathentries-leafid-byid-internal)
   Entries form a tree through parentId. Pi indexes ids with the last entry winning, takes the
   active leaf to be the last entry in file order (whatever its type) unless the host gives one,
   and walks parent links to a root.
