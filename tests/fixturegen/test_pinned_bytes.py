@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.fixturegen.generator import GenOptions, generate
+from reference.fixturegen.generator import generate
+from reference.fixturegen.options import GenOptions
 from reference.primitives.jsonbytes import js_stringify
 
 #: name -> (options, [(SHA-256 of the file, SHA-256 of its name, id, count, leaf and notable ids as JSON)])
