@@ -153,7 +153,8 @@ def _big_record_line(parent_id: str, timestamp: str, ms: int) -> bytes:
 
 def prepare(args: argparse.Namespace) -> dict[str, Any]:
     """Generate the project once (or reuse it) and return its manifest."""
-    from reference.fixturegen.generator import GenOptions, generate
+    from reference.fixturegen.generator import generate
+    from reference.fixturegen.options import GenOptions
 
     total_bytes = int(args.gb * args.scale * 1e9)
     min_entries = int(args.entries * args.scale)

@@ -5,7 +5,7 @@
     python bench/run.py rebase --json
 
 A valid Pi v3 source of about ``--sizes`` MiB is generated once under ``bench/out/rebase-*/``
-(``reference.fixturegen.generator``: user and assistant messages, tool calls with results, branches,
+(``reference.fixturegen``: user and assistant messages, tool calls with results, branches,
 compactions, custom entries) and reused.  Its tail ends with a compaction whose
 ``firstKeptEntryId`` is the last user message before it, so the compaction-aware context, and
 hence the handoff, fits the default 8,000-token checkpoint budget.  The source is never written:
@@ -70,24 +70,21 @@ def mib(value: int | None) -> str:
 
 def make_source(folder: Path, size_mib: int, seed: int) -> Path:
     """A valid v3 source of about ``size_mib`` MiB whose context at the last entry stays small."""
-    from reference.fixturegen.generator import (
-        BASE_CLOCK_MS,
-        GenOptions,
-        _Session,
-        _uuid7,
-        _Writer,
-        iso,
-        session_file_name,
-    )
+    from reference.fixturegen.line_writer import LineWriter
+    from reference.fixturegen.naming import BASE_CLOCK_MS, iso, session_file_name, uuid7
+    from reference.fixturegen.options import GenOptions
+    from reference.fixturegen.session import SessionBuilder
 
     rng = random.Random(seed)
     options = GenOptions(seed=seed, target_bytes=size_mib * MIB, compactions=4, branches=6, cwd=PROJECT_CWD)
     session_rng = random.Random(rng.getrandbits(64))
-    session_id = _uuid7(session_rng, BASE_CLOCK_MS)
+    session_id = uuid7(session_rng, BASE_CLOCK_MS)
     path = folder / session_file_name(iso(BASE_CLOCK_MS), session_id)
     partial = path.with_suffix(".partial")
     with partial.open("wb") as fh:
-        session = _Session(session_rng, options, _Writer(fh, False, path, None), BASE_CLOCK_MS, session_id)
+        session = SessionBuilder(
+            session_rng, options, LineWriter(fh, False, path, None), BASE_CLOCK_MS, session_id
+        )
         session.run()
         # The tail: a few complete turns, then a compaction that keeps only the last user turn.
         session.turn_tool_single()

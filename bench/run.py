@@ -85,7 +85,8 @@ def measure(kind: str, path: Path) -> dict[str, Any]:
 
 def session_of(size_mb: int, seed: int) -> Path:
     """A generated session of about ``size_mb`` MB, made once and kept under bench/out/."""
-    from reference.fixturegen.generator import GenOptions, generate
+    from reference.fixturegen.generator import generate
+    from reference.fixturegen.options import GenOptions
 
     folder = OUT / f"reader-{size_mb}mb-seed{seed}"
     existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []

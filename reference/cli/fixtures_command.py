@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from reference.fixturegen.generator import GeneratedSession, GenOptions, generate
+from reference.fixturegen.generator import generate
+from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.primitives.jsonbytes import js_stringify
 
 EXIT_CONTRACT_ERROR: Final = 2

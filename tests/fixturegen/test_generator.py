@@ -23,14 +23,11 @@ from referencing.jsonschema import DRAFT202012
 from testkit.paths import REPO_ROOT
 
 from reference.cli import fixtures_command as cli_fixtures
-from reference.fixturegen.generator import (
-    GeneratedSession,
-    GenOptions,
-    file_facts,
-    generate,
-    refresh_fixtures,
-    session_file_name,
-)
+from reference.fixturegen.facts import file_facts
+from reference.fixturegen.generator import generate
+from reference.fixturegen.naming import session_file_name
+from reference.fixturegen.options import GeneratedSession, GenOptions
+from reference.fixturegen.refresh import refresh_fixtures
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
 
 ROOT = REPO_ROOT
@@ -226,7 +223,8 @@ def test_same_seed_same_bytes_different_seed_different_bytes(tmp_path: Path) -> 
 def test_bytes_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
     """Set or dict iteration order must never leak into the output (PYTHONHASHSEED varies per run)."""
     script = (
-        "import sys, hashlib; from pathlib import Path; from reference.fixturegen.generator import GenOptions, generate; "
+        "import sys, hashlib; from pathlib import Path; "
+        "from reference.fixturegen.generator import generate; from reference.fixturegen.options import GenOptions; "
         "[s] = generate(Path(sys.argv[1]), GenOptions(seed=5, entries=80, siblings=20, compactions=3, branches=4)); "
         "print(hashlib.sha256(s.path.read_bytes()).hexdigest())"
     )
