@@ -66,7 +66,7 @@ def _host_params(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Run one ``config`` sub-command; contract errors become one stderr line and exit 2."""
-    from reference.config import configuration as config
+    from reference.config import adapter_operations as config
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 

@@ -16,8 +16,18 @@ from hypothesis import strategies as st
 from testkit.paths import REPO_ROOT
 
 from reference.cli import config_command as cli_config
-from reference.config import configuration as cfg
+from reference.config.adapter_operations import op_config_set, op_config_show, op_config_unset
+from reference.config.catalog import CATALOG, INTEGER_BOUNDS, find_field
+from reference.config.command_line import run_config_command, split_tokens
+from reference.config.defaults import SCHEMA_ID, default_config
+from reference.config.dotted_paths import get_path
+from reference.config.edits import set_value, unset_value
+from reference.config.layering import ConfigTargets, LoadedConfig, load_config
+from reference.config.show import render_show
+from reference.config.validation import validate_config
 from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import js_stringify_pretty
+from reference.primitives.jsvalues import is_safe_integer, typeof
 
 SCHEMA_PATH = REPO_ROOT / "schemas" / "config" / "ds4-context.schema.json"
 
@@ -28,11 +38,11 @@ class Layout:
     global_path: Path
     project_path: Path
 
-    def targets(self, trusted: bool = True) -> cfg.ConfigTargets:
-        return cfg.ConfigTargets(str(self.global_path), str(self.project_path), trusted)
+    def targets(self, trusted: bool = True) -> ConfigTargets:
+        return ConfigTargets(str(self.global_path), str(self.project_path), trusted)
 
-    def load(self, trusted: bool = True) -> cfg.LoadedConfig:
-        return cfg.load_config(global_path=str(self.global_path), project_path=str(self.project_path),
+    def load(self, trusted: bool = True) -> LoadedConfig:
+        return load_config(global_path=str(self.global_path), project_path=str(self.project_path),
                                project_trusted=trusted)
 
 
@@ -47,7 +57,7 @@ def write(path: Path, content: Any) -> Path:
     return path
 
 
-def discard_message(loaded: cfg.LoadedConfig, path: Path) -> str:
+def discard_message(loaded: LoadedConfig, path: Path) -> str:
     """The single 'configuration ignored' message recorded for ``path``."""
     prefix = f"{path}: configuration ignored: "
     matches = [w[len(prefix):] for w in loaded.warnings if w.startswith(prefix)]
@@ -90,27 +100,27 @@ FEATURE_DEFAULTS = {
 @pytest.mark.parametrize(("path", "expected"), FEATURE_DEFAULTS.items())
 def test_defaults_without_files(layout: Layout, path: str, expected: Any) -> None:
     loaded = layout.load()
-    assert cfg.get_path(loaded.config, path) == expected
-    assert type(cfg.get_path(loaded.config, path)) is type(expected)
+    assert get_path(loaded.config, path) == expected
+    assert type(get_path(loaded.config, path)) is type(expected)
     assert loaded.warnings == ()
     assert [(f.scope, f.loaded) for f in loaded.files] == [("global", False), ("project", False)]
 
 
 def test_defaults_pass_validation_and_copies_are_independent() -> None:
-    cfg.validate_config(cfg.default_config())
-    first = cfg.default_config()
+    validate_config(default_config())
+    first = default_config()
     first["historyTools"]["maxResults"] = 1
-    assert cfg.default_config()["historyTools"]["maxResults"] == 6
+    assert default_config()["historyTools"]["maxResults"] == 6
 
 
 def test_schema_id() -> None:
-    assert cfg.SCHEMA_ID == "ds4-context-config-v1"
+    assert SCHEMA_ID == "ds4-context-config-v1"
 
 
 def test_catalog_covers_the_feature_with_upstream_kinds() -> None:
-    kinds = {item.path: item.kind for item in cfg.CATALOG}
+    kinds = {item.path: item.kind for item in CATALOG}
     assert set(kinds) == set(FEATURE_DEFAULTS)
-    assert len(cfg.CATALOG) == 25
+    assert len(CATALOG) == 25
     for path in ("historyTools.enabled", "historyTools.allowProjectScope", "historyTools.includeSummaries",
                  "sessionRebase.enabled", "sessionRebase.preserveSource"):
         assert kinds[path] == "boolean"
@@ -118,16 +128,16 @@ def test_catalog_covers_the_feature_with_upstream_kinds() -> None:
                  "sessionRebase.suggestAfterCompactions", "sessionRebase.suggestAboveSessionMiB",
                  "sessionRebase.checkpointTargetTokens"):
         assert kinds[path] == "integer"
-    scope = cfg.find_field("historyTools.defaultScope")
-    mode = cfg.find_field("sessionRebase.mode")
+    scope = find_field("historyTools.defaultScope")
+    mode = find_field("sessionRebase.mode")
     assert scope is not None and scope.values == ("current-branch", "current-session", "current-lineage")
     assert mode is not None and mode.values == ("manual",)
-    assert cfg.find_field("compaction.enabled") is None
+    assert find_field("compaction.enabled") is None
 
 
-@pytest.mark.parametrize("path", list(cfg.INTEGER_BOUNDS))
+@pytest.mark.parametrize("path", list(INTEGER_BOUNDS))
 def test_catalog_descriptions_state_the_ranges(path: str) -> None:
-    item = cfg.find_field(path)
+    item = find_field(path)
     assert item is not None and item.bounds is not None
     low, high = item.bounds
     assert f"{low} to {high}" in item.description
@@ -141,10 +151,10 @@ def split(path: str) -> tuple[str, str]:
     return section, key
 
 
-@pytest.mark.parametrize("path", list(cfg.INTEGER_BOUNDS))
+@pytest.mark.parametrize("path", list(INTEGER_BOUNDS))
 @pytest.mark.parametrize("edge", ["min", "max"])
 def test_integer_bounds_are_inclusive(layout: Layout, path: str, edge: str) -> None:
-    low, high = cfg.INTEGER_BOUNDS[path]
+    low, high = INTEGER_BOUNDS[path]
     section, key = split(path)
     value = low if edge == "min" else high
     write(layout.global_path, {section: {key: value}})
@@ -154,10 +164,10 @@ def test_integer_bounds_are_inclusive(layout: Layout, path: str, edge: str) -> N
     assert loaded.files[0].loaded
 
 
-@pytest.mark.parametrize("path", list(cfg.INTEGER_BOUNDS))
+@pytest.mark.parametrize("path", list(INTEGER_BOUNDS))
 @pytest.mark.parametrize("edge", ["below", "above"])
 def test_integer_out_of_range_discards_the_file(layout: Layout, path: str, edge: str) -> None:
-    low, high = cfg.INTEGER_BOUNDS[path]
+    low, high = INTEGER_BOUNDS[path]
     section, key = split(path)
     write(layout.global_path, {section: {key: low - 1 if edge == "below" else high + 1}, "enabled": False})
     loaded = layout.load()
@@ -339,7 +349,7 @@ def test_unparseable_json_discards_the_file(layout: Layout, text: str) -> None:
     write(layout.global_path, text)
     loaded = layout.load()
     assert discard_message(loaded, layout.global_path)
-    assert loaded.config == cfg.default_config()
+    assert loaded.config == default_config()
 
 
 @pytest.mark.parametrize("text", ["[]", "1", '"x"', "null"])
@@ -401,9 +411,9 @@ def test_project_file_is_validated_on_top_of_the_global_layer(layout: Layout) ->
 
 def test_a_loaded_configuration_does_not_follow_later_edits(layout: Layout) -> None:
     loaded = layout.load()
-    cfg.set_value("historyTools.maxResults", "3", global_target=True, targets=layout.targets())
+    set_value("historyTools.maxResults", "3", global_target=True, targets=layout.targets())
     assert loaded.config["historyTools"]["maxResults"] == 6
-    shown = cfg.run_config_command("show", loaded=loaded, targets=layout.targets())
+    shown = run_config_command("show", loaded=loaded, targets=layout.targets())
     assert "historyTools.maxResults" in shown and " 3 " not in shown.split("historyTools.maxResults")[1].splitlines()[0]
     assert layout.load().config["historyTools"]["maxResults"] == 3  # the next start sees it
 
@@ -417,7 +427,7 @@ def row(text: str, path: str) -> str:
 
 def test_show_header_files_and_warnings(layout: Layout) -> None:
     write(layout.global_path, {"bogus": 1})
-    text = cfg.render_show(layout.load())
+    text = render_show(layout.load())
     lines = text.splitlines()
     assert lines[0] == "DS4 Context Configuration (ds4-context-config-v1)"
     assert lines[2] == "Enabled:                   yes"
@@ -426,13 +436,13 @@ def test_show_header_files_and_warnings(layout: Layout) -> None:
     assert lines[5] == "Configuration warnings:    1"
     assert lines[6] == f"  - {layout.global_path}: Unknown configuration key ignored: bogus"
     assert "[historyTools]" in lines and "[sessionRebase]" in lines
-    assert sum(1 for item in cfg.CATALOG if any(line.startswith(item.path + " ") for line in lines)) == 25
+    assert sum(1 for item in CATALOG if any(line.startswith(item.path + " ") for line in lines)) == 25
     assert "next Pi session" in text
 
 
 def test_show_row_has_active_default_and_hints(layout: Layout) -> None:
     write(layout.global_path, {"historyTools": {"defaultScope": "current-lineage"}, "enabled": False})
-    text = cfg.render_show(layout.load())
+    text = render_show(layout.load())
     expected = ("historyTools.defaultScope".ljust(48) + "  " + '"current-lineage"'.ljust(28) + "  "
                 + '"current-branch"'.ljust(28) + "  current-branch|current-session|current-lineage enum")
     assert row(text, "historyTools.defaultScope") == expected
@@ -450,7 +460,7 @@ def test_show_row_has_active_default_and_hints(layout: Layout) -> None:
 )
 def test_show_shortens_long_values(layout: Layout, providers: list[str], cell: str) -> None:
     write(layout.global_path, {"privacy": {"localProviders": providers}})
-    line = row(cfg.render_show(layout.load()), "privacy.localProviders")
+    line = row(render_show(layout.load()), "privacy.localProviders")
     assert line[50:].startswith(cell + " ")
     assert line[50:].count("…") == (2 if cell.endswith("…") else 1)  # the default cell is always long
 
@@ -459,7 +469,7 @@ def test_show_shortens_long_values(layout: Layout, providers: list[str], cell: s
 
 
 def test_set_writes_the_project_file_as_pretty_json(layout: Layout) -> None:
-    change = cfg.set_value("historyTools.maxResults", "8", global_target=False, targets=layout.targets())
+    change = set_value("historyTools.maxResults", "8", global_target=False, targets=layout.targets())
     assert layout.project_path.read_bytes() == b'{\n  "historyTools": {\n    "maxResults": 8\n  }\n}\n'
     assert change.file == str(layout.project_path) and change.scope == "project"
     assert change.message.splitlines()[0] == (
@@ -470,14 +480,14 @@ def test_set_writes_the_project_file_as_pretty_json(layout: Layout) -> None:
 
 def test_set_requires_a_trusted_project_and_suggests_global(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        cfg.set_value("historyTools.maxResults", "8", global_target=False, targets=layout.targets(trusted=False))
+        set_value("historyTools.maxResults", "8", global_target=False, targets=layout.targets(trusted=False))
     assert caught.value.code == "config-project-untrusted"
     assert "--global" in caught.value.message
     assert not layout.project_path.parent.exists()
 
 
 def test_set_global_writes_the_agent_file(layout: Layout) -> None:
-    change = cfg.set_value("sessionRebase.enabled", "false", global_target=True, targets=layout.targets(False))
+    change = set_value("sessionRebase.enabled", "false", global_target=True, targets=layout.targets(False))
     assert json.loads(layout.global_path.read_text()) == {"sessionRebase": {"enabled": False}}
     assert change.scope == "global"
     assert layout.load().config["sessionRebase"]["enabled"] is False
@@ -485,7 +495,7 @@ def test_set_global_writes_the_agent_file(layout: Layout) -> None:
 
 def test_set_keeps_other_keys_and_replaces_a_non_object_parent(layout: Layout) -> None:
     write(layout.global_path, {"zeta": 1, "historyTools": 5, "privacy": {"enabled": True}})
-    change = cfg.set_value("historyTools.enabled", "FALSE", global_target=True, targets=layout.targets())
+    change = set_value("historyTools.enabled", "FALSE", global_target=True, targets=layout.targets())
     assert json.loads(layout.global_path.read_text()) == {
         "zeta": 1, "historyTools": {"enabled": False}, "privacy": {"enabled": True}}
     assert list(json.loads(layout.global_path.read_text())) == ["zeta", "historyTools", "privacy"]
@@ -495,7 +505,7 @@ def test_set_keeps_other_keys_and_replaces_a_non_object_parent(layout: Layout) -
 
 def test_set_writes_numbers_as_javascript(layout: Layout) -> None:
     write(layout.global_path, '{"context": {"targetFillRatio": 0.70, "recentTailTokens": 6.4e4}, "x": 1e21}')
-    cfg.set_value("retrieval.fts", "false", global_target=True, targets=layout.targets())
+    set_value("retrieval.fts", "false", global_target=True, targets=layout.targets())
     text = layout.global_path.read_text()
     assert '"targetFillRatio": 0.7,' in text and '"recentTailTokens": 64000' in text and '"x": 1e+21' in text
 
@@ -514,8 +524,8 @@ def test_set_writes_numbers_as_javascript(layout: Layout) -> None:
     ],
 )
 def test_set_parses_values_by_kind(layout: Layout, path: str, raw: str, expected: Any) -> None:
-    cfg.set_value(path, raw, global_target=True, targets=layout.targets())
-    assert cfg.get_path(layout.load().config, path) == expected
+    set_value(path, raw, global_target=True, targets=layout.targets())
+    assert get_path(layout.load().config, path) == expected
 
 
 @pytest.mark.parametrize(
@@ -543,14 +553,14 @@ def test_set_parses_values_by_kind(layout: Layout, path: str, raw: str, expected
 )
 def test_set_rejects_values_that_do_not_parse(layout: Layout, path: str, raw: str, message: str) -> None:
     with pytest.raises(ContractViolation) as caught:
-        cfg.set_value(path, raw, global_target=True, targets=layout.targets())
+        set_value(path, raw, global_target=True, targets=layout.targets())
     assert (caught.value.code, caught.value.message) == ("config-invalid-value", message)
     assert not layout.global_path.exists()
 
 
 def test_set_unknown_path_points_to_the_list(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        cfg.set_value("historyTools.maxResult", "1", global_target=True, targets=layout.targets())
+        set_value("historyTools.maxResult", "1", global_target=True, targets=layout.targets())
     assert caught.value.code == "config-unknown-path"
     assert caught.value.message == "Unknown configuration key: historyTools.maxResult. See /context config for the full list."
 
@@ -559,7 +569,7 @@ def test_set_unknown_path_points_to_the_list(layout: Layout) -> None:
 def test_set_refuses_a_malformed_existing_file(layout: Layout, text: str, detail: str) -> None:
     write(layout.global_path, text)
     with pytest.raises(ContractViolation) as caught:
-        cfg.set_value("historyTools.maxResults", "4", global_target=True, targets=layout.targets())
+        set_value("historyTools.maxResults", "4", global_target=True, targets=layout.targets())
     assert caught.value.code == "config-file-malformed"
     assert detail in caught.value.message and str(layout.global_path) in caught.value.message
     assert layout.global_path.read_text() == text
@@ -569,7 +579,7 @@ def test_set_writes_nothing_when_the_file_would_be_invalid(layout: Layout) -> No
     original = '{"historyTools": {"maxOutputTokens": 100}}'
     write(layout.global_path, original)
     with pytest.raises(ContractViolation) as caught:
-        cfg.set_value("historyTools.maxResults", "4", global_target=True, targets=layout.targets())
+        set_value("historyTools.maxResults", "4", global_target=True, targets=layout.targets())
     assert (caught.value.code, caught.value.message) == (
         "config-invalid", "historyTools.maxOutputTokens must be an integer between 256 and 6000")
     assert layout.global_path.read_text() == original
@@ -577,7 +587,7 @@ def test_set_writes_nothing_when_the_file_would_be_invalid(layout: Layout) -> No
 
 def test_set_out_of_range_creates_no_file(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        cfg.set_value("sessionRebase.checkpointTargetTokens", "511", global_target=False, targets=layout.targets())
+        set_value("sessionRebase.checkpointTargetTokens", "511", global_target=False, targets=layout.targets())
     assert caught.value.message == "sessionRebase.checkpointTargetTokens must be an integer between 512 and 24000"
     assert not layout.project_path.exists()
     assert not any(layout.root.rglob("*.tmp"))
@@ -585,7 +595,7 @@ def test_set_out_of_range_creates_no_file(layout: Layout) -> None:
 
 def test_set_preserve_source_false_is_refused(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        cfg.set_value("sessionRebase.preserveSource", "false", global_target=True, targets=layout.targets())
+        set_value("sessionRebase.preserveSource", "false", global_target=True, targets=layout.targets())
     assert caught.value.message == "sessionRebase requires manual mode and preserveSource=true"
 
 
@@ -594,20 +604,20 @@ def test_set_preserve_source_false_is_refused(layout: Layout) -> None:
 
 def test_unset_removes_the_key_and_prunes_empty_parents(layout: Layout) -> None:
     write(layout.global_path, {"historyTools": {"maxResults": 4}, "enabled": True})
-    change = cfg.unset_value("historyTools.maxResults", global_target=True, targets=layout.targets())
+    change = unset_value("historyTools.maxResults", global_target=True, targets=layout.targets())
     assert layout.global_path.read_text() == '{\n  "enabled": true\n}\n'
     assert change.message.splitlines()[0] == f"Unset historyTools.maxResults in {layout.global_path} (global configuration)."
 
 
 def test_unset_keeps_a_parent_that_still_has_keys(layout: Layout) -> None:
     write(layout.project_path, {"historyTools": {"maxResults": 4, "enabled": False}})
-    cfg.unset_value("historyTools.maxResults", global_target=False, targets=layout.targets())
+    unset_value("historyTools.maxResults", global_target=False, targets=layout.targets())
     assert json.loads(layout.project_path.read_text()) == {"historyTools": {"enabled": False}}
 
 
 def test_unset_of_the_last_key_leaves_an_empty_object(layout: Layout) -> None:
     write(layout.project_path, {"privacy": {"redactSecrets": False}})
-    cfg.unset_value("privacy.redactSecrets", global_target=False, targets=layout.targets())
+    unset_value("privacy.redactSecrets", global_target=False, targets=layout.targets())
     assert layout.project_path.read_text() == "{}\n"
 
 
@@ -616,7 +626,7 @@ def test_unset_of_a_key_that_is_not_set(layout: Layout, content: Any) -> None:
     if content is not None:
         write(layout.global_path, content)
     with pytest.raises(ContractViolation) as caught:
-        cfg.unset_value("historyTools.maxResults", global_target=True, targets=layout.targets())
+        unset_value("historyTools.maxResults", global_target=True, targets=layout.targets())
     assert caught.value.code == "config-not-set"
     assert caught.value.message == f"historyTools.maxResults is not set in {layout.global_path}"
 
@@ -625,14 +635,14 @@ def test_unset_writes_nothing_when_the_rest_is_invalid(layout: Layout) -> None:
     original = '{"historyTools": {"maxResults": 40, "enabled": false}}'
     write(layout.global_path, original)
     with pytest.raises(ContractViolation) as caught:
-        cfg.unset_value("historyTools.enabled", global_target=True, targets=layout.targets())
+        unset_value("historyTools.enabled", global_target=True, targets=layout.targets())
     assert caught.value.code == "config-invalid"
     assert layout.global_path.read_text() == original
 
 
 def test_unset_in_an_untrusted_project(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        cfg.unset_value("historyTools.enabled", global_target=False, targets=layout.targets(trusted=False))
+        unset_value("historyTools.enabled", global_target=False, targets=layout.targets(trusted=False))
     assert caught.value.code == "config-project-untrusted"
 
 
@@ -640,7 +650,7 @@ def test_unset_in_an_untrusted_project(layout: Layout) -> None:
 
 
 def run_command(layout: Layout, args: str, trusted: bool = True) -> str:
-    return cfg.run_config_command(args, loaded=layout.load(trusted), targets=layout.targets(trusted))
+    return run_config_command(args, loaded=layout.load(trusted), targets=layout.targets(trusted))
 
 
 @pytest.mark.parametrize(
@@ -682,11 +692,11 @@ def test_command_usage_errors(layout: Layout, args: str, message: str) -> None:
 
 
 def test_show_is_the_default_command(layout: Layout) -> None:
-    assert run_command(layout, "") == run_command(layout, "SHOW") == cfg.render_show(layout.load())
+    assert run_command(layout, "") == run_command(layout, "SHOW") == render_show(layout.load())
 
 
 def test_tokens_follow_quotes_and_backslashes() -> None:
-    assert cfg.split_tokens(r""" a "b c" 'd"e' f\ g h\"""") == ["a", "b c", 'd"e', "f g", 'h"']
+    assert split_tokens(r""" a "b c" 'd"e' f\ g h\"""") == ["a", "b c", 'd"e', "f g", 'h"']
 
 
 # ----------------------------------------------------------------------------- adapter operations
@@ -703,7 +713,7 @@ def host_params(tmp_path: Path, trusted: bool) -> dict[str, Any]:
 def test_op_show_result(tmp_path: Path) -> None:
     params = host_params(tmp_path, trusted=True)
     write(tmp_path / "work" / ".pi" / "ds4-context.json", {"historyTools": {"maxResults": 2}})
-    result = cfg.op_config_show(params)
+    result = op_config_show(params)
     assert set(result) == {"schema", "config", "warnings", "files", "text"}
     assert result["schema"] == "ds4-context-config-v1"
     assert result["config"]["historyTools"]["maxResults"] == 2
@@ -716,23 +726,23 @@ def test_op_show_result(tmp_path: Path) -> None:
 
 def test_op_set_and_unset(tmp_path: Path) -> None:
     params = host_params(tmp_path, trusted=False)
-    result = cfg.op_config_set({**params, "path": "historyTools.includeSummaries", "value": "true", "global": True})
+    result = op_config_set({**params, "path": "historyTools.includeSummaries", "value": "true", "global": True})
     assert set(result) == {"message", "warnings", "file"}
     assert result["file"] == str(tmp_path / "agent" / "ds4-context.json")
-    assert cfg.op_config_show(params)["config"]["historyTools"]["includeSummaries"] is True
-    result = cfg.op_config_unset({**params, "path": "historyTools.includeSummaries", "global": True})
+    assert op_config_show(params)["config"]["historyTools"]["includeSummaries"] is True
+    result = op_config_unset({**params, "path": "historyTools.includeSummaries", "global": True})
     assert result["warnings"] == []
     with pytest.raises(ContractViolation) as caught:
-        cfg.op_config_set({**params, "path": "historyTools.includeSummaries", "value": "true"})
+        op_config_set({**params, "path": "historyTools.includeSummaries", "value": "true"})
     assert caught.value.code == "config-project-untrusted"
 
 
 def test_op_options_are_checked_first(tmp_path: Path) -> None:
     params = host_params(tmp_path, trusted=True)
     with pytest.raises(ContractViolation) as caught:
-        cfg.op_config_set({**params, "path": "nope", "value": "x", "options": ["--force"]})
+        op_config_set({**params, "path": "nope", "value": "x", "options": ["--force"]})
     assert (caught.value.code, caught.value.message) == ("config-unknown-option", "Unknown option(s): --force")
-    cfg.op_config_set({**params, "path": "historyTools.maxResults", "value": "3", "options": ["--global"]})
+    op_config_set({**params, "path": "historyTools.maxResults", "value": "3", "options": ["--global"]})
     assert (tmp_path / "agent" / "ds4-context.json").exists()
 
 
@@ -740,7 +750,7 @@ def test_op_options_are_checked_first(tmp_path: Path) -> None:
 def test_op_bad_params(tmp_path: Path, bad: dict[str, Any]) -> None:
     params = {**host_params(tmp_path, trusted=True), "path": "enabled", "value": "true", **bad}
     with pytest.raises(ContractViolation) as caught:
-        cfg.op_config_set(params)
+        op_config_set(params)
     assert caught.value.code == "invalid-params"
 
 
@@ -793,21 +803,13 @@ def test_cli_error_is_one_line_and_exit_2(cli_env: Path, capsys: pytest.CaptureF
      ({"b": 1, "2": 0, "1": 0}, '{\n  "1": 0,\n  "2": 0,\n  "b": 1\n}'), (1e-7, "1e-7"), ("é\u2028", '"é\u2028"')],
 )
 def test_pretty_json_matches_javascript(value: Any, text: str) -> None:
-    assert cfg.pretty_json(value) == text
-
-
-def test_parse_json_uses_javascript_numbers_and_order() -> None:
-    parsed = cfg.parse_json('{"b": 1, "10": 2, "2": 3, "n": 12345678901234567890, "f": 2.0, "b": 4}')
-    assert list(parsed) == ["2", "10", "b", "n", "f"]
-    assert parsed["b"] == 4 and parsed["f"] == 2 and isinstance(parsed["f"], int)
-    assert parsed["n"] == 12345678901234567890.0 and isinstance(parsed["n"], float)
-    assert math.isinf(cfg.parse_json("1e400"))
+    assert js_stringify_pretty(value) == text
 
 
 def test_booleans_are_not_javascript_numbers() -> None:
-    assert cfg.js_typeof(True) == "boolean" and cfg.js_typeof(None) == "object" and cfg.js_typeof([]) == "object"
-    assert not cfg.is_safe_integer(True)
-    assert cfg.is_safe_integer(2**53 - 1) and not cfg.is_safe_integer(2**53) and not cfg.is_safe_integer(math.nan)
+    assert typeof(True) == "boolean" and typeof(None) == "object" and typeof([]) == "object"
+    assert not is_safe_integer(True)
+    assert is_safe_integer(2**53 - 1) and not is_safe_integer(2**53) and not is_safe_integer(math.nan)
 
 
 @pytest.fixture(scope="module")
@@ -820,12 +822,12 @@ def schema_validator() -> jsonschema.Draft202012Validator:
 
 def test_schema_describes_every_catalog_path_with_its_default(schema_validator: jsonschema.Draft202012Validator) -> None:
     schema = schema_validator.schema
-    for item in cfg.CATALOG:
+    for item in CATALOG:
         node = schema
         for segment in item.path.split("."):
             node = node["properties"][segment]
         assert node["default"] == item.default, item.path
-    feature_only = {s: {k: v for k, v in cfg.default_config()[s].items() if f"{s}.{k}" in FEATURE_DEFAULTS}
+    feature_only = {s: {k: v for k, v in default_config()[s].items() if f"{s}.{k}" in FEATURE_DEFAULTS}
                     for s in ("historyTools", "sessionRebase", "retrieval", "privacy", "memory", "context")}
     assert schema_validator.is_valid({"enabled": True, **feature_only})
 
@@ -852,6 +854,6 @@ def test_schema_agrees_with_the_loader(
         else:
             document[path] = value
     target = write(tmp_path / "agent" / "ds4-context.json", document)
-    loaded = cfg.load_config(global_path=str(target), project_path=str(tmp_path / "none.json"), project_trusted=True)
+    loaded = load_config(global_path=str(target), project_path=str(tmp_path / "none.json"), project_trusted=True)
     accepted_cleanly = loaded.files[0].loaded and loaded.warnings == ()
     assert schema_validator.is_valid(document) == accepted_cleanly, (document, loaded.warnings)

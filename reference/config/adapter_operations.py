@@ -1,0 +1,79 @@
+"""Adapter operations ``config.show``, ``config.set`` and ``config.unset``: JSON in, JSON out.
+
+A request carries the host's facts (home, cwd, env, argv); ``reference.pi.hostfacts`` resolves
+them to the two files and the project's trust exactly as a Pi start there would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reference.config.command_line import split_options
+from reference.config.defaults import SCHEMA_ID
+from reference.config.edits import set_value, unset_value
+from reference.config.layering import ConfigTargets, load_targets
+from reference.config.show import render_show
+from reference.pi.hostfacts import CODE_INVALID_PARAMS, HostFacts, resolve_host
+from reference.primitives.errors import ContractViolation
+
+
+def _string_param(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str):
+        raise ContractViolation(CODE_INVALID_PARAMS, f"parameter {name!r} must be a string")
+    return value
+
+
+def host_facts(params: Mapping[str, Any]) -> HostFacts:
+    """Resolve the host facts a request carries (home, cwd, env, argv) with ``reference.pi.hostfacts``."""
+    home, cwd = _string_param(params, "home"), _string_param(params, "cwd")
+    env, argv = params.get("env", {}), params.get("argv", [])
+    if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'env' must map strings to strings")
+    if not isinstance(argv, Sequence) or isinstance(argv, str) or not all(isinstance(a, str) for a in argv):
+        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'argv' must be a list of strings")
+    return resolve_host(home=home, cwd=cwd, env=dict(env), argv=tuple(argv))
+
+
+def _request_targets(params: Mapping[str, Any]) -> ConfigTargets:
+    return ConfigTargets.from_host(host_facts(params))
+
+
+def op_config_show(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``config.show``: the configuration a host started with these facts would load."""
+    loaded = load_targets(_request_targets(params))
+    return {
+        "schema": SCHEMA_ID,
+        "config": loaded.config,
+        "warnings": list(loaded.warnings),
+        "files": [item.to_json() for item in loaded.files],
+        "text": render_show(loaded),
+    }
+
+
+def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:
+    path = _string_param(params, "path")
+    global_target = params.get("global", False)
+    if not isinstance(global_target, bool):
+        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'global' must be a boolean")
+    options = params.get("options", [])
+    if not isinstance(options, list) or not all(isinstance(o, str) and o.startswith("--") for o in options):
+        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'options' must be a list of --option words")
+    _, flagged = split_options(options)
+    return path, global_target or flagged
+
+
+def op_config_set(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``config.set``: params add ``path``, ``value`` (as typed), ``global`` and optional ``options``."""
+    path, global_target = _edit_params(params)
+    raw_value = _string_param(params, "value")
+    targets = _request_targets(params)
+    return set_value(path, raw_value, global_target=global_target, targets=targets).to_json()
+
+
+def op_config_unset(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``config.unset``: params add ``path``, ``global`` and optional ``options``."""
+    path, global_target = _edit_params(params)
+    targets = _request_targets(params)
+    return unset_value(path, global_target=global_target, targets=targets).to_json()

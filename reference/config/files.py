@@ -1,0 +1,64 @@
+"""One ``ds4-context.json`` on disk: read as Node reads it, and rewritten whole for an edit.
+
+Reading follows Node's ``readFileSync(path, "utf-8")`` (invalid UTF-8 becomes U+FFFD).  As
+today, a path that exists is opened whatever it is: a directory fails with its ``OSError``
+(reported, not raised).  Writing is ``JSON.stringify(content, null, 2)`` plus a newline,
+installed by an atomic rename that keeps the file's mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Mapping
+from typing import Any, cast
+
+from reference.config.errors import CODE_FILE_MALFORMED, CODE_IO, ConfigError
+from reference.config.json_text import parse_json
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import js_stringify_pretty
+
+
+def read_text(path: str) -> str:
+    """The file's text as Node decodes it: invalid UTF-8 becomes U+FFFD, it is not an error."""
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8", errors="replace")
+
+
+def read_saved_object(path: str) -> dict[str, Any]:
+    """The saved file as an object for an edit; an absent file is empty, a broken one an error."""
+    if not os.path.exists(path):
+        return {}
+    try:
+        text = read_text(path)
+    except OSError as exc:
+        raise ContractViolation(CODE_IO, f"Cannot read configuration file {path}: {exc.strerror or exc}") from None
+    try:
+        parsed = parse_json(text)
+    except ConfigError:
+        raise ContractViolation(CODE_FILE_MALFORMED, f"Configuration file is malformed JSON: {path}") from None
+    if not isinstance(parsed, dict):
+        raise ContractViolation(CODE_FILE_MALFORMED, f"Configuration file must contain a JSON object: {path}")
+    return cast(dict[str, Any], parsed)
+
+
+def write_saved_object(path: str, content: Mapping[str, Any]) -> None:
+    """``JSON.stringify(content, null, 2)`` plus a newline, installed by an atomic rename."""
+    data = (js_stringify_pretty(content) + "\n").encode("utf-8", "surrogatepass")
+    directory = os.path.dirname(path) or "."
+    try:
+        os.makedirs(directory, exist_ok=True)
+        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
+        handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temporary, mode)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as exc:
+        raise ContractViolation(CODE_IO, f"Cannot write configuration file {path}: {exc.strerror or exc}") from None

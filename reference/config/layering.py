@@ -1,0 +1,101 @@
+"""Layered loading (contract §1.4): defaults, the global file, then the project file if trusted.
+
+Each file is merged and validated as a whole on the layer below, or discarded as a whole with
+one warning.  A loaded configuration never changes: a saved edit applies when the next host
+starts.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from reference.config.defaults import default_config
+from reference.config.errors import ConfigError
+from reference.config.files import read_text
+from reference.config.json_text import parse_json
+from reference.config.merge import merge_known
+from reference.config.validation import validate_config
+from reference.pi.hostfacts import HostFacts
+
+Scope = Literal["global", "project"]
+
+
+@dataclass(frozen=True)
+class ConfigTargets:
+    """Where the two files live and whether the project file may be used."""
+
+    global_path: str
+    project_path: str
+    project_trusted: bool
+
+    @classmethod
+    def from_host(cls, facts: HostFacts) -> ConfigTargets:
+        """The files and trust Pi's host facts give (``reference.pi.hostfacts.resolve_host``)."""
+        return cls(facts.global_config_path, facts.project_config_path, facts.project_trusted)
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """One layer's file and whether it was applied."""
+
+    scope: Scope
+    path: str
+    loaded: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, "path": self.path, "loaded": self.loaded}
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The effective configuration of one host start; it never changes afterwards."""
+
+    config: dict[str, Any]
+    warnings: tuple[str, ...]
+    files: tuple[ConfigFile, ...]
+
+    def file(self, scope: Scope) -> ConfigFile:
+        return next(item for item in self.files if item.scope == scope)
+
+
+def _apply_file(path: str, base: dict[str, Any], warnings: list[str]) -> tuple[dict[str, Any], bool]:
+    """One layer: merged and validated as a whole, or discarded as a whole with one warning."""
+    if not os.path.exists(path):
+        return base, False
+    file_warnings: list[str] = []
+    try:
+        try:
+            text = read_text(path)
+        except OSError as exc:
+            raise ConfigError(f"cannot read the file: {exc.strerror or exc}") from None
+        parsed = parse_json(text)
+        if not isinstance(parsed, dict):
+            raise ConfigError("top-level JSON value must be an object")
+        candidate = merge_known(base, parsed, file_warnings)
+        validate_config(candidate)
+    except ConfigError as exc:
+        warnings.append(f"{path}: configuration ignored: {exc}")
+        return base, False
+    warnings.extend(f"{path}: {warning}" for warning in file_warnings)
+    return candidate, True
+
+
+def load_config(*, global_path: str, project_path: str, project_trusted: bool) -> LoadedConfig:
+    """Defaults, then the global file, then the project file when the project is trusted."""
+    warnings: list[str] = []
+    config, global_loaded = _apply_file(global_path, default_config(), warnings)
+    project_loaded = False
+    if project_trusted:
+        config, project_loaded = _apply_file(project_path, config, warnings)
+    elif os.path.exists(project_path):
+        warnings.append(f"{project_path}: project configuration skipped because the project is not trusted")
+    files = (ConfigFile("global", global_path, global_loaded), ConfigFile("project", project_path, project_loaded))
+    return LoadedConfig(config=config, warnings=tuple(warnings), files=files)
+
+
+def load_targets(targets: ConfigTargets) -> LoadedConfig:
+    """:func:`load_config` of the files and trust ``targets`` names."""
+    return load_config(global_path=targets.global_path, project_path=targets.project_path,
+                       project_trusted=targets.project_trusted)
