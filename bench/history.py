@@ -397,7 +397,7 @@ def work_catchup(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _service(params: dict[str, Any], session: dict[str, Any], leaf: Any) -> Any:
-    from reference.config.configuration import default_config
+    from reference.config.defaults import default_config
     from reference.primitives.clock import SystemClock
     from reference.recall.service import HistoryHost, HistoryService
 

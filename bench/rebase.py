@@ -139,7 +139,7 @@ def _rchar() -> int | None:
 
 
 def _service(source: str) -> Any:
-    from reference.config.configuration import default_config
+    from reference.config.defaults import default_config
     from reference.rebase.service import RebaseHost, RebaseService
 
     config = default_config()

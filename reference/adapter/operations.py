@@ -107,7 +107,7 @@ def _host_facts(params: Mapping[str, Any]) -> JsonObject:
 
 def _config(name: str) -> Handler:
     def handler(params: Mapping[str, Any]) -> JsonObject:
-        from reference.config import configuration as config
+        from reference.config import adapter_operations as config
 
         result: JsonObject = getattr(config, name)(dict(params))
         return result

@@ -83,7 +83,8 @@ def _js_number(text: str) -> float:
 def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: str | None, cwd: str | None,
                  provider: str | None, index: str | None) -> int:
     """A prompt: configuration is loaded once at start, as Pi loads it at session start."""
-    from reference.config.configuration import ConfigTargets, load_config, run_config_command
+    from reference.config.command_line import run_config_command
+    from reference.config.layering import ConfigTargets, load_config
     from reference.pi.hostfacts import resolve_host
     from reference.primitives.clock import SystemClock
     from reference.primitives.errors import ContractViolation

@@ -16,14 +16,9 @@ from typing import Any, cast
 
 from reference.config.errors import CODE_FILE_MALFORMED, CODE_IO, ConfigError
 from reference.config.json_text import parse_json
+from reference.pi.hostfacts import read_text
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify_pretty
-
-
-def read_text(path: str) -> str:
-    """The file's text as Node decodes it: invalid UTF-8 becomes U+FFFD, it is not an error."""
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8", errors="replace")
 
 
 def read_saved_object(path: str) -> dict[str, Any]:

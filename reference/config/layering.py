@@ -13,11 +13,10 @@ from typing import Any, Literal
 
 from reference.config.defaults import default_config
 from reference.config.errors import ConfigError
-from reference.config.files import read_text
 from reference.config.json_text import parse_json
 from reference.config.merge import merge_known
 from reference.config.validation import validate_config
-from reference.pi.hostfacts import HostFacts
+from reference.pi.hostfacts import HostFacts, read_text
 
 Scope = Literal["global", "project"]
 

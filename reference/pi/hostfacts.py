@@ -196,7 +196,7 @@ def resolve_agent_dir(*, home: str, cwd: str, env: Mapping[str, str]) -> str:
     return resolve_like_node(agent_dir, cwd)
 
 
-def _read_text(path: str) -> str:
+def read_text(path: str) -> str:
     """Node's ``readFileSync(path, "utf-8")``: invalid UTF-8 becomes U+FFFD, it is not an error."""
     with open(path, "rb") as handle:
         return handle.read().decode("utf-8", errors="replace")
@@ -210,7 +210,7 @@ def read_trust_store(path: str) -> dict[str, bool | None]:
     if not os.path.exists(path):
         return {}
     try:
-        data = js_parse(_read_text(path), strip_bom=True)
+        data = js_parse(read_text(path), strip_bom=True)
     except (OSError, ValueError) as error:
         raise ContractViolation(
             CODE_TRUST_STORE_INVALID, f"Failed to read trust store {path}: {error}"
@@ -276,7 +276,7 @@ def read_settings(path: str) -> dict[str, Any]:
     Pi only prints a warning for those. A JSON array also ends up contributing no keys.
     """
     try:
-        text = _read_text(path)
+        text = read_text(path)
         data = js_parse(text, strip_bom=True) if text else {}
     except (OSError, ValueError):
         return {}

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from reference.config.configuration import default_config
+from reference.config.defaults import default_config
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify, property_order
 from reference.primitives.jsvalues import JS_WHITESPACE, trim
 from reference.privacy.redaction import JS_SPACE, js_ci, may_match_json, redact_secrets

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from reference.config.configuration import load_config
+from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.errors import ContractViolation

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reference.config.configuration import load_config
+from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
 from reference.pi.inspection import DEFAULT_LEAF, inspect_session
 from reference.pi.reader import read_header_line

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from reference.artifacts.ids import sha256_text
-from reference.config.configuration import default_config
+from reference.config.defaults import default_config
 from reference.lineage import chain as lineage
 from reference.lineage.chain import load_rebase_state
 from reference.primitives.clock import ManualClock

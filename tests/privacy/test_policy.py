@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.config.configuration import default_config
+from reference.config.defaults import default_config
 from reference.primitives.jsonbytes import js_stringify
 from reference.privacy.policy import (
     LEVELS,

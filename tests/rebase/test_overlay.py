@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reference.artifacts.checkpoint import overlay_inherited
-from reference.config.configuration import default_config
+from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.rebase.service import RebaseHost, RebaseService
 

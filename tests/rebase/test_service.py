@@ -20,7 +20,7 @@ from testkit.pilines import jsonl, message, sha, ts
 from conformance import schemas
 from reference.artifacts.checkpoint import CHECKPOINT_TYPE, HANDOFF_TYPE, LINK_TYPE
 from reference.artifacts.ids import checkpoint_id, operation_id
-from reference.config.configuration import default_config
+from reference.config.defaults import default_config
 from reference.lineage.chain import load_rebase_state
 from reference.primitives.clock import ManualClock
 from reference.primitives.errors import ContractViolation

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference.config.configuration import default_config
+from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.catchup import _Scanner, catch_up

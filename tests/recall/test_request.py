@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from reference.config.configuration import default_config
+from reference.config.defaults import default_config
 from reference.primitives.errors import ContractViolation
 from reference.recall.request import check_reference, validate_read_range, validate_recall
 
