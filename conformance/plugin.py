@@ -1,8 +1,9 @@
 """The pytest plugin behind ``recall-rebase conformance run``.
 
-It supplies the fixtures every step uses (``adapter``, ``workdir``, ``scenario_state``), loads
-every step module, maps ``@id:AREA-NNN`` tags to a ``scenario_id`` marker, and writes the NDJSON
-conformance report: a header line, one line per scenario, a summary line.
+It supplies the fixtures every step uses (``adapter``, ``workdir``, and the typed world objects
+of :mod:`conformance.world`), loads every step module, maps ``@id:AREA-NNN`` tags to a
+``scenario_id`` marker, and writes the NDJSON conformance report: a header line, one line per
+scenario, a summary line.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from conformance import __version__
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 
 STEP_MODULES_PACKAGE = "conformance.steps"
+WORLD_MODULE = "conformance.world"
 DEFAULT_ADAPTER = "reference.adapter.operations:ReferenceAdapter"
 ID_TAG_PREFIX = "id:"
 
@@ -43,7 +45,7 @@ def _step_modules() -> list[str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario_id(id): the stable @id of a conformance scenario")
-    for name in _step_modules():
+    for name in [WORLD_MODULE, *_step_modules()]:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.import_plugin(name)
     config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
@@ -103,12 +105,6 @@ def adapter(pytestconfig: pytest.Config) -> Iterator[Adapter]:
 def workdir(tmp_path: Path) -> Path:
     """A fresh real folder per scenario, where steps write sessions and Pi homes."""
     return tmp_path
-
-
-@pytest.fixture
-def scenario_state() -> dict[str, Any]:
-    """Values passed between the steps of one scenario."""
-    return {}
 
 
 def scenario_id_of(item: pytest.Item) -> str | None:
