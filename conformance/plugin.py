@@ -4,6 +4,10 @@ It supplies the fixtures every step uses (``adapter``, ``workdir``, and the type
 of :mod:`conformance.world`), loads every step module, maps ``@id:AREA-NNN`` tags to a
 ``scenario_id`` marker, and writes the NDJSON conformance report: a header line, one line per
 scenario, a summary line.
+
+An in-process implementation is reached only through the ``recall_rebase.adapters`` entry point
+group (``--rr-adapter NAME``, ``reference`` by default) or, for a port under development, as
+``--rr-adapter module:attr``; any other implementation through ``--rr-stdio``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import platform
 import shlex
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +30,19 @@ from conformance.protocol import PROTOCOL_VERSION, Adapter
 
 STEP_MODULES_PACKAGE = "conformance.steps"
 WORLD_MODULE = "conformance.world"
-DEFAULT_ADAPTER = "reference.adapter.operations:ReferenceAdapter"
+ADAPTER_ENTRY_POINTS = "recall_rebase.adapters"
+DEFAULT_ADAPTER = "reference"
 ID_TAG_PREFIX = "id:"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("recall-rebase")
-    group.addoption("--rr-adapter", default=DEFAULT_ADAPTER, help="in-process adapter as module:Class")
+    group.addoption(
+        "--rr-adapter",
+        default=DEFAULT_ADAPTER,
+        help=f"in-process adapter: the name of an entry point of the {ADAPTER_ENTRY_POINTS!r} group "
+        f"(default {DEFAULT_ADAPTER!r}), or module:attr naming an adapter class of a port under development",
+    )
     group.addoption("--rr-stdio", default=None, help="command serving the adapter protocol on stdio")
     group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
     group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
@@ -82,9 +93,20 @@ def _load_adapter(config: pytest.Config) -> Adapter:
         from conformance.stdio import SubprocessAdapter
 
         return SubprocessAdapter(shlex.split(stdio))
-    module_name, _, class_name = str(config.getoption("--rr-adapter")).partition(":")
-    adapter: Adapter = getattr(importlib.import_module(module_name), class_name)()
+    adapter: Adapter = adapter_class(str(config.getoption("--rr-adapter")))()
     return adapter
+
+
+def adapter_class(name: str) -> Any:
+    """The adapter class an entry point name (or, for port authors, ``module:attr``) designates."""
+    if ":" in name:
+        module_name, _, attribute = name.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
+    found = entry_points(group=ADAPTER_ENTRY_POINTS, name=name)
+    if not found:
+        known = sorted(point.name for point in entry_points(group=ADAPTER_ENTRY_POINTS))
+        raise pytest.UsageError(f"no {ADAPTER_ENTRY_POINTS!r} entry point named {name!r} (installed: {known})")
+    return next(iter(found)).load()
 
 
 @pytest.fixture(scope="session")
