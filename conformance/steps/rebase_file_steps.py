@@ -13,11 +13,8 @@ import sqlite3
 import pytest
 from pytest_bdd import parsers, when
 
-from conformance.protocol import Adapter
-from conformance.steps.history_calls import open_history
 from conformance.steps.rebase_files import (
     CHECKPOINT_TYPE,
-    custom_entries,
     records,
     rewrite_line,
 )
@@ -111,14 +108,3 @@ def when_release_lock(rebase: RebaseWorld) -> None:
     rebase.held_lock = None
     connection.execute("ROLLBACK")
     connection.close()
-
-
-@when("the history host opens the rebase target")
-def when_history_target(adapter: Adapter, rebase: RebaseWorld) -> None:
-    open_history(adapter, rebase.history, provider="openai", sessionFile=str(rebase.target))
-
-
-@when("the history active leaf moves to the checkpoint entry of the rebase target")
-def when_history_leaf_checkpoint(adapter: Adapter, rebase: RebaseWorld) -> None:
-    entry = custom_entries(rebase, CHECKPOINT_TYPE)[0]
-    adapter.request("history.setLeaf", {"leaf": entry["id"]})

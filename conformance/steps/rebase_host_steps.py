@@ -19,9 +19,11 @@ from pytest_bdd import given, parsers, when
 from conformance import schemas
 from conformance.protocol import Adapter
 from conformance.steps.common import symlink
-from conformance.steps.history_calls import session_lines
+from conformance.steps.history_calls import open_history, session_lines
 from conformance.steps.rebase_calls import CRASH_SCHEMA, open_rebase, run_rebase
 from conformance.steps.rebase_files import (
+    CHECKPOINT_TYPE,
+    custom_entries,
     records,
 )
 from conformance.world import RebaseWorld
@@ -32,7 +34,7 @@ def given_beside(rebase: RebaseWorld, name: str, docstring: str) -> None:
     """``{cwd}`` is the project folder, ``{source}`` the canonical path of the current session."""
     history = rebase.history
     text = docstring.replace("{source}", json.dumps(rebase.canonical_source)[1:-1])
-    rebase.history.record(name, history.project.folder / f"{name}.jsonl", session_lines(text, history.project.cwd))
+    history.record(name, history.project.folder / f"{name}.jsonl", session_lines(text, history.project.cwd))
 
 
 @given(parsers.parse('the current history session also holds a user message "{entry_id}" of {count:d} "{piece}" characters'))
@@ -144,3 +146,14 @@ def when_crash(adapter: Adapter, rebase: RebaseWorld, point: str) -> None:
 def when_remember(rebase: RebaseWorld) -> None:
     rebase.target_bytes = rebase.target.read_bytes()
     rebase.remembered_operation = rebase.operation_id
+
+
+@when("the history host opens the rebase target")
+def when_history_target(adapter: Adapter, rebase: RebaseWorld) -> None:
+    open_history(adapter, rebase.history, provider="openai", sessionFile=str(rebase.target))
+
+
+@when("the history active leaf moves to the checkpoint entry of the rebase target")
+def when_history_leaf_checkpoint(adapter: Adapter, rebase: RebaseWorld) -> None:
+    entry = custom_entries(rebase, CHECKPOINT_TYPE)[0]
+    adapter.request("history.setLeaf", {"leaf": entry["id"]})
