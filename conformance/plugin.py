@@ -1,8 +1,13 @@
 """The pytest plugin behind ``recall-rebase conformance run``.
 
-It supplies the fixtures every step uses (``adapter``, ``workdir``, ``scenario_state``), loads
-every step module, maps ``@id:AREA-NNN`` tags to a ``scenario_id`` marker, and writes the NDJSON
-conformance report: a header line, one line per scenario, a summary line.
+It supplies the fixtures every step uses (``adapter``, ``workdir``, and the typed world objects
+of :mod:`conformance.world`), loads every step module, maps ``@id:AREA-NNN`` tags to a
+``scenario_id`` marker, and writes the NDJSON conformance report: a header line, one line per
+scenario, a summary line.
+
+An in-process implementation is reached only through the ``recall_rebase.adapters`` entry point
+group (``--rr-adapter NAME``, ``reference`` by default) or, for a port under development, as
+``--rr-adapter module:attr``; any other implementation through ``--rr-stdio``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import platform
 import shlex
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +29,20 @@ from conformance import __version__
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 
 STEP_MODULES_PACKAGE = "conformance.steps"
-DEFAULT_ADAPTER = "reference.adapter.operations:ReferenceAdapter"
+WORLD_MODULE = "conformance.world"
+ADAPTER_ENTRY_POINTS = "recall_rebase.adapters"
+DEFAULT_ADAPTER = "reference"
 ID_TAG_PREFIX = "id:"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("recall-rebase")
-    group.addoption("--rr-adapter", default=DEFAULT_ADAPTER, help="in-process adapter as module:Class")
+    group.addoption(
+        "--rr-adapter",
+        default=DEFAULT_ADAPTER,
+        help=f"in-process adapter: the name of an entry point of the {ADAPTER_ENTRY_POINTS!r} group "
+        f"(default {DEFAULT_ADAPTER!r}), or module:attr naming an adapter class of a port under development",
+    )
     group.addoption("--rr-stdio", default=None, help="command serving the adapter protocol on stdio")
     group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
     group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
@@ -43,7 +56,7 @@ def _step_modules() -> list[str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario_id(id): the stable @id of a conformance scenario")
-    for name in _step_modules():
+    for name in [WORLD_MODULE, *_step_modules()]:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.import_plugin(name)
     config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
@@ -80,9 +93,20 @@ def _load_adapter(config: pytest.Config) -> Adapter:
         from conformance.stdio import SubprocessAdapter
 
         return SubprocessAdapter(shlex.split(stdio))
-    module_name, _, class_name = str(config.getoption("--rr-adapter")).partition(":")
-    adapter: Adapter = getattr(importlib.import_module(module_name), class_name)()
+    adapter: Adapter = adapter_class(str(config.getoption("--rr-adapter")))()
     return adapter
+
+
+def adapter_class(name: str) -> Any:
+    """The adapter class an entry point name (or, for port authors, ``module:attr``) designates."""
+    if ":" in name:
+        module_name, _, attribute = name.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
+    found = entry_points(group=ADAPTER_ENTRY_POINTS, name=name)
+    if not found:
+        known = sorted(point.name for point in entry_points(group=ADAPTER_ENTRY_POINTS))
+        raise pytest.UsageError(f"no {ADAPTER_ENTRY_POINTS!r} entry point named {name!r} (installed: {known})")
+    return next(iter(found)).load()
 
 
 @pytest.fixture(scope="session")
@@ -103,12 +127,6 @@ def adapter(pytestconfig: pytest.Config) -> Iterator[Adapter]:
 def workdir(tmp_path: Path) -> Path:
     """A fresh real folder per scenario, where steps write sessions and Pi homes."""
     return tmp_path
-
-
-@pytest.fixture
-def scenario_state() -> dict[str, Any]:
-    """Values passed between the steps of one scenario."""
-    return {}
 
 
 def scenario_id_of(item: pytest.Item) -> str | None:

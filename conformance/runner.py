@@ -26,6 +26,43 @@ def _read_report(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict
     return header, results, summary
 
 
+def _pytest_args(
+    bound_module: str,
+    scratch_path: Path,
+    ini: Path,
+    report_path: Path,
+    *,
+    stdio_command: Sequence[str] | None,
+    junitxml: str | None,
+    select: str | None,
+    only: str | None,
+    verbose: bool,
+) -> list[str]:
+    """The pytest command line of one run: the bound features, the plugin and the run's options."""
+    args = [
+        bound_module,
+        "-p", "conformance.plugin",
+        "-p", "no:cacheprovider",
+        "-c", str(ini),
+        "--rootdir", str(scratch_path),
+        "--import-mode=importlib",
+        "--basetemp", str(scratch_path / "tmp"),
+        "--rr-report", str(report_path),
+        "-q" if not verbose else "-v",
+    ]
+    if not verbose:
+        args += ["--no-header", "--tb=short"]
+    if stdio_command:
+        args += ["--rr-stdio", shlex.join(stdio_command)]
+    if junitxml:
+        args += ["--junitxml", junitxml]
+    if select:
+        args += ["-k", select]
+    if only:
+        args += ["--rr-only", only]
+    return args
+
+
 def run_conformance(
     *,
     stdio_command: Sequence[str] | None = None,
@@ -48,27 +85,8 @@ def run_conformance(
         report_path = Path(report) if report else scratch_path / "report.ndjson"
         ini = scratch_path / "pytest.ini"
         ini.write_text("[pytest]\n", encoding="utf-8")
-        args = [
-            bound_module,
-            "-p", "conformance.plugin",
-            "-p", "no:cacheprovider",
-            "-c", str(ini),
-            "--rootdir", str(scratch_path),
-            "--import-mode=importlib",
-            "--basetemp", str(scratch_path / "tmp"),
-            "--rr-report", str(report_path),
-            "-q" if not verbose else "-v",
-        ]
-        if not verbose:
-            args += ["--no-header", "--tb=short"]
-        if stdio_command:
-            args += ["--rr-stdio", shlex.join(stdio_command)]
-        if junitxml:
-            args += ["--junitxml", junitxml]
-        if select:
-            args += ["-k", select]
-        if only:
-            args += ["--rr-only", only]
+        args = _pytest_args(bound_module, scratch_path, ini, report_path, stdio_command=stdio_command,
+                            junitxml=junitxml, select=select, only=only, verbose=verbose)
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)

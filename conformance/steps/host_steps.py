@@ -16,7 +16,8 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from conformance.protocol import ContractError
+from conformance.protocol import Adapter, ContractError
+from conformance.world import HostWorld
 
 
 def _root(workdir: Path) -> Path:
@@ -38,51 +39,48 @@ def _agent_dir(workdir: Path) -> Path:
     return _root(workdir) / "home" / ".pi" / "agent"
 
 
-def _facts(scenario_state: dict[str, Any]) -> dict[str, Any]:
-    error = scenario_state.get("host_error")
+def _facts(host_world: HostWorld) -> dict[str, Any]:
+    error = host_world.error
     assert error is None, f"host.facts was refused: {error.code}: {error.message}"
-    facts: dict[str, Any] = scenario_state["host_facts"]
-    return facts
+    assert host_world.facts is not None, "the host facts were not requested"
+    return host_world.facts
 
 
 # --- Given --------------------------------------------------------------------------------------
 
 
 @given("a host Pi home with an empty agent dir")
-def host_pi_home(workdir: Path, scenario_state: dict[str, Any]) -> None:
+def host_pi_home(workdir: Path, host_world: HostWorld) -> None:
     _agent_dir(workdir).mkdir(parents=True, exist_ok=True)
-    scenario_state["host_home"] = str(_root(workdir) / "home")
-    scenario_state.setdefault("host_env", {})
-    scenario_state.setdefault("host_argv", [])
-    scenario_state.setdefault("host_trust", {})
+    host_world.home = str(_root(workdir) / "home")
 
 
 @given(
     parsers.re(r'a host project "(?P<relative>[^"]+)" (?P<kind>with|without) trust-requiring Pi resources')
 )
-def host_project(workdir: Path, scenario_state: dict[str, Any], relative: str, kind: str) -> None:
+def host_project(workdir: Path, host_world: HostWorld, relative: str, kind: str) -> None:
     project = Path(_path(workdir, relative))
     (project / ".pi").mkdir(parents=True, exist_ok=True)
     if kind == "with":
         _write(project / ".pi" / "settings.json", "{}")
-    scenario_state["host_cwd"] = str(project)
+    host_world.cwd = str(project)
 
 
 @given(parsers.parse('the host project has a "{relative}" file'))
-def host_project_file(scenario_state: dict[str, Any], relative: str) -> None:
-    _write(Path(scenario_state["host_cwd"]) / relative, "{}")
+def host_project_file(host_world: HostWorld, relative: str) -> None:
+    _write(Path(str(host_world.cwd)) / relative, "{}")
 
 
 @given("the host project settings.json contains:")
-def host_project_settings(scenario_state: dict[str, Any], docstring: str) -> None:
-    _write(Path(scenario_state["host_cwd"]) / ".pi" / "settings.json", docstring)
+def host_project_settings(host_world: HostWorld, docstring: str) -> None:
+    _write(Path(str(host_world.cwd)) / ".pi" / "settings.json", docstring)
 
 
 @given(
     parsers.re(r'the host Pi trust.json marks "(?P<relative>[^"]+)" as (?P<decision>trusted|untrusted|null)')
 )
-def host_trust_decision(workdir: Path, scenario_state: dict[str, Any], relative: str, decision: str) -> None:
-    trust: dict[str, bool | None] = scenario_state["host_trust"]
+def host_trust_decision(workdir: Path, host_world: HostWorld, relative: str, decision: str) -> None:
+    trust = host_world.trust
     trust[_path(workdir, relative)] = {"trusted": True, "untrusted": False, "null": None}[decision]
     _write(_agent_dir(workdir) / "trust.json", json.dumps(trust))
 
@@ -103,79 +101,79 @@ def host_global_session_dir(workdir: Path, relative: str) -> None:
 
 
 @given(parsers.re(r'the host environment variable "(?P<name>[^"]+)" is "(?P<value>[^"]*)"'))
-def host_env_var(scenario_state: dict[str, Any], name: str, value: str) -> None:
-    scenario_state["host_env"][name] = value
+def host_env_var(host_world: HostWorld, name: str, value: str) -> None:
+    host_world.env[name] = value
 
 
 @given(parsers.re(r'the host Pi command line is "(?P<line>[^"]*)"'))
-def host_argv(scenario_state: dict[str, Any], line: str) -> None:
-    scenario_state["host_argv"] = shlex.split(line)
+def host_argv(host_world: HostWorld, line: str) -> None:
+    host_world.argv = shlex.split(line)
 
 
 # --- When ---------------------------------------------------------------------------------------
 
 
-def _request_facts(adapter: Any, scenario_state: dict[str, Any], cwd: str) -> None:
+def _request_facts(adapter: Adapter, host_world: HostWorld, cwd: str) -> None:
     params = {
-        "home": scenario_state["host_home"],
+        "home": host_world.home,
         "cwd": cwd,
-        "env": dict(scenario_state["host_env"]),
-        "argv": list(scenario_state["host_argv"]),
+        "env": dict(host_world.env),
+        "argv": list(host_world.argv),
     }
-    scenario_state["host_facts"], scenario_state["host_error"] = None, None
+    host_world.facts, host_world.error = None, None
     try:
-        scenario_state["host_facts"] = adapter.request("host.facts", params)
+        host_world.facts = adapter.request("host.facts", params)
     except ContractError as error:
-        scenario_state["host_error"] = error
+        host_world.error = error
 
 
 @when("the host facts are requested")
-def request_host_facts(adapter: Any, scenario_state: dict[str, Any]) -> None:
-    _request_facts(adapter, scenario_state, scenario_state["host_cwd"])
+def request_host_facts(adapter: Adapter, host_world: HostWorld) -> None:
+    _request_facts(adapter, host_world, str(host_world.cwd))
 
 
 @when(parsers.parse('the host facts are requested for the relative working directory "{relative}"'))
-def request_host_facts_relative(adapter: Any, scenario_state: dict[str, Any], relative: str) -> None:
-    _request_facts(adapter, scenario_state, relative)
+def request_host_facts_relative(adapter: Adapter, host_world: HostWorld, relative: str) -> None:
+    _request_facts(adapter, host_world, relative)
 
 
 # --- Then ---------------------------------------------------------------------------------------
 
 
 @then(parsers.parse('the host fact "{key}" is the path "{relative}"'))
-def host_fact_path(workdir: Path, scenario_state: dict[str, Any], key: str, relative: str) -> None:
-    assert _facts(scenario_state)[key] == _path(workdir, relative)
+def host_fact_path(workdir: Path, host_world: HostWorld, key: str, relative: str) -> None:
+    assert _facts(host_world)[key] == _path(workdir, relative)
 
 
 @then(parsers.parse('the host fact "{key}" is the text "{text}"'))
-def host_fact_text(scenario_state: dict[str, Any], key: str, text: str) -> None:
-    assert _facts(scenario_state)[key] == text
+def host_fact_text(host_world: HostWorld, key: str, text: str) -> None:
+    assert _facts(host_world)[key] == text
 
 
 @then("the host session dir is the default Pi session dir of the host project")
-def host_default_session_dir(workdir: Path, scenario_state: dict[str, Any]) -> None:
-    cwd = scenario_state["host_cwd"]
+def host_default_session_dir(workdir: Path, host_world: HostWorld) -> None:
+    cwd = str(host_world.cwd)
     encoded = "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
-    assert _facts(scenario_state)["sessionDir"] == str(_agent_dir(workdir) / "sessions" / encoded)
+    assert _facts(host_world)["sessionDir"] == str(_agent_dir(workdir) / "sessions" / encoded)
 
 
 @then("the host project is trusted")
-def host_trusted(scenario_state: dict[str, Any]) -> None:
-    assert _facts(scenario_state)["projectTrusted"] is True
+def host_trusted(host_world: HostWorld) -> None:
+    assert _facts(host_world)["projectTrusted"] is True
 
 
 @then("the host project is not trusted")
-def host_untrusted(scenario_state: dict[str, Any]) -> None:
-    assert _facts(scenario_state)["projectTrusted"] is False
+def host_untrusted(host_world: HostWorld) -> None:
+    assert _facts(host_world)["projectTrusted"] is False
 
 
 @then(parsers.parse('the host trust source is "{source}"'))
-def host_trust_source(scenario_state: dict[str, Any], source: str) -> None:
-    assert _facts(scenario_state)["trustSource"] == source
+def host_trust_source(host_world: HostWorld, source: str) -> None:
+    assert _facts(host_world)["trustSource"] == source
 
 
 @then(parsers.parse('the host facts request is refused with code "{code}"'))
-def host_refused(scenario_state: dict[str, Any], code: str) -> None:
-    error = scenario_state.get("host_error")
-    assert error is not None, f"host.facts answered {scenario_state.get('host_facts')!r}"
+def host_refused(host_world: HostWorld, code: str) -> None:
+    error = host_world.error
+    assert error is not None, f"host.facts answered {host_world.facts!r}"
     assert error.code == code, f"{error.code}: {error.message}"

@@ -1,0 +1,145 @@
+"""Steps that set up a history scenario and drive its host: INDEX, RECALL, SCOPE, PRIVACY, REF,
+READ and STATUS scenarios.
+
+A scenario builds a Pi home, a project folder and session files in its own folder, opens the
+current session in the implementation's history host (``history.open``), moves its leaf,
+provider and clock.  Session lines in doc strings may say ``{cwd}`` for the project folder.
+The tool calls are in :mod:`conformance.steps.history_tool_steps`, the checks of their
+envelopes in :mod:`conformance.steps.history_result_steps`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from pytest_bdd import given, parsers, when
+
+from conformance.protocol import Adapter
+from conformance.steps.history_calls import open_history, session_lines
+from conformance.world import HistoryProject, HistoryWorld
+
+
+def _project(workdir: Path, history: HistoryWorld, *, trusted: bool) -> None:
+    project = HistoryProject(home=workdir / "home", agent=workdir / "home" / "agent",
+                             cwd=(workdir / "project").resolve(), folder=workdir / "sessions", trusted=trusted)
+    history.setup = project
+    for folder in (project.home, project.agent, project.cwd, project.folder):
+        Path(folder).mkdir(parents=True, exist_ok=True)
+
+
+@given("a trusted history project")
+def given_trusted_project(workdir: Path, history: HistoryWorld) -> None:
+    _project(workdir, history, trusted=True)
+
+
+@given("an untrusted history project")
+def given_untrusted_project(workdir: Path, history: HistoryWorld) -> None:
+    _project(workdir, history, trusted=False)
+
+
+@given("the global history configuration:")
+@when("the global history configuration is changed to:")
+def given_config(history: HistoryWorld, docstring: str) -> None:
+    agent: Path = history.project.agent
+    (agent / "ds4-context.json").write_text(docstring, encoding="utf-8")
+
+
+@given("the current history session with these lines:")
+def given_current(history: HistoryWorld, docstring: str) -> None:
+    history.record("current", history.project.folder / "current.jsonl", session_lines(docstring, history.project.cwd))
+
+
+@given(parsers.parse('the sibling history session "{name}" with these lines:'))
+def given_sibling(history: HistoryWorld, name: str, docstring: str) -> None:
+    history.record(name, history.project.folder / f"{name}.jsonl", session_lines(docstring, history.project.cwd))
+
+
+@given(parsers.parse('the current history session has {count:d} sibling replies under "{parent}" that say "{text}"'))
+def given_many_siblings(history: HistoryWorld, count: int, parent: str, text: str) -> None:
+    path = history.current
+    lines = path.read_bytes().splitlines(keepends=True)
+    added = []
+    for n in range(count):
+        entry = {
+            "type": "message", "id": f"sibling-{n}", "parentId": parent,
+            "timestamp": "2026-01-01T00:00:03.000Z",
+            "message": {"role": "user", "content": text, "timestamp": 1767225603000},
+        }
+        added.append((json.dumps(entry, separators=(",", ":")) + "\n").encode())
+    # Siblings go before the last line, so the active leaf stays the last entry in file order.
+    path.write_bytes(b"".join(lines[:-1] + added + lines[-1:]))
+
+
+@given("the history session files are remembered")
+@when("the history session files are remembered")
+def given_remembered(history: HistoryWorld) -> None:
+    history.remember()
+
+
+# ------------------------------------------------------------------ when: host
+
+
+@when("the history host opens the current session")
+@given("the history host opens the current session")
+def when_open(adapter: Adapter, history: HistoryWorld) -> None:
+    open_history(adapter, history, provider="openai")
+
+
+@when(parsers.parse('the history host opens the current session with provider "{provider}"'))
+@given(parsers.parse('the history host opens the current session with provider "{provider}"'))
+def when_open_provider(adapter: Adapter, history: HistoryWorld, provider: str) -> None:
+    open_history(adapter, history, provider=provider)
+
+
+@when(parsers.parse('the history host opens the current session at leaf "{leaf}"'))
+def when_open_leaf(adapter: Adapter, history: HistoryWorld, leaf: str) -> None:
+    open_history(adapter, history, provider="openai", leaf=leaf)
+
+
+@when("the history host opens a session that has no file")
+def when_open_ephemeral(adapter: Adapter, history: HistoryWorld) -> None:
+    open_history(adapter, history, provider="openai", sessionFile=str(history.project.folder / "never-written.jsonl"))
+
+
+@when(parsers.parse('the history host switches to the sibling session "{name}"'))
+def when_switch(adapter: Adapter, history: HistoryWorld, name: str) -> None:
+    open_history(adapter, history, provider="openai", sessionFile=str(history.sessions[name]))
+
+
+@when(parsers.parse('the active leaf moves to "{leaf}"'))
+def when_leaf(adapter: Adapter, leaf: str) -> None:
+    adapter.request("history.setLeaf", {"leaf": None if leaf == "null" else leaf})
+
+
+@when(parsers.parse('the model provider becomes "{provider}"'))
+def when_provider(adapter: Adapter, provider: str) -> None:
+    adapter.request("history.setProvider", {"provider": provider})
+
+
+@when(parsers.parse("the clock is set to {now:d} ms"))
+@given(parsers.parse("the clock is set to {now:d} ms"))
+def when_clock(adapter: Adapter, now: int) -> None:
+    adapter.request("clock.set", {"nowMs": now})
+
+
+@when(parsers.parse("the clock moves on by {delta:d} ms"))
+def when_clock_advance(adapter: Adapter, delta: int) -> None:
+    adapter.request("clock.advance", {"ms": delta})
+
+
+@when("the history host restarts")
+def when_restart(adapter: Adapter) -> None:
+    adapter.request("history.restart", {})
+
+
+@when("the tool call is aborted before it runs")
+def when_aborted(adapter: Adapter) -> None:
+    adapter.request("history.setAborted", {"aborted": True})
+
+
+@when("the history index file is deleted")
+def when_delete_index(history: HistoryWorld) -> None:
+    folder = history.project.agent / "index"
+    shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,176 @@
+"""Then steps on a ``session.inspect`` report: identity, diagnostics, leaf, path and context.
+
+The TREE, CONTEXT and TOOLX scenarios inspect a session written by
+:mod:`conformance.steps.session_reader_steps` and check the report field by field.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pytest_bdd import parsers, then
+
+from conformance.steps.common import id_list
+from conformance.world import Outcome
+
+# ------------------------------------------------------------------ then: inspect
+
+
+@then(parsers.parse('the session id is "{session_id}" and its cwd is "{cwd}"'))
+def then_identity(outcome: Outcome, session_id: str, cwd: str) -> None:
+    report = outcome.value()
+    assert (report["sessionId"], report["cwd"]) == (session_id, cwd)
+
+
+@then(parsers.parse("the header version is {version:d}"))
+def then_version(outcome: Outcome, version: int) -> None:
+    assert outcome.value()["version"] == version
+
+
+@then(parsers.parse("the file is flagged as legacy version {version:d}"))
+def then_legacy(outcome: Outcome, version: int) -> None:
+    assert outcome.value()["diagnostics"]["legacyVersion"] == version
+
+
+@then("the file is not flagged as legacy")
+def then_not_legacy(outcome: Outcome) -> None:
+    assert outcome.value()["diagnostics"]["legacyVersion"] is None
+
+
+@then("no tree or context is built from it")
+def then_no_tree(outcome: Outcome) -> None:
+    report = outcome.value()
+    assert report["pathIds"] == [] and report["contextEntryIds"] == [] and report["context"] == []
+    assert report["leafId"] is None
+
+
+@then(parsers.parse("the diagnostics count {count:d} {kind} at lines {lines}"))
+def then_diag_lines(outcome: Outcome, count: int, kind: str, lines: str) -> None:
+    key = {"malformed lines": "malformedLines", "blank lines": "blankLines", "non-entry lines": "nonEntryLines",
+           "skipped falsy lines": "skippedFalsyLines", "oversize records": "oversizeRecords",
+           "later header lines": "extraHeaderLines"}[kind]
+    diagnostic = outcome.value()["diagnostics"][key]
+    assert diagnostic["count"] == count, diagnostic
+    assert diagnostic["lines"] == [int(n) for n in lines.replace(",", " ").split()], diagnostic
+
+
+@then(parsers.re(r"the diagnostics count (?P<count>\d+) (?P<kind>(?:(?! at lines ).)+)$"), converters={"count": int})
+def then_diag_count(outcome: Outcome, count: int, kind: str) -> None:
+    diagnostics = outcome.value()["diagnostics"]
+    value = {
+        "malformed lines": lambda d: d["malformedLines"]["count"],
+        "blank lines": lambda d: d["blankLines"]["count"],
+        "oversize records": lambda d: d["oversizeRecords"]["count"],
+        "CRLF lines": lambda d: d["crlfLines"],
+        "duplicate ids": lambda d: d["duplicateIds"]["count"],
+        "missing parents": lambda d: d["brokenAncestry"]["missingParents"]["count"],
+        "entries on a parent cycle": lambda d: d["brokenAncestry"]["cycles"]["count"],
+    }[kind](diagnostics)
+    assert value == count, diagnostics
+
+
+@then("the diagnostics report an unterminated tail")
+def then_torn(outcome: Outcome) -> None:
+    assert outcome.value()["diagnostics"]["unterminatedTail"] is True
+
+
+@then("the diagnostics report no unterminated tail")
+def then_not_torn(outcome: Outcome) -> None:
+    assert outcome.value()["diagnostics"]["unterminatedTail"] is False
+
+
+@then(parsers.parse("the entry count is {count:d}"))
+def then_entry_count(outcome: Outcome, count: int) -> None:
+    assert outcome.value()["entryCount"] == count
+
+
+@then(parsers.parse('the duplicate ids are "{ids}"'))
+def then_duplicate_ids(outcome: Outcome, ids: str) -> None:
+    assert outcome.value()["diagnostics"]["duplicateIds"]["ids"] == id_list(ids)
+
+
+@then(parsers.parse('the entries with a missing parent are "{ids}"'))
+def then_missing_parents(outcome: Outcome, ids: str) -> None:
+    assert outcome.value()["diagnostics"]["brokenAncestry"]["missingParents"]["ids"] == id_list(ids)
+
+
+@then(parsers.parse('the leaf is "{leaf}"'))
+def then_leaf(outcome: Outcome, leaf: str) -> None:
+    assert outcome.value()["leafId"] == leaf
+
+
+@then("the leaf is null")
+def then_leaf_null(outcome: Outcome) -> None:
+    assert outcome.value()["leafId"] is None
+
+
+@then(parsers.parse('the default leaf is "{leaf}"'))
+def then_default_leaf(outcome: Outcome, leaf: str) -> None:
+    assert outcome.value()["defaultLeafId"] == leaf
+
+
+@then(parsers.parse('the path ids are "{ids}"'))
+def then_path(outcome: Outcome, ids: str) -> None:
+    assert outcome.value()["pathIds"] == id_list(ids)
+
+
+@then("the path is empty")
+def then_path_empty(outcome: Outcome) -> None:
+    assert outcome.value()["pathIds"] == []
+
+
+@then(parsers.parse('the context entry ids are "{ids}"'))
+def then_context_ids(outcome: Outcome, ids: str) -> None:
+    assert outcome.value()["contextEntryIds"] == id_list(ids)
+
+
+@then("the context is empty")
+def then_context_empty(outcome: Outcome) -> None:
+    report = outcome.value()
+    assert report["contextEntryIds"] == [] and report["context"] == []
+
+
+@then(parsers.parse("the context has {count:d} messages"))
+def then_context_count(outcome: Outcome, count: int) -> None:
+    context = outcome.value()["context"]
+    assert len(context) == count, [m.get("role") for m in context]
+
+
+@then(parsers.parse('the context roles are "{roles}"'))
+def then_context_roles(outcome: Outcome, roles: str) -> None:
+    assert [m.get("role") for m in outcome.value()["context"]] == roles.split()
+
+
+@then(parsers.parse("context message {number:d} is exactly:"))
+def then_context_message(outcome: Outcome, number: int, docstring: str) -> None:
+    message = outcome.value()["context"][number - 1]
+    expected = json.loads(docstring)
+    # Key order is part of the contract: compare the serialized forms too.
+    assert list(message) == list(expected), f"key order {list(message)} != {list(expected)}"
+    assert message == expected, message
+
+
+@then(parsers.parse('the model is "{provider}/{model_id}" and the thinking level is "{level}"'))
+def then_settings(outcome: Outcome, provider: str, model_id: str, level: str) -> None:
+    settings = outcome.value()["settings"]
+    assert settings["model"] == {"provider": provider, "modelId": model_id}, settings
+    assert settings["thinkingLevel"] == level, settings
+
+
+@then(parsers.parse('there is no model and the thinking level is "{level}"'))
+def then_no_model(outcome: Outcome, level: str) -> None:
+    settings = outcome.value()["settings"]
+    assert settings["model"] is None and settings["thinkingLevel"] == level, settings
+
+
+@then(parsers.parse("the tool exchange has {active:d} active and {historical:d} historical issues"))
+def then_tool_counts(outcome: Outcome, active: int, historical: int) -> None:
+    counts = outcome.value()["toolExchange"]
+    assert counts == {"activeIssueCount": active, "historicalIssueCount": historical}, counts
+
+
+@then("the tool exchange diagnostics hold counts only")
+def then_tool_counts_only(outcome: Outcome) -> None:
+    counts = outcome.value()["toolExchange"]
+    assert set(counts) == {"activeIssueCount", "historicalIssueCount"}
+    assert all(isinstance(v, int) for v in counts.values())

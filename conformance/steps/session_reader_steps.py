@@ -1,0 +1,224 @@
+"""Steps that write session files and read them back: READER scenarios and the generic checks.
+
+Session files are written by the harness from doc strings (one JSON value per line, each
+followed by LF unless a step says otherwise) or copied from packaged fixtures by id.  The
+expected values that the harness computes itself (byte offsets, SHA-256) come from the bytes it
+wrote, never from the implementation.  The inspect and tree-node checks of the TREE, CONTEXT
+and TOOLX scenarios are in :mod:`conformance.steps.session_inspect_steps` and
+:mod:`conformance.steps.session_tree_steps`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+
+from pytest_bdd import given, parsers, then, when
+
+from conformance.protocol import Adapter
+from conformance.suite import fixture_path
+from conformance.world import Outcome, SessionFile
+
+
+def _write_session(workdir: Path, session_file: SessionFile, data: bytes, name: str = "session.jsonl") -> Path:
+    path = workdir / name
+    path.write_bytes(data)
+    session_file.path = path
+    session_file.bytes_before = data
+    return path
+
+
+def _lines(docstring: str) -> list[str]:
+    return [line for line in docstring.splitlines() if line != ""]
+
+
+# ------------------------------------------------------------------ given
+
+
+@given(parsers.parse('the fixture session "{fixture_id}"'))
+def given_fixture(workdir: Path, session_file: SessionFile, fixture_id: str) -> None:
+    source = fixture_path(fixture_id)
+    target = workdir / source.name
+    shutil.copyfile(source, target)
+    session_file.path = target
+    session_file.bytes_before = target.read_bytes()
+
+
+@given("a session file with these lines:")
+def given_lines(workdir: Path, session_file: SessionFile, docstring: str) -> None:
+    text = "".join(line + "\n" for line in _lines(docstring))
+    _write_session(workdir, session_file, text.encode("utf-8"))
+
+
+@given("a session file with CRLF line endings and these lines:")
+def given_crlf_lines(workdir: Path, session_file: SessionFile, docstring: str) -> None:
+    text = "".join(line + "\r\n" for line in _lines(docstring))
+    _write_session(workdir, session_file, text.encode("utf-8"))
+
+
+@given("a session file whose last line has no newline, with these lines:")
+def given_unterminated(workdir: Path, session_file: SessionFile, docstring: str) -> None:
+    text = "\n".join(_lines(docstring))
+    _write_session(workdir, session_file, text.encode("utf-8"))
+
+
+@given(parsers.parse("a session file with a UTF-8 byte order mark before these lines:"))
+def given_bom(workdir: Path, session_file: SessionFile, docstring: str) -> None:
+    text = "".join(line + "\n" for line in _lines(docstring))
+    _write_session(workdir, session_file, b"\xef\xbb\xbf" + text.encode("utf-8"))
+
+
+@given(parsers.parse("a session file with these lines, where line {number:d} is also followed by {count:d} blank lines:"))
+def given_blank_after(workdir: Path, session_file: SessionFile, docstring: str, number: int, count: int) -> None:
+    lines = _lines(docstring)
+    lines[number - 1 : number] = [lines[number - 1]] + ["   "] * (count - 1) + [""]
+    _write_session(workdir, session_file, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+@given(parsers.parse("a session file of {size:d} bytes of random binary data"))
+def given_binary(workdir: Path, session_file: SessionFile, size: int) -> None:
+    generator = random.Random(size)
+    data = bytes(generator.randrange(256) for _ in range(size)).replace(b"\n", b"\x00")
+    _write_session(workdir, session_file, data)
+
+
+@given("an empty session file")
+def given_empty(workdir: Path, session_file: SessionFile) -> None:
+    _write_session(workdir, session_file, b"")
+
+
+@given("a folder where the session file should be")
+def given_folder(workdir: Path, session_file: SessionFile) -> None:
+    folder = workdir / "folder.jsonl"
+    folder.mkdir()
+    session_file.path = folder
+
+
+@given("a session path where no file exists")
+def given_missing(workdir: Path, session_file: SessionFile) -> None:
+    session_file.path = workdir / "missing.jsonl"
+
+
+@given(parsers.parse("a valid header followed by {size:d} bytes of malformed lines and then these lines:"))
+def given_late_header(workdir: Path, session_file: SessionFile, size: int, docstring: str) -> None:
+    junk_line = b"{not json" + b"x" * 1000 + b"\n"
+    junk = junk_line * (size // len(junk_line) + 1)
+    text = "".join(line + "\n" for line in _lines(docstring)).encode("utf-8")
+    _write_session(workdir, session_file, junk + text)
+
+
+@given(parsers.parse("a session file with these lines, where line {number:d} carries a message of {mib:d} MiB:"))
+def given_oversize(workdir: Path, session_file: SessionFile, number: int, mib: int, docstring: str) -> None:
+    lines = _lines(docstring)
+    entry = json.loads(lines[number - 1])
+    entry["message"]["content"] = "x" * (mib * 1024 * 1024)
+    lines[number - 1] = json.dumps(entry, separators=(",", ":"))
+    _write_session(workdir, session_file, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+# ------------------------------------------------------------------ when
+
+
+@when("the session is inspected")
+def when_inspect(adapter: Adapter, outcome: Outcome, session_file: SessionFile) -> None:
+    outcome.call(adapter, "session.inspect", {"path": str(session_file.file)})
+
+
+@when(parsers.parse('the session is inspected at leaf "{leaf}"'))
+def when_inspect_leaf(adapter: Adapter, outcome: Outcome, session_file: SessionFile, leaf: str) -> None:
+    outcome.call(adapter, "session.inspect", {"path": str(session_file.file), "leaf": leaf})
+
+
+@when("the session is inspected at the null leaf")
+def when_inspect_null(adapter: Adapter, outcome: Outcome, session_file: SessionFile) -> None:
+    outcome.call(adapter, "session.inspect", {"path": str(session_file.file), "leaf": None})
+
+
+@when("the session records are listed")
+def when_records(adapter: Adapter, outcome: Outcome, session_file: SessionFile) -> None:
+    outcome.call(adapter, "session.records", {"path": str(session_file.file)})
+
+
+@when(parsers.parse('the tree node "{entry_id}" is described'))
+def when_node(adapter: Adapter, outcome: Outcome, session_file: SessionFile, entry_id: str) -> None:
+    outcome.call(adapter, "session.node", {"path": str(session_file.file), "id": entry_id})
+
+
+# ------------------------------------------------------------------ then: generic
+
+
+@then(parsers.parse('the request fails with code "{code}"'))
+def then_fails(outcome: Outcome, code: str) -> None:
+    error = outcome.error
+    assert error is not None, f"expected {code}, got a result: {str(outcome.result)[:300]}"
+    assert error.code == code, f"expected code {code}, got {error.code}: {error.message}"
+    assert error.message.strip(), "the error message is empty"
+    assert "\n" not in error.message.strip(), "the error message is not one line"
+
+
+@then("the session file is byte-identical to before")
+def then_unchanged(session_file: SessionFile) -> None:
+    path = session_file.file
+    assert path.read_bytes() == session_file.data, "the session file was changed"
+
+
+@then("the session folder holds only the session file")
+def then_no_siblings(session_file: SessionFile) -> None:
+    path = session_file.file
+    assert sorted(os.listdir(path.parent)) == [path.name]
+
+
+# ------------------------------------------------------------------ then: reader
+
+
+@then(parsers.parse("there are {count:d} records"))
+def then_record_count(outcome: Outcome, count: int) -> None:
+    records = outcome.value()["records"]
+    assert len(records) == count, [r["kind"] for r in records]
+
+
+@then("every record is located by its byte span, with the LF inside the span")
+def then_spans(outcome: Outcome, session_file: SessionFile) -> None:
+    data: bytes = session_file.data
+    position = 0
+    for record in outcome.value()["records"]:
+        newline = data.find(b"\n", position)
+        end = len(data) if newline < 0 else newline + 1
+        assert (record["start"], record["end"]) == (position, end), record
+        assert record["terminated"] == (newline >= 0), record
+        position = end
+    assert position == len(data)
+
+
+@then("every record carries the SHA-256 of its line bytes without the LF")
+def then_hashes(outcome: Outcome, session_file: SessionFile) -> None:
+    data: bytes = session_file.data
+    for record in outcome.value()["records"]:
+        line = data[record["start"] : record["end"]]
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        assert record["sha256"] == hashlib.sha256(line).hexdigest(), record
+
+
+@then(parsers.parse('record {number:d} is of kind "{kind}"'))
+def then_record_kind(outcome: Outcome, number: int, kind: str) -> None:
+    record = outcome.value()["records"][number - 1]
+    assert record["kind"] == kind, record
+
+
+@then(parsers.parse("records {numbers} end with CR before the LF"))
+def then_crlf(outcome: Outcome, numbers: str) -> None:
+    records = outcome.value()["records"]
+    for number in (int(n) for n in numbers.replace(",", " ").split()):
+        assert records[number - 1]["crlf"] is True, records[number - 1]
+
+
+@then(parsers.parse("the last record ends at the end of the file without an LF"))
+def then_last_unterminated(outcome: Outcome, session_file: SessionFile) -> None:
+    records = outcome.value()["records"]
+    assert records[-1]["end"] == len(session_file.data)
+    assert records[-1]["terminated"] is False
