@@ -2,7 +2,9 @@
 
 It fails on a missing, malformed or duplicate ``@id``, a fixture named by a feature but absent
 from the manifest, a schema that is not valid 2020-12 or whose ``$ref`` does not resolve
-locally, a manifest fixture that does not validate as declared, and unchecked date-time formats.
+locally, a manifest fixture that does not validate as declared, unchecked date-time formats, a
+``Spec:`` link that does not resolve, and a code the catalogue, the features and docs/errors.md
+do not agree on.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
 
 from conformance import schemas
-from conformance.suite import features_dir, fixture_manifest, fixtures_dir, schemas_dir
+from conformance.codes import catalogue_codes, code_problems
+from conformance.speclinks import spec_problems
+from conformance.suite import docs_dir, features_dir, fixture_manifest, fixtures_dir, schemas_dir
 
 ID_PATTERN: Final = re.compile(r"^@id:([A-Z]+-[0-9]{3})$")
 FIXTURE_REFERENCE: Final = re.compile(r'fixture session "([^"]+)"')
 MANIFEST_SCHEMA: Final = "fixtures/manifest.schema.json"
+CODE_CATALOGUE: Final = "codes/v1/codes.schema.json"
 
 
 def _features() -> list[tuple[Path, Any]]:
@@ -65,8 +70,6 @@ def check_features(problems: list[str]) -> int:
         if not document.get("feature"):
             problems.append(f"{where}: no Feature")
             continue
-        if "Spec:" not in (document["feature"].get("description") or ""):
-            problems.append(f"{where}: the feature has no 'Spec:' line naming the contract it encodes")
         for fixture_id in FIXTURE_REFERENCE.findall(path.read_text(encoding="utf-8")):
             if fixture_id.startswith("<"):
                 continue  # an outline placeholder: its values are checked in the examples below
@@ -197,12 +200,33 @@ def _damaged_bytes(path: Path) -> bool:
     return not data or not data.endswith(b"\n") or b"\r\n" in data or data.startswith(b"\xef\xbb\xbf")
 
 
+def check_spec_links(problems: list[str]) -> int:
+    """Every feature's ``Spec:`` line resolves; returns the number of features checked."""
+    features = sorted(features_dir().rglob("*.feature"))
+    for feature in features:
+        where = feature.relative_to(features_dir()).as_posix()
+        problems.extend(f"features/{where}:{p.line}: {p.problem}" for p in spec_problems(feature))
+    return len(features)
+
+
+def check_codes(problems: list[str]) -> int:
+    """The code catalogue against the features and docs/errors.md; returns the catalogue's size."""
+    catalogue = schemas_dir() / CODE_CATALOGUE
+    errors_doc = docs_dir() / "errors.md"
+    found = code_problems(catalogue, sorted(features_dir().rglob("*.feature")),
+                          errors_doc if errors_doc.is_file() else None)
+    problems.extend(f"code {p.code!r}: {p.problem}" for p in found)
+    return len(set().union(*catalogue_codes(catalogue).values()))
+
+
 def run_check(*, as_json: bool = False) -> int:
     problems: list[str] = []
     counts = {
         "scenarios": check_features(problems),
         "schemas": check_schemas(problems),
         "fixtures": check_fixtures(problems),
+        "specLinks": check_spec_links(problems),
+        "codes": check_codes(problems),
     }
     if as_json:
         print(json.dumps({"ok": not problems, "counts": counts, "problems": problems}))
@@ -211,5 +235,6 @@ def run_check(*, as_json: bool = False) -> int:
             print(f"problem: {problem}")
         verdict = "suite is sound" if not problems else f"{len(problems)} problem(s)"
         print(f"checked {counts['scenarios']} scenarios, {counts['schemas']} schemas, "
-              f"{counts['fixtures']} fixtures: {verdict}", file=sys.stdout)
+              f"{counts['fixtures']} fixtures, {counts['specLinks']} Spec lines, {counts['codes']} codes: {verdict}",
+              file=sys.stdout)
     return 0 if not problems else 1

@@ -17,7 +17,7 @@ SUITE_ENV = "RECALL_REBASE_SUITE"
 
 @cache
 def suite_root() -> Path:
-    """The folder holding ``features/``, ``schemas/`` and ``fixtures/``."""
+    """The folder holding ``features/``, ``schemas/``, ``fixtures/`` and ``docs/``."""
     override = os.environ.get(SUITE_ENV)
     if override:
         return Path(override).resolve()
@@ -36,6 +36,11 @@ def features_dir() -> Path:
 
 def schemas_dir() -> Path:
     return suite_root() / "schemas"
+
+
+def docs_dir() -> Path:
+    """The normative text (``docs/spec/``) and the project's pages the features cite."""
+    return suite_root() / "docs"
 
 
 def fixtures_dir() -> Path:
