@@ -24,6 +24,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from reference.artifacts.ids import checkpoint_id, sha256_text
+from reference.pi.entries import is_pi_entry
+from reference.pi.header import CURRENT_VERSION, is_current_version
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify, js_stringify_bytes, quote_string
 from reference.primitives.jsvalues import (
@@ -64,7 +66,6 @@ HANDOFF_PREAMBLE: Final = (
     "Call context_history_recall with current-lineage scope to recover original context left out.",
     "Canonical context as quoted data:",
 )
-PI_SESSION_VERSION: Final = 3
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -165,24 +166,11 @@ def _parse_mutation(value: Any, *, pin: bool) -> dict[str, Any] | None:
     return None
 
 
-def _is_pi_entry(value: Any) -> bool:
-    """The entries the upstream projection reads: not a header, string id and timestamp."""
-    if not _is_record(value) or value.get("type") == "session":
-        return False
-    parent = value.get("parentId", UNDEFINED)
-    return (
-        isinstance(value.get("type"), str)
-        and isinstance(value.get("id"), str)
-        and (parent is None or isinstance(parent, str))
-        and isinstance(value.get("timestamp"), str)
-    )
-
-
 def _mutations(entries: Sequence[Any], custom_type: str) -> list[_Mutation]:
     """One kind of mutation in file order, timestamped by their Pi entry (duplicates ignored)."""
     found: list[_Mutation] = []
     seen: set[str] = set()
-    for order, entry in enumerate(e for e in entries if _is_pi_entry(e)):
+    for order, entry in enumerate(e for e in entries if is_pi_entry(e)):
         if entry["type"] != "custom" or entry.get("customType") != custom_type:
             continue
         payload = _parse_mutation(entry.get("data"), pin=custom_type == PIN_TYPE)
@@ -379,7 +367,7 @@ def snapshot_memory(
     # What the SQLite projection drops on the way back: entry ids that are not entries.
     times: dict[str, float | int | None] = {}
     for entry in entries:
-        if _is_pi_entry(entry) and entry["id"] not in times:
+        if is_pi_entry(entry) and entry["id"] not in times:
             parsed = date_time_ms(entry["timestamp"])
             times[entry["id"]] = None if isinstance(parsed, float) and math.isnan(parsed) else parsed
 
@@ -590,7 +578,7 @@ def stage_target(
     timestamp = iso_timestamp(int(operation["createdAt"]))
     link = build_link(operation_id=str(operation["id"]), checkpoint=checkpoint, source_session_file=source_file,
                       project_path=project, target_session_id=target_id)
-    header = {"type": "session", "version": PI_SESSION_VERSION, "id": target_id, "timestamp": timestamp,
+    header = {"type": "session", "version": CURRENT_VERSION, "id": target_id, "timestamp": timestamp,
               "cwd": project, "parentSession": source_file}
     checkpoint_entry_id, link_entry_id, handoff_entry_id = target_entry_ids(target_id)
     entries = (
@@ -657,7 +645,7 @@ def verify_pair(
     if checkpoint_entry is None or get(checkpoint_entry, "type") != "custom":
         return "checkpoint-missing"
     cp = get(checkpoint_entry, "data")
-    if not strict_equal(get(header, "version"), PI_SESSION_VERSION):
+    if not is_current_version(get(header, "version")):
         return "header-version"
     if not _is_record(cp) or not strict_equal(get(cp, "schemaVersion"), SCHEMA_VERSION):
         return "checkpoint"

@@ -24,7 +24,6 @@ from reference.primitives.jsvalues import JS_WHITESPACE, truthy
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
 HEADER_SCAN_LIMIT_BYTES: Final = 1024 * 1024
 READ_CHUNK_BYTES: Final = 1024 * 1024
-CURRENT_VERSION: Final = 3
 
 
 class RecordKind(StrEnum):

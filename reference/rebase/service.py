@@ -46,26 +46,19 @@ from reference.artifacts.journal import (
 )
 from reference.lineage.chain import RebaseState, load_rebase_state, project_operation
 from reference.pi.context import context_messages
+from reference.pi.header import is_current_version
+from reference.pi.prefix import check_prefix
 from reference.pi.reader import read_header_line
-from reference.pi.session import load_session
+from reference.pi.scan import branch_customs, scan_for_run
+from reference.pi.scanscope import current_scope, hand_over, scan_scope, shared_prefix_matches
+from reference.pi.session import decode_path, load_session
 from reference.pi.toolexchange import ToolExchangeDiagnostics, exchange_issues
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
 from reference.primitives.paths import canonical_path
 from reference.rebase import crashpoints
-from reference.rebase.archive import (
-    SourceArchive,
-    branch_customs,
-    capture_source,
-    check_prefix,
-    current_scope,
-    decode_path,
-    hand_over,
-    scan_for_run,
-    scan_scope,
-    shared_prefix_matches,
-)
+from reference.rebase.archive import SourceArchive, capture_source
 from reference.rebase.durable import durable_replace, install_no_overwrite, remove_stale_temporaries
 from reference.rebase.lock import RebaseLock
 from reference.recall.index_schema import open_index
@@ -397,7 +390,7 @@ class _Run:
             version = read_header_line(target_file).get("version")
         except (OSError, ValueError):
             version = None
-        if version != 3 or isinstance(version, bool):
+        if not is_current_version(version):
             raise ContractViolation("target-integrity", "the target is not a version 3 session")
         state = self._verify_target(open_from_disk(target_file).branch)
         if get(state.checkpoint, "id") != checkpoint_id(header_id, leaf, source_hash):

@@ -22,8 +22,9 @@ from typing import IO, Any, Final, cast
 
 import msgspec
 
+from reference.pi.entries import is_pi_entry
+from reference.pi.header import refuse_unindexable_version, same_project
 from reference.pi.reader import (
-    CURRENT_VERSION,
     READ_CHUNK_BYTES,
     RECORD_LIMIT_BYTES,
     Record,
@@ -36,8 +37,7 @@ from reference.pi.reader import (
 from reference.pi.session import check_session_path, iter_loaded_records
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
-from reference.primitives.jsvalues import date_time_ms, is_number
-from reference.primitives.paths import canonical_path
+from reference.primitives.jsvalues import date_time_ms
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
 from reference.recall.searchable import index_fields
 
@@ -273,37 +273,6 @@ def _decode_entry(data: bytes) -> tuple[Any, bool]:
         return UNDEFINED, True
 
 
-def is_pi_entry(value: Any) -> bool:
-    """A valid Pi entry: ``type`` a string but not ``session``, string ``id``, ``parentId`` string
-    or null, string ``timestamp``."""
-    if not isinstance(value, dict):
-        return False
-    kind = value.get("type")
-    parent = value.get("parentId", UNDEFINED)
-    return (
-        isinstance(kind, str)
-        and kind != "session"
-        and isinstance(value.get("id"), str)
-        and (parent is None or isinstance(parent, str))
-        and isinstance(value.get("timestamp"), str)
-    )
-
-
-def _refuse_version(version: Any, path: str) -> None:
-    """Versions 1-2 (missing, null or below 3) and numbers above 3 are refused (R2, R3)."""
-    if version is UNDEFINED or version is None or (is_number(version) and version < CURRENT_VERSION):
-        raise ContractViolation(
-            "unsupported-source-version",
-            f"{path} is a legacy (version 1 or 2) session file, which Pi rewrites when it opens it; "
-            "the index reads only version 3 files (docs/decisions.md R2)",
-        )
-    if is_number(version) and version > CURRENT_VERSION:
-        raise ContractViolation(
-            "unsupported-source-version",
-            f"{path} has session format version {version}, newer than the supported {CURRENT_VERSION}",
-        )
-
-
 def _read_header(raw: IO[bytes], path: str) -> _Header:
     """The first parsed value must be a session header with a string id (reader R1)."""
     raw.seek(0)
@@ -329,13 +298,11 @@ def _check_scope(header: _Header, path: str, session_id: str | None, project_pat
         raise ContractViolation(
             "source-scope-mismatch", f"the header id of {path} is not the session id {session_id!r}"
         )
-    if project_path is not None:
-        cwd = header.value.get("cwd")
-        if not isinstance(cwd, str) or canonical_path(cwd) != canonical_path(project_path):
-            raise ContractViolation(
-                "source-scope-mismatch", f"the header cwd of {path} is not the project path {project_path!r}"
-            )
-    _refuse_version(header.value.get("version", UNDEFINED), path)
+    if project_path is not None and not same_project(header.value.get("cwd"), project_path):
+        raise ContractViolation(
+            "source-scope-mismatch", f"the header cwd of {path} is not the project path {project_path!r}"
+        )
+    refuse_unindexable_version(header.value.get("version", UNDEFINED), path)
 
 
 def _load_state(conn: sqlite3.Connection, session_id: str) -> _StoredState | None:
