@@ -33,7 +33,7 @@ from reference.pi.session import (
     no_header,
 )
 from reference.pi.toolexchange import Exchanges
-from reference.pi.tree import SessionTree
+from reference.pi.tree import SessionTree, walk_to_root
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 
@@ -92,18 +92,7 @@ class SourceScan:
     def ancestry(self, leaf: int) -> array[int]:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
         (a falsy or missing parent ends the walk, a repeated entry too)."""
-        path = array("q")
-        append, parents, empty_parents = path.append, self.parents, self.empty_parents
-        seen = bytearray(self.entry_count)
-        current = leaf
-        while current >= 0 and not seen[current]:
-            seen[current] = 1
-            append(current)
-            if current in empty_parents:
-                break
-            current = parents[current]
-        path.reverse()
-        return path
+        return walk_to_root(leaf, self.parents, self.empty_parents)[0]
 
     def branch(self, leaf_id: Any) -> array[int]:
         """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf.  Walked

@@ -8,13 +8,40 @@ instead of hanging.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from reference.pi.reader import Record
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import map_key, truthy
+
+
+def walk_to_root(leaf: int, parents: Sequence[int], roots: Container[int] = ()) -> tuple[array[int], bool]:
+    """Entry numbers root -> leaf, following ``parents`` (entry number -> its parent's number)
+    from ``leaf``: a negative parent ends the walk, and so does an entry of ``roots`` (a root
+    whatever its parent number says).  Also whether a repeated entry ended it (a cycle).
+
+    The one branch walk: :meth:`SessionTree.ancestry` walks the numbers of its records,
+    :meth:`reference.pi.scan.SourceScan.ancestry` the compact table of a scan."""
+    path = array("q")
+    append = path.append
+    seen = bytearray(len(parents))
+    current = leaf
+    cycle = False
+    while current >= 0:
+        if seen[current]:
+            cycle = True
+            break
+        seen[current] = 1
+        append(current)
+        if current in roots:
+            break
+        current = parents[current]
+    path.reverse()
+    return path, cycle
 
 
 @dataclass(frozen=True)
@@ -72,25 +99,26 @@ class SessionTree:
             return None
         return self.entries[-1].id
 
+    @cached_property
+    def _numbers(self) -> dict[int, int]:
+        """Entry number of each record (by identity)."""
+        return {id(record): number for number, record in enumerate(self.entries)}
+
+    @cached_property
+    def _parent_numbers(self) -> array[int]:
+        """Entry number of each record's parent (-1: none, or a parent that resolves to nothing)."""
+        numbers = self._numbers
+        parents = map(self.parent_of, self.entries)
+        return array("q", (-1 if parent is None else numbers[id(parent)] for parent in parents))
+
     def ancestry(self, leaf: Record) -> Ancestry:
         """Root-to-leaf path, stopping at a missing parent or at the first repeated entry."""
-        path: list[Record] = []
-        seen: set[int] = set()
-        current: Record | None = leaf
-        missing: Any = None
-        cycle = False
-        while current is not None:
-            if id(current) in seen:
-                cycle = True
-                break
-            seen.add(id(current))
-            path.append(current)
-            parent = self.parent_of(current)
-            if parent is None and truthy(current.parent_id):
-                missing = current.parent_id
-            current = parent
-        path.reverse()
-        return Ancestry(tuple(path), missing, cycle)
+        numbers, cycle = walk_to_root(self._numbers[id(leaf)], self._parent_numbers)
+        entries = self.entries
+        path = tuple(entries[number] for number in numbers)
+        root = path[0]
+        missing = root.parent_id if not cycle and self.parent_of(root) is None and truthy(root.parent_id) else None
+        return Ancestry(path, missing, cycle)
 
     def branch(self, leaf_id: Any) -> Ancestry:
         """Pi's ``getBranch(leafId)``: empty for a falsy or unknown leaf."""

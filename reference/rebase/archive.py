@@ -9,20 +9,20 @@ looks at it (``unsupported-source-version``).
 
 from __future__ import annotations
 
-import contextlib
 from array import array
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from reference.pi.blockscan import NotOrdinary, line_fields
-from reference.pi.context import UnbuildableContext, context_entries
+from reference.pi.context import UnbuildableContext, context_layout
 from reference.pi.header import require_current_version, same_project
 from reference.pi.reader import open_session_file
 from reference.pi.scan import SourceScan, scan_for_run
 from reference.pi.toolexchange import Exchanges
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
+from reference.primitives.jsonbytes import JsonParseError
+from reference.primitives.jsvalues import get
 
 # ----------------------------------------------------------------------------------------------
 # checks
@@ -168,21 +168,26 @@ class SourceArchive:
 
 
 def _context(scan: SourceScan, branch: array[int], subset: dict[int, Any]) -> list[Any]:
-    """``context_entries`` of the decoded branch, decoding only the entries it keeps."""
+    """``context_entries`` of the decoded branch, decoding only the entries it keeps (the scan is
+    valid: its ids are unique, so an entry's number stands for its id)."""
     types = scan.types
-    last = next((i for i in range(len(branch) - 1, -1, -1) if types[branch[i]] == "compaction"), None)
-    if last is None:
-        return context_entries(scan.decode_many(branch))
-    compaction = subset[branch[last]]
-    first_kept = compaction.get("firstKeptEntryId", UNDEFINED) if isinstance(compaction, dict) else UNDEFINED
-    start = last + 1
-    number = scan.ids.get(first_kept) if isinstance(first_kept, str) else None
-    if number is not None:
-        with contextlib.suppress(ValueError):
-            start = branch.index(number, 0, last)
-    kept = scan.decode_many(branch[start:last])
-    later = scan.decode_many(branch[last + 1:])
-    return [compaction, *kept, *later]
+
+    def first_kept_at(position: int) -> Any:
+        first_kept = get(subset[branch[position]], "firstKeptEntryId")
+        return scan.ids.get(first_kept) if isinstance(first_kept, str) else None
+
+    def locate(number: Any, stop: int) -> int:
+        try:
+            return branch.index(number, 0, stop) if isinstance(number, int) else -1
+        except ValueError:
+            return -1
+
+    layout = context_layout(len(branch), lambda i: types[branch[i]], branch.__getitem__, first_kept_at, locate)
+    if layout is None:
+        return scan.decode_many(branch)
+    kept = scan.decode_many(branch[layout.kept.start:layout.kept.stop])
+    later = scan.decode_many(branch[layout.resume + 1:])
+    return [subset[branch[layout.compaction]], *kept, *later]
 
 
 def capture_source(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
