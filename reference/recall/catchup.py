@@ -24,8 +24,8 @@ import msgspec
 
 from reference.pi.entries import is_pi_entry
 from reference.pi.header import refuse_unindexable_version, same_project
+from reference.pi.lines import READ_CHUNK_BYTES, LineTooLong, line_chunks
 from reference.pi.reader import (
-    READ_CHUNK_BYTES,
     RECORD_LIMIT_BYTES,
     Record,
     RecordKind,
@@ -569,27 +569,21 @@ def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header:
     the streaming reader's classification of that line alone.  ``(offset, header)`` when a line
     outgrows the record limit before its LF: the caller reads on from there with the reader."""
     raw.seek(base)
-    remaining = size - base
-    position = base  # the offset of ``pending``
-    pending = b""
     decode = msgspec.json.decode
     sha256 = hashlib.sha256
     fits = RECORD_LIMIT_BYTES - 1  # a longer line (its LF counted) is oversize
-    while remaining > 0:
-        chunk = raw.read(min(READ_CHUNK_BYTES, remaining))
-        if not chunk:
-            break  # the file shrank under us: stop at what is there
-        remaining -= len(chunk)
-        data = pending + chunk if pending else chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            if len(data) > RECORD_LIMIT_BYTES:
-                return position, header
-            pending = data
+    chunks = line_chunks(raw, RECORD_LIMIT_BYTES, start=base, size=size - base)
+    while True:
+        try:
+            start, lines, terminated = next(chunks)
+        except StopIteration:
+            return None
+        except LineTooLong as too_long:
+            return too_long.offset, header
+        if not terminated:  # the last line, without its LF
+            header = _take(_exact_record(lines[0], False), lines[0], start, scanner, header, result)
             continue
-        pending = data[cut:]
-        start = position
-        for line in data[: cut - 1].split(b"\n"):
+        for line in lines:
             end = start + len(line) + 1
             value: Any = None
             if line[:1] == b"{" and len(line) <= fits:
@@ -609,10 +603,6 @@ def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header:
             else:
                 header = _take(_exact_record(line, True), line, start, scanner, header, result)
             start = end
-        position = start
-    if pending:
-        header = _take(_exact_record(pending, False), pending, position, scanner, header, result)
-    return None
 
 
 def _checkpoint(raw: IO[bytes], span: tuple[int, int]) -> tuple[int, int, str]:
