@@ -16,15 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference.artifacts.checkpoint import (
-    MEMORY_TYPE,
-    PIN_TYPE,
-    find_pair,
-    verify_handoff,
-    verify_pair,
-)
 from reference.artifacts.ids import journal_path
 from reference.artifacts.journal import load_journal
+from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
+from reference.artifacts.pair import find_pair, verify_handoff, verify_pair
 from reference.pi.header import is_current_version, same_project
 from reference.pi.reader import Record, RecordKind, open_session_file, read_header_line
 from reference.pi.scan import SourceScan, scan_source, validate_branch

@@ -20,14 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from reference.artifacts.checkpoint import (
-    MEMORY_TYPE,
-    PIN_TYPE,
-    build_checkpoint,
-    overlay_inherited,
-    snapshot_memory,
-    stage_target,
-)
+from reference.artifacts.checkpoint import build_checkpoint
 from reference.artifacts.ids import checkpoint_id, journal_path, require_operation_id
 from reference.artifacts.journal import (
     FALLBACK_CODE,
@@ -44,6 +37,7 @@ from reference.artifacts.journal import (
     write_journal,
     write_phase,
 )
+from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE, overlay_inherited, snapshot_memory
 from reference.lineage.chain import RebaseState, load_rebase_state, project_operation
 from reference.pi.context import context_messages
 from reference.pi.header import is_current_version
@@ -61,6 +55,7 @@ from reference.rebase import crashpoints
 from reference.rebase.archive import SourceArchive, capture_source
 from reference.rebase.durable import durable_replace, install_no_overwrite, remove_stale_temporaries
 from reference.rebase.lock import RebaseLock
+from reference.rebase.target import stage_target
 from reference.recall.index_schema import open_index
 
 #: Codes found while building the checkpoint: never a Recoverable journal (D8).

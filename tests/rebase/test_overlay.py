@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reference.artifacts.checkpoint import overlay_inherited
+from reference.artifacts.memory import overlay_inherited
 from reference.config.configuration import default_config
 from reference.primitives.clock import ManualClock
 from reference.rebase.service import RebaseHost, RebaseService
