@@ -38,6 +38,7 @@ from reference.artifacts.journal import (
     write_phase,
 )
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE, overlay_inherited, snapshot_memory
+from reference.artifacts.phases import CrashPoint, Phase
 from reference.lineage.chain import RebaseState, load_rebase_state, project_operation
 from reference.pi.context import context_messages
 from reference.pi.header import is_current_version
@@ -289,12 +290,12 @@ class _Run:
                                       tool_exchange=self.diagnostics)
         return unavailable_result(code, tool_exchange=self.diagnostics)
 
-    def _phase(self, phase: str) -> None:
+    def _phase(self, phase: Phase) -> None:
         assert self.operation is not None
         self.operation = write_phase(self.operation, phase, self.now(), durable_replace)
         self.persisted = True
         project_operation(self.conn, self.operation)
-        crashpoints.reached(phase)
+        crashpoints.reached(CrashPoint(phase))
 
     # ------------------------------------------------------------------ the steps
 
@@ -417,14 +418,14 @@ class _Run:
 
     def _install(self, checkpoint: Mapping[str, Any]) -> None:
         """§6.8: Prepared, ArchiveVerified, the fingerprint made durable, the install, TargetCreated."""
-        self._phase("Prepared")
-        self._phase("ArchiveVerified")
+        self._phase(Phase.PREPARED)
+        self._phase(Phase.ARCHIVE_VERIFIED)
         assert self.operation is not None
         staged = stage_target(self.operation, checkpoint, project_path=self.project)
         self.operation = with_target_fingerprint(self.operation, staged.sha256, staged.size)
-        self._phase("CheckpointReady")
+        self._phase(Phase.CHECKPOINT_READY)
         install_no_overwrite(Path(self.operation["targetSessionFile"]), staged.data, crash=crashpoints.reached)
-        self._phase("TargetCreated")
+        self._phase(Phase.TARGET_CREATED)
 
     def _verify_target(self, branch: list[Any], *, hand_on: bool = False) -> RebaseState:
         assert self.operation is not None
@@ -457,11 +458,11 @@ class _Run:
             if fresh.session_id != operation["targetSessionId"]:
                 raise ContractViolation("target-identity", "the fresh session is not the target")
             self.activated = True
-            self._phase("Activated")
+            self._phase(Phase.ACTIVATED)
             self._verify_target(fresh.branch, hand_on=True)  # its source prefix check is a real one ...
             if not shared_prefix_matches(source_file, size, source_hash):  # ... that serves this one
                 raise ContractViolation("archive-changed", "the source prefix changed during activation")
-            self._phase("Verified")
+            self._phase(Phase.VERIFIED)
         except Exception:
             self.host.notify("warning", f"rebase recoverable: {operation['id']}. Do not delete the source session.")
             raise
