@@ -21,7 +21,8 @@ from reference.pi.hostfacts import resolve_host
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.errors import ContractViolation
 from reference.rebase.crashpoints import ENV_VAR
-from reference.rebase.service import ACTIVATIONS, RebaseHost, RebaseService
+from reference.rebase.service import RebaseService
+from reference.rebase.session_host import ACTIVATIONS, RebaseHost
 from reference.recall.index_schema import default_index_path
 
 #: Host facts a caller may set, by protocol name.

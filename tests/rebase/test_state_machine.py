@@ -34,7 +34,8 @@ from reference.config.configuration import default_config
 from reference.primitives.clock import ManualClock
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 from reference.rebase.durable import stale_temporaries
-from reference.rebase.service import RebaseHost, RebaseService
+from reference.rebase.service import RebaseService
+from reference.rebase.session_host import RebaseHost
 from reference.recall.service import HistoryHost, HistoryService
 
 ROOT = REPO_ROOT
