@@ -155,12 +155,6 @@ def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
     return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
-def _incomplete(record: Record) -> bool:
-    """Upstream ``parseLine`` calls a line malformed unless it is an object with a string type."""
-    return record.kind in (RecordKind.MALFORMED, RecordKind.FALSY, RecordKind.OVERSIZE) or (
-        record.kind is RecordKind.ENTRY and not (record.is_object and isinstance(record.type, str)))
-
-
 class _Table:
     """The compact entry table a scan builds, one entry line at a time."""
 

@@ -37,7 +37,8 @@ def check_header(header: dict[str, Any], project_path: str) -> None:
 
 
 def check_scan(scan: SourceScan) -> None:
-    """Steps 17-18 on a scan: the codes of :func:`check_records`."""
+    """Steps 17-18 on the scan: a malformed, oversize or unterminated line, then the first line
+    that is not a Pi entry with a unique id."""
     if scan.incomplete:
         raise ContractViolation("archive-incomplete",
                                 "the source has a malformed, oversize or unterminated line; it is reported, never repaired")
