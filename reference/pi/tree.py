@@ -11,7 +11,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from reference.pi.reader import Record
@@ -61,22 +60,32 @@ class SessionTree:
     by_id: dict[Any, Record] = field(init=False)
     children: dict[Any, list[Record]] = field(init=False)
     duplicate_ids: list[Any] = field(init=False)
+    _numbers: dict[Any, int] = field(init=False, repr=False)  # id key -> entry number (the last one)
+    _parents: array[int] = field(init=False, repr=False)  # entry number -> its parent's, -1 for none
 
     def __post_init__(self) -> None:
         self.by_id = {}
         self.children = {}
+        self._numbers = {}
+        self._parents = array("q")
         duplicates: dict[Any, None] = {}
-        for record in self.entries:
+        for number, record in enumerate(self.entries):
             key = map_key(record.id)
             if key is None:
                 continue
             if key in self.by_id:
                 duplicates[key] = None
             self.by_id[key] = record
+            self._numbers[key] = number
+        append = self._parents.append
         for record in self.entries:
-            parent = self.parent_of(record)
-            if parent is not None:
-                self.children.setdefault(map_key(parent.id), []).append(record)
+            key = map_key(record.parent_id) if truthy(record.parent_id) else None
+            parent_number = None if key is None else self._numbers.get(key)
+            if parent_number is None:  # as parent_of: a falsy parent, or one that resolves to nothing
+                append(-1)
+                continue
+            append(parent_number)
+            self.children.setdefault(key, []).append(record)
         self.duplicate_ids = list(duplicates)
 
     def get(self, entry_id: Any) -> Record | None:
@@ -99,21 +108,17 @@ class SessionTree:
             return None
         return self.entries[-1].id
 
-    @cached_property
-    def _numbers(self) -> dict[int, int]:
-        """Entry number of each record (by identity)."""
-        return {id(record): number for number, record in enumerate(self.entries)}
-
-    @cached_property
-    def _parent_numbers(self) -> array[int]:
-        """Entry number of each record's parent (-1: none, or a parent that resolves to nothing)."""
-        numbers = self._numbers
-        parents = map(self.parent_of, self.entries)
-        return array("q", (-1 if parent is None else numbers[id(parent)] for parent in parents))
+    def _number_of(self, leaf: Record) -> int:
+        """The entry number of one of the tree's records."""
+        key = map_key(leaf.id)
+        number = None if key is None else self._numbers.get(key)
+        if number is not None and self.entries[number] is leaf:
+            return number
+        return next(n for n in range(len(self.entries) - 1, -1, -1) if self.entries[n] is leaf)
 
     def ancestry(self, leaf: Record) -> Ancestry:
         """Root-to-leaf path, stopping at a missing parent or at the first repeated entry."""
-        numbers, cycle = walk_to_root(self._numbers[id(leaf)], self._parent_numbers)
+        numbers, cycle = walk_to_root(self._number_of(leaf), self._parents)
         entries = self.entries
         path = tuple(entries[number] for number in numbers)
         root = path[0]
