@@ -138,16 +138,13 @@ class SourceScan:
         self.memo[key] = True
 
     def _validate_branch(self, leaf_id: str) -> None:
-        seen = bytearray(self.entry_count)
-        current = self.ids.get(leaf_id, MISSING)
-        while True:
-            if current < 0 or seen[current]:
-                raise ContractViolation("archive-branch-invalid", "the leaf's ancestry is broken or cyclic")
-            seen[current] = 1
-            parent = self.parents[current]
-            if parent == ROOT:
-                return
-            current = self.ids.get("", MISSING) if current in self.empty_parents else parent
+        """The walk of :func:`reference.pi.tree.walk_to_root` without Pi's roots: a ``""``
+        parent is looked up like any other id (on a valid scan its parent number is that
+        entry's), and the walk must end at a null parent."""
+        leaf = self.ids.get(leaf_id, MISSING)
+        path, cycle = walk_to_root(leaf, self.parents) if leaf >= 0 else (None, True)
+        if cycle or path is None or self.parents[path[0]] != ROOT:
+            raise ContractViolation("archive-branch-invalid", "the leaf's ancestry is broken or cyclic")
 
 
 def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
