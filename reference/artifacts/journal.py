@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from reference.artifacts.ids import journal_path, require_operation_id, target_file_path
 from reference.artifacts.ids import operation_id as derive_operation_id
+from reference.artifacts.phases import PHASES, WRITTEN_PHASES, Phase
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify_bytes
 from reference.primitives.jsvalues import get, strict_equal
@@ -30,14 +31,6 @@ from reference.primitives.textunits import chars_v1_tokens
 
 SCHEMA_VERSION: Final = 1
 MAX_JOURNAL_BYTES: Final = 32_000
-#: The six phases of a successful run, in order; each is a durable journal write.
-PHASES: Final = ("Prepared", "ArchiveVerified", "CheckpointReady", "TargetCreated", "Activated", "Verified")
-RECOVERABLE: Final = "Recoverable"
-#: In the upstream type but never written by it, nor by this implementation.
-FAILED: Final = "Failed"
-WRITTEN_PHASES: Final = (*PHASES, RECOVERABLE)
-#: The phases from which the journal holds the target fingerprint.
-FINGERPRINTED_PHASES: Final = ("CheckpointReady", "TargetCreated", "Activated", "Verified")
 #: ``RebaseOperation`` as the upstream type lists it; see :data:`WRITE_ORDER` for the bytes.
 JOURNAL_FIELDS: Final = (
     "schemaVersion", "id", "phase", "projectPath", "sourceSessionId", "sourceSessionFile", "sourceLeafId",
@@ -87,7 +80,7 @@ def new_operation(
     return {
         "schemaVersion": SCHEMA_VERSION,
         "id": op_id,
-        "phase": PHASES[0],
+        "phase": str(PHASES[0]),
         "projectPath": project_path,
         "sourceSessionId": source_session_id,
         "sourceSessionFile": source_session_file,
@@ -106,7 +99,7 @@ def with_phase(operation: Mapping[str, Any], phase: str, now_ms: int) -> dict[st
     if phase not in WRITTEN_PHASES:
         raise ValueError(f"not a journal phase: {phase!r}")
     record = dict(operation)
-    record["phase"] = phase
+    record["phase"] = str(phase)
     record["updatedAt"] = now_ms
     return record
 
@@ -122,7 +115,7 @@ def with_target_fingerprint(operation: Mapping[str, Any], target_hash: str, targ
 def with_failure(operation: Mapping[str, Any], code: str, now_ms: int) -> dict[str, Any]:
     """The ``Recoverable`` record of a failed run (phase, then ``errorCode``, then ``updatedAt``)."""
     record = dict(operation)
-    record["phase"] = RECOVERABLE
+    record["phase"] = str(Phase.RECOVERABLE)
     record["errorCode"] = code
     record["updatedAt"] = now_ms
     return record
@@ -280,7 +273,7 @@ def success_result(
 
 def verified_result(result: Mapping[str, Any]) -> dict[str, Any]:
     """A successful activation: the run's result plus ``phase`` and ``sessionReplaced``."""
-    return {**result, "status": "verified", "phase": PHASES[-1], "sessionReplaced": True}
+    return {**result, "status": "verified", "phase": str(PHASES[-1]), "sessionReplaced": True}
 
 
 def recoverable_result(
@@ -290,7 +283,7 @@ def recoverable_result(
     return {
         "status": "recoverable",
         "operationId": operation_id,
-        "phase": RECOVERABLE,
+        "phase": str(Phase.RECOVERABLE),
         "sessionReplaced": session_replaced,
         "warnings": [code],
         **_diagnostics(tool_exchange),

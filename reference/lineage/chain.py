@@ -16,29 +16,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference.artifacts.checkpoint import (
-    MEMORY_TYPE,
-    PIN_TYPE,
-    find_pair,
-    verify_handoff,
-    verify_pair,
-)
 from reference.artifacts.ids import journal_path
 from reference.artifacts.journal import load_journal
-from reference.pi.reader import CURRENT_VERSION, Record, RecordKind, open_session_file, read_header_line
+from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
+from reference.artifacts.pair import find_pair, verify_handoff, verify_pair
+from reference.pi.header import is_current_version, same_project
+from reference.pi.reader import Record, RecordKind, open_session_file, read_header_line
+from reference.pi.scan import SourceScan, scan_source, validate_branch
+from reference.pi.scanscope import cached_scan, shared_prefix_matches
 from reference.pi.session import SessionFile, load_session
 from reference.pi.tree import SessionTree
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.jsvalues import get
-from reference.rebase.archive import (
-    SourceScan,
-    cached_scan,
-    same_project,
-    scan_source,
-    shared_prefix_matches,
-    validate_branch,
-)
 
 MAX_DEPTH: Final = 16
 INTEGRITY: Final = "lineage-integrity-unavailable"
@@ -138,7 +128,7 @@ def _verify_source(
         raise _Broken("source prefix")
     assert isinstance(size, int)
     header = read_header_line(source_file)
-    if (header.get("version") != CURRENT_VERSION or isinstance(header.get("version"), bool)
+    if (not is_current_version(header.get("version"))
             or header.get("id") != link.get("sourceSessionId") or not same_project(header.get("cwd"), project_path)):
         raise _Broken("source header")
     scan = cached_scan(source_file, size, str(link.get("sourceHash")))

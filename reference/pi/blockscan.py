@@ -25,7 +25,8 @@ from typing import IO, Any, Final, NamedTuple
 
 import msgspec
 
-from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, READ_CHUNK_BYTES, RECORD_LIMIT_BYTES, decode_value
+from reference.pi.lines import LineTooLong, line_chunks
+from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
 
 _BLOCK_LINES: Final = 512
@@ -154,40 +155,24 @@ def _decode(lines: list[bytes]) -> list[Fields]:
 
 def ordinary_blocks(stream: IO[bytes]) -> Iterator[Block]:
     """Every line of an ordinary session file in blocks, header first, or :class:`NotOrdinary`."""
-    position = 0  # offset of the first byte of ``pending``
     number = 1
-    pending = b""
-    while True:
-        chunk = stream.read(READ_CHUNK_BYTES)
-        data = pending + chunk
-        if not chunk:
-            lines = [data] if data else []
-            terminated = False
-        else:
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                if len(data) > RECORD_LIMIT_BYTES:
-                    raise NotOrdinary
-                pending = data
-                continue
-            lines = data[: cut - 1].split(b"\n")
-            pending = data[cut:]
-            terminated = True
-        for first in range(0, len(lines), _BLOCK_LINES):
-            block = lines[first : first + _BLOCK_LINES]
-            last_block = first + _BLOCK_LINES >= len(lines)
-            ends = list(accumulate((len(line) + 1 for line in block), initial=position))
-            starts = ends[:-1]
-            del ends[0]
-            if last_block and not terminated:
-                ends[-1] -= 1
-            fields = _decode(block)
-            if number == 1:
-                header = fields[0]
-                if ends[0] > HEADER_SCAN_LIMIT_BYTES or header.type != "session" or not isinstance(header.id, str):
-                    raise NotOrdinary
-            yield Block(number, starts, ends, fields, terminated or not last_block)
-            number += len(block)
-            position = ends[-1]
-        if not chunk:
-            return
+    try:
+        for position, lines, terminated in line_chunks(stream, RECORD_LIMIT_BYTES):
+            for first in range(0, len(lines), _BLOCK_LINES):
+                block = lines[first : first + _BLOCK_LINES]
+                last_block = first + _BLOCK_LINES >= len(lines)
+                ends = list(accumulate((len(line) + 1 for line in block), initial=position))
+                starts = ends[:-1]
+                del ends[0]
+                if last_block and not terminated:
+                    ends[-1] -= 1
+                fields = _decode(block)
+                if number == 1:
+                    header = fields[0]
+                    if ends[0] > HEADER_SCAN_LIMIT_BYTES or header.type != "session" or not isinstance(header.id, str):
+                        raise NotOrdinary
+                yield Block(number, starts, ends, fields, terminated or not last_block)
+                number += len(block)
+                position = ends[-1]
+    except LineTooLong:
+        raise NotOrdinary from None

@@ -8,7 +8,7 @@ ignores it.  Absent optional fields stay ``UNDEFINED`` so that serialization dro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,29 +21,51 @@ class UnbuildableContext(ValueError):
     """Pi would throw while building this context (a ``message`` entry without a message)."""
 
 
+@dataclass(frozen=True)
+class ContextLayout:
+    """Where Pi's ``buildContextEntries`` takes its entries from a path with a compaction: the
+    latest compaction, then the kept entries before it, then every entry after ``resume``."""
+
+    compaction: int  # position of the latest compaction on the path
+    kept: range  # positions from ``firstKeptEntryId`` up to the first entry with the compaction's id
+    resume: int  # entries after this position follow (the first entry with the compaction's id)
+
+
+def context_layout(
+    length: int,
+    kind_at: Callable[[int], Any],
+    id_at: Callable[[int], Any],
+    first_kept_at: Callable[[int], Any],
+    locate: Callable[[Any, int], int],
+) -> ContextLayout | None:
+    """The layout of a path of ``length`` entries, or None when the whole path is the context.
+
+    The path is asked, never decoded whole: ``kind_at(i)`` is an entry's type, ``id_at(i)`` its
+    id, ``first_kept_at(i)`` a compaction's ``firstKeptEntryId``, ``locate(id, stop)`` the first
+    position before ``stop`` whose id is ``id`` (``===``), -1 for none."""
+    compaction = next((i for i in range(length - 1, -1, -1) if kind_at(i) == "compaction"), None)
+    if compaction is None:
+        return None
+    index = locate(id_at(compaction), length)
+    if index < 0:
+        return None
+    start = locate(first_kept_at(compaction), index)
+    return ContextLayout(compaction, range(index if start < 0 else start, index), index)
+
+
 def context_entries(path: Sequence[Any]) -> list[Any]:
     """The latest compaction on the path, the kept entries from ``firstKeptEntryId`` up to
     it, then every later entry. Earlier compactions in the kept range stay in the list."""
-    compaction = None
-    for entry in path:
-        if get(entry, "type") == "compaction":
-            compaction = entry
-    if compaction is None:
+
+    def locate(entry_id: Any, stop: int) -> int:
+        return next((i for i in range(stop) if strict_equal(get(path[i], "id"), entry_id)), -1)
+
+    layout = context_layout(len(path), lambda i: get(path[i], "type"), lambda i: get(path[i], "id"),
+                            lambda i: get(path[i], "firstKeptEntryId"), locate)
+    if layout is None:
         return list(path)
-    compaction_id = get(compaction, "id")
-    index = next((i for i, entry in enumerate(path) if strict_equal(get(entry, "id"), compaction_id)), -1)
-    if index < 0:
-        return list(path)
-    first_kept = get(compaction, "firstKeptEntryId")
-    kept: list[Any] = [compaction]
-    found = False
-    for entry in path[:index]:
-        if strict_equal(get(entry, "id"), first_kept):
-            found = True
-        if found:
-            kept.append(entry)
-    kept.extend(path[index + 1 :])
-    return kept
+    kept = layout.kept
+    return [path[layout.compaction], *path[kept.start:kept.stop], *path[layout.resume + 1:]]
 
 
 def entry_to_messages(entry: Any) -> list[Any]:

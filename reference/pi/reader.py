@@ -18,13 +18,12 @@ from typing import IO, Any, Final, NamedTuple
 
 import msgspec
 
+from reference.pi.lines import LongLine, line_chunks
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError, js_parse
 from reference.primitives.jsvalues import JS_WHITESPACE, truthy
 
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
 HEADER_SCAN_LIMIT_BYTES: Final = 1024 * 1024
-READ_CHUNK_BYTES: Final = 1024 * 1024
-CURRENT_VERSION: Final = 3
 
 
 class RecordKind(StrEnum):
@@ -136,63 +135,23 @@ def _no_digest(data: bytes) -> str:
 
 
 def _physical_lines(stream: IO[bytes], limit: int, hashed: bool = True) -> Iterator[tuple[int, int, bytes | None, str, bool, bool]]:
-    """``(start, end, data_or_None, sha256, terminated, crlf)`` per physical line, bounded memory.
+    """``(start, end, data_or_None, sha256, terminated, crlf)`` per physical line, bounded memory
+    (:func:`reference.pi.lines.line_chunks`); a line longer than the limit (its LF counted) has no data.
 
     ``hashed=False``: the per-line SHA-256 is ``""`` (a caller that needs no locator hashes).
     """
     digest_of = _sha256_hex if hashed else _no_digest
-    position = 0
-    pending = bytearray()
-    pending_start = 0
-    overflow: Any = None  # a running hash once a line has outgrown the limit
-    overflow_last = b""
-    while True:
-        chunk = stream.read(READ_CHUNK_BYTES)
-        if not chunk:
-            break
-        cursor = 0
-        while True:
-            newline = chunk.find(b"\n", cursor)
-            if newline < 0:
-                piece = chunk[cursor:]
-                if overflow is not None:
-                    overflow.update(piece)
-                    overflow_last = piece[-1:] or overflow_last
-                elif len(pending) + len(piece) > limit:
-                    overflow = hashlib.sha256(pending)
-                    overflow.update(piece)
-                    overflow_last = piece[-1:] or bytes(pending[-1:])
-                    pending.clear()
-                else:
-                    pending += piece
-                break
-            piece = chunk[cursor:newline]
-            end = position + newline + 1
-            if overflow is not None:
-                overflow.update(piece)
-                last = piece[-1:] or overflow_last
-                yield pending_start, end, None, (overflow.hexdigest() if hashed else ""), True, last == b"\r"
-                overflow = None
-                overflow_last = b""
-            else:
-                if pending:
-                    pending += piece
-                    data = bytes(pending)
-                    pending.clear()
-                else:
-                    data = piece
-                if len(data) + 1 > limit:
-                    yield pending_start, end, None, digest_of(data), True, data.endswith(b"\r")
-                else:
-                    yield pending_start, end, data, digest_of(data), True, data.endswith(b"\r")
-            pending_start = end
-            cursor = newline + 1
-        position += len(chunk)
-    if overflow is not None:
-        yield pending_start, position, None, (overflow.hexdigest() if hashed else ""), False, overflow_last == b"\r"
-    elif pending or pending_start < position:
-        data = bytes(pending)
-        yield pending_start, position, data, digest_of(data), False, data.endswith(b"\r")
+    for item in line_chunks(stream, limit, long_lines=True):
+        if isinstance(item, LongLine):
+            yield item.start, item.end, None, (item.sha256 if hashed else ""), item.terminated, item.crlf
+            continue
+        start, lines, terminated = item
+        last = len(lines) - 1
+        for index, data in enumerate(lines):
+            ended = terminated or index < last
+            end = start + len(data) + ended
+            yield start, end, (None if len(data) + ended > limit else data), digest_of(data), ended, data.endswith(b"\r")
+            start = end
 
 
 def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES, hashed: bool = True) -> Iterator[Record]:

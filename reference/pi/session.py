@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
+from reference.pi.header import VersionStatus, legacy_version, version_status
 from reference.pi.reader import (
-    CURRENT_VERSION,
     HEADER_SCAN_LIMIT_BYTES,
     RECORD_LIMIT_BYTES,
     Record,
@@ -126,17 +126,9 @@ def check_session_path(path: str, *, allow_empty: bool = False) -> None:
 
 def _legacy_version(version: Any) -> tuple[int | None, Any]:
     """(legacy version 1 or 2, or None; an unsupported version value, or None)."""
-    if version is None:
-        return 1, None
-    if isinstance(version, bool) or not isinstance(version, (int, float)):
-        return None, version
-    if version < 2:
-        return 1, None
-    if version < CURRENT_VERSION:
-        return 2, None
-    if version == CURRENT_VERSION:
-        return None, None
-    return None, version
+    status = version_status(version)
+    unsupported = status is VersionStatus.NEWER or status is VersionStatus.NOT_A_NUMBER
+    return legacy_version(version), version if unsupported else None
 
 
 def accept_header(record: Record, header_record: Record | None, path: str) -> Record:
@@ -226,3 +218,8 @@ def load_session(path: str | os.PathLike[str]) -> SessionFile:
         unsupported_version=unsupported,
         invalid_header_fields=invalid_fields,
     )
+
+
+def decode_path(session: SessionFile, records: Sequence[Record]) -> list[Any]:
+    with open_session_file(session.path) as stream:
+        return [session.decode(stream, record) for record in records]

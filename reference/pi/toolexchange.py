@@ -8,17 +8,26 @@ leave this module's callers: ids, arguments and bodies are private to the sessio
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from reference.primitives.jsonbytes import js_stringify
+import msgspec
+
+from reference.pi.blockscan import Message
+from reference.pi.context import UnbuildableContext
+from reference.primitives.jsonbytes import UNDEFINED, js_stringify
 from reference.primitives.jsvalues import get
 
 
 def _key(value: Any) -> str:
     """A comparable key for a tool-call id of any JSON type."""
     return value if isinstance(value, str) else "json:" + js_stringify(value)
+
+
+def _defined(value: Any) -> Any:
+    return UNDEFINED if value is msgspec.UNSET else value
 
 
 def exchange_issues(messages: Iterable[Any]) -> set[str]:
@@ -35,9 +44,54 @@ def exchange_issues(messages: Iterable[Any]) -> set[str]:
                         calls.add(_key(get(block, "id")))
         elif role == "toolResult":
             results.add(_key(get(message, "toolCallId")))
+    return _issues(calls, results)
+
+
+def _issues(calls: set[str], results: set[str]) -> set[str]:
     issues = {f"missing-result:{call}" for call in calls - results}
     issues |= {f"orphan-result:{result}" for result in results - calls}
     return issues
+
+
+@dataclass
+class Exchanges:
+    """The tool-exchange facts of a file's ``message`` entries, read with its entries, kept only
+    for the entries that have one: the keys of assistant tool calls and of tool results by entry
+    number, and the message entries without a message (Pi cannot build a context over them)."""
+
+    call_numbers: array[int] = field(default_factory=lambda: array("q"))
+    call_keys: list[str] = field(default_factory=list)
+    result_numbers: array[int] = field(default_factory=lambda: array("q"))
+    result_keys: list[str] = field(default_factory=list)
+    messageless: array[int] = field(default_factory=lambda: array("q"))
+
+    def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
+        """What ``exchange_issues`` collects from the messages of ``message`` entries, given as
+        (entry number, typed message) pairs."""
+        for number, message in messages:
+            if message.__class__ is not Message:  # null or absent
+                self.messageless.append(number)
+                continue
+            role = message.role
+            if role == "assistant":
+                content = message.content
+                if content.__class__ is list:
+                    for block in content:
+                        if block.type == "toolCall":
+                            self.call_numbers.append(number)
+                            self.call_keys.append(_key(_defined(block.id)))
+            elif role == "toolResult":
+                self.result_numbers.append(number)
+                self.result_keys.append(_key(_defined(message.toolCallId)))
+
+    def issues(self, marks: bytearray) -> set[str]:
+        """``exchange_issues`` of the entries marked in ``marks`` (by entry number)."""
+        if any(marks[number] for number in self.messageless):
+            raise UnbuildableContext("a message entry has no message")
+        calls = {key for number, key in zip(self.call_numbers, self.call_keys, strict=True) if marks[number]}
+        results = {key for number, key in zip(self.result_numbers, self.result_keys, strict=True) if marks[number]}
+        return _issues(calls, results)
+
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,39 @@ instead of hanging.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from reference.pi.reader import Record
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import map_key, truthy
+
+
+def walk_to_root(leaf: int, parents: Sequence[int], roots: Container[int] = ()) -> tuple[array[int], bool]:
+    """Entry numbers root -> leaf, following ``parents`` (entry number -> its parent's number)
+    from ``leaf``: a negative parent ends the walk, and so does an entry of ``roots`` (a root
+    whatever its parent number says).  Also whether a repeated entry ended it (a cycle).
+
+    The one branch walk: :meth:`SessionTree.ancestry` walks the numbers of its records,
+    :meth:`reference.pi.scan.SourceScan.ancestry` the compact table of a scan."""
+    path = array("q")
+    append = path.append
+    seen = bytearray(len(parents))
+    current = leaf
+    cycle = False
+    while current >= 0:
+        if seen[current]:
+            cycle = True
+            break
+        seen[current] = 1
+        append(current)
+        if current in roots:
+            break
+        current = parents[current]
+    path.reverse()
+    return path, cycle
 
 
 @dataclass(frozen=True)
@@ -34,22 +60,32 @@ class SessionTree:
     by_id: dict[Any, Record] = field(init=False)
     children: dict[Any, list[Record]] = field(init=False)
     duplicate_ids: list[Any] = field(init=False)
+    _numbers: dict[Any, int] = field(init=False, repr=False)  # id key -> entry number (the last one)
+    _parents: array[int] = field(init=False, repr=False)  # entry number -> its parent's, -1 for none
 
     def __post_init__(self) -> None:
         self.by_id = {}
         self.children = {}
+        self._numbers = {}
+        self._parents = array("q")
         duplicates: dict[Any, None] = {}
-        for record in self.entries:
+        for number, record in enumerate(self.entries):
             key = map_key(record.id)
             if key is None:
                 continue
             if key in self.by_id:
                 duplicates[key] = None
             self.by_id[key] = record
+            self._numbers[key] = number
+        append = self._parents.append
         for record in self.entries:
-            parent = self.parent_of(record)
-            if parent is not None:
-                self.children.setdefault(map_key(parent.id), []).append(record)
+            key = map_key(record.parent_id) if truthy(record.parent_id) else None
+            parent_number = None if key is None else self._numbers.get(key)
+            if parent_number is None:  # as parent_of: a falsy parent, or one that resolves to nothing
+                append(-1)
+                continue
+            append(parent_number)
+            self.children.setdefault(key, []).append(record)
         self.duplicate_ids = list(duplicates)
 
     def get(self, entry_id: Any) -> Record | None:
@@ -72,25 +108,22 @@ class SessionTree:
             return None
         return self.entries[-1].id
 
+    def _number_of(self, leaf: Record) -> int:
+        """The entry number of one of the tree's records."""
+        key = map_key(leaf.id)
+        number = None if key is None else self._numbers.get(key)
+        if number is not None and self.entries[number] is leaf:
+            return number
+        return next(n for n in range(len(self.entries) - 1, -1, -1) if self.entries[n] is leaf)
+
     def ancestry(self, leaf: Record) -> Ancestry:
         """Root-to-leaf path, stopping at a missing parent or at the first repeated entry."""
-        path: list[Record] = []
-        seen: set[int] = set()
-        current: Record | None = leaf
-        missing: Any = None
-        cycle = False
-        while current is not None:
-            if id(current) in seen:
-                cycle = True
-                break
-            seen.add(id(current))
-            path.append(current)
-            parent = self.parent_of(current)
-            if parent is None and truthy(current.parent_id):
-                missing = current.parent_id
-            current = parent
-        path.reverse()
-        return Ancestry(tuple(path), missing, cycle)
+        numbers, cycle = walk_to_root(self._number_of(leaf), self._parents)
+        entries = self.entries
+        path = tuple(entries[number] for number in numbers)
+        root = path[0]
+        missing = root.parent_id if not cycle and self.parent_of(root) is None and truthy(root.parent_id) else None
+        return Ancestry(path, missing, cycle)
 
     def branch(self, leaf_id: Any) -> Ancestry:
         """Pi's ``getBranch(leafId)``: empty for a falsy or unknown leaf."""

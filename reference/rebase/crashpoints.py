@@ -1,4 +1,5 @@
-"""Named crash points of the session rebase (decision D11).
+"""Arming and killing at the named crash points of the session rebase (decision D11; the points
+themselves are :data:`reference.artifacts.phases.CRASH_POINTS`).
 
 Crash tests need a real process death at an exact place, with no cleanup: ``reached(point)``
 ends the process with ``os._exit(91)`` when that point is armed and does nothing otherwise. A
@@ -13,30 +14,9 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
+from reference.artifacts.phases import CRASH_POINTS
 from reference.primitives.errors import ContractViolation
 
-# The six journal phases (contract §6.5): the crash happens just after the phase is durable.
-PREPARED: Final = "Prepared"
-ARCHIVE_VERIFIED: Final = "ArchiveVerified"
-CHECKPOINT_READY: Final = "CheckpointReady"
-TARGET_CREATED: Final = "TargetCreated"
-ACTIVATED: Final = "Activated"
-VERIFIED: Final = "Verified"
-# Inside the no-overwrite durable write of the target (contract §6.8, ``durable.py``).
-TARGET_STAGED: Final = "TargetStaged"  # temporary file written and fsynced, not installed
-TARGET_INSTALLED: Final = "TargetInstalled"  # hard link made, directory not yet synced
-
-# In the order a new rebase passes them.
-CRASH_POINTS: Final = (
-    PREPARED,
-    ARCHIVE_VERIFIED,
-    CHECKPOINT_READY,
-    TARGET_STAGED,
-    TARGET_INSTALLED,
-    TARGET_CREATED,
-    ACTIVATED,
-    VERIFIED,
-)
 ENV_VAR: Final = "RECALL_REBASE_CRASH_AT"
 CRASH_EXIT_CODE: Final = 91
 CODE_INVALID_CRASH_POINT: Final = "invalid-crash-point"

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from reference.artifacts.phases import CrashPoint
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import IS_WINDOWS
-from reference.rebase.crashpoints import TARGET_INSTALLED, TARGET_STAGED
 
 # The TypeScript implementation has no dedicated code: its failed link falls back to this one.
 CODE_INSTALL_REFUSED: Final = "rebase-unavailable"
@@ -104,7 +104,7 @@ def install_no_overwrite(target: Path, data: bytes, *, crash: Callable[[str], No
     temporary = _write_temporary(target, data)
     try:
         if crash is not None:
-            crash(TARGET_STAGED)
+            crash(CrashPoint.TARGET_STAGED)
         try:
             os.link(temporary, target)
         except FileExistsError:
@@ -117,7 +117,7 @@ def install_no_overwrite(target: Path, data: bytes, *, crash: Callable[[str], No
                 f"the filesystem refused a hard link for {target.name} ({error.strerror}); nothing installed",
             ) from error
         if crash is not None:
-            crash(TARGET_INSTALLED)
+            crash(CrashPoint.TARGET_INSTALLED)
         os.unlink(temporary)
         sync_directory(target.parent)
     except BaseException:

@@ -15,12 +15,14 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from reference.artifacts.phases import CRASH_POINTS
 from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.errors import ContractViolation
-from reference.rebase.crashpoints import CRASH_POINTS, ENV_VAR
-from reference.rebase.service import ACTIVATIONS, RebaseHost, RebaseService
+from reference.rebase.crashpoints import ENV_VAR
+from reference.rebase.service import RebaseService
+from reference.rebase.session_host import ACTIVATIONS, RebaseHost
 from reference.recall.index_schema import default_index_path
 
 #: Host facts a caller may set, by protocol name.

@@ -9,64 +9,63 @@ in one transaction, so a crash leaves either the old projection or the new one.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import os
 import re
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import IO, Any, Final, cast
+from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.reader import (
-    CURRENT_VERSION,
-    READ_CHUNK_BYTES,
-    RECORD_LIMIT_BYTES,
-    Record,
-    RecordKind,
-    decode_value,
-    iter_records,
-    open_session_file,
-    read_line_bytes,
-)
-from reference.pi.session import check_session_path, iter_loaded_records
+from reference.pi.entries import is_pi_entry
+from reference.pi.reader import Record, decode_value, open_session_file
+from reference.pi.session import check_session_path
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
-from reference.primitives.jsvalues import date_time_ms, is_number
-from reference.primitives.paths import canonical_path
+from reference.primitives.jsvalues import date_time_ms
+from reference.recall.catchup_scan import SourceHeader, check_scope, read_header, scan_range
+from reference.recall.catchup_state import (
+    REASON_APPEND_ONLY_VIOLATION,
+    IndexState,
+    StoredState,
+    from_state,
+    load_state,
+    new_checkpoint,
+    rebuild_reason,
+    write_state,
+)
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
 from reference.recall.searchable import index_fields
+from reference.recall.sqlite_text import storable
 
-CHECKPOINT_HASH_BYTES: Final = 64 * 1024
-BATCH_ROWS: Final = 2048
 #: SQLite's page cache while a catch-up holds the write lock (KiB; the default is 2 MiB): the
 #: index pages of a large session stay in memory (measured: 7% off a 1 GB initial index).
 CATCH_UP_CACHE_KIB: Final = 64 * 1024
-# A record of at most the record limit starts within this many of the latest chunks read.
-_KEEP_CHUNKS: Final = RECORD_LIMIT_BYTES // READ_CHUNK_BYTES + 2
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+#: A session's FTS keys without their ``entry_filters`` row (written by hand, or lost): a rebuild
+#: puts them back, with the codes of migration 4.
+_REFILL_FILTERS: Final = """
+INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id)
+SELECT k.fts_rowid, ?2,
+  CASE e.entry_type WHEN 'message' THEN 1 WHEN 'custom_message' THEN 2 WHEN 'compaction' THEN 3
+    WHEN 'branch_summary' THEN 4 ELSE 0 END,
+  CASE WHEN e.role IS NULL THEN NULL WHEN e.role = 'user' THEN 1 WHEN e.role = 'assistant' THEN 2
+    WHEN e.role = 'toolResult' THEN 3 WHEN e.role = 'bashExecution' THEN 4 WHEN e.role = 'custom' THEN 5
+    WHEN e.role = 'summary' THEN 6 ELSE 0 END,
+  e.created_at, e.entry_id
+FROM entries AS e JOIN entries_fts_keys AS k ON k.entry_key = e.entry_key
+WHERE e.session_id = ?1 AND NOT EXISTS (SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid = k.fts_rowid)
+"""
+_UPSERT_SESSION: Final = """
+INSERT INTO sessions(session_id, session_file, cwd, header_hash) VALUES (?, ?, ?, ?)
+ON CONFLICT(session_id) DO UPDATE SET
+  session_file = excluded.session_file, cwd = excluded.cwd, header_hash = excluded.header_hash
+"""
+_COUNT_SESSION_ROWS: Final = "SELECT count(*) FROM entries WHERE session_id = ?"
+
+BATCH_ROWS: Final = 2048
 #: The timestamps Pi writes (``Date.toISOString()``): the hour, then minutes 0-59, seconds 0-59, ms.
 _PI_TIMESTAMP: Final = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}):([0-5][0-9]):([0-5][0-9])\.([0-9]{3})Z")
-_HEADER_SKIPPED: Final = frozenset({RecordKind.BLANK, RecordKind.MALFORMED, RecordKind.FALSY})
-_NOT_ENTRIES: Final = frozenset({RecordKind.MALFORMED, RecordKind.FALSY, RecordKind.OVERSIZE})
-
-# Full-rebuild reasons, checked in this order (contract §5.1), plus the append-only violation.
-REASON_FORCED: Final = "forced"
-REASON_INITIAL: Final = "initial-index"
-REASON_LOCATORS_MISSING: Final = "source-locator-projection-missing"
-REASON_PATH_CHANGED: Final = "session-file-path-changed"
-REASON_HEADER_CHANGED: Final = "header-changed"
-REASON_SHRANK: Final = "file-shrank"
-REASON_CHANGED_IN_PLACE: Final = "changed-in-place"
-REASON_GREW_AFTER_TORN_TAIL: Final = "grew-after-unterminated-tail"
-REASON_CHECKPOINT_HASH_MISSING: Final = "checkpoint-hash-missing"
-REASON_CHECKPOINT_MISMATCH: Final = "checkpoint-mismatch"
-REASON_APPEND_ONLY_VIOLATION: Final = "append-only-violation"
-
 _UPSERT_ENTRY: Final = """
 INSERT INTO entries(entry_key, session_id, entry_id, parent_id, entry_type, role, created_at,
                     content_hash, searchable_text, token_estimate, indexed_at)
@@ -94,20 +93,6 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 _INSERT_FILTER: Final = """
 INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id) VALUES (?, ?, ?, ?, ?, ?)
 """
-#: A session's FTS keys without their ``entry_filters`` row (written by hand, or lost): a rebuild
-#: puts them back, with the codes of migration 4.
-_REFILL_FILTERS: Final = """
-INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id)
-SELECT k.fts_rowid, ?2,
-  CASE e.entry_type WHEN 'message' THEN 1 WHEN 'custom_message' THEN 2 WHEN 'compaction' THEN 3
-    WHEN 'branch_summary' THEN 4 ELSE 0 END,
-  CASE WHEN e.role IS NULL THEN NULL WHEN e.role = 'user' THEN 1 WHEN e.role = 'assistant' THEN 2
-    WHEN e.role = 'toolResult' THEN 3 WHEN e.role = 'bashExecution' THEN 4 WHEN e.role = 'custom' THEN 5
-    WHEN e.role = 'summary' THEN 6 ELSE 0 END,
-  e.created_at, e.entry_id
-FROM entries AS e JOIN entries_fts_keys AS k ON k.entry_key = e.entry_key
-WHERE e.session_id = ?1 AND NOT EXISTS (SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid = k.fts_rowid)
-"""
 _INSERT_LOCATION: Final = "INSERT INTO entry_source_locations(entry_key, start_offset, end_offset) VALUES (?, ?, ?)"
 _SELECT_STORED: Final = "SELECT entry_key, session_id, content_hash FROM entries WHERE entry_key IN ({})"
 _LOOKUP_KEYS: Final = 500  # bound parameters per lookup, below every SQLite's default limit
@@ -118,147 +103,15 @@ ON CONFLICT(entry_key) DO UPDATE SET
 WHERE entry_source_locations.start_offset IS NOT excluded.start_offset
    OR entry_source_locations.end_offset IS NOT excluded.end_offset
 """
-_UPSERT_SESSION: Final = """
-INSERT INTO sessions(session_id, session_file, cwd, header_hash) VALUES (?, ?, ?, ?)
-ON CONFLICT(session_id) DO UPDATE SET
-  session_file = excluded.session_file, cwd = excluded.cwd, header_hash = excluded.header_hash
-"""
-_UPSERT_STATE: Final = """
-INSERT INTO session_index_state(session_id, session_file, header_hash, file_size, file_mtime_ns,
-  checkpoint_offset, checkpoint_hash_start, checkpoint_hash, indexed_entries, malformed_lines,
-  tail_unterminated)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT(session_id) DO UPDATE SET
-  session_file = excluded.session_file, header_hash = excluded.header_hash,
-  file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns,
-  checkpoint_offset = excluded.checkpoint_offset,
-  checkpoint_hash_start = excluded.checkpoint_hash_start, checkpoint_hash = excluded.checkpoint_hash,
-  indexed_entries = excluded.indexed_entries, malformed_lines = excluded.malformed_lines,
-  tail_unterminated = excluded.tail_unterminated
-"""
-_SELECT_STATE: Final = """
-SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
-       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
-FROM session_index_state WHERE session_id = ?
-"""
 _RANGE_HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE entry_key >= ? AND entry_key < ? LIMIT 1"
-_COUNT_SESSION_ROWS: Final = "SELECT count(*) FROM entries WHERE session_id = ?"
-_COUNT_ENTRY_RANGE: Final = "SELECT count(*) FROM entries WHERE entry_key >= ? AND entry_key < ?"
-_COUNT_LOCATION_RANGE: Final = "SELECT count(*) FROM entry_source_locations WHERE entry_key >= ? AND entry_key < ?"
-_LOCATOR_MISSING: Final = """
-SELECT 1 FROM entries AS e
-WHERE e.session_id = ?
-  AND NOT EXISTS (SELECT 1 FROM entry_source_locations AS l WHERE l.entry_key = e.entry_key)
-LIMIT 1
-"""
-
-
-@dataclass(frozen=True)
-class IndexState:
-    """What one catch-up left in the index for a session (or what the state row says)."""
-
-    session_id: str
-    session_file: str
-    indexed_entries: int
-    malformed_lines: int
-    checkpoint_offset: int
-    file_size: int
-    tail_unterminated: bool
-    rebuilt: bool = False
-    rebuild_reason: str | None = None
-    appended: int = 0
-
-    @property
-    def coverage_partial(self) -> bool:
-        """``source-coverage-partial``: skipped lines, or bytes after the last complete line."""
-        return self.malformed_lines > 0 or self.checkpoint_offset < self.file_size
-
-
-@dataclass(frozen=True)
-class _StoredState:
-    session_file: str
-    header_hash: str
-    file_size: int
-    file_mtime_ns: int
-    checkpoint_offset: int
-    checkpoint_hash_start: int | None
-    checkpoint_hash: str | None
-    indexed_entries: int
-    malformed_lines: int
-    tail_unterminated: int
-
-
-@dataclass(frozen=True)
-class _Header:
-    record: Record
-    value: dict[str, Any]
-    session_id: str
-
-
-@dataclass
-class _Pass:
-    """Counts and the new checkpoint of one scan over part of the file."""
-
-    malformed: int = 0
-    checkpoint: tuple[int, int] | None = None  # (start, end) of the last LF-terminated record
 
 
 class _AppendOnlyViolation(Exception):
     """An appended record carries a stored key with another content hash: the file was rewritten."""
 
 
-class _Window:
-    """The file from ``base`` to ``size`` as the reader's stream, keeping the latest chunks.
-
-    The reader yields a record right after reading the chunk that ends it, so the record's bytes
-    are sliced from memory instead of being read a second time.  Offsets are relative to ``base``.
-    """
-
-    def __init__(self, raw: IO[bytes], base: int, size: int) -> None:
-        raw.seek(base)
-        self.raw = raw
-        self.remaining = size - base
-        self.position = 0
-        self.chunks: list[tuple[int, bytes]] = []
-
-    def read(self, size: int = -1) -> bytes:
-        if self.remaining <= 0:
-            return b""
-        data = self.raw.read(self.remaining if size < 0 else min(size, self.remaining))
-        if data:
-            self.remaining -= len(data)
-            self.chunks.append((self.position, data))
-            self.position += len(data)
-            if len(self.chunks) > _KEEP_CHUNKS:
-                del self.chunks[0]
-        else:
-            self.remaining = 0  # the file shrank under us: stop at what is there
-        return data
-
-    def line(self, record: Record) -> bytes:
-        """The record's bytes without its LF (a CR stays)."""
-        start = record.start
-        stop = record.end - 1 if record.terminated else record.end
-        chunks = self.chunks
-        while len(chunks) > 1 and chunks[0][0] + len(chunks[0][1]) <= start:
-            del chunks[0]
-        first_start, first = chunks[0]
-        if stop <= first_start + len(first):
-            return first[start - first_start : stop - first_start]
-        pieces = []
-        for chunk_start, chunk in chunks:
-            if chunk_start < stop and chunk_start + len(chunk) > start:
-                pieces.append(chunk[max(0, start - chunk_start) : stop - chunk_start])
-        return b"".join(pieces)
-
-
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def _storable(text: str) -> str:
-    """SQLite stores UTF-8: a lone surrogate becomes U+FFFD, as a JavaScript string written to it."""
-    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
 def _decode_entry(data: bytes) -> tuple[Any, bool]:
@@ -271,128 +124,6 @@ def _decode_entry(data: bytes) -> tuple[Any, bool]:
         return decode_value(data), True
     except JsonParseError:
         return UNDEFINED, True
-
-
-def is_pi_entry(value: Any) -> bool:
-    """A valid Pi entry: ``type`` a string but not ``session``, string ``id``, ``parentId`` string
-    or null, string ``timestamp``."""
-    if not isinstance(value, dict):
-        return False
-    kind = value.get("type")
-    parent = value.get("parentId", UNDEFINED)
-    return (
-        isinstance(kind, str)
-        and kind != "session"
-        and isinstance(value.get("id"), str)
-        and (parent is None or isinstance(parent, str))
-        and isinstance(value.get("timestamp"), str)
-    )
-
-
-def _refuse_version(version: Any, path: str) -> None:
-    """Versions 1-2 (missing, null or below 3) and numbers above 3 are refused (R2, R3)."""
-    if version is UNDEFINED or version is None or (is_number(version) and version < CURRENT_VERSION):
-        raise ContractViolation(
-            "unsupported-source-version",
-            f"{path} is a legacy (version 1 or 2) session file, which Pi rewrites when it opens it; "
-            "the index reads only version 3 files (docs/decisions.md R2)",
-        )
-    if is_number(version) and version > CURRENT_VERSION:
-        raise ContractViolation(
-            "unsupported-source-version",
-            f"{path} has session format version {version}, newer than the supported {CURRENT_VERSION}",
-        )
-
-
-def _read_header(raw: IO[bytes], path: str) -> _Header:
-    """The first parsed value must be a session header with a string id (reader R1)."""
-    raw.seek(0)
-    header: Record | None = None
-    for record in iter_loaded_records(raw, path):
-        if record.kind in _HEADER_SKIPPED:
-            continue
-        if record.kind is RecordKind.HEADER and isinstance(record.id, str):
-            header = record
-        break
-    value = decode_value(read_line_bytes(raw, header)) if header is not None else None
-    if header is None or not isinstance(value, dict) or not isinstance(value.get("id"), str):
-        raise ContractViolation(
-            "session-no-header",
-            f"the first JSON value of {path} is not a Pi session header "
-            '(an object with type "session" and a string id)',
-        )
-    return _Header(header, value, _storable(value["id"]))
-
-
-def _check_scope(header: _Header, path: str, session_id: str | None, project_path: str | None) -> None:
-    if session_id is not None and header.value["id"] != session_id:
-        raise ContractViolation(
-            "source-scope-mismatch", f"the header id of {path} is not the session id {session_id!r}"
-        )
-    if project_path is not None:
-        cwd = header.value.get("cwd")
-        if not isinstance(cwd, str) or canonical_path(cwd) != canonical_path(project_path):
-            raise ContractViolation(
-                "source-scope-mismatch", f"the header cwd of {path} is not the project path {project_path!r}"
-            )
-    _refuse_version(header.value.get("version", UNDEFINED), path)
-
-
-def _load_state(conn: sqlite3.Connection, session_id: str) -> _StoredState | None:
-    row = conn.execute(_SELECT_STATE, (session_id,)).fetchone()
-    return _StoredState(*row) if row is not None else None
-
-
-def _hash_range(raw: IO[bytes], start: int, end: int) -> str:
-    raw.seek(start)
-    return hashlib.sha256(raw.read(end - start)).hexdigest()
-
-
-def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
-    """Some entry of the session has no locator row (how a database gets its locators back).
-
-    Two index range counts over the keys ``"<sessionId>:…"`` settle the usual case; only when
-    they differ does the exact per-entry query run (the range may also hold the keys of a
-    session whose id starts with ``"<sessionId>:"``).
-    """
-    bounds = (f"{session_id}:", f"{session_id};")
-    entries = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
-    located = conn.execute(_COUNT_LOCATION_RANGE, bounds).fetchone()[0]
-    return located != entries and conn.execute(_LOCATOR_MISSING, (session_id,)).fetchone() is not None
-
-
-def _rebuild_reason(
-    conn: sqlite3.Connection,
-    raw: IO[bytes],
-    path: str,
-    header: _Header,
-    state: _StoredState | None,
-    info: os.stat_result,
-    force: bool,
-) -> str | None:
-    """The first full-rebuild trigger that holds, in the order of contract §5.1."""
-    if force:
-        return REASON_FORCED
-    if state is None:
-        return REASON_INITIAL
-    if _locators_missing(conn, header.session_id):
-        return REASON_LOCATORS_MISSING
-    if state.session_file != path:
-        return REASON_PATH_CHANGED
-    if state.header_hash != header.record.sha256:
-        return REASON_HEADER_CHANGED
-    if info.st_size < state.file_size:
-        return REASON_SHRANK
-    if info.st_size == state.file_size and info.st_mtime_ns != state.file_mtime_ns:
-        return REASON_CHANGED_IN_PLACE
-    if info.st_size > state.file_size and state.checkpoint_offset < state.file_size:
-        return REASON_GREW_AFTER_TORN_TAIL
-    if state.checkpoint_offset > 0:
-        if not state.checkpoint_hash or state.checkpoint_hash_start is None:
-            return REASON_CHECKPOINT_HASH_MISSING
-        if _hash_range(raw, state.checkpoint_hash_start, state.checkpoint_offset) != state.checkpoint_hash:
-            return REASON_CHECKPOINT_MISMATCH
-    return None
 
 
 class _Scanner:
@@ -436,9 +167,9 @@ class _Scanner:
         parent_id: str | None = entry["parentId"]
         text, role, tokens = index_fields(entry)
         if slow:  # only the JavaScript-faithful path can yield lone surrogates
-            entry_id, entry_type, text = _storable(entry_id), _storable(entry_type), _storable(text)
-            parent_id = _storable(parent_id) if parent_id is not None else None
-            role = _storable(role) if role is not None else None
+            entry_id, entry_type, text = storable(entry_id), storable(entry_type), storable(text)
+            parent_id = storable(parent_id) if parent_id is not None else None
+            role = storable(role) if role is not None else None
         key = f"{self.session_id}:{entry_id}"
         repeated = key in self.keys
         if repeated:  # this pass wrote the id already: write that row first, then replace it
@@ -537,151 +268,16 @@ def session_number(conn: sqlite3.Connection, session_id: str) -> int:
     return number
 
 
-def _scan(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header: _Header | None) -> _Pass:
-    """Index the records in ``[base, size)``; a rebuild (``header`` given) starts at the header.
-
-    Lines are read in chunks and each entry line is decoded once (:func:`_scan_lines`); a line
-    beyond the record limit hands the rest of the file to the streaming reader.
-    """
-    result = _Pass()
-    resume = _scan_lines(raw, base, size, scanner, header, result)
-    if resume is not None:
-        _scan_records(raw, resume[0], size, scanner, resume[1], result)
-    scanner.flush()
-    result.malformed += scanner.rejected
-    return result
-
-
-def _take(record: Record, data: bytes, base: int, scanner: _Scanner, header: _Header | None,
-          result: _Pass) -> _Header | None:
-    """One record of the streaming reader (offsets relative to ``base``); the header still to be
-    checked, or ``None`` once it was."""
-    if record.terminated:
-        result.checkpoint = (base + record.start, base + record.end)
-    kind = record.kind
-    if kind is RecordKind.BLANK:
-        return header
-    if kind is RecordKind.HEADER or kind is RecordKind.EXTRA_HEADER:
-        if header is not None:
-            _check_header(header, record.sha256, base + record.start)
-        return None  # a later session line is ignored, as Pi ignores it
-    if kind in _NOT_ENTRIES or not record.is_object:
-        result.malformed += 1
-        return header
-    scanner.add(record, data, base)
-    return header
-
-
-def _check_header(header: _Header, sha256: str, start: int) -> None:
-    if sha256 != header.record.sha256 or start != header.record.start:
-        raise ContractViolation("session-changed", "the session header changed while indexing")
-
-
-def _scan_records(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header: _Header | None,
-                  result: _Pass) -> None:
-    """The records in ``[base, size)`` through the streaming reader (any line, however long)."""
-    window = _Window(raw, base, size)
-    records: Iterator[Record] = iter_records(cast("IO[bytes]", window))  # it only calls read()
-    for record in records:
-        if record.kind is RecordKind.OVERSIZE or record.kind is RecordKind.BLANK:
-            header = _take(record, b"", base, scanner, header, result)
-        else:
-            header = _take(record, window.line(record), base, scanner, header, result)
-
-
-def _exact_record(line: bytes, terminated: bool) -> Record:
-    """The streaming reader's record of one line (offsets from the line's start)."""
-    return next(iter_records(io.BytesIO(line + b"\n" if terminated else line)))
-
-
-def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: _Scanner, header: _Header | None,
-                result: _Pass) -> tuple[int, _Header | None] | None:
-    """Index the lines in ``[base, size)`` from chunks of the file, each line hashed and decoded
-    once: an object line ``msgspec`` decodes is classified from that value (a ``"session"`` type is
-    a header, anything else an entry, as the reader classifies it), any other line goes through
-    the streaming reader's classification of that line alone.  ``(offset, header)`` when a line
-    outgrows the record limit before its LF: the caller reads on from there with the reader."""
-    raw.seek(base)
-    remaining = size - base
-    position = base  # the offset of ``pending``
-    pending = b""
-    decode = msgspec.json.decode
-    sha256 = hashlib.sha256
-    fits = RECORD_LIMIT_BYTES - 1  # a longer line (its LF counted) is oversize
-    while remaining > 0:
-        chunk = raw.read(min(READ_CHUNK_BYTES, remaining))
-        if not chunk:
-            break  # the file shrank under us: stop at what is there
-        remaining -= len(chunk)
-        data = pending + chunk if pending else chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            if len(data) > RECORD_LIMIT_BYTES:
-                return position, header
-            pending = data
-            continue
-        pending = data[cut:]
-        start = position
-        for line in data[: cut - 1].split(b"\n"):
-            end = start + len(line) + 1
-            value: Any = None
-            if line[:1] == b"{" and len(line) <= fits:
-                try:
-                    value = decode(line)
-                except (msgspec.DecodeError, msgspec.ValidationError):
-                    value = None  # the reader's own classification decides
-            if value is not None:
-                result.checkpoint = (start, end)
-                digest = sha256(line).hexdigest()
-                if value.get("type") == "session":
-                    if header is not None:
-                        _check_header(header, digest, start)
-                        header = None
-                else:
-                    scanner.add_value(value, False, digest, start, end)
-            else:
-                header = _take(_exact_record(line, True), line, start, scanner, header, result)
-            start = end
-        position = start
-    if pending:
-        header = _take(_exact_record(pending, False), pending, position, scanner, header, result)
-    return None
-
-
-def _checkpoint(raw: IO[bytes], span: tuple[int, int]) -> tuple[int, int, str]:
-    """``(offset, hash_start, hash)``: at most the last 64 KiB up to the end of the last full line."""
-    start, end = span
-    hash_start = max(start, end - CHECKPOINT_HASH_BYTES)
-    return end, hash_start, _hash_range(raw, hash_start, end)
-
-
-def _write_state(
-    conn: sqlite3.Connection,
-    session_id: str,
-    path: str,
-    header: _Header,
-    info: os.stat_result,
-    checkpoint: tuple[int, int | None, str | None],
-    indexed: int,
-    malformed: int,
-) -> None:
-    offset, hash_start, digest = checkpoint
-    conn.execute(_UPSERT_STATE, (
-        session_id, path, header.record.sha256, info.st_size, info.st_mtime_ns,
-        offset, hash_start, digest, indexed, malformed, int(offset < info.st_size),
-    ))
-
-
 def _rebuild(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: _Header, info: os.stat_result
+    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result
 ) -> tuple[int, int, int]:
     """Upsert every row of the file, delete only stale ones; (indexed, malformed, checkpoint)."""
     session_id = header.session_id
     cwd = header.value.get("cwd")
-    conn.execute(_UPSERT_SESSION, (session_id, path, _storable(cwd) if isinstance(cwd, str) else None,
+    conn.execute(_UPSERT_SESSION, (session_id, path, storable(cwd) if isinstance(cwd, str) else None,
                                    header.record.sha256))
     scanner = _Scanner(conn, session_id, appending=False)
-    result = _scan(raw, 0, info.st_size, scanner, header)
+    result = scan_range(raw, 0, info.st_size, scanner, header)
     # Every key the pass kept is a row of this session: when the session has no other row (a count
     # over its index), nothing is stale.
     if conn.execute(_COUNT_SESSION_ROWS, (session_id,)).fetchone()[0] != len(scanner.keys):
@@ -694,40 +290,40 @@ def _rebuild(
     if not scanner.range_empty:  # an initial index wrote every filter row itself
         conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
     checkpoint: tuple[int, int | None, str | None] = (
-        _checkpoint(raw, result.checkpoint) if result.checkpoint else (0, None, None)
+        new_checkpoint(raw, result.checkpoint) if result.checkpoint else (0, None, None)
     )
-    _write_state(conn, session_id, path, header, info, checkpoint, len(scanner.keys), result.malformed)
+    write_state(conn, session_id, path, header, info, checkpoint, len(scanner.keys), result.malformed)
     return len(scanner.keys), result.malformed, checkpoint[0]
 
 
 def _append(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: _Header, info: os.stat_result, state: _StoredState
+    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, state: StoredState
 ) -> tuple[int, int, int, int]:
     """Index the records after the checkpoint; (indexed, malformed, checkpoint, appended)."""
     scanner = _Scanner(conn, header.session_id, appending=True)
-    result = _scan(raw, state.checkpoint_offset, info.st_size, scanner, None)
+    result = scan_range(raw, state.checkpoint_offset, info.st_size, scanner, None)
     checkpoint: tuple[int, int | None, str | None] = (
-        _checkpoint(raw, result.checkpoint)
+        new_checkpoint(raw, result.checkpoint)
         if result.checkpoint
         else (state.checkpoint_offset, state.checkpoint_hash_start, state.checkpoint_hash)
     )
     indexed = state.indexed_entries + scanner.inserted
     malformed = state.malformed_lines + result.malformed
-    _write_state(conn, header.session_id, path, header, info, checkpoint, indexed, malformed)
+    write_state(conn, header.session_id, path, header, info, checkpoint, indexed, malformed)
     return indexed, malformed, checkpoint[0], scanner.inserted
 
 
 def _sync(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: _Header, info: os.stat_result, force: bool
+    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, force: bool
 ) -> IndexState:
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
     sid = header.session_id
-    state = _load_state(conn, sid)
-    reason = _rebuild_reason(conn, raw, path, header, state, info, force)
+    state = load_state(conn, sid)
+    reason = rebuild_reason(conn, raw, path, header, state, info, force)
     if reason is None:
         assert state is not None
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
-            return _from_state(sid, state)
+            return from_state(sid, state)
         conn.execute("SAVEPOINT catch_up_append")
         try:
             indexed, malformed, offset, appended = _append(conn, raw, path, header, info, state)
@@ -776,8 +372,8 @@ def catch_up(
             raise ContractViolation("session-not-a-file", f"not a regular file: {path}")
         if info.st_size == 0:
             raise ContractViolation("session-empty", f"the session file is empty (0 bytes): {path}")
-        header = _read_header(raw, path)
-        _check_scope(header, path, session_id, project_path)
+        header = read_header(raw, path)
+        check_scope(header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")
         cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
         conn.execute(f"PRAGMA cache_size = {-CATCH_UP_CACHE_KIB:d}")
@@ -794,19 +390,7 @@ def catch_up(
     return result
 
 
-def _from_state(session_id: str, state: _StoredState) -> IndexState:
-    return IndexState(
-        session_id, state.session_file, state.indexed_entries, state.malformed_lines,
-        state.checkpoint_offset, state.file_size, bool(state.tail_unterminated),
-    )
-
-
-def coverage_partial(state: IndexState | None) -> bool:
-    """``source-coverage-partial`` (contract §2.5): no state, skipped lines, or a torn tail."""
-    return state is None or state.coverage_partial
-
-
 def index_state(conn: sqlite3.Connection, session_id: str) -> IndexState | None:
     """The stored state of a session, read-only (the status tool never catches up)."""
-    state = _load_state(conn, session_id)
-    return _from_state(session_id, state) if state is not None else None
+    state = load_state(conn, session_id)
+    return from_state(session_id, state) if state is not None else None

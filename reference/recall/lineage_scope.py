@@ -14,7 +14,7 @@ from collections import OrderedDict
 from typing import Any, Final
 
 from reference.lineage.chain import RebaseState, is_projected, load_rebase_state, project_pairs
-from reference.rebase.archive import branch_customs
+from reference.pi.scan import branch_customs
 
 _REMEMBERED: Final = 16
 

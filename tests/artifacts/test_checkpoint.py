@@ -22,30 +22,23 @@ from reference.artifacts.checkpoint import (
     HANDOFF_TYPE,
     LIMITATIONS,
     LINK_TYPE,
-    MEMORY_TYPE,
-    PIN_TYPE,
-    MemorySnapshot,
     build_checkpoint,
     build_handoff,
     build_link,
     canonical_context,
     checkpoint_hash,
-    find_pair,
     handoff_content,
-    iso_timestamp,
-    snapshot_memory,
-    stage_target,
-    target_entry_ids,
-    verify_handoff,
-    verify_pair,
 )
 from reference.artifacts.ids import checkpoint_id
 from reference.artifacts.journal import new_operation, with_target_fingerprint
+from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE, MemorySnapshot, snapshot_memory
+from reference.artifacts.pair import find_pair, verify_handoff, verify_pair
 from reference.pi.context import context_entries, context_messages
 from reference.pi.inspection import inspect_session
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.textunits import chars_v1_tokens, utf16_length
+from reference.rebase.target import iso_timestamp, stage_target, target_entry_ids
 
 PROJECT = "/home/u/proj"
 SOURCE = "/home/u/.pi/agent/sessions/--home-u-proj--/2025-06-01T12-00-00-000Z_source.jsonl"

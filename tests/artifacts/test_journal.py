@@ -12,11 +12,9 @@ import pytest
 from conformance.schemas import describe, errors
 from reference.artifacts.ids import operation_id
 from reference.artifacts.journal import (
-    FINGERPRINTED_PHASES,
     JOURNAL_FIELDS,
     LIMITATIONS,
     MAX_JOURNAL_BYTES,
-    PHASES,
     WRITE_ORDER,
     check_journal,
     check_source_session,
@@ -35,6 +33,7 @@ from reference.artifacts.journal import (
     with_target_fingerprint,
     write_phase,
 )
+from reference.artifacts.phases import FINGERPRINTED_PHASES, PHASES
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 

@@ -312,7 +312,7 @@ def _check_pi_view(attempt: Attempt, pi: dict[str, Any], problems: list[str]) ->
 def _check_lineage(world: World, attempt: Attempt, problems: list[str]) -> None:
     """Claim 3 (second half): the reference's lineage authorizes exactly Pi's source branch."""
     from reference.lineage.chain import load_rebase_state
-    from reference.rebase.service import open_from_disk
+    from reference.rebase.session_host import open_from_disk
 
     target = str(attempt.target)
     state = load_rebase_state(target, open_from_disk(target).branch, str(world.project))

@@ -12,12 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference.pi import scan as scan_module
 from reference.pi.blockscan import NotOrdinary, ordinary_blocks
 from reference.pi.context import UnbuildableContext, entry_to_messages
+from reference.pi.scan import SourceScan, scan_for_run, scan_source
+from reference.pi.scanscope import scan_scope
 from reference.pi.toolexchange import exchange_issues
 from reference.primitives.errors import ContractViolation
-from reference.rebase import archive
-from reference.rebase.archive import SourceScan, exchange_issues_of, scan_source
+from reference.rebase.archive import exchange_issues_of
 
 HEADER = b'{"type":"session","version":3,"id":"s-1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}'
 
@@ -89,7 +91,7 @@ def exact_scan(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | 
         def refuse(stream: Any) -> Any:
             raise NotOrdinary
 
-        patch.setattr(archive, "_ordinary_table", refuse)
+        patch.setattr(scan_module, "_ordinary_table", refuse)
         return outcome(path)
 
 
@@ -138,7 +140,7 @@ def branch_issues(scan: SourceScan) -> dict[Any, Any]:
 def exact_branch_issues(path: Path) -> tuple[dict[Any, Any], dict[Any, Any]]:
     """The branch issues of the exact reader's scan (read from the lines), and the plain ones."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(archive, "_ordinary_table", lambda stream: (_ for _ in ()).throw(NotOrdinary()))
+        patch.setattr(scan_module, "_ordinary_table", lambda stream: (_ for _ in ()).throw(NotOrdinary()))
         scan = scan_source(str(path))
     assert scan.exchanges is None
     plain: dict[Any, Any] = {"all": plain_issues(scan, range(scan.entry_count))}
@@ -222,10 +224,10 @@ def test_an_unusual_line_hands_the_file_to_the_exact_reader(tmp_path: Path, odd:
 def test_a_run_reuses_its_scan_only_while_the_file_is_unchanged(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(HEADER + b"\n" + entry("a", None) + b"\n")
-    with archive.scan_scope():
-        first = archive.scan_for_run(str(path))
-        assert archive.scan_for_run(str(path)) is first
+    with scan_scope():
+        first = scan_for_run(str(path))
+        assert scan_for_run(str(path)) is first
         with path.open("ab") as handle:
             handle.write(entry("b", "a") + b"\n")
-        again = archive.scan_for_run(str(path))
+        again = scan_for_run(str(path))
     assert again is not first and again.entry_count == 2 and first.entry_count == 1

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reference.pi import lines as lines_module
 from reference.pi import reader
 from reference.pi.reader import Record, RecordKind, iter_records
 
@@ -44,7 +45,7 @@ lines = st.lists(
 @pytest.fixture(autouse=True)
 def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small read chunks so that lines straddle chunk boundaries in every test."""
-    monkeypatch.setattr(reader, "READ_CHUNK_BYTES", 7)
+    monkeypatch.setattr(lines_module, "READ_CHUNK_BYTES", 7)
 
 
 @given(lines, st.booleans(), st.booleans())

@@ -22,8 +22,9 @@ from testkit.pilines import message, sha, ts
 
 from conformance import schemas
 from reference.artifacts.ids import operation_id
+from reference.artifacts.phases import CRASH_POINTS
 from reference.primitives.jsonbytes import js_stringify
-from reference.rebase.crashpoints import CRASH_EXIT_CODE, CRASH_POINTS, ENV_VAR
+from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 
 ROOT = REPO_ROOT
 CHILD_TIMEOUT_S = 30

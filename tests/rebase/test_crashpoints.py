@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from testkit.paths import REPO_ROOT
 
+from reference.artifacts.phases import CRASH_POINTS, CrashPoint
 from reference.primitives.errors import ContractViolation
 from reference.rebase import crashpoints
 
@@ -37,10 +38,10 @@ def disarmed() -> Iterator[None]:
 
 
 def test_the_points_are_the_six_phases_plus_two_inside_the_durable_write() -> None:
-    points = crashpoints.CRASH_POINTS
+    points = CRASH_POINTS
     assert len(points) == len(set(points)) == 8
     assert tuple(p for p in points if p in PHASES) == PHASES
-    assert set(points) - set(PHASES) == {crashpoints.TARGET_STAGED, crashpoints.TARGET_INSTALLED}
+    assert set(points) - set(PHASES) == {CrashPoint.TARGET_STAGED, CrashPoint.TARGET_INSTALLED}
     # the inner points lie between the fingerprint (CheckpointReady) and TargetCreated
     assert (
         points.index("CheckpointReady")
@@ -72,7 +73,7 @@ def test_environment_arms_only_when_asked_and_empty_means_nothing() -> None:
 
 
 def test_unarmed_or_other_point_does_nothing() -> None:
-    for point in crashpoints.CRASH_POINTS:
+    for point in CRASH_POINTS:
         crashpoints.reached(point)  # not armed: returns
     crashpoints.arm("Verified")
     crashpoints.reached("Prepared")  # armed elsewhere: returns
@@ -80,10 +81,11 @@ def test_unarmed_or_other_point_does_nothing() -> None:
 
 SCRIPT = """
 import atexit, pathlib, sys
+from reference.artifacts.phases import CRASH_POINTS
 from reference.rebase import crashpoints
 atexit.register(lambda: pathlib.Path('atexit-ran').write_text('x'))
 crashpoints.arm_from_environment()
-for point in crashpoints.CRASH_POINTS:
+for point in CRASH_POINTS:
     print('before', point, flush=True)
     try:
         crashpoints.reached(point)
@@ -93,11 +95,11 @@ print('completed', flush=True)
 """
 
 
-@pytest.mark.parametrize("point", crashpoints.CRASH_POINTS)
+@pytest.mark.parametrize("point", CRASH_POINTS)
 def test_a_child_armed_at_a_point_dies_there_with_91_and_no_cleanup(point: str, tmp_path: Path) -> None:
     done = child(SCRIPT, point, tmp_path)
     assert done.returncode == crashpoints.CRASH_EXIT_CODE == 91, done.stderr
-    order = crashpoints.CRASH_POINTS
+    order = CRASH_POINTS
     expected = [f"before {p}" for p in order[: order.index(point) + 1]]
     assert done.stdout.splitlines() == expected
     assert not (tmp_path / "atexit-ran").exists()

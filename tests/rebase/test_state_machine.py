@@ -29,11 +29,13 @@ from testkit.pilines import jsonl, message, ts
 
 from conformance import schemas
 from reference.artifacts.ids import operation_id
+from reference.artifacts.phases import CRASH_POINTS
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
-from reference.rebase.crashpoints import CRASH_EXIT_CODE, CRASH_POINTS, ENV_VAR
+from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 from reference.rebase.durable import stale_temporaries
-from reference.rebase.service import RebaseHost, RebaseService
+from reference.rebase.service import RebaseService
+from reference.rebase.session_host import RebaseHost
 from reference.recall.service import HistoryHost, HistoryService
 
 ROOT = REPO_ROOT

@@ -19,7 +19,9 @@ from testkit.ftscheck import matches
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.recall import catchup as indexer
-from reference.recall.catchup import IndexState, catch_up, coverage_partial, index_state
+from reference.recall import catchup_scan
+from reference.recall.catchup import catch_up, index_state
+from reference.recall.catchup_state import IndexState, coverage_partial
 from reference.recall.index_schema import MIGRATIONS, ROLE_CODES, TYPE_CODES, open_index
 from reference.recall.searchable import searchable_text, token_estimate
 
@@ -763,7 +765,7 @@ def test_a_failure_rolls_everything_back(conn: sqlite3.Connection, session: Path
     def boom(conn: sqlite3.Connection, *args: Any) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(indexer, "_write_state", boom)
+    monkeypatch.setattr(indexer, "write_state", boom)
     with pytest.raises(RuntimeError):
         catch_up(conn, str(session))
     assert snapshot(conn) == before and not conn.in_transaction
@@ -863,12 +865,12 @@ def test_line_scan_equals_the_streaming_reader(lines: list[bytes], torn_end: boo
         fast = open_index(Path(folder) / "fast.sqlite")
         fast_state = catch_up(fast, str(path))
         streaming = open_index(Path(folder) / "streaming.sqlite")
-        original = indexer._scan_lines
-        indexer._scan_lines = lambda raw, base, size, scanner, head, result: (base, head)  # type: ignore[assignment]
+        original = catchup_scan._scan_lines
+        catchup_scan._scan_lines = lambda raw, base, size, scanner, head, result: (base, head)  # type: ignore[assignment]
         try:
             streaming_state = catch_up(streaming, str(path))
         finally:
-            indexer._scan_lines = original  # type: ignore[assignment]
+            catchup_scan._scan_lines = original  # type: ignore[assignment]
         assert snapshot(fast) == snapshot(streaming)
         assert fast_state == streaming_state
         assert index_state(fast, SID) == index_state(streaming, SID)

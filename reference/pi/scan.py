@@ -1,0 +1,379 @@
+"""The compact validating scan of a session file, as a rebase and lineage verification read it.
+
+Read-only: the file is opened through :func:`reference.pi.reader.open_session_file` and never
+through anything that could migrate it.  One streaming pass (:func:`scan_source`) validates
+every record the way contract §6.2 steps 17-18 look at it, hashes the whole file and keeps only
+a compact id/parent/offset table; only the records a step needs are decoded again, by offset
+(docs/benchmarks.md, "Rebase").  A run shares its scans (:mod:`reference.pi.scanscope`).
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import repeat
+from types import NoneType
+from typing import IO, Any, Final
+
+import msgspec
+
+from reference.pi.blockscan import Block, NotOrdinary, Row, ordinary_blocks
+from reference.pi.entries import has_entry_fields
+from reference.pi.reader import Record, RecordKind, decode_value, open_session_file
+from reference.pi.scanscope import current_scope
+from reference.pi.session import (
+    HashingStream,
+    accept_header,
+    check_session_path,
+    decode_path,
+    iter_loaded_records,
+    load_session,
+    no_header,
+)
+from reference.pi.toolexchange import Exchanges
+from reference.pi.tree import SessionTree, walk_to_root
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import JsonParseError
+
+ROOT: Final = -1  # parentId null
+MISSING: Final = -2  # parentId names no entry
+_BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
+_LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
+
+
+@dataclass
+class SourceScan:
+    """What one streaming read of a session file found, kept compact instead of one
+    :class:`Record` per entry: the whole-file SHA-256, the header, whether steps 17-18 pass, and
+    per entry its id, parent (as an entry number), type and byte span.
+
+    Built by the same reader loop as :func:`reference.pi.session.load_session` (the same refusals,
+    the same classification), without the per-line SHA-256 that only index locators need.
+    """
+
+    path: str
+    size: int
+    sha256: str
+    header: dict[str, Any]
+    entry_count: int
+    extra_headers: int
+    incomplete: bool  # step 17 fails: archive-incomplete
+    invalid_line: int | None  # step 18 fails first at this line: archive-invalid-ids
+    last_id: Any  # the id of the last entry in file order (Pi's leaf on load)
+    ids: dict[str, int]  # entry id -> entry number (the last one, as Pi's index, when ids repeat)
+    parents: array[int]  # entry number of the parent; ROOT for null, MISSING when unresolved
+    empty_parents: set[int]  # entries whose parentId is "" (a root to Pi, a lookup to step 20)
+    types: list[Any]  # the entry type (shared str objects)
+    starts: array[int]
+    ends: array[int]
+    exchanges: Exchanges | None = None  # read with the entries by the block read, else None
+    stamp: tuple[int, int, int, int] | None = None  # file_stamp() when the scan began
+    memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
+
+    @property
+    def valid(self) -> bool:
+        """Steps 17-18 pass: every entry is a Pi entry with a unique string id, no bad line."""
+        return not self.incomplete and self.invalid_line is None
+
+    def decode(self, stream: IO[bytes], number: int) -> Any:
+        stream.seek(self.starts[number])
+        data = stream.read(self.ends[number] - self.starts[number])
+        try:
+            return decode_value(data[:-1] if data.endswith(b"\n") else data)
+        except JsonParseError as exc:  # the file changed under us
+            raise ContractViolation("session-changed", f"entry {number} no longer parses: {exc}") from None
+
+    def decode_many(self, numbers: Iterable[int]) -> list[Any]:
+        with open_session_file(self.path) as stream:
+            return [self.decode(stream, number) for number in numbers]
+
+    def ancestry(self, leaf: int) -> array[int]:
+        """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
+        (a falsy or missing parent ends the walk, a repeated entry too)."""
+        return walk_to_root(leaf, self.parents, self.empty_parents)[0]
+
+    def branch(self, leaf_id: Any) -> array[int]:
+        """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf.  Walked
+        once per leaf and scan (the array is shared: never change it)."""
+        number = self.ids.get(leaf_id) if isinstance(leaf_id, str) and leaf_id else None
+        if number is None:
+            return array("q")
+        key = f"branch:{leaf_id}"
+        path: array[int] | None = self.memo.get(key)
+        if path is None:
+            path = self.memo[key] = self.ancestry(number)
+        return path
+
+    def branch_subset(self, leaf_id: Any) -> dict[int, Any]:
+        """The decoded ``custom``, ``custom_message`` and ``compaction`` entries of
+        :meth:`branch` by entry number, root -> leaf: what the capture and each lineage step
+        look at, decoded once per leaf and scan (shared: never change them)."""
+        key = f"branch-subset:{leaf_id}"
+        subset: dict[int, Any] | None = self.memo.get(key) if isinstance(leaf_id, str) else None
+        if subset is None:
+            wanted = [n for n in self.branch(leaf_id) if self.types[n] in _BRANCH_KINDS]
+            subset = dict(zip(wanted, self.decode_many(wanted), strict=True))
+            if isinstance(leaf_id, str):
+                self.memo[key] = subset
+        return subset
+
+    def custom_entries(self) -> list[Any]:
+        """Every ``custom`` entry decoded, in file order (pin and memory mutations live there)."""
+        return self.decode_many(n for n, kind in enumerate(self.types) if kind == "custom")
+
+    def branch_customs(self, leaf_id: Any) -> list[Any]:
+        """The decoded ``custom`` and ``custom_message`` entries of :meth:`branch`: where a
+        checkpoint, link and handoff live."""
+        return [value for number, value in self.branch_subset(leaf_id).items() if self.types[number] in _LINK_KINDS]
+
+    def validate_branch(self, leaf_id: str) -> None:
+        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it;
+        a leaf that passed once passes again without a walk (the scan never changes)."""
+        key = f"valid-branch:{leaf_id}"
+        if key in self.memo:
+            return
+        self._validate_branch(leaf_id)
+        self.memo[key] = True
+
+    def _validate_branch(self, leaf_id: str) -> None:
+        """The walk of :func:`reference.pi.tree.walk_to_root` without Pi's roots: a ``""``
+        parent is looked up like any other id (on a valid scan its parent number is that
+        entry's), and the walk must end at a null parent."""
+        leaf = self.ids.get(leaf_id, MISSING)
+        path, cycle = walk_to_root(leaf, self.parents) if leaf >= 0 else (None, True)
+        if cycle or path is None or self.parents[path[0]] != ROOT:
+            raise ContractViolation("archive-branch-invalid", "the leaf's ancestry is broken or cyclic")
+
+
+def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What changes whenever a file's bytes do: inode, size, modification and change times."""
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+class _Table:
+    """The compact entry table a scan builds, one entry line at a time."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.parents = array("q")
+        self.starts = array("q")
+        self.ends = array("q")
+        self.types: list[Any] = []
+        self.shared_types: dict[str, str] = {}
+        self.empty_parents: set[int] = set()
+        self.pending: dict[int, str] = {}  # parentIds that name a later line
+        self.incomplete = False
+        self.invalid_line: int | None = None
+        self.extra_headers = 0
+        self.last_id: Any = None
+        self.exchanges: Exchanges | None = Exchanges()
+
+    def add_block(self, block: Block) -> None:
+        """:meth:`add` for each line of ``block``, list by list when every line is a Pi entry
+        with a new id (what Pi writes); line by line otherwise, so the first bad line is named."""
+        fields = block.fields
+        count = len(fields)
+        ids = [f.id for f in fields]
+        types = [f.type for f in fields]
+        parent_ids = [f.parentId for f in fields]
+        if (not count or not block.terminated or self.invalid_line is not None
+                or not all(map(isinstance, types, repeat(str))) or not all(map(isinstance, ids, repeat(str)))
+                or not all(map(isinstance, parent_ids, repeat((str, NoneType))))
+                or not all(map(isinstance, [f.timestamp for f in fields], repeat(str)))
+                or "session" in types or len(set(ids)) != count or not self.ids.keys().isdisjoint(ids)):
+            for index in range(count):
+                row = block.row(index)
+                if row.type == "session":
+                    self.incomplete |= not row.terminated
+                    self.extra_headers += 1
+                else:
+                    self.add(row, message=fields[index].message)
+            return
+        first = len(self.types)
+        if self.exchanges is not None:
+            self.exchanges.add([(number, entry.message) for number, kind, entry
+                                in zip(range(first, first + count), types, fields, strict=True) if kind == "message"])
+        self.ids.update(zip(ids, range(first, first + count), strict=True))
+        lookup = self.ids.get
+        for offset, parent_id in enumerate(parent_ids):
+            if parent_id is None:
+                self.parents.append(ROOT)
+                continue
+            if not parent_id:
+                self.empty_parents.add(first + offset)
+            parent = lookup(parent_id, MISSING)
+            if parent == MISSING or parent >= first + offset:  # named by a later line
+                self.pending[first + offset] = parent_id
+                parent = MISSING
+            self.parents.append(parent)
+        shared = self.shared_types.setdefault
+        self.types.extend([shared(t, t) for t in types])
+        self.starts.extend(block.starts)
+        self.ends.extend(block.ends)
+        self.last_id = ids[-1]
+
+    def add(self, row: Row, is_object: bool = True, message: Any = msgspec.UNSET) -> None:
+        """One entry line (``message``: its typed message, when the exchanges are kept)."""
+        number = len(self.types)
+        if self.exchanges is not None and row.type == "message":
+            self.exchanges.add([(number, message)])
+        entry_id, parent_id, entry_type = row.id, row.parent_id, row.type
+        if not row.terminated:
+            self.incomplete = True
+        if not (is_object and isinstance(entry_type, str)):
+            self.incomplete = True
+        pi_entry = is_object and has_entry_fields(entry_type, entry_id, parent_id, row.timestamped)
+        if self.invalid_line is None and (not pi_entry or entry_id in self.ids):
+            self.invalid_line = row.line
+        if isinstance(entry_id, str):
+            self.ids[entry_id] = number
+        if isinstance(parent_id, str) and pi_entry:
+            parent = self.ids.get(parent_id)
+            if parent is None:
+                self.pending[number] = parent_id
+                parent = MISSING
+            if not parent_id:
+                self.empty_parents.add(number)
+            self.parents.append(parent)
+        else:
+            self.parents.append(ROOT)
+        self.types.append(self.shared_types.setdefault(entry_type, entry_type)
+                          if isinstance(entry_type, str) else entry_type)
+        self.starts.append(row.start)
+        self.ends.append(row.end)
+        self.last_id = entry_id
+
+
+def _exact_table(stream: HashingStream, path: str) -> tuple[_Table, Record | None]:
+    """The table from the exact reader: every kind of line classified as Pi does."""
+    table = _Table()
+    table.exchanges = None  # read from the branch's lines when asked (exchange_issues_of)
+    header: Record | None = None
+    for record in iter_loaded_records(stream, path, hashed=False):  # type: ignore[arg-type]
+        kind = record.kind
+        if kind is RecordKind.BLANK:
+            table.incomplete |= not record.terminated
+        elif kind is RecordKind.MALFORMED or kind is RecordKind.FALSY or kind is RecordKind.OVERSIZE:
+            table.incomplete = True
+        elif kind is RecordKind.EXTRA_HEADER:
+            table.incomplete |= not record.terminated
+            table.extra_headers += 1
+        elif kind is RecordKind.HEADER or header is None:
+            table.incomplete |= not record.terminated
+            header = accept_header(record, header, path)
+        else:
+            table.add(Row(record.line, record.start, record.end, record.terminated, record.type, record.id,
+                          record.parent_id, record.timestamped), record.is_object)
+    return table, header
+
+
+def _ordinary_table(stream: HashingStream) -> tuple[_Table, Row]:
+    """The table from :func:`reference.pi.blockscan.ordinary_blocks`, or :class:`NotOrdinary`."""
+    table = _Table()
+    header: Row | None = None
+    for block in ordinary_blocks(stream):  # type: ignore[arg-type]
+        if header is None:
+            header = block.row(0)
+            table.incomplete |= not header.terminated
+            block = Block(block.first_line + 1, block.starts[1:], block.ends[1:], block.fields[1:], block.terminated)
+        table.add_block(block)
+    if header is None:
+        raise NotOrdinary
+    return table, header
+
+
+def _read_span(raw: IO[bytes], start: int, end: int) -> bytes:
+    raw.seek(start)
+    data = raw.read(end - start)
+    return data[:-1] if data.endswith(b"\n") else data
+
+
+def scan_source(path: str) -> SourceScan:
+    """Read ``path`` once, read-only, with the refusals of :func:`reference.pi.session.load_session`
+    and the facts of steps 17-18, keeping a compact table of the entries.
+
+    An ordinary file (what Pi writes) is read by blocks (:mod:`reference.pi.blockscan`); any other
+    file is read again, from the start, by the exact reader."""
+    path = os.fspath(path)
+    check_session_path(path)
+    scope = current_scope()
+    try:
+        raw = open_session_file(path)
+    except OSError as exc:
+        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+    with raw:
+        stamp = file_stamp(os.fstat(raw.fileno()))
+        stream = HashingStream(raw)
+        try:
+            table, first = _ordinary_table(stream)
+            span: tuple[int, int] | None = (first.start, first.end)
+        except NotOrdinary:
+            raw.seek(0)
+            stream = HashingStream(raw)
+            table, record = _exact_table(stream, path)
+            span = (record.start, record.end) if record is not None else None
+        header_value = decode_value(_read_span(raw, *span)) if span is not None else None
+    if span is None or not isinstance(header_value, dict):
+        raise no_header(path)
+    for entry, parent_id in table.pending.items():
+        table.parents[entry] = table.ids.get(parent_id, MISSING)
+    scan = SourceScan(
+        path=path, size=stream.size, sha256=stream.digest.hexdigest(), header=header_value,
+        entry_count=len(table.types), extra_headers=table.extra_headers, incomplete=table.incomplete,
+        invalid_line=table.invalid_line, last_id=table.last_id, ids=table.ids, parents=table.parents,
+        empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=table.ends,
+        exchanges=table.exchanges, stamp=stamp,
+    )
+    if scope is not None:
+        scope.scans[os.path.realpath(path)] = scan
+    return scan
+
+
+def branch_customs(session_file: str, leaf: Any) -> list[Any]:
+    """The ``custom`` and ``custom_message`` entries on the active branch at ``leaf`` ("default":
+    Pi's leaf on load): all that lineage verification looks at in the current session.  From
+    the run's compact scan when the file is a valid one, else from the exact reader's tree."""
+    scan = scan_for_run(session_file)
+    if scan.valid:
+        leaf_id = scan.last_id if leaf == "default" else leaf
+        return scan.branch_customs(leaf_id)
+    session = load_session(session_file)
+    tree = session.tree()
+    leaf_id = tree.default_leaf_id if leaf == "default" else leaf
+    return decode_path(session, [r for r in tree.branch(leaf_id).path if r.type in _LINK_KINDS])
+
+
+def scan_for_run(path: str) -> SourceScan:
+    """The run's scan of ``path`` while the file's stamp is unchanged, else a new scan.
+
+    A rebase scans the source for the runtime's lineage check (§6.2 step 2) and needs the same
+    records after the lock (step 17): an unchanged inode, size, modification and change time say
+    the bytes are the ones scanned.  Any change the stamp could miss is still caught, because the
+    prefix check of step 24 hashes the file again against the scan's SHA-256.
+    """
+    scope = current_scope()
+    cached = scope.scans.get(os.path.realpath(path)) if scope is not None else None
+    if cached is not None:
+        try:
+            if file_stamp(os.stat(path)) == cached.stamp:
+                return cached
+        except OSError:
+            pass
+    return scan_source(path)
+
+
+
+def validate_branch(tree: SessionTree, leaf_id: str) -> None:
+    """Step 20: from the leaf, ``parentId`` links reach a root through valid entries, no cycle."""
+    seen: set[str] = set()
+    current: Any = leaf_id
+    while current is not None:
+        record = tree.by_id.get(current) if isinstance(current, str) else None
+        if (record is None or not record.is_object
+                or not has_entry_fields(record.type, record.id, record.parent_id, record.timestamped) or current in seen):
+            raise ContractViolation("archive-branch-invalid", "the leaf's ancestry is broken or cyclic")
+        seen.add(current)
+        current = record.parent_id
+

@@ -1,0 +1,89 @@
+"""What a rebase needs from the Pi runtime (decision D9): the host's facts about the current
+session, its session switch, and the session context Pi opens from disk."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
+from reference.pi.reader import read_header_line
+from reference.pi.scan import branch_customs
+from reference.pi.session import decode_path, load_session
+from reference.primitives.jsvalues import get
+
+#: What a host may do when asked to switch sessions (D9); the adapter sets the others.
+ACTIVATIONS: Final = ("switch", "cancel", "foreign-session")
+
+
+@dataclass(frozen=True)
+class OpenedSession:
+    """A session context opened from disk: its header id, file and active branch entries."""
+
+    session_id: Any
+    session_file: str
+    branch: list[Any]
+
+
+def open_from_disk(session_file: str) -> OpenedSession:
+    """What Pi's ``SessionManager.open`` gives: the header id and the branch at the default leaf
+    (the last entry in file order).  The caller has checked the header version first."""
+    session = load_session(session_file)
+    tree = session.tree()
+    records = tree.branch(tree.default_leaf_id).path
+    return OpenedSession(session.header.get("id"), session_file, decode_path(session, records))
+
+
+@dataclass
+class RebaseHost:
+    """The runtime facts a rebase needs from Pi (D9), and its session switch."""
+
+    session_file: str | None
+    project_path: str
+    project_trusted: bool
+    config: Mapping[str, Any]
+    leaf: Any = "default"  # Pi's active leaf; "default" = the last entry in file order
+    session_id: str | None = None  # Pi's current session id; None: the header's
+    idle: bool = True
+    pending_messages: bool = False
+    compaction_active: bool = False
+    memory_bridge: bool = True
+    runtime_available: bool = True
+    activation: str = "switch"
+    notifications: list[tuple[str, str]] = field(default_factory=list)
+
+    def current_session_id(self) -> Any:
+        if self.session_id is not None:
+            return self.session_id
+        try:
+            return read_header_line(self.session_file).get("id") if self.session_file else None
+        except (OSError, ValueError):
+            return None
+
+    def switch_session(self, target_file: str) -> OpenedSession | None:
+        """Pi's ``switchSession``: the fresh context opened from the target on disk, after which
+        the host's current session is the target.  None when the switch was cancelled."""
+        if self.activation == "cancel":
+            return None
+        fresh = open_from_disk(target_file)
+        if self.activation == "foreign-session":
+            fresh = OpenedSession(f"{fresh.session_id}-other", fresh.session_file, fresh.branch)
+        self.session_file, self.session_id, self.leaf = target_file, None, "default"
+        return fresh
+
+    def notify(self, level: str, message: str) -> None:
+        self.notifications.append((level, message))
+
+
+def current_branch(host: RebaseHost) -> list[Any]:
+    """What lineage verification reads of the host's active branch (nothing without a file)."""
+    if not host.session_file or not os.path.isfile(host.session_file):
+        return []
+    return branch_customs(host.session_file, host.leaf)
+
+
+def holds_memory(customs: list[Any]) -> bool:
+    """Whether any of these ``custom`` entries is a pin or memory mutation."""
+    return any(get(value, "customType") in (PIN_TYPE, MEMORY_TYPE) for value in customs)

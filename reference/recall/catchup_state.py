@@ -1,0 +1,181 @@
+"""What the index remembers of a session file between catch-ups (``session_index_state``) and
+the full-rebuild triggers read from it, in the order of contract §5.1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import IO, Final
+
+from reference.recall.catchup_scan import SourceHeader
+
+CHECKPOINT_HASH_BYTES: Final = 64 * 1024
+# Full-rebuild reasons, checked in this order (contract §5.1), plus the append-only violation.
+REASON_FORCED: Final = "forced"
+REASON_INITIAL: Final = "initial-index"
+REASON_LOCATORS_MISSING: Final = "source-locator-projection-missing"
+REASON_PATH_CHANGED: Final = "session-file-path-changed"
+REASON_HEADER_CHANGED: Final = "header-changed"
+REASON_SHRANK: Final = "file-shrank"
+REASON_CHANGED_IN_PLACE: Final = "changed-in-place"
+REASON_GREW_AFTER_TORN_TAIL: Final = "grew-after-unterminated-tail"
+REASON_CHECKPOINT_HASH_MISSING: Final = "checkpoint-hash-missing"
+REASON_CHECKPOINT_MISMATCH: Final = "checkpoint-mismatch"
+REASON_APPEND_ONLY_VIOLATION: Final = "append-only-violation"
+_UPSERT_STATE: Final = """
+INSERT INTO session_index_state(session_id, session_file, header_hash, file_size, file_mtime_ns,
+  checkpoint_offset, checkpoint_hash_start, checkpoint_hash, indexed_entries, malformed_lines,
+  tail_unterminated)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(session_id) DO UPDATE SET
+  session_file = excluded.session_file, header_hash = excluded.header_hash,
+  file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns,
+  checkpoint_offset = excluded.checkpoint_offset,
+  checkpoint_hash_start = excluded.checkpoint_hash_start, checkpoint_hash = excluded.checkpoint_hash,
+  indexed_entries = excluded.indexed_entries, malformed_lines = excluded.malformed_lines,
+  tail_unterminated = excluded.tail_unterminated
+"""
+_SELECT_STATE: Final = """
+SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
+       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
+FROM session_index_state WHERE session_id = ?
+"""
+_COUNT_ENTRY_RANGE: Final = "SELECT count(*) FROM entries WHERE entry_key >= ? AND entry_key < ?"
+_COUNT_LOCATION_RANGE: Final = "SELECT count(*) FROM entry_source_locations WHERE entry_key >= ? AND entry_key < ?"
+_LOCATOR_MISSING: Final = """
+SELECT 1 FROM entries AS e
+WHERE e.session_id = ?
+  AND NOT EXISTS (SELECT 1 FROM entry_source_locations AS l WHERE l.entry_key = e.entry_key)
+LIMIT 1
+"""
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """What one catch-up left in the index for a session (or what the state row says)."""
+
+    session_id: str
+    session_file: str
+    indexed_entries: int
+    malformed_lines: int
+    checkpoint_offset: int
+    file_size: int
+    tail_unterminated: bool
+    rebuilt: bool = False
+    rebuild_reason: str | None = None
+    appended: int = 0
+
+    @property
+    def coverage_partial(self) -> bool:
+        """``source-coverage-partial``: skipped lines, or bytes after the last complete line."""
+        return self.malformed_lines > 0 or self.checkpoint_offset < self.file_size
+
+
+@dataclass(frozen=True)
+class StoredState:
+    session_file: str
+    header_hash: str
+    file_size: int
+    file_mtime_ns: int
+    checkpoint_offset: int
+    checkpoint_hash_start: int | None
+    checkpoint_hash: str | None
+    indexed_entries: int
+    malformed_lines: int
+    tail_unterminated: int
+
+
+def load_state(conn: sqlite3.Connection, session_id: str) -> StoredState | None:
+    row = conn.execute(_SELECT_STATE, (session_id,)).fetchone()
+    return StoredState(*row) if row is not None else None
+
+
+def _hash_range(raw: IO[bytes], start: int, end: int) -> str:
+    raw.seek(start)
+    return hashlib.sha256(raw.read(end - start)).hexdigest()
+
+
+def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Some entry of the session has no locator row (how a database gets its locators back).
+
+    Two index range counts over the keys ``"<sessionId>:…"`` settle the usual case; only when
+    they differ does the exact per-entry query run (the range may also hold the keys of a
+    session whose id starts with ``"<sessionId>:"``).
+    """
+    bounds = (f"{session_id}:", f"{session_id};")
+    entries = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
+    located = conn.execute(_COUNT_LOCATION_RANGE, bounds).fetchone()[0]
+    return located != entries and conn.execute(_LOCATOR_MISSING, (session_id,)).fetchone() is not None
+
+
+def rebuild_reason(
+    conn: sqlite3.Connection,
+    raw: IO[bytes],
+    path: str,
+    header: SourceHeader,
+    state: StoredState | None,
+    info: os.stat_result,
+    force: bool,
+) -> str | None:
+    """The first full-rebuild trigger that holds, in the order of contract §5.1."""
+    if force:
+        return REASON_FORCED
+    if state is None:
+        return REASON_INITIAL
+    if _locators_missing(conn, header.session_id):
+        return REASON_LOCATORS_MISSING
+    if state.session_file != path:
+        return REASON_PATH_CHANGED
+    if state.header_hash != header.record.sha256:
+        return REASON_HEADER_CHANGED
+    if info.st_size < state.file_size:
+        return REASON_SHRANK
+    if info.st_size == state.file_size and info.st_mtime_ns != state.file_mtime_ns:
+        return REASON_CHANGED_IN_PLACE
+    if info.st_size > state.file_size and state.checkpoint_offset < state.file_size:
+        return REASON_GREW_AFTER_TORN_TAIL
+    if state.checkpoint_offset > 0:
+        if not state.checkpoint_hash or state.checkpoint_hash_start is None:
+            return REASON_CHECKPOINT_HASH_MISSING
+        if _hash_range(raw, state.checkpoint_hash_start, state.checkpoint_offset) != state.checkpoint_hash:
+            return REASON_CHECKPOINT_MISMATCH
+    return None
+
+
+def new_checkpoint(raw: IO[bytes], span: tuple[int, int]) -> tuple[int, int, str]:
+    """``(offset, hash_start, hash)``: at most the last 64 KiB up to the end of the last full line."""
+    start, end = span
+    hash_start = max(start, end - CHECKPOINT_HASH_BYTES)
+    return end, hash_start, _hash_range(raw, hash_start, end)
+
+
+def write_state(
+    conn: sqlite3.Connection,
+    session_id: str,
+    path: str,
+    header: SourceHeader,
+    info: os.stat_result,
+    checkpoint: tuple[int, int | None, str | None],
+    indexed: int,
+    malformed: int,
+) -> None:
+    offset, hash_start, digest = checkpoint
+    conn.execute(_UPSERT_STATE, (
+        session_id, path, header.record.sha256, info.st_size, info.st_mtime_ns,
+        offset, hash_start, digest, indexed, malformed, int(offset < info.st_size),
+    ))
+
+
+def from_state(session_id: str, state: StoredState) -> IndexState:
+    return IndexState(
+        session_id, state.session_file, state.indexed_entries, state.malformed_lines,
+        state.checkpoint_offset, state.file_size, bool(state.tail_unterminated),
+    )
+
+
+def coverage_partial(state: IndexState | None) -> bool:
+    """``source-coverage-partial`` (contract §2.5): no state, skipped lines, or a torn tail."""
+    return state is None or state.coverage_partial

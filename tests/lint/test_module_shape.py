@@ -1,0 +1,30 @@
+"""The house rules a reader relies on: small modules, and none named like a standard-library one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from testkit.paths import REPO_ROOT
+
+MAX_LINES = 400
+MODULES = sorted(p for package in ("reference", "conformance") for p in (REPO_ROOT / package).rglob("*.py")
+                 if "_suite" not in p.parts)
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(REPO_ROOT).as_posix()
+
+
+@pytest.mark.parametrize("module", MODULES, ids=_name)
+def test_a_module_can_be_read_in_one_sitting(module: Path) -> None:
+    lines = len(module.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{_name(module)} has {lines} lines: split it by concept"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=_name)
+def test_no_module_shadows_the_standard_library(module: Path) -> None:
+    if module.stem in {"__init__", "__main__"}:
+        return
+    assert module.stem not in sys.stdlib_module_names, f"{_name(module)} shadows the standard library's {module.stem}"
