@@ -13,7 +13,7 @@ from typing import Any
 
 from reference.config.configuration import load_config
 from reference.pi.hostfacts import resolve_host
-from reference.pi.inspection import DEFAULT_LEAF, inspect_session
+from reference.pi.inspection import DEFAULT_LEAF, Leaf, inspect_session
 from reference.pi.reader import read_header_line
 from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.errors import ContractViolation
@@ -32,10 +32,10 @@ def _session_id_of(session_file: str | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def provider_at_leaf(session_file: str, leaf: Any) -> str | None:
+def provider_at_leaf(session_file: str, leaf: Leaf) -> str | None:
     """The current model provider at the leaf, from Pi's context settings (privacy egress)."""
     try:
-        report = inspect_session(session_file, DEFAULT_LEAF if leaf == "default" else leaf)
+        report = inspect_session(session_file, leaf)
     except ContractViolation:
         return None
     model = (report.get("settings") or {}).get("model")
@@ -50,7 +50,7 @@ def build_host(
     env: Mapping[str, str],
     argv: Sequence[str],
     session_file: str | None,
-    leaf: Any = "default",
+    leaf: Leaf = DEFAULT_LEAF,
     provider: str | None = None,
 ) -> tuple[HistoryHost, str]:
     """Host facts and configuration as loaded at session start; the default index path."""
@@ -80,7 +80,7 @@ class HistoryHostState:
 
     def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Start (or switch) the current session; refs survive unless ``restart`` is true."""
-        leaf = params.get("leaf", "default")
+        leaf = params.get("leaf", DEFAULT_LEAF)
         host, default_path = build_host(
             home=_text(params, "home"),
             cwd=_text(params, "cwd"),
@@ -103,7 +103,7 @@ class HistoryHostState:
         return self.service
 
     def set_leaf(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        self.require().host.leaf = params.get("leaf", "default")
+        self.require().host.leaf = params.get("leaf", DEFAULT_LEAF)
         return {}
 
     def set_provider(self, params: Mapping[str, Any]) -> dict[str, Any]:

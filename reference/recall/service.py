@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from reference.lineage.chain import LineageSource
+from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.pi.reader import read_header_line
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.errors import ContractViolation
@@ -74,7 +75,7 @@ class HistoryHost:
     project_trusted: bool
     config: Mapping[str, Any]
     provider: str | None = None
-    leaf: Any = "default"  # "default" = Pi's rule (last entry in file order), None, or an entry id
+    leaf: Leaf = DEFAULT_LEAF  # Pi's rule (last entry in file order), None, or an entry id
     session_id: str | None = None
     aborted: bool = False
 
@@ -239,7 +240,7 @@ class HistoryService:
             self._known.pop(session_id, None)
         leaf = self.host.leaf
         general: frozenset[str] | None = None
-        if leaf is not None and (not isinstance(leaf, str) or not _storable(leaf)):
+        if leaf is not None and leaf is not DEFAULT_LEAF and (not isinstance(leaf, str) or not _storable(leaf)):
             general = frozenset(_branch_ids(conn, session_id, leaf))  # SQLite's own rules and errors
         others: list[tuple[str, str]] = []
         if scope == "project":
@@ -278,7 +279,9 @@ class HistoryService:
                          result: _Scope) -> list[LineageSource]:
         """§2.5 step 3: the runtime's lineage warnings first, then each verified ancestor,
         nearest first, caught up with the same header checks (``lineage-source-unavailable``)."""
-        state = self._lineage.state(session_file, leaf, self.host.project_path, conn)
+        # lineage_scope and rebase.archive still spell Pi's default leaf "default".
+        lineage_leaf = "default" if leaf is DEFAULT_LEAF else leaf
+        state = self._lineage.state(session_file, lineage_leaf, self.host.project_path, conn)
         result.warnings.extend(state.warnings)
         synced: list[LineageSource] = []
         for source in state.sources:
@@ -313,9 +316,9 @@ class HistoryService:
     def _branch_sets(
         self, conn: sqlite3.Connection, session_id: str, leaf: Any, known: _Known | None
     ) -> _Branch:
-        """Pi's ``getBranch()`` as a set for a leaf that is None, "default" or a storable id, and
+        """Pi's ``getBranch()`` as a set for a leaf that is None, ``DEFAULT_LEAF`` or a storable id, and
         the session's other entries (None: not read); their FTS rowid runs are read when needed."""
-        if leaf == "default":
+        if leaf is DEFAULT_LEAF:
             if known is None:
                 leaf = _default_leaf(conn, session_id)
             else:
@@ -722,7 +725,7 @@ def _branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[st
     """
     if leaf is None:
         return []
-    if leaf == "default":
+    if leaf is DEFAULT_LEAF:
         leaf = _default_leaf(conn, session_id)
         if leaf is None:
             return []

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.config.configuration import default_config
+from reference.pi.inspection import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.catchup import _Scanner, catch_up
@@ -240,7 +241,7 @@ def test_remembered_sets_follow_appends_leaves_and_a_deleted_index(tmp_path: Pat
     kept.host.leaf = ids[-1]  # another leaf, same index state
     assert both({"query": "heron", "scope": "current-branch"})
     new = _append(path, "s1-session", 120, 3, ids[-1])
-    kept.host.leaf = "default"
+    kept.host.leaf = DEFAULT_LEAF
     found = both({"query": "appended heron", "scope": "current-branch"})
     assert set(new) <= {entry_id for entry_id, _ in found}
     for suffix in ("", "-wal", "-shm"):
