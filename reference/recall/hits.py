@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any, Final
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import canonical_path
 from reference.primitives.textunits import slice_utf16, utf16_length
-from reference.privacy.policy import ProviderPolicy, classify_entry, project_id, public_id
+from reference.privacy.entry import classify_entry
+from reference.privacy.provider import ProviderPolicy
+from reference.privacy.public_ids import project_id, public_id
 from reference.recall.envelope import source_fields
 from reference.recall.ranking import EngineHit
 from reference.recall.refs import RefTable, SourceRef

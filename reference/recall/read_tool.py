@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from reference.primitives.errors import ContractViolation
-from reference.privacy.policy import ProviderPolicy, classify_entry
+from reference.privacy.entry import classify_entry
+from reference.privacy.provider import ProviderPolicy
 from reference.recall.read_window import read_envelope
 from reference.recall.refs import SourceRef
 from reference.recall.request import check_reference, validate_read_range

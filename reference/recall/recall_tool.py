@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from reference.privacy.policy import ProviderPolicy
+from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.hits import HitContext, process_hit
 from reference.recall.query_terms import QueryTerms, describe_query
