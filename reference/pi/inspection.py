@@ -19,7 +19,7 @@ from reference.pi.context import (
 from reference.pi.reader import open_session_file
 from reference.pi.session import SessionFile, load_session
 from reference.pi.toolexchange import analyse
-from reference.pi.tree import entry_id_text
+from reference.pi.tree import SessionTree, entry_id_text
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 
@@ -94,22 +94,7 @@ def inspect_session(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF) -> d
     header = session.header
     tree = session.tree()
     legacy = session.legacy_version is not None
-    if leaf is DEFAULT_LEAF:
-        leaf_id = None if legacy else tree.default_leaf_id
-    elif leaf is None:
-        leaf_id = None
-    elif isinstance(leaf, str):
-        if legacy:
-            raise ContractViolation(
-                "unsupported-source-version",
-                f"version {session.legacy_version} session files have no entry ids; Pi would rewrite it",
-            )
-        if tree.get(leaf) is None:
-            raise ContractViolation("unknown-leaf", f"entry {leaf} is not in the session")
-        leaf_id = leaf
-    else:
-        raise ContractViolation("invalid-leaf", "the leaf must be an entry id or null")
-
+    leaf_id = _leaf_id(session, tree, leaf)
     result: dict[str, Any] = {
         "file": {"path": session.path, "size": session.size, "sha256": session.sha256},
         "version": header.get("version"),
@@ -127,34 +112,60 @@ def inspect_session(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF) -> d
         result["toolExchange"] = {"activeIssueCount": 0, "historicalIssueCount": 0}
         result["contextError"] = None
     else:
-        branch = tree.branch(leaf_id)
-        session_path = tree.session_path(leaf_id)
-        walk_missing, walk_cycle = session_path.missing_parent, session_path.cycle
-        with open_session_file(session.path) as stream:
-            path_values = [session.decode(stream, record) for record in session_path.path]
-            branch_values = (
-                path_values
-                if branch.path == session_path.path
-                else [session.decode(stream, record) for record in branch.path]
-            )
-        context_values = context_entries(path_values)
-        result["pathIds"] = [entry_id_text(record.id) for record in branch.path]
-        result["contextEntryIds"] = [entry_id_text(value.get("id", UNDEFINED)) if isinstance(value, dict) else None
-                                     for value in context_values]
-        try:
-            messages = context_messages(context_values)
-            settings = context_settings(path_values)
-            result["context"] = messages
-            result["settings"] = settings.to_json()
-            result["toolExchange"] = analyse(messages, context_messages(branch_values)).to_json()
-            result["contextError"] = None
-        except UnbuildableContext as exc:
-            result["context"] = None
-            result["settings"] = None
-            result["toolExchange"] = None
-            result["contextError"] = str(exc)
+        walk_missing, walk_cycle = _describe_context(session, tree, leaf_id, result)
     result["diagnostics"] = _diagnostics(session, walk_missing, walk_cycle)
     return result
+
+
+def _leaf_id(session: SessionFile, tree: SessionTree, leaf: Any) -> Any:
+    """The entry id the description is at: Pi's default leaf, none, or an entry of the session."""
+    legacy = session.legacy_version is not None
+    if leaf is DEFAULT_LEAF:
+        return None if legacy else tree.default_leaf_id
+    if leaf is None:
+        return None
+    if not isinstance(leaf, str):
+        raise ContractViolation("invalid-leaf", "the leaf must be an entry id or null")
+    if legacy:
+        raise ContractViolation(
+            "unsupported-source-version",
+            f"version {session.legacy_version} session files have no entry ids; Pi would rewrite it",
+        )
+    if tree.get(leaf) is None:
+        raise ContractViolation("unknown-leaf", f"entry {leaf} is not in the session")
+    return leaf
+
+
+def _describe_context(session: SessionFile, tree: SessionTree, leaf_id: Any,
+                      result: dict[str, Any]) -> tuple[Any, bool]:
+    """The branch, the compaction-aware context, its settings and the tool-exchange analysis at
+    ``leaf_id`` into ``result``; the session path's missing parent and cycle."""
+    branch = tree.branch(leaf_id)
+    session_path = tree.session_path(leaf_id)
+    with open_session_file(session.path) as stream:
+        path_values = [session.decode(stream, record) for record in session_path.path]
+        branch_values = (
+            path_values
+            if branch.path == session_path.path
+            else [session.decode(stream, record) for record in branch.path]
+        )
+    context_values = context_entries(path_values)
+    result["pathIds"] = [entry_id_text(record.id) for record in branch.path]
+    result["contextEntryIds"] = [entry_id_text(value.get("id", UNDEFINED)) if isinstance(value, dict) else None
+                                 for value in context_values]
+    try:
+        messages = context_messages(context_values)
+        settings = context_settings(path_values)
+        result["context"] = messages
+        result["settings"] = settings.to_json()
+        result["toolExchange"] = analyse(messages, context_messages(branch_values)).to_json()
+        result["contextError"] = None
+    except UnbuildableContext as exc:
+        result["context"] = None
+        result["settings"] = None
+        result["toolExchange"] = None
+        result["contextError"] = str(exc)
+    return session_path.missing_parent, session_path.cycle
 
 
 def describe_node(path: str | os.PathLike[str], entry_id: str) -> dict[str, Any]:
