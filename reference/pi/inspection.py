@@ -90,7 +90,11 @@ def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: 
 def inspect_session(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF) -> dict[str, Any]:
     """Read ``path`` and describe it at ``leaf`` (an entry id, ``None`` for an empty leaf, or
     :data:`DEFAULT_LEAF`)."""
-    session = load_session(path)
+    return describe_session(load_session(path), leaf)
+
+
+def describe_session(session: SessionFile, leaf: Any = DEFAULT_LEAF) -> dict[str, Any]:
+    """:func:`inspect_session` of a session already loaded."""
     header = session.header
     tree = session.tree()
     legacy = session.legacy_version is not None
