@@ -459,3 +459,18 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is complete with no warnings
     And the effective scope is "current-branch"
     And the hit entry ids are "b1"
+
+  @id:SCOPE-024
+  Scenario: A leaf given as "default" is the entry with that id, not Pi's default leaf
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-leaf-named-default","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"root","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Start the export work.","timestamp":1767225601000}}
+      {"type":"message","id":"default","parentId":"root","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"LeafNameMarker plan: rename the column.","timestamp":1767225602000}}
+      {"type":"message","id":"other","parentId":"root","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"Keep the column as it is.","timestamp":1767225603000}}
+      """
+    When the history host opens the current session at leaf "default"
+    And recall is asked for "`LeafNameMarker`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "default"
+    And every hit has relation "ancestor"

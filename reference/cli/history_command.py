@@ -78,12 +78,13 @@ def trust_argv(args: argparse.Namespace) -> list[str]:
 
 
 def _service(args: argparse.Namespace) -> Any:
+    from reference.pi.inspection import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.recall.host import build_host
     from reference.recall.service import HistoryService
 
     argv = trust_argv(args)
-    leaf: Any = "default" if args.leaf is None else (None if args.leaf == "null" else args.leaf)
+    leaf = leaf_from_cli(args.leaf)
     host, default_index = build_host(
         home=str(Path.home()),
         cwd=os.path.abspath(args.cwd or os.getcwd()),

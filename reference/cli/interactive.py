@@ -86,6 +86,7 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
     from reference.config.command_line import run_config_command
     from reference.config.layering import ConfigTargets, load_config
     from reference.pi.hostfacts import resolve_host
+    from reference.pi.inspection import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
@@ -100,7 +101,7 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
     history_host, default_index = build_host(
         home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
         session_file=os.path.abspath(session) if session else None,
-        leaf="default" if leaf is None else (None if leaf == "null" else leaf), provider=provider,
+        leaf=leaf_from_cli(leaf), provider=provider,
     )
     service = HistoryService(history_host, index_path=index or default_index, clock=SystemClock())
     rebase = _rebase_service(history_host, project, index)
@@ -150,11 +151,13 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
 
 
 def _rebase_service(history_host: Any, project: str, index: str | None) -> Any:
+    from reference.pi.inspection import DEFAULT_LEAF
     from reference.rebase.host import build_rebase_host
     from reference.rebase.service import RebaseService
 
+    leaf = "default" if history_host.leaf is DEFAULT_LEAF else history_host.leaf  # the rebase host's spelling
     host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
-                                            session_file=history_host.session_file, leaf=history_host.leaf)
+                                            session_file=history_host.session_file, leaf=leaf)
     return RebaseService(host, index_path=index or default_index)
 
 
@@ -162,6 +165,7 @@ def _rebase_command(rebase: Any, history: Any, words: list[str]) -> str:
     """``/context rebase`` (contract §6.1): the result's JSON when the session was not replaced,
     else the notification, and the host's current session becomes the target."""
     from reference.artifacts.ids import is_operation_id
+    from reference.pi.inspection import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
 
     if words == []:
@@ -178,7 +182,7 @@ def _rebase_command(rebase: Any, history: Any, words: list[str]) -> str:
         return js_stringify(result)
     history.host.session_file = rebase.host.session_file  # the fresh context is the only one used now
     history.host.session_id = rebase.host.current_session_id()
-    history.host.leaf = "default"
+    history.host.leaf = DEFAULT_LEAF
     return "\n".join(f"[{level}] {message}" for level, message in notes)
 
 

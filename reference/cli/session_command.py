@@ -23,14 +23,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     inspect.set_defaults(handler=cmd_session_inspect)
 
 
-def _leaf_argument(value: str | None) -> Any:
-    from reference.pi.inspection import DEFAULT_LEAF
-
-    if value is None:
-        return DEFAULT_LEAF
-    return None if value == "null" else value
-
-
 def _count(diagnostic: Any) -> int:
     return int(diagnostic["count"]) if isinstance(diagnostic, dict) else int(bool(diagnostic))
 
@@ -114,11 +106,11 @@ def _plural_phrase(name: str) -> str:
 
 
 def cmd_session_inspect(args: argparse.Namespace) -> int:
-    from reference.pi.inspection import inspect_session
+    from reference.pi.inspection import inspect_session, leaf_from_cli
     from reference.primitives.errors import ContractViolation
 
     try:
-        report = inspect_session(args.file, _leaf_argument(args.leaf))
+        report = inspect_session(args.file, leaf_from_cli(args.leaf))
     except ContractViolation as exc:
         return fail(exc.code, exc.message)
     if args.json:

@@ -6,8 +6,9 @@ analysis.  It never writes: the file's SHA-256 is the same before and after.
 
 from __future__ import annotations
 
+import enum
 import os
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from reference.pi.context import (
     UnbuildableContext,
@@ -18,18 +19,33 @@ from reference.pi.context import (
 from reference.pi.reader import open_session_file
 from reference.pi.session import SessionFile, load_session
 from reference.pi.toolexchange import analyse
-from reference.pi.tree import entry_id_text
+from reference.pi.tree import SessionTree, entry_id_text
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 
 
-class _DefaultLeaf:
+class LeafChoice(enum.Enum):
+    """A leaf that is not an entry id.  Every string leaf is an entry id, always (``"default"``
+    too); the adapter protocol says "Pi's rule" by leaving ``leaf`` out."""
+
+    #: The host's active leaf as Pi computes it on load (the last entry in file order).
+    DEFAULT = enum.auto()
+
     def __repr__(self) -> str:
         return "DEFAULT_LEAF"
 
 
-#: Use the host's active leaf as Pi computes it on load (the last entry in file order).
-DEFAULT_LEAF: Final = _DefaultLeaf()
+DEFAULT_LEAF: Final = LeafChoice.DEFAULT
+#: A host's leaf: Pi's default, an entry id, or None for the empty leaf.  Values from a request
+#: may be anything else too; the readers refuse them (``invalid-leaf``) or compare them as SQLite does.
+Leaf: TypeAlias = LeafChoice | str | None
+
+
+def leaf_from_cli(value: str | None) -> Leaf:
+    """A ``--leaf`` option: absent is Pi's default leaf, ``null`` the empty leaf, else an entry id."""
+    if value is None:
+        return DEFAULT_LEAF
+    return None if value == "null" else value
 
 
 def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: bool) -> dict[str, Any]:
@@ -74,26 +90,15 @@ def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: 
 def inspect_session(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF) -> dict[str, Any]:
     """Read ``path`` and describe it at ``leaf`` (an entry id, ``None`` for an empty leaf, or
     :data:`DEFAULT_LEAF`)."""
-    session = load_session(path)
+    return describe_session(load_session(path), leaf)
+
+
+def describe_session(session: SessionFile, leaf: Any = DEFAULT_LEAF) -> dict[str, Any]:
+    """:func:`inspect_session` of a session already loaded."""
     header = session.header
     tree = session.tree()
     legacy = session.legacy_version is not None
-    if leaf is DEFAULT_LEAF:
-        leaf_id = None if legacy else tree.default_leaf_id
-    elif leaf is None:
-        leaf_id = None
-    elif isinstance(leaf, str):
-        if legacy:
-            raise ContractViolation(
-                "unsupported-source-version",
-                f"version {session.legacy_version} session files have no entry ids; Pi would rewrite it",
-            )
-        if tree.get(leaf) is None:
-            raise ContractViolation("unknown-leaf", f"entry {leaf} is not in the session")
-        leaf_id = leaf
-    else:
-        raise ContractViolation("invalid-leaf", "the leaf must be an entry id or null")
-
+    leaf_id = _leaf_id(session, tree, leaf)
     result: dict[str, Any] = {
         "file": {"path": session.path, "size": session.size, "sha256": session.sha256},
         "version": header.get("version"),
@@ -111,34 +116,60 @@ def inspect_session(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF) -> d
         result["toolExchange"] = {"activeIssueCount": 0, "historicalIssueCount": 0}
         result["contextError"] = None
     else:
-        branch = tree.branch(leaf_id)
-        session_path = tree.session_path(leaf_id)
-        walk_missing, walk_cycle = session_path.missing_parent, session_path.cycle
-        with open_session_file(session.path) as stream:
-            path_values = [session.decode(stream, record) for record in session_path.path]
-            branch_values = (
-                path_values
-                if branch.path == session_path.path
-                else [session.decode(stream, record) for record in branch.path]
-            )
-        context_values = context_entries(path_values)
-        result["pathIds"] = [entry_id_text(record.id) for record in branch.path]
-        result["contextEntryIds"] = [entry_id_text(value.get("id", UNDEFINED)) if isinstance(value, dict) else None
-                                     for value in context_values]
-        try:
-            messages = context_messages(context_values)
-            settings = context_settings(path_values)
-            result["context"] = messages
-            result["settings"] = settings.to_json()
-            result["toolExchange"] = analyse(messages, context_messages(branch_values)).to_json()
-            result["contextError"] = None
-        except UnbuildableContext as exc:
-            result["context"] = None
-            result["settings"] = None
-            result["toolExchange"] = None
-            result["contextError"] = str(exc)
+        walk_missing, walk_cycle = _describe_context(session, tree, leaf_id, result)
     result["diagnostics"] = _diagnostics(session, walk_missing, walk_cycle)
     return result
+
+
+def _leaf_id(session: SessionFile, tree: SessionTree, leaf: Any) -> Any:
+    """The entry id the description is at: Pi's default leaf, none, or an entry of the session."""
+    legacy = session.legacy_version is not None
+    if leaf is DEFAULT_LEAF:
+        return None if legacy else tree.default_leaf_id
+    if leaf is None:
+        return None
+    if not isinstance(leaf, str):
+        raise ContractViolation("invalid-leaf", "the leaf must be an entry id or null")
+    if legacy:
+        raise ContractViolation(
+            "unsupported-source-version",
+            f"version {session.legacy_version} session files have no entry ids; Pi would rewrite it",
+        )
+    if tree.get(leaf) is None:
+        raise ContractViolation("unknown-leaf", f"entry {leaf} is not in the session")
+    return leaf
+
+
+def _describe_context(session: SessionFile, tree: SessionTree, leaf_id: Any,
+                      result: dict[str, Any]) -> tuple[Any, bool]:
+    """The branch, the compaction-aware context, its settings and the tool-exchange analysis at
+    ``leaf_id`` into ``result``; the session path's missing parent and cycle."""
+    branch = tree.branch(leaf_id)
+    session_path = tree.session_path(leaf_id)
+    with open_session_file(session.path) as stream:
+        path_values = [session.decode(stream, record) for record in session_path.path]
+        branch_values = (
+            path_values
+            if branch.path == session_path.path
+            else [session.decode(stream, record) for record in branch.path]
+        )
+    context_values = context_entries(path_values)
+    result["pathIds"] = [entry_id_text(record.id) for record in branch.path]
+    result["contextEntryIds"] = [entry_id_text(value.get("id", UNDEFINED)) if isinstance(value, dict) else None
+                                 for value in context_values]
+    try:
+        messages = context_messages(context_values)
+        settings = context_settings(path_values)
+        result["context"] = messages
+        result["settings"] = settings.to_json()
+        result["toolExchange"] = analyse(messages, context_messages(branch_values)).to_json()
+        result["contextError"] = None
+    except UnbuildableContext as exc:
+        result["context"] = None
+        result["settings"] = None
+        result["toolExchange"] = None
+        result["contextError"] = str(exc)
+    return session_path.missing_parent, session_path.cycle
 
 
 def describe_node(path: str | os.PathLike[str], entry_id: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.textunits import chars_v1_tokens
+from reference.recall.refs import SourceRef
 
 SCHEMA: Final = "ds4-history-result-v1"
 RESERVE_TOKENS: Final = 96
@@ -25,31 +26,20 @@ def cost(envelope: dict[str, Any]) -> int:
     return chars_v1_tokens(js_stringify(envelope)) + RESERVE_TOKENS
 
 
-def source_fields(
-    *,
-    source_ref: str,
-    project_id: str,
-    session_id: str,
-    entry_id: str,
-    kind: str,
-    role: str | None,
-    timestamp: int | None,
-    relation: str,
-    classification: str,
-) -> dict[str, Any]:
-    """The leading hit fields, also the ``source`` of a read."""
+def source_fields(ref: SourceRef, classification: str) -> dict[str, Any]:
+    """The leading hit fields of a reference, also the ``source`` of a read."""
     fields: dict[str, Any] = {
-        "sourceRef": source_ref,
-        "projectId": project_id,
-        "sessionId": session_id,
-        "entryId": entry_id,
-        "kind": kind,
+        "sourceRef": ref.ref,
+        "projectId": ref.public_project_id,
+        "sessionId": ref.public_session_id,
+        "entryId": ref.public_entry_id,
+        "kind": ref.kind,
     }
-    if role is not None:
-        fields["role"] = role
-    if timestamp is not None:
-        fields["timestamp"] = timestamp
-    fields["relation"] = relation
+    if ref.role is not None:
+        fields["role"] = ref.role
+    if ref.timestamp is not None:
+        fields["timestamp"] = ref.timestamp
+    fields["relation"] = ref.relation
     fields["classification"] = classification
     return fields
 

@@ -13,18 +13,17 @@ from typing import Any
 
 from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
-from reference.pi.inspection import DEFAULT_LEAF, inspect_session
+from reference.pi.inspection import DEFAULT_LEAF, Leaf, describe_session
 from reference.pi.reader import read_header_line
+from reference.pi.session import SessionFile, load_session
 from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.errors import ContractViolation
 from reference.recall.index_schema import default_index_path
 from reference.recall.service import HistoryHost, HistoryService
 
 
-def _session_id_of(session_file: str | None) -> str | None:
+def _session_id_of(session_file: str) -> str | None:
     """The header id, as Pi's session manager knows it; None when the file is not a session."""
-    if not session_file or not os.path.isfile(session_file):
-        return None
     try:
         value = read_header_line(session_file).get("id")
     except (OSError, ValueError):
@@ -32,15 +31,34 @@ def _session_id_of(session_file: str | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def provider_at_leaf(session_file: str, leaf: Any) -> str | None:
+def provider_at_leaf(session: SessionFile, leaf: Leaf) -> str | None:
     """The current model provider at the leaf, from Pi's context settings (privacy egress)."""
     try:
-        report = inspect_session(session_file, DEFAULT_LEAF if leaf == "default" else leaf)
+        report = describe_session(session, leaf)
     except ContractViolation:
         return None
     model = (report.get("settings") or {}).get("model")
     provider = model.get("provider") if isinstance(model, dict) else None
     return provider if isinstance(provider, str) else None
+
+
+def session_facts(session_file: str | None, leaf: Leaf, provider: str | None) -> tuple[str | None, str | None]:
+    """The current session's header id and the model provider at the leaf (the given one, else
+    Pi's at the leaf), from one read of the file: the header id is the loaded header's when the
+    header is the file's first line, else the first line's as :func:`_session_id_of` reads it."""
+    if not session_file or not os.path.isfile(session_file):
+        return None, provider
+    if provider is not None:
+        return _session_id_of(session_file), provider
+    try:
+        session = load_session(session_file)
+    except ContractViolation:
+        return _session_id_of(session_file), None
+    provider = provider_at_leaf(session, leaf)
+    if session.header_record.start != 0:
+        return _session_id_of(session_file), provider
+    value = session.header.get("id")
+    return (value if isinstance(value, str) else None), provider
 
 
 def build_host(
@@ -50,15 +68,14 @@ def build_host(
     env: Mapping[str, str],
     argv: Sequence[str],
     session_file: str | None,
-    leaf: Any = "default",
+    leaf: Leaf = DEFAULT_LEAF,
     provider: str | None = None,
 ) -> tuple[HistoryHost, str]:
     """Host facts and configuration as loaded at session start; the default index path."""
     facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
     loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
                          project_trusted=facts.project_trusted)
-    if provider is None and session_file and os.path.isfile(session_file):
-        provider = provider_at_leaf(session_file, leaf)
+    session_id, provider = session_facts(session_file, leaf, provider)
     host = HistoryHost(
         session_file=session_file,
         project_path=cwd,
@@ -66,7 +83,7 @@ def build_host(
         config=loaded.config,
         provider=provider,
         leaf=leaf,
-        session_id=_session_id_of(session_file),
+        session_id=session_id,
     )
     return host, default_index_path(facts.agent_dir)
 
@@ -80,7 +97,7 @@ class HistoryHostState:
 
     def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Start (or switch) the current session; refs survive unless ``restart`` is true."""
-        leaf = params.get("leaf", "default")
+        leaf = params.get("leaf", DEFAULT_LEAF)
         host, default_path = build_host(
             home=_text(params, "home"),
             cwd=_text(params, "cwd"),
@@ -103,7 +120,7 @@ class HistoryHostState:
         return self.service
 
     def set_leaf(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        self.require().host.leaf = params.get("leaf", "default")
+        self.require().host.leaf = params.get("leaf", DEFAULT_LEAF)
         return {}
 
     def set_provider(self, params: Mapping[str, Any]) -> dict[str, Any]:

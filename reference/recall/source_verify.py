@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import stat
 import sys
 from dataclasses import dataclass
@@ -42,6 +43,15 @@ def _read_at(fd: int, offset: int, size: int) -> bytes:
         return os.pread(fd, size, offset)
     os.lseek(fd, offset, os.SEEK_SET)  # Windows: no pread; the descriptor is ours alone
     return os.read(fd, size)
+
+
+def entry_locator(conn: sqlite3.Connection, entry_key: str) -> tuple[Any, Any] | None:
+    """The byte range the index recorded for ``entry_key`` (what ``verify_source`` checks); None
+    when the entry has no locator."""
+    row = conn.execute(
+        "SELECT start_offset, end_offset FROM entry_source_locations WHERE entry_key = ?", (entry_key,)
+    ).fetchone()
+    return None if row is None else (row[0], row[1])
 
 
 def verify_source(

@@ -12,20 +12,12 @@ from hypothesis import strategies as st
 
 from reference.config.defaults import default_config
 from reference.primitives.jsonbytes import js_stringify
-from reference.privacy.policy import (
-    LEVELS,
-    ProviderPolicy,
-    classify_entry,
-    classify_markers,
-    history_privacy_classification,
-    history_sanitize,
-    max_level,
-    placeholder,
-    project_id,
-    public_id,
-    strip_markers,
-)
+from reference.privacy.entry import classify_entry
+from reference.privacy.policy import LEVELS, classify_markers, history_privacy_classification, max_level
+from reference.privacy.provider import ProviderPolicy
+from reference.privacy.public_ids import project_id, public_id
 from reference.privacy.redaction import SECRET_LABEL, TOKEN_LABEL
+from reference.privacy.sanitizer import history_sanitize, placeholder, strip_markers
 
 PRIVACY = default_config()["privacy"]
 LOCAL = ProviderPolicy.from_config(PRIVACY, "ollama")

@@ -23,21 +23,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.config.defaults import default_config
+from reference.pi.inspection import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
+from reference.recall.branch_sets import branch_ids, walk_branch
 from reference.recall.catchup import _Scanner, catch_up
+from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, excluded_runs, fts_rowid_ranges, session_runs
 from reference.recall.index_schema import open_index
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RetrievalResult, fts_rowid_ranges, retrieve
-from reference.recall.service import (
-    _MAX_EXCLUDED_RUNS,
-    HistoryHost,
-    HistoryService,
-    _branch_ids,
-    _excluded_runs,
-    _session_runs,
-    _walk,
-)
+from reference.recall.retrieval import RetrievalResult, retrieve
+from reference.recall.service import HistoryHost, HistoryService
 
 CWD = "/home/user/projects/fast"
 WORDS = ("heron", "quokka", "marmot", "ibis", "tapir", "okapi", "cache", "retry", "`loadConfig`", "src/app.ts")
@@ -106,15 +101,15 @@ def test_walk_gives_the_recursive_query_ids(links: list[int | None]) -> None:
     }
     conn = _tree_db(parents)
     for leaf in [*parents, "gone"]:
-        assert list(reversed(_walk(parents, leaf))) == _branch_ids(conn, "s", leaf)
+        assert list(reversed(walk_branch(parents, leaf))) == branch_ids(conn, "s", leaf)
 
 
 def test_walk_stops_at_a_parent_cycle() -> None:
     """What the recursive query gives (checked once: it takes seconds, 10,000,000 rows)."""
     parents: dict[str, str | None] = {"a": "b", "b": "c", "c": "a", "d": "c", "s": "s"}
-    assert list(reversed(_walk(parents, "a"))) == ["c", "b", "a"]
-    assert list(reversed(_walk(parents, "d"))) == ["b", "a", "c", "d"]
-    assert _walk(parents, "s") == ["s"]
+    assert list(reversed(walk_branch(parents, "a"))) == ["c", "b", "a"]
+    assert list(reversed(walk_branch(parents, "d"))) == ["b", "a", "c", "d"]
+    assert walk_branch(parents, "s") == ["s"]
 
 
 # --- retrieval: complement filter and rowid ranges -----------------------------------------------
@@ -172,8 +167,8 @@ def test_ranges_and_complement_give_the_same_hits(project: Any, session_id: str,
         excluded = frozenset(every) - authorized
         for extra in ({}, {"roles": ["assistant"]}, {"before_ms": date_time_ms(_ts(200))}, {"max_results": 3}):
             plain = _retrieve(conn, session_id, authorized, query, **dict(extra))
-            runs = _excluded_runs(_session_rowids(conn, session_id), authorized)
-            found = _session_runs(conn, session_id, authorized, excluded)
+            runs = excluded_runs(_session_rowids(conn, session_id), authorized)
+            found = session_runs(conn, session_id, authorized, excluded)
             assert found is None or found == runs
             for ranges in (None, fts_rowid_ranges(conn, session_id), fts_rowid_ranges(conn, session_id, 2),
                            fts_rowid_ranges(conn, session_id, 1)):
@@ -199,9 +194,9 @@ def test_excluded_runs_hold_exactly_the_excluded_rows(in_branch: list[bool], rng
     rows = [(rowid, f"e{index}") for index, rowid in enumerate(rowids)]
     branch = frozenset(entry_id for (_rowid, entry_id), kept in zip(rows, in_branch, strict=True) if kept)
     rng.shuffle(rows)
-    runs = _excluded_runs(rows, branch)
+    runs = excluded_runs(rows, branch)
     if runs is None:
-        assert sum(1 for i, kept in enumerate(in_branch) if not kept and (i == 0 or in_branch[i - 1])) > _MAX_EXCLUDED_RUNS
+        assert sum(1 for i, kept in enumerate(in_branch) if not kept and (i == 0 or in_branch[i - 1])) > MAX_EXCLUDED_RUNS
         return
     for rowid, entry_id in rows:
         assert any(low <= rowid <= high for low, high in runs) == (entry_id not in branch)
@@ -240,7 +235,7 @@ def test_remembered_sets_follow_appends_leaves_and_a_deleted_index(tmp_path: Pat
     kept.host.leaf = ids[-1]  # another leaf, same index state
     assert both({"query": "heron", "scope": "current-branch"})
     new = _append(path, "s1-session", 120, 3, ids[-1])
-    kept.host.leaf = "default"
+    kept.host.leaf = DEFAULT_LEAF
     found = both({"query": "appended heron", "scope": "current-branch"})
     assert set(new) <= {entry_id for entry_id, _ in found}
     for suffix in ("", "-wal", "-shm"):

@@ -1,4 +1,4 @@
-"""The read tool's line window (``history._line_window``, ``history._read_envelope``) gives what
+"""The read tool's line window (``history.line_window``, ``history.read_envelope``) gives what
 splitting the whole text and adding lines one by one gives, without splitting a 4 MiB text."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
+from reference.recall.read_window import line_window, read_envelope
 from reference.recall.refs import SourceRef
-from reference.recall.service import _line_window, _read_envelope
 
 TEXTS = st.lists(st.sampled_from(["a", "bc", "\n", "\r\n", "\r", "\u00e9", "\U0001f600", '"', " ", "\\"]),
                  max_size=40).map("".join)
@@ -26,7 +26,7 @@ REF = SourceRef(ref="r", session_id="s", session_file="f", project_path="/p", en
 @given(TEXTS, st.integers(1, 30), st.integers(1, 12))
 def test_line_window_equals_the_whole_split(text: str, start: int, count: int) -> None:
     lines = re.split(r"\r?\n", text)
-    total, window = _line_window(text, start, count)
+    total, window = line_window(text, start, count)
     assert total == len(lines)
     if start <= total:
         assert window == lines[start - 1 : start - 1 + count]
@@ -45,17 +45,7 @@ def _plain_envelope(ref: SourceRef, classification: str, text: str, start_line: 
         "status": "complete",
         "coverage": "complete",
         "warnings": [],
-        "source": env.source_fields(
-            source_ref=ref.ref,
-            project_id=ref.public_project_id,
-            session_id=ref.public_session_id,
-            entry_id=ref.public_entry_id,
-            kind=ref.kind,
-            role=ref.role,
-            timestamp=ref.timestamp,
-            relation=ref.relation,
-            classification=classification,
-        ),
+        "source": env.source_fields(ref, classification),
         "text": "",
         "startLine": start_line,
         "truncated": False,
@@ -103,7 +93,7 @@ def _outcome(build: Any, *args: Any) -> Any:
 def test_read_envelope_takes_the_lines_that_fit_one_by_one(text: str, start: int, max_lines: int,
                                                            budget: int) -> None:
     args = (REF, "normal", text, start, max_lines, budget)
-    assert _outcome(_read_envelope, *args) == _outcome(_plain_envelope, *args)
+    assert _outcome(read_envelope, *args) == _outcome(_plain_envelope, *args)
 
 
 @pytest.mark.parametrize("budget", [150, 175, 200, 400])
@@ -111,4 +101,4 @@ def test_read_envelope_on_many_lines(budget: int) -> None:
     text = "\n".join(f"line {number} " + "x" * (number % 7) for number in range(500))
     for start in (1, 2, 250, 500):
         args = (REF, "normal", text, start, 200, budget)
-        assert _outcome(_read_envelope, *args) == _outcome(_plain_envelope, *args)
+        assert _outcome(read_envelope, *args) == _outcome(_plain_envelope, *args)

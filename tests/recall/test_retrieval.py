@@ -18,18 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.primitives.textunits import chars_v1_tokens
+from reference.recall.candidate_rows import fts_match_expression
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
+from reference.recall.match_text import dedup_key, fold_for_match, has_whole_token
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import (
-    RETRIEVAL_DEGRADED,
-    RetrievalResult,
-    candidate_window,
-    dedup_key,
-    fold_for_match,
-    fts_match_expression,
-    has_whole_token,
-    retrieve,
-)
+from reference.recall.retrieval import RETRIEVAL_DEGRADED, RetrievalResult, candidate_window, retrieve
 
 SESSION = "sess-1"
 SCHEMA = """

@@ -1,0 +1,117 @@
+"""The whole-entry privacy decision of a recall hit or a read (contract §2.7 step 3, §3.3 step 7).
+
+An entry is classified and sanitized before any excerpt is cut: the raw check over its
+serialization, then the text check over its searchable text, from the floor of the parsed value.
+What one entry gives is remembered for the few entries a recall and the reads after it touch.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference.primitives.jsonbytes import js_stringify
+from reference.privacy.policy import MARKER_LITERAL, history_privacy_classification, max_level
+from reference.privacy.provider import ProviderPolicy
+from reference.privacy.redaction import may_match_json
+from reference.privacy.sanitizer import Found, Sanitized, decide, default_classification, find
+
+
+@dataclass(frozen=True)
+class EntryPrivacy:
+    """The whole-entry decision: sanitized searchable text (empty when omitted), the higher of the
+    raw and text classifications, and whether the entry is omitted."""
+
+    text: str
+    classification: str
+    omitted: bool
+
+
+#: Entries whose findings are remembered (a recall classifies its hits, a read of one of them
+#: follows; a long record is read window by window), keyed by the SHA-256 of the record's bytes.
+_REMEMBERED_ENTRIES: Final = 16
+_remembered: OrderedDict[str, tuple[str, str | None, Found | None, Found]] = OrderedDict()
+
+
+def forget_entries() -> None:
+    """Drop the remembered findings (the benchmark measures a first read with it)."""
+    _remembered.clear()
+
+
+def _entry_findings(entry: Any, searchable_text: str, content_hash: str | None) -> tuple[str | None, Found | None, Found]:
+    """The floor, the raw check's findings (None: the serialization holds no marker and no
+    secret) and the text check's findings; remembered per ``content_hash`` and text."""
+    if content_hash is not None:
+        known = _remembered.get(content_hash)
+        if known is not None and known[0] == searchable_text:
+            _remembered.move_to_end(content_hash)
+            return known[1:]
+    floor = history_privacy_classification(entry)
+    strings = _joined_strings(entry)
+    raw: Found | None = None
+    if strings is None or MARKER_LITERAL in strings or may_match_json(strings):
+        raw = find(js_stringify(entry))
+    findings = (floor, raw, find(searchable_text))
+    if content_hash is not None:
+        _remembered[content_hash] = (searchable_text, *findings)
+        while len(_remembered) > _REMEMBERED_ENTRIES:
+            _remembered.popitem(last=False)
+    return findings
+
+
+def classify_entry(
+    entry: Any,
+    searchable_text: str,
+    *,
+    policy: ProviderPolicy,
+    privacy_config: Mapping[str, Any],
+    ref_classification: str | None = None,
+    content_hash: str | None = None,
+) -> EntryPrivacy:
+    """Classify and sanitize a whole history entry before any excerpt is cut.
+
+    ``entry`` is the parsed JSONL entry.  A recall passes no ``ref_classification`` (§2.7 step 3:
+    the raw check starts from max(default, floor) when a floor exists, else from the default);
+    a read passes the ref's classification (§3.3 step 7: max(default, max(ref, floor) or ref)).
+    The raw check sanitizes ``JSON.stringify(entry)``, so a secret or marker anywhere in the
+    entry counts; the text check starts from the raw check's classification.  ``content_hash``:
+    the SHA-256 of the bytes ``entry`` was parsed from; the findings are then remembered.
+    """
+    default = default_classification(privacy_config)
+    floor, raw_found, text_found = _entry_findings(entry, searchable_text, content_hash)
+    if ref_classification is None:
+        stored = None if floor is None else max_level(default, floor)
+    else:
+        stored = max_level(default, ref_classification if floor is None else max_level(ref_classification, floor))
+    if raw_found is None:  # nothing found: the sanitizer keeps the level
+        level = stored if stored is not None else default
+        raw = Sanitized("", level, not policy.allows(level))
+    else:
+        raw = decide(raw_found, stored, policy, privacy_config)
+    text = decide(text_found, raw.classification, policy, privacy_config)
+    omitted = raw.omitted or text.omitted
+    return EntryPrivacy("" if omitted else text.text, max_level(raw.classification, text.classification), omitted)
+
+
+def _joined_strings(value: Any) -> str | None:
+    """Every string of a parsed JSON value (object keys included) joined by NUL, or None for a
+    value that is not plain JSON data (then the caller serializes it)."""
+    strings: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            strings.append(node)
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if not isinstance(key, str):
+                    return None
+                strings.append(key)
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif not (node is None or isinstance(node, (bool, int, float))):
+            return None
+    return "\0".join(strings)

@@ -1,0 +1,41 @@
+"""Ids as history results show them (contract §2.7 step 6): session and entry ids shown as is
+only when safe, else opaque; the unsalted project id."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Final
+
+from reference.privacy.policy import LEVELS
+from reference.privacy.provider import ProviderPolicy
+from reference.privacy.sanitizer import history_sanitize
+
+_PUBLIC_ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+def _sha256_hex(text: str) -> str:
+    """SHA-256 of the string as Node hashes it: UTF-8, a lone surrogate as U+FFFD."""
+    data = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def public_id(value: str, *, policy: ProviderPolicy | None = None) -> str:
+    """A session or entry id as results show it (contract §2.7 step 6).
+
+    Shown as is when it matches ``^[A-Za-z0-9_.:-]{1,128}$`` and the history sanitizer at
+    ``normal`` leaves it unchanged and not omitted (so an id that looks like a credential is
+    hidden); otherwise ``opaque_`` + 24 hex of its SHA-256.  ``policy`` is the current
+    provider's (upstream sanitizes the id for it); None means one that accepts ``normal``.
+    """
+    policy = policy or ProviderPolicy("local", "local", LEVELS)
+    if _PUBLIC_ID.fullmatch(value):
+        safe = history_sanitize(value, stored="normal", policy=policy, privacy_config={})
+        if not safe.omitted and safe.text == value:
+            return value
+    return "opaque_" + _sha256_hex(value)[:24]
+
+
+def project_id(canonical_project_path: str) -> str:
+    """``projectId``: the first 20 hex of SHA-256 of the canonical project path (unsalted)."""
+    return _sha256_hex(canonical_project_path)[:20]

@@ -1,0 +1,208 @@
+"""The current session's active branch as sets, read from the index, and what a host process
+remembers of them between calls (contract §2.5 step 1; Pi's ``getBranch()``).
+
+A scope needs the branch as a set of entry ids, the session's other entries and those as FTS
+rowid runs.  Reading a session's parents reads all its rows, so the sets are remembered per
+session and leaf while the session's fingerprint holds: the index incarnation and the stored
+index state, of which the rows are a projection.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference.pi.inspection import DEFAULT_LEAF
+from reference.recall.fts_rowids import fts_rowid_ranges
+
+#: The ancestry walk stops after this many steps below the leaf, as the recursive query did.
+_MAX_WALK_DEPTH: Final = 10_000_000
+#: Sessions whose sets are remembered, and leaves per session.
+_KNOWN_SESSIONS: Final = 1024
+_KNOWN_LEAVES: Final = 4
+_STATE_FINGERPRINT: Final = """
+SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
+       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
+FROM session_index_state WHERE session_id = ?
+"""
+
+
+#: Not read yet (a remembered fact that is read when a scope first asks for it).
+UNSET: Final = object()
+
+
+@dataclass
+class BranchSets:
+    """A branch as a set, the session's other entries, and those as FTS rowid runs (None: too
+    many, or an entry without a filter row; read only when a scope asks for them)."""
+
+    branch: frozenset[str]
+    rest: frozenset[str] | None
+    runs: Any = UNSET
+
+
+@dataclass
+class KnownSession:
+    """What one session's rows gave, valid while its fingerprint (index incarnation and stored
+    index state) stays the same: the rows are a projection of the file that state describes."""
+
+    fingerprint: tuple[Any, ...]
+    default_leaf: Any = UNSET
+    branches: OrderedDict[str, BranchSets] = field(default_factory=OrderedDict)
+    fts_ranges: tuple[tuple[int, int], ...] | None = None
+
+
+class SessionSets:
+    """The remembered sets of up to 1024 sessions, least recently used first out."""
+
+    def __init__(self) -> None:
+        self._known: OrderedDict[str, KnownSession] = OrderedDict()
+
+    def forget(self, session_id: str) -> None:
+        """The session's rows were rebuilt: nothing remembered of them holds."""
+        self._known.pop(session_id, None)
+
+    def known(self, conn: sqlite3.Connection, session_id: str, incarnation: Any) -> KnownSession | None:
+        """The remembered sets of a session while its fingerprint holds; None: do not remember."""
+        row = conn.execute(_STATE_FINGERPRINT, (session_id,)).fetchone()
+        if row is None or incarnation is None:
+            self._known.pop(session_id, None)
+            return None
+        fingerprint = (incarnation, *row)
+        known = self._known.get(session_id)
+        if known is None or known.fingerprint != fingerprint:
+            known = self._known[session_id] = KnownSession(fingerprint)
+        self._known.move_to_end(session_id)
+        while len(self._known) > _KNOWN_SESSIONS:
+            self._known.popitem(last=False)
+        return known
+
+
+def branch_sets(
+    conn: sqlite3.Connection, session_id: str, leaf: Any, known: KnownSession | None
+) -> BranchSets:
+    """Pi's ``getBranch()`` as a set for a leaf that is None, ``DEFAULT_LEAF`` or a storable id, and
+    the session's other entries (None: not read); their FTS rowid runs are read when needed."""
+    if leaf is DEFAULT_LEAF:
+        if known is None:
+            leaf = default_leaf_id(conn, session_id)
+        else:
+            if known.default_leaf is UNSET:
+                known.default_leaf = default_leaf_id(conn, session_id)
+            leaf = known.default_leaf
+    if leaf is None:
+        return BranchSets(frozenset(), None, None)
+    assert isinstance(leaf, str)
+    if known is not None and leaf in known.branches:
+        known.branches.move_to_end(leaf)
+        return known.branches[leaf]
+    parents: dict[str, str | None] = dict(
+        conn.execute("SELECT entry_id, parent_id FROM entries WHERE session_id = ?", (session_id,))
+    )
+    branch = frozenset(walk_branch(parents, leaf))
+    rest = frozenset(entry_id for entry_id in parents if entry_id not in branch)
+    sets = BranchSets(branch, rest)
+    if known is not None:
+        known.branches[leaf] = sets
+        while len(known.branches) > _KNOWN_LEAVES:
+            known.branches.popitem(last=False)
+    return sets
+
+
+def session_fts_ranges(
+    conn: sqlite3.Connection, session_id: str, known: KnownSession | None
+) -> tuple[tuple[int, int], ...]:
+    """The session's FTS rowid ranges, remembered with its sets."""
+    if known is None:
+        return fts_rowid_ranges(conn, session_id)
+    if known.fts_ranges is None:
+        known.fts_ranges = fts_rowid_ranges(conn, session_id)
+    return known.fts_ranges
+
+
+def index_incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
+    """Which database this is: its file and when its first migration ran (None: unknown).
+
+    A deleted and recreated index has other FTS rowids for the same files; this tells them apart.
+    """
+    try:
+        info = os.stat(index_path)
+    except OSError:
+        return None
+    row = conn.execute("SELECT applied_at FROM schema_migrations WHERE version = 1").fetchone()
+    return None if row is None else (info.st_dev, info.st_ino, row[0])
+
+
+def storable(text: str) -> bool:
+    """Whether SQLite can take the string as a parameter (a lone surrogate cannot be UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
+    """Pi's default leaf: the last entry in file order; None when the session has none."""
+    row = conn.execute(
+        "SELECT e.entry_id FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key "
+        "WHERE e.session_id = ? ORDER BY l.start_offset DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return None if row is None else row[0]
+
+
+def walk_branch(parents: Mapping[str, str | None], leaf: str) -> list[str]:
+    """The leaf and its ancestors, leaf first, through ``parents`` (every entry of the session).
+
+    The same ids as the recursive query of ``branch_ids``: stops at a missing parent, at the
+    first id seen twice (a parent cycle) and below ``_MAX_WALK_DEPTH`` steps.
+    """
+    seen: dict[str, None] = {}  # insertion-ordered: the walk's order and its visited set
+    node: str | None = leaf
+    while node is not None and node in parents and node not in seen:
+        seen[node] = None
+        if len(seen) > _MAX_WALK_DEPTH:
+            break
+        node = parents[node]
+    return list(seen)
+
+
+def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:
+    """Pi's ``getBranch()`` from the index: the leaf and its ancestors, root first.
+
+    The general form (any leaf value, compared by SQLite's rules); the service walks string
+    leaves in memory instead (``walk_branch``), with the same result.
+    """
+    if leaf is None:
+        return []
+    if leaf is DEFAULT_LEAF:
+        leaf = default_leaf_id(conn, session_id)
+        if leaf is None:
+            return []
+    rows = conn.execute(
+        "WITH RECURSIVE walk(entry_id, parent_id, depth) AS ("
+        " SELECT entry_id, parent_id, 0 FROM entries WHERE session_id = ?1 AND entry_id = ?2"
+        " UNION ALL"
+        " SELECT e.entry_id, e.parent_id, walk.depth + 1 FROM entries e JOIN walk"
+        " ON e.session_id = ?1 AND e.entry_id = walk.parent_id WHERE walk.depth < 10000000"
+        ") SELECT entry_id FROM walk",
+        (session_id, leaf),
+    ).fetchall()
+    seen: list[str] = []
+    visited: set[str] = set()
+    for (entry_id,) in rows:
+        if entry_id in visited:  # a parent cycle: stop, as the tree module does
+            break
+        visited.add(entry_id)
+        seen.append(entry_id)
+    seen.reverse()
+    return seen
+
+
+def all_ids(conn: sqlite3.Connection, session_id: str) -> list[str]:
+    return [row[0] for row in conn.execute("SELECT entry_id FROM entries WHERE session_id = ?", (session_id,))]

@@ -1,0 +1,233 @@
+"""The candidate rows of one source, read from the SQLite session index (contract §2.6, §7.7).
+
+Every scope filter (authorized or excluded ids, entry types, roles, dates) sits in the SQL
+``WHERE`` clause before ``ORDER BY ... LIMIT``: filtering after the limit lets rows outside the
+scope fill the candidate window and starve the rows the caller may see.  Exact literals are
+case-sensitive substring queries, newest first; the lexical query is FTS5 by ``bm25``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
+from reference.recall.query_terms import unique_terms
+
+MAX_FTS_TERMS: Final = 16
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One ``entries`` row as the engine reads it."""
+
+    entry_key: str
+    entry_id: str
+    entry_type: str
+    role: str | None
+    created_at: int | None
+    content_hash: str
+    searchable_text: str
+    token_estimate: int
+
+
+def fts_match_expression(terms: Sequence[str]) -> str:
+    """OR of the first 16 unique terms, each a double-quoted FTS5 string (quotes doubled)."""
+    quoted = ['"' + term.replace('"', '""') + '"' for term in unique_terms(terms, MAX_FTS_TERMS)]
+    return " OR ".join(quoted)
+
+
+_COLUMNS: Final = "e.entry_key, e.entry_id, e.entry_type, e.role, e.created_at, e.content_hash, e.searchable_text, e.token_estimate"
+
+
+def scope_filter(
+    authorized_ids: Collection[str],
+    types: Sequence[str],
+    roles: Sequence[str] | None,
+    before_ms: int | None,
+    after_ms: int | None,
+    *,
+    negate: bool = False,
+) -> tuple[str, list[Any]]:
+    """``AND`` clauses on the ``e`` alias: JSON array parameters, so an empty list matches nothing.
+
+    ``negate``: the ids are the excluded ones (``NOT IN``; an empty list excludes nothing, so no
+    clause at all).
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    _add_ids(clauses, params, "e.entry_id", authorized_ids, negate=negate)
+    clauses.append("e.entry_type IN (SELECT value FROM json_each(?))")
+    params.append(_json_array(types))
+    if roles is not None:
+        clauses.append("e.role IN (SELECT value FROM json_each(?))")
+        params.append(_json_array(roles))
+    return _with_dates(clauses, params, "e.created_at", before_ms, after_ms)
+
+
+def _with_dates(clauses: list[str], params: list[Any], column: str, before_ms: int | None,
+                after_ms: int | None) -> tuple[str, list[Any]]:
+    """The strict date bounds (D4) added to ``clauses``, all joined as ``AND`` clauses."""
+    if before_ms is not None:
+        clauses.append(f"{column} < ?")
+        params.append(before_ms)
+    if after_ms is not None:
+        clauses.append(f"{column} > ?")
+        params.append(after_ms)
+    return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def _add_ids(clauses: list[str], params: list[Any], column: str, ids: Collection[str], *, negate: bool) -> None:
+    """``column IN`` the ids, or ``NOT IN`` them with ``negate`` (no ids: no clause at all)."""
+    if not negate:
+        clauses.append(f"{column} IN (SELECT value FROM json_each(?))")
+        params.append(_json_array(ids))
+    elif ids:
+        clauses.append(f"{column} NOT IN (SELECT value FROM json_each(?))")
+        params.append(_json_array(ids))
+
+
+def _json_array(values: Collection[str]) -> str:
+    return json.dumps(list(values), ensure_ascii=False)
+
+
+def runs_clause(runs: Sequence[tuple[int, int]]) -> str:
+    """Exclusion by FTS rowid runs on the ``e`` alias: a correlated test of the entry's key, which
+    SQLite evaluates after the other terms (only for rows that passed them)."""
+    if not runs:
+        return ""
+    tests = " OR ".join(["k.fts_rowid BETWEEN ? AND ?"] * len(runs))
+    return f" AND NOT EXISTS (SELECT 1 FROM entries_fts_keys AS k WHERE k.entry_key = e.entry_key AND ({tests}))"
+
+
+def run_params(runs: Sequence[tuple[int, int]]) -> list[Any]:
+    return [bound for run in runs for bound in run]
+
+
+def filter_clauses(
+    ids: Collection[str],
+    types: Sequence[str],
+    roles: Sequence[str] | None,
+    before_ms: int | None,
+    after_ms: int | None,
+    *,
+    negate: bool,
+    runs: Sequence[tuple[int, int]] | None,
+) -> tuple[str, list[Any]]:
+    """The scope of ``scope_filter`` as ``AND`` clauses on the narrow ``entry_filters`` row ``f``.
+
+    Types and roles are compared by their migration-4 codes; a role without a code (only the
+    six recall roles have one) is looked up in ``entries`` for the rows coded 0 (other).  The ids
+    are the authorized ones (``IN``), the excluded ones (``NOT IN``; none: no clause), or, with
+    ``runs``, ranges of FTS rowids that hold exactly the excluded rows of the session.
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    if runs is not None:
+        clauses += ["f.fts_rowid NOT BETWEEN ? AND ?"] * len(runs)
+        params += run_params(runs)
+    else:
+        _add_ids(clauses, params, "f.entry_id", ids, negate=negate)
+    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in types)})")
+    if roles is not None:
+        codes = sorted({ROLE_CODES[role] for role in roles if role in ROLE_CODES})
+        others = [role for role in roles if role not in ROLE_CODES]
+        tests = [f"f.role_code IN ({', '.join(map(str, codes))})"] if codes else []
+        if others:
+            tests.append(
+                "(f.role_code = 0 AND (SELECT e.role FROM entries_fts_keys AS k JOIN entries AS e"
+                " ON e.entry_key = k.entry_key WHERE k.fts_rowid = f.fts_rowid)"
+                " IN (SELECT value FROM json_each(?)))"
+            )
+            params.append(_json_array(others))
+        clauses.append("(" + " OR ".join(tests) + ")" if tests else "0")
+    return _with_dates(clauses, params, "f.created_at", before_ms, after_ms)
+
+
+def exact_rows(
+    conn: sqlite3.Connection,
+    session_id: str,
+    literal: str,
+    scope_sql: str,
+    scope_params: list[Any],
+    limit: int,
+) -> list[IndexRow]:
+    """Case-sensitive substring rows, newest first (``created_at DESC, entry_id DESC``)."""
+    sql = (
+        f"SELECT {_COLUMNS} FROM entries AS e"
+        f" WHERE e.session_id = ? AND instr(e.searchable_text, ?) > 0{scope_sql}"
+        " ORDER BY e.created_at DESC, e.entry_id DESC LIMIT ?"
+    )
+    return [_row(values) for values in conn.execute(sql, [session_id, literal, *scope_params, limit])]
+
+
+def fts_rows(
+    conn: sqlite3.Connection,
+    session_id: str,
+    match: str,
+    filter_sql: str,
+    filter_params: list[Any],
+    limit: int,
+    ranges: Sequence[tuple[int, int]] | None = None,
+) -> list[IndexRow]:
+    """FTS5 rows by ``bm25`` (best first), then newest, then ``entry_id`` ascending (D5 tie key).
+
+    ``filter_sql`` holds ``filter_clauses`` on the narrow ``entry_filters`` row ``f`` (keyed by
+    FTS rowid, migration 4): the scope is decided, and the window chosen, without reading a
+    single ``entries`` row; only the chosen rows are joined to ``entries`` afterwards, in the same
+    statement.  SQLite computes ``bm25`` only for the rows that pass the filters.
+
+    With ``ranges`` (inclusive FTS rowid ranges that hold every FTS row of the session), each
+    range is its own query under the same order and limit, and the union is ordered and cut
+    again.  The order is total within a session (``entry_id`` is unique there) and ``bm25``
+    takes its statistics from the whole table whatever the rowid constraint, so the rows are
+    the same as one query over the whole table; FTS5 only skips the parts of the term lists
+    outside the ranges, which is what makes a large index cheap to search one session of.
+    """
+    # CROSS JOIN keeps this loop order (FTS, then the filter row) whatever the filters: with a
+    # date filter the planner could otherwise walk rows by date and run the MATCH once per row.
+    select = (
+        "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
+        " f.entry_id AS entry_id FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
+        " WHERE entries_fts MATCH ?"
+        " AND f.session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = ?)"
+        f"{filter_sql}"
+    )
+    order = " ORDER BY lexical_rank, created_at DESC, entry_id LIMIT ?"
+    if not ranges:
+        top = select + order
+        params: list[Any] = [match, session_id, *filter_params, limit]
+    elif len(ranges) == 1:
+        top = select + " AND entries_fts.rowid BETWEEN ? AND ?" + order
+        params = [match, session_id, *filter_params, ranges[0][0], ranges[0][1], limit]
+    else:
+        part = f"SELECT * FROM ({select} AND entries_fts.rowid BETWEEN ? AND ?{order})"
+        top = f"SELECT * FROM ({' UNION ALL '.join([part] * len(ranges))}){order}"
+        params = []
+        for low, high in ranges:
+            params += [match, session_id, *filter_params, low, high, limit]
+        params.append(limit)
+    sql = (
+        f"SELECT {_COLUMNS} FROM ({top}) AS top"
+        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
+        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
+        " ORDER BY top.lexical_rank, top.created_at DESC, top.entry_id"
+    )
+    return [_row(values) for values in conn.execute(sql, params)]
+
+
+def _row(values: Sequence[Any]) -> IndexRow:
+    key, entry_id, entry_type, role, created_at, content_hash, text, tokens = values
+    return IndexRow(
+        entry_key=key,
+        entry_id=entry_id,
+        entry_type=entry_type,
+        role=role or None,
+        created_at=created_at,
+        content_hash=content_hash,
+        searchable_text=text or "",
+        token_estimate=tokens or 0,
+    )

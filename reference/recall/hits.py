@@ -1,0 +1,132 @@
+"""One engine hit made into a recall hit (contract §2.7): the source verified against the file,
+the whole entry classified and sanitized for the current provider before an excerpt is cut
+(D3), then a reference minted for a later read."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from reference.primitives.errors import ContractViolation
+from reference.primitives.paths import canonical_path
+from reference.primitives.textunits import slice_utf16, utf16_length
+from reference.privacy.entry import classify_entry
+from reference.privacy.provider import ProviderPolicy
+from reference.privacy.public_ids import project_id, public_id
+from reference.recall.envelope import source_fields
+from reference.recall.ranking import EngineHit
+from reference.recall.refs import RefTable, SourceRef
+from reference.recall.scope import Source
+from reference.recall.searchable import searchable_text
+from reference.recall.source_verify import entry_locator, verify_source
+
+if TYPE_CHECKING:
+    from reference.recall.service import HistoryHost
+
+EXCERPT_UNITS: Final = 1800
+EXCERPT_LEAD: Final = 600
+ELLIPSIS: Final = "\u2026"
+
+
+@dataclass(frozen=True)
+class HitContext:
+    """What every hit of one recall shares: where refs go, the host, the scope and query terms,
+    and the provider policy privacy is judged for."""
+
+    refs: RefTable
+    host: HistoryHost
+    scope: str
+    terms: tuple[str, ...]
+    policy: ProviderPolicy
+    privacy_config: Mapping[str, Any]
+
+
+def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
+                warnings: list[str]) -> dict[str, Any] | None:
+    """The hit's result fields, or None with the warning that dropped it."""
+    entry = _verified_entry(conn, source, hit, context.host.project_path, warnings)
+    if entry is None:
+        return None
+    text = searchable_text(entry)
+    private = classify_entry(entry, text, policy=context.policy, privacy_config=context.privacy_config,
+                             content_hash=hit.content_hash)
+    if private.omitted:
+        warnings.append("privacy-omitted")
+        return None
+    excerpt, truncated = excerpt_around(private.text, context.terms)
+    ref = _mint(context, source, hit, private.classification)
+    item = source_fields(ref, private.classification)
+    item["excerpt"] = excerpt
+    item["matchReasons"] = [hit.match_reason]
+    item["score"] = hit.score
+    item["truncated"] = truncated
+    return item
+
+
+def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, project_path: str,
+                    warnings: list[str]) -> dict[str, Any] | None:
+    """The entry parsed from bytes that still hash to what the index recorded (§3.5)."""
+    locator = entry_locator(conn, hit.entry_key)
+    if locator is None:
+        warnings.append("index-source-missing")
+        return None
+    try:
+        verified = verify_source(
+            session_file=source.session_file,
+            session_id=source.session_id,
+            project_path=project_path,
+            entry_id=hit.entry_id,
+            content_hash=hit.content_hash,
+            start=locator[0],
+            end=locator[1],
+        )
+    except ContractViolation:
+        warnings.append("source-unavailable-or-changed")
+        return None
+    return verified.entry
+
+
+def _mint(context: HitContext, source: Source, hit: EngineHit, classification: str) -> SourceRef:
+    """A reference to the hit; ``other-branch`` for a current-session entry off the branch."""
+    host = context.host
+    relation = source.relation
+    if source.branch is not None and hit.entry_id not in source.branch:
+        relation = "other-branch"
+    return context.refs.mint(
+        session_id=source.session_id,
+        session_file=source.session_file,
+        project_path=host.project_path,
+        entry_id=hit.entry_id,
+        content_hash=hit.content_hash,
+        issuing_session_id=host.session_id,
+        scope=context.scope,
+        kind=hit.entry_type,
+        role=hit.role if isinstance(hit.role, str) else None,
+        timestamp=hit.created_at if isinstance(hit.created_at, int) else None,
+        relation=relation,
+        classification=classification,
+        public_project_id=project_id(canonical_path(host.project_path)),
+        public_session_id=public_id(source.session_id, policy=context.policy),
+        public_entry_id=public_id(hit.entry_id, policy=context.policy),
+    )
+
+
+def excerpt_around(text: str, terms: tuple[str, ...]) -> tuple[str, bool]:
+    """Up to 1800 UTF-16 units around the earliest query term, never splitting a pair (D3)."""
+    length = utf16_length(text)
+    if length <= EXCERPT_UNITS:
+        return text, False
+    lowered = text.lower()
+    positions = [lowered.find(term.lower()) for term in terms]
+    found = [p for p in positions if p >= 0]
+    position = utf16_length(text[: min(found)]) if found else 0
+    start = max(0, min(length - EXCERPT_UNITS, position - EXCERPT_LEAD))
+    head = slice_utf16(text, start)
+    if utf16_length(head) < start and len(head) < len(text):
+        head = text[: len(head) + 1]  # do not start inside a pair: step past it
+    body = slice_utf16(text[len(head):], EXCERPT_UNITS)
+    end_index = len(head) + len(body)
+    excerpt = (ELLIPSIS if head else "") + body + (ELLIPSIS if end_index < len(text) else "")
+    return excerpt, True

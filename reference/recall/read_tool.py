@@ -1,0 +1,60 @@
+"""``context_history_read`` (contract §3.3): resolve a live reference, check that its entry is
+still in the reference's scope, verify the source, classify the entry for the current provider
+and return a line window of its text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from reference.primitives.errors import ContractViolation
+from reference.privacy.entry import classify_entry
+from reference.privacy.provider import ProviderPolicy
+from reference.recall.read_window import read_envelope
+from reference.recall.refs import SourceRef
+from reference.recall.request import check_reference, validate_read_range
+from reference.recall.scope import ResolvedScope
+from reference.recall.searchable import searchable_text
+from reference.recall.source_verify import entry_locator, verify_source
+
+if TYPE_CHECKING:
+    from reference.recall.service import HistoryService
+
+
+def run_read(service: HistoryService, params: Mapping[str, Any]) -> dict[str, Any]:
+    ref_text = check_reference(params)
+    ref = service.refs.resolve(ref_text, service.host.session_id)
+    if ref is None:
+        raise ContractViolation("reference-expired", "the reference expired or was never issued here")
+    with service.connection() as conn:
+        scope = service.scopes.resolve(conn, ref.scope, service.host, service.index_path)
+        if not _in_scope(ref, scope):
+            raise ContractViolation("reference-out-of-scope", "the entry is no longer in the reference's scope")
+        window = validate_read_range(params, service.history_config)
+        locator = entry_locator(conn, f"{ref.session_id}:{ref.entry_id}")
+    if locator is None:
+        raise ContractViolation("source-unavailable", "the entry has no locator in the index")
+    verified = verify_source(
+        session_file=ref.session_file,
+        session_id=ref.session_id,
+        project_path=ref.project_path,
+        entry_id=ref.entry_id,
+        content_hash=ref.content_hash,
+        start=locator[0],
+        end=locator[1],
+    )
+    privacy_config = service.host.config["privacy"]
+    policy = ProviderPolicy.from_config(privacy_config, service.host.provider)
+    text = searchable_text(verified.entry)
+    private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config,
+                             ref_classification=ref.classification, content_hash=ref.content_hash)
+    if private.omitted:
+        raise ContractViolation("privacy-omitted", "the current provider may not receive this entry")
+    service.refs.raise_classification(ref.ref, private.classification)
+    return read_envelope(ref, private.classification, private.text, window.start_line, window.max_lines,
+                         window.budget)
+
+
+def _in_scope(ref: SourceRef, scope: ResolvedScope) -> bool:
+    return any(s.session_id == ref.session_id and s.session_file == ref.session_file
+               and ref.entry_id in s.authorized for s in scope.sources)

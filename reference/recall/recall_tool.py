@@ -1,0 +1,107 @@
+"""``context_history_recall`` (contract §2.6–§2.8, decisions D5, D7): search every authorized
+source, make each engine hit a result hit, then order, dedupe and fit them in the budget."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from reference.privacy.provider import ProviderPolicy
+from reference.recall import envelope as env
+from reference.recall.hits import HitContext, process_hit
+from reference.recall.query_terms import QueryTerms, describe_query
+from reference.recall.request import RecallQuery, validate_recall
+from reference.recall.retrieval import RetrievalResult, retrieve
+from reference.recall.scope import Source
+
+if TYPE_CHECKING:
+    from reference.recall.service import HistoryService
+
+
+def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, Any]:
+    query = validate_recall(params, service.history_config)
+    host = service.host
+    with service.connection() as conn:
+        scope = service.scopes.resolve(conn, query.scope, host, service.index_path)
+        warnings = list(scope.warnings)
+        retrieval_config = host.config.get("retrieval", {})
+        exact, fts = bool(retrieval_config.get("exact", True)), bool(retrieval_config.get("fts", True))
+        if not exact and not fts:
+            warnings.append("lexical-retrieval-disabled")
+        terms = describe_query(query.query)
+        if not terms.terms:
+            return recall_envelope(query, ["no-query-terms", *warnings], [])
+        privacy_config = host.config["privacy"]
+        context = HitContext(service.refs, host, query.scope, terms.terms,
+                             ProviderPolicy.from_config(privacy_config, host.provider), privacy_config)
+        hits: list[dict[str, Any]] = []
+        for source in scope.sources:
+            found = _search(conn, source, query, terms, exact=exact, fts=fts)
+            warnings.extend(found.warnings)
+            for hit in found.hits:
+                item = process_hit(conn, source, hit, context, warnings)
+                if item is not None:
+                    hits.append(item)
+    return recall_envelope(query, warnings, hits)
+
+
+def _search(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms: QueryTerms, *, exact: bool,
+            fts: bool) -> RetrievalResult:
+    return retrieve(
+        conn,
+        session_id=source.session_id,
+        authorized_ids=source.authorized,
+        terms=terms,
+        include_summaries=query.include_summaries,
+        roles=query.roles,
+        before_ms=query.before_ms,
+        after_ms=query.after_ms,
+        exact=exact,
+        fts=fts,
+        max_results=12,
+        excluded_ids=source.excluded,
+        fts_rowid_ranges=source.fts_ranges,
+        excluded_runs=source.excluded_runs,
+    )
+
+
+def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str, Any]]) -> dict[str, Any]:
+    """The result: hits in D5 order, one per entry, as many as the limit and the budget allow."""
+    codes = env.dedupe(warnings)[: env.MAX_WARNINGS]
+    partial = any(code != "no-query-terms" for code in codes)
+    result: dict[str, Any] = {
+        "schema": env.SCHEMA,
+        "quotedData": True,
+        "status": "partial" if partial else "complete",
+        "coverage": "partial" if partial else "complete",
+        "effectiveScope": query.scope,
+        "warnings": codes,
+        "hits": [],
+    }
+    # D5: score, then newer first, then (sessionId, entryId) by byte order.
+    hits.sort(key=lambda h: (-h["score"], -(h.get("timestamp") or 0),
+                             h["sessionId"].encode("utf-8"), h["entryId"].encode("utf-8")))
+    taken: set[str] = set()
+    for hit in hits:
+        key = f"{hit['sessionId']}:{hit['entryId']}"
+        if key in taken:
+            continue
+        if len(result["hits"]) >= query.limit:
+            break
+        result["hits"].append(hit)
+        if env.cost(result) > query.max_output_tokens:
+            result["hits"].pop()
+            _add_budget_warning(result)
+            continue
+        taken.add(key)
+    return result
+
+
+def _add_budget_warning(result: dict[str, Any]) -> None:
+    """``output-budget`` counts within the 12 warnings (D7): the last one makes room."""
+    if "output-budget" not in result["warnings"]:
+        if len(result["warnings"]) >= env.MAX_WARNINGS:
+            result["warnings"] = result["warnings"][: env.MAX_WARNINGS - 1]
+        result["warnings"].append("output-budget")
+    result["status"] = result["coverage"] = "partial"

@@ -1,0 +1,233 @@
+"""Which sessions and entries one recall or read may see (contract §2.5, §3.3 step 4).
+
+Every request recomputes its authorized sources: the active branch of the current session (the
+default ``current-branch``), the whole current session, its verified lineage, or, when allowed
+in a trusted project, the sibling session files of the same project.  Each source is caught up
+first; then one read snapshot holds for the sets and every query of the call.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from reference.lineage.chain import LineageSource
+from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.pi.reader import read_header_line
+from reference.primitives.errors import ContractViolation
+from reference.primitives.paths import canonical_path
+from reference.recall.branch_sets import (
+    UNSET,
+    BranchSets,
+    SessionSets,
+    all_ids,
+    branch_ids,
+    branch_sets,
+    index_incarnation,
+    session_fts_ranges,
+    storable,
+)
+from reference.recall.catchup import catch_up
+from reference.recall.fts_rowids import session_runs
+from reference.recall.lineage_scope import LineageCache
+
+if TYPE_CHECKING:
+    from reference.recall.service import HistoryHost
+
+
+@dataclass(frozen=True)
+class Source:
+    """One authorized session: which of its entries the scope lets recall see, and how.
+
+    ``excluded``, ``fts_ranges`` and ``excluded_runs`` only make the queries cheaper
+    (``retrieval.retrieve``): the session's entries that are not authorized, read in the recall's
+    snapshot, FTS rowid ranges that hold every FTS row of the session, and FTS rowid runs that
+    hold exactly the excluded entries' rows of the session; None when not known.
+    """
+
+    session_id: str
+    session_file: str
+    authorized: AbstractSet[str]
+    relation: str
+    branch: AbstractSet[str] | None = None  # the active branch of the current session (None elsewhere)
+    excluded: AbstractSet[str] | None = None
+    fts_ranges: tuple[tuple[int, int], ...] | None = None
+    excluded_runs: tuple[tuple[int, int], ...] | None = None
+
+
+class SessionIds(AbstractSet[str]):
+    """Every entry id of one session in the index, read when asked through the connection.
+
+    Used for the scopes that authorize whole sessions: the recall runs in one read snapshot
+    (``ScopeResolver.resolve``), so this is the set the eager query would have read, without
+    holding hundreds of thousands of ids in memory.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, session_id: str) -> None:
+        self._conn = conn
+        self._session_id = session_id
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, str):
+            return False
+        row = self._conn.execute(
+            "SELECT 1 FROM entries WHERE session_id = ? AND entry_id = ?", (self._session_id, value)
+        ).fetchone()
+        return row is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(all_ids(self._conn, self._session_id))
+
+    def __len__(self) -> int:
+        row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
+        return int(row[0])
+
+
+@dataclass
+class ResolvedScope:
+    sources: list[Source] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def current_session(host: HistoryHost) -> tuple[str, str]:
+    """The current session's file and id; ``ephemeral-session`` without a file on disk."""
+    session_file = host.session_file
+    if not session_file or not os.path.isfile(session_file):
+        raise ContractViolation("ephemeral-session", "the current session has no file on disk")
+    if host.session_id is None:
+        raise ContractViolation("ephemeral-session", "the host has no current session id")
+    return session_file, host.session_id
+
+
+class ScopeResolver:
+    """One host process's scope resolution, with the sets and lineage it remembers between calls."""
+
+    def __init__(self) -> None:
+        self.sets = SessionSets()
+        self._lineage = LineageCache()
+
+    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str) -> ResolvedScope:
+        """Catch up every source, then open the read snapshot that the sets and all the queries
+        of this call share (the caller's connection ends it)."""
+        session_file, session_id = current_session(host)
+        result = ResolvedScope()
+        state = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path)
+        if state.coverage_partial:
+            result.warnings.append("source-coverage-partial")
+        if state.rebuilt:
+            self.sets.forget(session_id)
+        leaf = host.leaf
+        general: frozenset[str] | None = None
+        if leaf is not None and leaf is not DEFAULT_LEAF and (not isinstance(leaf, str) or not storable(leaf)):
+            general = frozenset(branch_ids(conn, session_id, leaf))  # SQLite's own rules and errors
+        others: list[tuple[str, str]] = []
+        if scope == "project":
+            others = self._project_sessions(conn, host, session_file, session_id, result)
+        lineage = self._lineage_sources(conn, host, session_file, result) if scope == "current-lineage" else []
+        conn.execute("BEGIN")
+        incarnation = index_incarnation(conn, index_path)
+        result.sources.append(self._current_source(conn, scope, (session_file, session_id), leaf, general, incarnation))
+        for other_id, path in others:
+            try:
+                ranges = session_fts_ranges(conn, other_id, self.sets.known(conn, other_id, incarnation))
+            except sqlite3.Error:
+                result.warnings.append("project-source-unavailable")
+                continue
+            result.sources.append(Source(other_id, path, SessionIds(conn, other_id), "other-branch",
+                                         excluded=frozenset(), fts_ranges=ranges))
+        for source in lineage:
+            ranges = session_fts_ranges(conn, source.session_id, self.sets.known(conn, source.session_id, incarnation))
+            result.sources.append(Source(source.session_id, source.session_file, source.allowed_entry_ids,
+                                         "lineage-ancestor", fts_ranges=ranges))
+        return result
+
+    def _current_source(self, conn: sqlite3.Connection, scope: str, current: tuple[str, str], leaf: Leaf,
+                        general: frozenset[str] | None, incarnation: Any) -> Source:
+        """The current session in the snapshot: its branch (``current-branch``, ``current-lineage``)
+        or all of it, with the branch for the hits' relation."""
+        session_file, session_id = current
+        known = self.sets.known(conn, session_id, incarnation)
+        sets = BranchSets(general, None, None) if general is not None else branch_sets(conn, session_id, leaf, known)
+        branch, rest = sets.branch, sets.rest
+        ranges = session_fts_ranges(conn, session_id, known)
+        if scope in ("current-branch", "current-lineage"):
+            if sets.runs is UNSET:
+                assert rest is not None
+                sets.runs = session_runs(conn, session_id, sets.branch, rest)
+            runs: tuple[tuple[int, int], ...] | None = sets.runs
+            return Source(session_id, session_file, branch, "ancestor", branch, rest, ranges, runs)
+        every = SessionIds(conn, session_id)
+        return Source(session_id, session_file, every, "ancestor", branch, frozenset(), ranges, ())
+
+    def _lineage_sources(self, conn: sqlite3.Connection, host: HistoryHost, session_file: str,
+                         result: ResolvedScope) -> list[LineageSource]:
+        """§2.5 step 3: the runtime's lineage warnings first, then each verified ancestor,
+        nearest first, caught up with the same header checks (``lineage-source-unavailable``)."""
+        # lineage_scope and rebase.archive still spell Pi's default leaf "default".
+        leaf = "default" if host.leaf is DEFAULT_LEAF else host.leaf
+        state = self._lineage.state(session_file, leaf, host.project_path, conn)
+        result.warnings.extend(state.warnings)
+        synced: list[LineageSource] = []
+        for source in state.sources:
+            try:
+                caught = catch_up(conn, source.session_file, session_id=source.session_id,
+                                  project_path=host.project_path)
+            except (ContractViolation, OSError, sqlite3.Error, ValueError):
+                result.warnings.append("lineage-source-unavailable")
+                continue
+            if caught.rebuilt:
+                self.sets.forget(source.session_id)
+            synced.append(source)
+        return synced
+
+    def _project_sessions(self, conn: sqlite3.Connection, host: HistoryHost, session_file: str, session_id: str,
+                          result: ResolvedScope) -> list[tuple[str, str]]:
+        """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
+        history_config: Mapping[str, Any] = host.config["historyTools"]
+        if not history_config.get("allowProjectScope"):
+            raise ContractViolation("project-scope-disabled", "project scope is not allowed by the configuration")
+        if not host.project_trusted:
+            raise ContractViolation("project-untrusted", "project scope needs a trusted project")
+        names = _sibling_files(session_file, result)
+        if names is None:
+            return []
+        cap = int(history_config["maxProjectSessions"])
+        if len(names) > cap:
+            result.warnings.append("project-discovery-limit")
+        project = canonical_path(host.project_path)
+        found: list[tuple[str, str]] = []
+        for path in names[:cap]:
+            try:
+                header = read_header_line(path)
+                other_id, cwd = header.get("id"), header.get("cwd")
+                if not isinstance(other_id, str) or not isinstance(cwd, str):
+                    continue
+                if other_id == session_id or canonical_path(cwd) != project:
+                    continue
+                state = catch_up(conn, path, session_id=other_id, project_path=host.project_path)
+                if state.rebuilt:
+                    self.sets.forget(other_id)
+                found.append((other_id, path))
+            except (ContractViolation, OSError, sqlite3.Error, ValueError):
+                result.warnings.append("project-source-unavailable")
+        return found
+
+
+def _sibling_files(session_file: str, result: ResolvedScope) -> list[str] | None:
+    """The other ``.jsonl`` files of the session's folder, newest name first; None (and only the
+    ``project-discovery-unavailable`` warning) when the folder cannot be listed."""
+    folder = os.path.dirname(os.path.abspath(session_file))
+    current = os.path.abspath(session_file)
+    try:
+        names = [e.path for e in os.scandir(folder)
+                 if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)
+                 and os.path.abspath(e.path) != current]
+    except OSError:
+        result.warnings[:] = ["project-discovery-unavailable"]
+        return None
+    names.sort(reverse=True)
+    return names

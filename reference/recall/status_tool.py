@@ -1,0 +1,31 @@
+"""``context_history_status`` (contract §4): whether the current session is indexed, and how
+many of its entries, without catching up."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from reference.recall import envelope as env
+from reference.recall.catchup import index_state
+
+if TYPE_CHECKING:
+    from reference.recall.service import HistoryService
+
+
+def run_status(service: HistoryService) -> dict[str, Any]:
+    host = service.host
+    session_file = host.session_file
+    if not session_file or not os.path.isfile(session_file) or host.session_id is None:
+        return env.unavailable("ephemeral-session")
+    with service.connection() as conn:
+        state = index_state(conn, host.session_id)
+    scope = service.history_config["defaultScope"]
+    result: dict[str, Any] = {"schema": env.SCHEMA, "quotedData": True}
+    if state is None:
+        result.update(status="partial", coverage="unknown", warnings=["index-not-yet-synchronized"],
+                      effectiveScope=scope, indexedEntries=0)
+    else:
+        result.update(status="complete", coverage="complete", warnings=[],
+                      effectiveScope=scope, indexedEntries=state.indexed_entries)
+    return result

@@ -1,0 +1,70 @@
+"""The history host reads the current session once for its header id and the provider at the
+leaf, with the answers of the two reads it replaces (the first line's id, ``session inspect``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reference.pi.inspection import DEFAULT_LEAF, inspect_session
+from reference.pi.reader import read_header_line
+from reference.primitives.errors import ContractViolation
+from reference.recall.host import session_facts
+
+HEADER = {"type": "session", "version": 3, "id": "s-host", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
+USER = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "Hello.", "timestamp": 1767225601000}}
+MODEL = {"type": "model_change", "id": "m1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z",
+         "provider": "anthropic", "modelId": "claude"}
+BROKEN = {"type": "message", "id": "b1", "parentId": "m1", "timestamp": "2026-01-01T00:00:03.000Z"}
+
+
+def _lines(*values: Any) -> bytes:
+    return b"".join((v if isinstance(v, bytes) else json.dumps(v).encode()) + b"\n" for v in values)
+
+
+FILES = {
+    "plain": _lines(HEADER, USER, MODEL),
+    "crlf": _lines(HEADER, USER, MODEL).replace(b"\n", b"\r\n"),
+    "bom": b"\xef\xbb\xbf" + _lines(HEADER, USER, MODEL),
+    "blank first line": b"\n" + _lines(HEADER, USER, MODEL),
+    "no header": _lines(USER, MODEL),
+    "legacy": _lines({**HEADER, "version": 1}, USER),
+    "unbuildable context": _lines(HEADER, USER, MODEL, BROKEN),
+    "header only, unterminated": json.dumps(HEADER).encode(),
+    "not json": b"\x00\x01binary",
+}
+
+
+def _two_reads(path: str, leaf: Any) -> tuple[str | None, str | None]:
+    """The facts as the host read them before: ``session inspect``, then the first line."""
+    try:
+        model = (inspect_session(path, leaf).get("settings") or {}).get("model")
+        provider = model.get("provider") if isinstance(model, dict) else None
+        provider = provider if isinstance(provider, str) else None
+    except ContractViolation:
+        provider = None
+    try:
+        value = read_header_line(path).get("id")
+    except (OSError, ValueError):
+        value = None
+    return (value if isinstance(value, str) else None), provider
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("leaf", [DEFAULT_LEAF, None, "u1", "gone"])
+def test_session_facts_are_those_of_the_two_reads(tmp_path: Path, name: str, leaf: Any) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(FILES[name])
+    assert session_facts(str(path), leaf, None) == _two_reads(str(path), leaf)
+
+
+def test_a_given_provider_is_kept_and_a_missing_file_has_no_id(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(FILES["plain"])
+    assert session_facts(str(path), DEFAULT_LEAF, "openai") == ("s-host", "openai")
+    assert session_facts(str(tmp_path / "never.jsonl"), DEFAULT_LEAF, None) == (None, None)
+    assert session_facts(None, DEFAULT_LEAF, "openai") == (None, "openai")
