@@ -443,13 +443,15 @@ def work_recall(params: dict[str, Any]) -> dict[str, Any]:
 
 def work_read(params: dict[str, Any]) -> dict[str, Any]:
     """Read of the big record through the read tool and through source verification alone."""
-    from reference.privacy.policy import forget_entries
+    from reference.privacy.entry import forget_entries
     from reference.recall.index_schema import open_index
     from reference.recall.source_verify import verify_source
 
     session = params["read"]
     path = session["path"]
-    service = _service(params, session, "default")
+    from reference.pi.inspection import DEFAULT_LEAF
+
+    service = _service(params, session, DEFAULT_LEAF)
     found = service.recall({"query": f"`{BIG_MARKER}`", "scope": "current-session", "limit": 1})
     hits = [hit for hit in found.get("hits", ()) if hit["entryId"] == "bigrecord"]
     if not hits:

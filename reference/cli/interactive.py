@@ -151,13 +151,11 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
 
 
 def _rebase_service(history_host: Any, project: str, index: str | None) -> Any:
-    from reference.pi.inspection import DEFAULT_LEAF
     from reference.rebase.host import build_rebase_host
     from reference.rebase.service import RebaseService
 
-    leaf = "default" if history_host.leaf is DEFAULT_LEAF else history_host.leaf  # the rebase host's spelling
     host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
-                                            session_file=history_host.session_file, leaf=leaf)
+                                            session_file=history_host.session_file, leaf=history_host.leaf)
     return RebaseService(host, index_path=index or default_index)
 
 

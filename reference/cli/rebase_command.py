@@ -84,13 +84,14 @@ def render(result: dict[str, Any], target: str | None) -> str:
 
 
 def run_rebase(args: argparse.Namespace) -> int:
+    from reference.pi.inspection import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
     from reference.rebase.host import build_rebase_host, run_mode
 
     argv = trust_argv(args)
     host, default_index = build_rebase_host(
         home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ), argv=argv,
-        session_file=os.path.abspath(args.session), leaf=args.leaf if args.leaf is not None else "default")
+        session_file=os.path.abspath(args.session), leaf=args.leaf if args.leaf is not None else DEFAULT_LEAF)
     from reference.rebase.service import RebaseService
 
     service = RebaseService(host, index_path=args.index or default_index)

@@ -21,6 +21,7 @@ import msgspec
 
 from reference.pi.blockscan import Block, NotOrdinary, Row, ordinary_blocks
 from reference.pi.entries import has_entry_fields
+from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import Record, RecordKind, decode_value, open_session_file
 from reference.pi.scanscope import current_scope
 from reference.pi.session import (
@@ -332,16 +333,16 @@ def scan_source(path: str) -> SourceScan:
 
 
 def branch_customs(session_file: str, leaf: Any) -> list[Any]:
-    """The ``custom`` and ``custom_message`` entries on the active branch at ``leaf`` ("default":
+    """The ``custom`` and ``custom_message`` entries on the active branch at ``leaf`` (DEFAULT_LEAF:
     Pi's leaf on load): all that lineage verification looks at in the current session.  From
     the run's compact scan when the file is a valid one, else from the exact reader's tree."""
     scan = scan_for_run(session_file)
     if scan.valid:
-        leaf_id = scan.last_id if leaf == "default" else leaf
+        leaf_id = scan.last_id if leaf is DEFAULT_LEAF else leaf
         return scan.branch_customs(leaf_id)
     session = load_session(session_file)
     tree = session.tree()
-    leaf_id = tree.default_leaf_id if leaf == "default" else leaf
+    leaf_id = tree.default_leaf_id if leaf is DEFAULT_LEAF else leaf
     return decode_path(session, [r for r in tree.branch(leaf_id).path if r.type in _LINK_KINDS])
 
 

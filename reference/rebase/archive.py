@@ -17,6 +17,7 @@ from typing import Any
 from reference.pi.blockscan import NotOrdinary, line_fields
 from reference.pi.context import UnbuildableContext, context_layout
 from reference.pi.header import require_current_version, same_project
+from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import open_session_file
 from reference.pi.scan import SourceScan, scan_for_run
 from reference.pi.toolexchange import Exchanges
@@ -192,12 +193,12 @@ def _context(scan: SourceScan, branch: array[int], subset: dict[int, Any]) -> li
 
 
 def capture_source(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
-    """Steps 15-21 on ``path`` at ``leaf_id`` (the host's active leaf, "default" for Pi's leaf on
+    """Steps 15-21 on ``path`` at ``leaf_id`` (the host's active leaf, DEFAULT_LEAF for Pi's leaf on
     load, or the journal's)."""
     scan = scan_for_run(path)
     check_header(scan.header, project_path)
     check_scan(scan)
-    if leaf_id == "default":
+    if leaf_id is DEFAULT_LEAF:
         leaf_id = scan.last_id
     if not isinstance(leaf_id, str) or not leaf_id:
         raise ContractViolation("source-empty", "the session has no leaf to rebase")

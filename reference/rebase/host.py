@@ -18,6 +18,7 @@ from typing import Any, Final
 from reference.artifacts.phases import CRASH_POINTS
 from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
+from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.errors import ContractViolation
 from reference.rebase.crashpoints import ENV_VAR
@@ -40,7 +41,7 @@ CHILD_TIMEOUT_S: Final = 120
 
 
 def build_rebase_host(
-    *, home: str, cwd: str, env: Mapping[str, str], argv: Sequence[str], session_file: str | None, leaf: Any = "default",
+    *, home: str, cwd: str, env: Mapping[str, str], argv: Sequence[str], session_file: str | None, leaf: Leaf = DEFAULT_LEAF,
 ) -> tuple[RebaseHost, str]:
     """Host facts and configuration as loaded at session start; the default projection index."""
     facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
@@ -83,7 +84,7 @@ class RebaseHostState:
     def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
         host, default_index = build_rebase_host(
             home=_text(params, "home"), cwd=_text(params, "cwd"), env=params.get("env") or {},
-            argv=params.get("argv") or (), session_file=params.get("sessionFile"), leaf=params.get("leaf", "default"))
+            argv=params.get("argv") or (), session_file=params.get("sessionFile"), leaf=params.get("leaf", DEFAULT_LEAF))
         apply_facts(host, params)
         index_path = params.get("indexPath") or default_index
         given = list(params.get("targetSessionIds") or ())
@@ -128,7 +129,7 @@ class RebaseHostState:
         command = [sys.executable, "-m", "reference.cli", "rebase", "--session", str(host.session_file),
                    "--cwd", _text(opened, "cwd"), "--index", str(service.index_path), "--json",
                    *(opened.get("argv") or ())]
-        if host.leaf != "default":
+        if host.leaf is not DEFAULT_LEAF:
             command += ["--leaf", str(host.leaf)]
         if params.get("operationId"):
             command += ["--recover", str(params["operationId"])]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
+from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.pi.reader import read_header_line
 from reference.pi.scan import branch_customs
 from reference.pi.session import decode_path, load_session
@@ -44,7 +45,7 @@ class RebaseHost:
     project_path: str
     project_trusted: bool
     config: Mapping[str, Any]
-    leaf: Any = "default"  # Pi's active leaf; "default" = the last entry in file order
+    leaf: Leaf = DEFAULT_LEAF  # Pi's active leaf: DEFAULT_LEAF (the last entry in file order) or an entry id
     session_id: str | None = None  # Pi's current session id; None: the header's
     idle: bool = True
     pending_messages: bool = False
@@ -70,7 +71,7 @@ class RebaseHost:
         fresh = open_from_disk(target_file)
         if self.activation == "foreign-session":
             fresh = OpenedSession(f"{fresh.session_id}-other", fresh.session_file, fresh.branch)
-        self.session_file, self.session_id, self.leaf = target_file, None, "default"
+        self.session_file, self.session_id, self.leaf = target_file, None, DEFAULT_LEAF
         return fresh
 
     def notify(self, level: str, message: str) -> None:

@@ -10,6 +10,7 @@ from reference.artifacts.ids import checkpoint_id
 from reference.artifacts.memory import overlay_inherited, snapshot_memory
 from reference.lineage.chain import RebaseState
 from reference.pi.header import is_current_version
+from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.prefix import check_prefix
 from reference.pi.reader import read_header_line
 from reference.pi.session import load_session
@@ -33,9 +34,9 @@ def memory_entries(archive: SourceArchive) -> list[Any]:
 
 
 def host_leaf(run: RebaseRun, archive: SourceArchive) -> Any:
-    """Pi's current leaf, resolving "default" (the last entry in file order)."""
+    """Pi's current leaf, resolving DEFAULT_LEAF (the last entry in file order)."""
     leaf, current = run.host.leaf, run.host.session_file
-    if leaf != "default" or not current:
+    if leaf is not DEFAULT_LEAF or not current:
         return leaf
     if canonical_path(current) == archive.path:
         return archive.default_leaf_id

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from typing import Any, Final
 
 from reference.lineage.chain import RebaseState, is_projected, load_rebase_state, project_pairs
+from reference.pi.inspection import DEFAULT_LEAF, LeafChoice
 from reference.pi.scan import branch_customs
 
 _REMEMBERED: Final = 16
@@ -34,7 +35,7 @@ class LineageCache:
         self._states: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], RebaseState]] = OrderedDict()
 
     def state(self, session_file: str, leaf: Any, project_path: str, conn: sqlite3.Connection) -> RebaseState:
-        key = (os.path.realpath(session_file), leaf if isinstance(leaf, str) or leaf is None else repr(leaf),
+        key = (os.path.realpath(session_file), leaf if isinstance(leaf, (str, LeafChoice)) or leaf is None else repr(leaf),
                project_path)
         remembered = self._states.get(key)
         current = _stat_key(session_file)
@@ -45,7 +46,7 @@ class LineageCache:
                 if state.verified and not is_projected(conn, state):
                     project_pairs(conn, state.pairs)  # the index was deleted since: project again
                 return state
-        branch = branch_customs(session_file, leaf) if isinstance(leaf, str) else []
+        branch = branch_customs(session_file, leaf) if isinstance(leaf, str) or leaf is DEFAULT_LEAF else []
         state = load_rebase_state(session_file, branch, project_path, conn=conn)
         self._states[key] = ((current, *(_stat_key(s.session_file) for s in state.sources)), state)
         while len(self._states) > _REMEMBERED:

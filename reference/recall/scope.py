@@ -167,9 +167,7 @@ class ScopeResolver:
                          result: ResolvedScope) -> list[LineageSource]:
         """§2.5 step 3: the runtime's lineage warnings first, then each verified ancestor,
         nearest first, caught up with the same header checks (``lineage-source-unavailable``)."""
-        # lineage_scope and rebase.archive still spell Pi's default leaf "default".
-        leaf = "default" if host.leaf is DEFAULT_LEAF else host.leaf
-        state = self._lineage.state(session_file, leaf, host.project_path, conn)
+        state = self._lineage.state(session_file, host.leaf, host.project_path, conn)
         result.warnings.extend(state.warnings)
         synced: list[LineageSource] = []
         for source in state.sources:

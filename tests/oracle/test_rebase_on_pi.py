@@ -229,7 +229,8 @@ class World:
         from reference.rebase.host import RebaseHostState
 
         state = RebaseHostState()
-        state.open(self.host_params(attempt.source.file, leaf=attempt.leaf))
+        leaf = {} if attempt.leaf == "default" else {"leaf": attempt.leaf}  # absent: Pi's default leaf
+        state.open(self.host_params(attempt.source.file, **leaf))
         ran = state.run({})
         attempt.result = ran["result"]
         if attempt.result.get("status") == "verified":

@@ -126,8 +126,10 @@ def _opaque(value: str) -> str:
 
 
 def _host_leaf(pi_leaf: Any) -> Any:
-    """A Pi oracle leaf as the history host takes it: "default", None or an entry id."""
-    return "default" if isinstance(pi_leaf, dict) else pi_leaf
+    """A Pi oracle leaf as the history host takes it: DEFAULT_LEAF, None or an entry id."""
+    from reference.pi.inspection import DEFAULT_LEAF
+
+    return DEFAULT_LEAF if isinstance(pi_leaf, dict) else pi_leaf
 
 
 class World:

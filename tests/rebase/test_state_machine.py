@@ -31,6 +31,7 @@ from conformance import schemas
 from reference.artifacts.ids import operation_id
 from reference.artifacts.phases import CRASH_POINTS
 from reference.config.defaults import default_config
+from reference.pi.inspection import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 from reference.rebase.durable import stale_temporaries
@@ -120,7 +121,7 @@ class RebaseMachine(RuleBasedStateMachine):
         self.clock.advance(1000)
         start = self.start(leaf, origin) if recover else self.source
         host = RebaseHost(session_file=str(start), project_path=str(self.project), project_trusted=True,
-                          config=default_config(), leaf=leaf if start == self.source else "default")
+                          config=default_config(), leaf=leaf if start == self.source else DEFAULT_LEAF)
         service = RebaseService(host, clock=self.clock, index_path=str(self.index))
         return service.rebase_session(dry_run=dry_run, recover=self.model[leaf].op if recover else None)
 
