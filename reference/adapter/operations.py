@@ -15,6 +15,7 @@ from reference import __version__
 from reference.pi.inspection import DEFAULT_LEAF, describe_node, inspect_session
 from reference.pi.reader import iter_records, open_session_file
 from reference.pi.session import load_session
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
 from reference.primitives.paths import canonical_path, session_dir_name
@@ -30,7 +31,7 @@ RECORDS_LIMIT: Final = 100_000
 def _text(params: Mapping[str, Any], name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str):
-        raise ContractViolation("invalid-params", f"parameter {name!r} must be a string")
+        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
     return value
 
 
@@ -52,7 +53,7 @@ def op_session_records(params: Mapping[str, Any]) -> JsonObject:
     with open_session_file(path) as stream:
         for record in iter_records(stream):
             if len(records) >= RECORDS_LIMIT:
-                raise ContractViolation("too-many-records", f"more than {RECORDS_LIMIT} records")
+                raise ContractViolation(Code.TOO_MANY_RECORDS, f"more than {RECORDS_LIMIT} records")
             item: JsonObject = {
                 "line": record.line,
                 "start": record.start,
@@ -75,7 +76,7 @@ def op_json_canonicalize(params: Mapping[str, Any]) -> JsonObject:
     try:
         value = js_parse(_text(params, "text"))
     except JsonParseError as exc:
-        raise ContractViolation("invalid-json", str(exc)) from None
+        raise ContractViolation(Code.INVALID_JSON, str(exc)) from None
     return {"text": js_stringify(value)}
 
 
@@ -87,7 +88,7 @@ def op_text_measure(params: Mapping[str, Any]) -> JsonObject:
 def op_text_slice(params: Mapping[str, Any]) -> JsonObject:
     units = params.get("maxUnits")
     if not isinstance(units, int) or isinstance(units, bool) or units < 0:
-        raise ContractViolation("invalid-params", "parameter 'maxUnits' must be a non-negative integer")
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'maxUnits' must be a non-negative integer")
     return {"text": slice_utf16(_text(params, "text"), units)}
 
 
@@ -140,7 +141,7 @@ def dispatch(op: str, params: Mapping[str, Any]) -> JsonObject:
     """Run one operation; contract errors propagate as :class:`ContractViolation`."""
     handler = OPERATIONS.get(op)
     if handler is None:
-        raise ContractViolation("unknown-operation", f"operation {op!r} is not implemented")
+        raise ContractViolation(Code.UNKNOWN_OPERATION, f"operation {op!r} is not implemented")
     result: JsonObject = as_json_value(handler(params))
     return result
 

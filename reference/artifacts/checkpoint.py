@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from reference.artifacts.ids import checkpoint_id, sha256_text
 from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify, quote_string
 from reference.primitives.jsvalues import (
@@ -75,9 +76,9 @@ def check_budget(handoff: str, target_tokens: Any) -> int:
     integer in 512..24,000 or the whole handoff does not fit (nothing is ever clipped)."""
     tokens = chars_v1_tokens(handoff)
     if not is_safe_integer(target_tokens) or not MIN_TARGET_TOKENS <= target_tokens <= MAX_TARGET_TOKENS:
-        raise ContractViolation("checkpoint-budget", "checkpointTargetTokens must be an integer from 512 to 24000")
+        raise ContractViolation(Code.CHECKPOINT_BUDGET, "checkpointTargetTokens must be an integer from 512 to 24000")
     if tokens > target_tokens:
-        raise ContractViolation("checkpoint-budget", f"the handoff needs {tokens} tokens, over {target_tokens}")
+        raise ContractViolation(Code.CHECKPOINT_BUDGET, f"the handoff needs {tokens} tokens, over {target_tokens}")
     return tokens
 
 
@@ -101,11 +102,11 @@ def build_checkpoint(
     ``created_at`` is the operation's ``createdAt``, so a rebuilt checkpoint is identical.
     """
     if len(pins) > MAX_PINS or len(memories) > MAX_MEMORIES:
-        raise ContractViolation("checkpoint-memory-budget", "more than 1000 pins or 1000 memories")
+        raise ContractViolation(Code.CHECKPOINT_MEMORY_BUDGET, "more than 1000 pins or 1000 memories")
     canonical = canonical_context(context_entries)
     classification = checkpoint_classification(context_entries, default_classification)
     if not trim(canonical):
-        raise ContractViolation("checkpoint-empty", "the captured context is empty")
+        raise ContractViolation(Code.CHECKPOINT_EMPTY, "the captured context is empty")
     handoff = build_handoff(canonical)
     check_budget(handoff, target_tokens)
     checkpoint: dict[str, Any] = {
@@ -125,7 +126,7 @@ def build_checkpoint(
         "limitations": list(LIMITATIONS),
     }
     if utf16_length(js_stringify(checkpoint)) > MAX_CHECKPOINT_CHARS:
-        raise ContractViolation("checkpoint-memory-budget", "the checkpoint is over 1,048,576 characters")
+        raise ContractViolation(Code.CHECKPOINT_MEMORY_BUDGET, "the checkpoint is over 1,048,576 characters")
     return checkpoint
 
 

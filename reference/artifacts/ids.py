@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 
 OPERATION_PREFIX: Final = "rebase_"
@@ -73,7 +74,7 @@ def is_checkpoint_id(value: Any) -> bool:
 def require_operation_id(value: Any) -> str:
     """The id itself, or ``invalid-operation`` (§6.2 step 11) before any path is built from it."""
     if not is_operation_id(value):
-        raise ContractViolation("invalid-operation", "an operation id is rebase_ followed by 32 lower-case hex")
+        raise ContractViolation(Code.INVALID_OPERATION, "an operation id is rebase_ followed by 32 lower-case hex")
     return str(value)
 
 

@@ -23,6 +23,7 @@ from typing import Any, Final
 from reference.artifacts.ids import journal_path, require_operation_id, target_file_path
 from reference.artifacts.ids import operation_id as derive_operation_id
 from reference.artifacts.phases import PHASES, WRITTEN_PHASES, Phase
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify_bytes
 from reference.primitives.jsvalues import get, strict_equal
@@ -44,7 +45,7 @@ WRITE_ORDER: Final = (
     "targetHash", "targetSize", "errorCode",
 )
 LIMITATIONS: Final = ("deterministic-handoff", "verification-not-inferred", "older-state-requires-recall")
-FALLBACK_CODE: Final = "rebase-unavailable"
+FALLBACK_CODE: Final = Code.REBASE_UNAVAILABLE
 _CODE: Final = re.compile(r"[a-z-]{1,64}")
 
 #: ``durable_replace(path, data)``: write the bytes durably over ``path``.
@@ -160,7 +161,7 @@ def parse_journal(data: bytes | None) -> Any:
     """§6.2 step 12: ``None`` (missing) or over 32,000 bytes is ``operation-unavailable``; text
     that ``JSON.parse`` refuses is ``rebase-unavailable``. Bytes decode as Node's ``utf8`` does."""
     if data is None or len(data) > MAX_JOURNAL_BYTES:
-        raise ContractViolation("operation-unavailable", "the operation journal is missing or too large")
+        raise ContractViolation(Code.OPERATION_UNAVAILABLE, "the operation journal is missing or too large")
     try:
         return js_parse(data.decode("utf-8", "replace"))
     except (JsonParseError, RecursionError):
@@ -194,7 +195,7 @@ def check_journal(
     base = os.getcwd() if cwd is None else cwd
 
     def integrity(what: str) -> ContractViolation:
-        return ContractViolation("operation-integrity", f"the journal {what} does not match")
+        return ContractViolation(Code.OPERATION_INTEGRITY, f"the journal {what} does not match")
 
     if not strict_equal(get(operation, "id"), requested_id):
         raise integrity("id")
@@ -232,7 +233,7 @@ def load_journal(
 def check_source_session(operation: Mapping[str, Any], header_id: Any) -> None:
     """§6.2 step 25: the journal's source session must be the source header's id."""
     if not strict_equal(operation.get("sourceSessionId"), header_id):
-        raise ContractViolation("operation-integrity", "the journal names another source session")
+        raise ContractViolation(Code.OPERATION_INTEGRITY, "the journal names another source session")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GeneratedSession, GenOptions
+from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import js_stringify
 
 EXIT_CONTRACT_ERROR: Final = 2
@@ -88,7 +89,7 @@ def _generate(args: argparse.Namespace) -> int:
     target: int | None = None
     if args.target_mb is not None:
         if args.target_mb <= 0:
-            return _fail("bad-option", "--target-mb must be positive")
+            return _fail(Code.BAD_OPTION, "--target-mb must be positive")
         target = max(1, int(args.target_mb * MB))
     try:
         options = GenOptions(
@@ -98,7 +99,7 @@ def _generate(args: argparse.Namespace) -> int:
             target_bytes=target,
         )  # fmt: skip
     except ValueError as exc:
-        return _fail("bad-option", str(exc))
+        return _fail(Code.BAD_OPTION, str(exc))
 
     def progress(path: Path, written: int) -> None:
         print(f"fixtures: {path.name}: {written / MB:.0f} of {(target or 0) / MB:.0f} MB", file=sys.stderr)
@@ -106,7 +107,7 @@ def _generate(args: argparse.Namespace) -> int:
     try:
         sessions = generate(args.out, options, progress if target else None)
     except OSError as exc:
-        return _fail("io", f"cannot write to {args.out}: {exc.strerror or exc}")
+        return _fail(Code.IO, f"cannot write to {args.out}: {exc.strerror or exc}")
     if args.json:
         sys.stdout.write(js_stringify([_describe(s) for s in sessions]) + "\n")
         return 0
@@ -135,7 +136,7 @@ def _list(args: argparse.Namespace) -> int:
     try:
         items = list(fixture_manifest().values())
     except (OSError, ValueError) as exc:
-        return _fail("no-manifest", f"fixtures/MANIFEST.json cannot be read: {exc}")
+        return _fail(Code.NO_MANIFEST, f"fixtures/MANIFEST.json cannot be read: {exc}")
     if args.json:
         rows = [{k: item.get(k) for k in ("id", "path", "valid", "description")} for item in items]
         sys.stdout.write(js_stringify(rows) + "\n")

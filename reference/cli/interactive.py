@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from reference.primitives.codes import Code
+
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host = commands.add_parser(
@@ -198,11 +200,11 @@ def _history_command(service: Any, rest: str) -> dict[str, Any]:
     if verb == "read":
         tokens = argument.split()
         if not tokens or len(tokens) > 3:
-            raise ContractViolation("invalid-range", "usage: /context history read <sourceRef> [startLine] [maxLines]")
+            raise ContractViolation(Code.INVALID_RANGE, "usage: /context history read <sourceRef> [startLine] [maxLines]")
         arguments: dict[str, Any] = {"sourceRef": tokens[0]}
         for key, token in zip(("startLine", "maxLines"), tokens[1:], strict=False):
             number = _js_number(token)
             arguments[key] = int(number) if number.is_integer() else number
         result = service.read(arguments)
         return result
-    raise ContractViolation("invalid-query", "usage: /context history [status | search <query> | read <sourceRef> ...]")
+    raise ContractViolation(Code.INVALID_QUERY, "usage: /context history [status | search <query> | read <sourceRef> ...]")

@@ -23,6 +23,7 @@ from reference.cli import (
     session_command,
 )
 from reference.cli.output import fail
+from reference.primitives.codes import Code
 
 TOOLKIT_COMMAND = "conformance"
 
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extras = parser.parse_known_args(arguments)
     if extras:
         if getattr(args, "command", None) == "config":  # /context config semantics: one clear line
-            return fail("config-unknown-option", f"Unknown option(s): {' '.join(extras)}; only --global is accepted")
+            return fail(Code.CONFIG_UNKNOWN_OPTION, f"Unknown option(s): {' '.join(extras)}; only --global is accepted")
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         result: int = args.handler(args)

@@ -14,14 +14,15 @@ from reference.config.defaults import SCHEMA_ID
 from reference.config.edits import set_value, unset_value
 from reference.config.layering import ConfigTargets, load_targets
 from reference.config.show import render_show
-from reference.pi.hostfacts import CODE_INVALID_PARAMS, HostFacts, resolve_host
+from reference.pi.hostfacts import HostFacts, resolve_host
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 
 
 def _string_param(params: Mapping[str, Any], name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str):
-        raise ContractViolation(CODE_INVALID_PARAMS, f"parameter {name!r} must be a string")
+        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
     return value
 
 
@@ -30,9 +31,9 @@ def host_facts(params: Mapping[str, Any]) -> HostFacts:
     home, cwd = _string_param(params, "home"), _string_param(params, "cwd")
     env, argv = params.get("env", {}), params.get("argv", [])
     if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'env' must map strings to strings")
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'env' must map strings to strings")
     if not isinstance(argv, Sequence) or isinstance(argv, str) or not all(isinstance(a, str) for a in argv):
-        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'argv' must be a list of strings")
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'argv' must be a list of strings")
     return resolve_host(home=home, cwd=cwd, env=dict(env), argv=tuple(argv))
 
 
@@ -56,10 +57,10 @@ def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:
     path = _string_param(params, "path")
     global_target = params.get("global", False)
     if not isinstance(global_target, bool):
-        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'global' must be a boolean")
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'global' must be a boolean")
     options = params.get("options", [])
     if not isinstance(options, list) or not all(isinstance(o, str) and o.startswith("--") for o in options):
-        raise ContractViolation(CODE_INVALID_PARAMS, "parameter 'options' must be a list of --option words")
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'options' must be a list of --option words")
     _, flagged = split_options(options)
     return path, global_target or flagged
 

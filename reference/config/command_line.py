@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from typing import Final
 
 from reference.config.edits import set_value, unset_value
-from reference.config.errors import CODE_UNKNOWN_OPTION, CODE_USAGE
 from reference.config.layering import ConfigTargets, LoadedConfig
 from reference.config.show import render_show
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import JS_WHITESPACE, trim
 
@@ -46,7 +46,7 @@ def split_tokens(text: str) -> list[str]:
     if escaped:
         current += "\\"
     if quote:
-        raise ContractViolation(CODE_USAGE, "Unterminated quote in /context arguments")
+        raise ContractViolation(Code.CONFIG_USAGE, "Unterminated quote in /context arguments")
     if current:
         tokens.append(current)
     return tokens
@@ -67,7 +67,7 @@ def split_options(tokens: Iterable[str]) -> tuple[list[str], bool]:
             positionals.append(token)
     unknown = [name for name in dict.fromkeys(names) if name != "global"]
     if unknown:
-        raise ContractViolation(CODE_UNKNOWN_OPTION, f"Unknown option(s): {', '.join(f'--{name}' for name in unknown)}")
+        raise ContractViolation(Code.CONFIG_UNKNOWN_OPTION, f"Unknown option(s): {', '.join(f'--{name}' for name in unknown)}")
     return positionals, "global" in names
 
 
@@ -79,13 +79,13 @@ def run_config_command(args: str, *, loaded: LoadedConfig, targets: ConfigTarget
     if command == "show":
         return render_show(loaded)
     if command not in ("set", "unset"):
-        raise ContractViolation(CODE_USAGE, _CONFIG_USAGE)
+        raise ContractViolation(Code.CONFIG_USAGE, _CONFIG_USAGE)
     positionals, global_target = split_options(split_tokens(rest))
     if command == "set":
         if len(positionals) < 2:
-            raise ContractViolation(CODE_USAGE, _SET_USAGE)
+            raise ContractViolation(Code.CONFIG_USAGE, _SET_USAGE)
         return set_value(positionals[0], " ".join(positionals[1:]), global_target=global_target,
                          targets=targets).message
     if len(positionals) != 1:
-        raise ContractViolation(CODE_USAGE, _UNSET_USAGE)
+        raise ContractViolation(Code.CONFIG_USAGE, _UNSET_USAGE)
     return unset_value(positionals[0], global_target=global_target, targets=targets).message

@@ -13,17 +13,12 @@ from typing import Any
 
 from reference.config.catalog import CatalogField, find_field
 from reference.config.dotted_paths import remove_path, set_path
-from reference.config.errors import (
-    CODE_INVALID,
-    CODE_NOT_SET,
-    CODE_PROJECT_UNTRUSTED,
-    CODE_UNKNOWN_PATH,
-    ConfigError,
-)
+from reference.config.errors import ConfigError
 from reference.config.files import read_saved_object, write_saved_object
 from reference.config.layering import ConfigTargets, Scope
 from reference.config.typed_values import parse_value
 from reference.config.validation import validate_config_file
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 
@@ -44,7 +39,7 @@ class ConfigChange:
 def _catalog_field(path: str) -> CatalogField:
     item = find_field(path)
     if item is None:
-        raise ContractViolation(CODE_UNKNOWN_PATH, f"Unknown configuration key: {path}. See /context config for the full list.")
+        raise ContractViolation(Code.CONFIG_UNKNOWN_PATH, f"Unknown configuration key: {path}. See /context config for the full list.")
     return item
 
 
@@ -53,7 +48,7 @@ def _target(global_target: bool, targets: ConfigTargets) -> tuple[Scope, str]:
         return "global", targets.global_path
     if not targets.project_trusted:
         raise ContractViolation(
-            CODE_PROJECT_UNTRUSTED,
+            Code.CONFIG_PROJECT_UNTRUSTED,
             "Project configuration requires a trusted project; use /context config set/unset --global instead",
         )
     return "project", targets.project_path
@@ -63,7 +58,7 @@ def _checked(content: Mapping[str, Any]) -> tuple[str, ...]:
     try:
         return validate_config_file(content)[1]
     except ConfigError as exc:
-        raise ContractViolation(CODE_INVALID, str(exc)) from None
+        raise ContractViolation(Code.CONFIG_INVALID, str(exc)) from None
 
 
 def _reply(first: str, warnings: Sequence[str]) -> str:
@@ -92,7 +87,7 @@ def unset_value(path: str, *, global_target: bool, targets: ConfigTargets) -> Co
     scope, file_path = _target(global_target, targets)
     content = read_saved_object(file_path)
     if not remove_path(content, path):
-        raise ContractViolation(CODE_NOT_SET, f"{path} is not set in {file_path}")
+        raise ContractViolation(Code.CONFIG_NOT_SET, f"{path} is not set in {file_path}")
     warnings = _checked(content)
     write_saved_object(file_path, content)
     message = _reply(f"Unset {path} in {file_path} ({scope} configuration).", warnings)

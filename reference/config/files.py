@@ -14,9 +14,10 @@ import tempfile
 from collections.abc import Mapping
 from typing import Any, cast
 
-from reference.config.errors import CODE_FILE_MALFORMED, CODE_IO, ConfigError
+from reference.config.errors import ConfigError
 from reference.config.json_text import parse_json
 from reference.pi.hostfacts import read_text
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify_pretty
 
@@ -28,13 +29,13 @@ def read_saved_object(path: str) -> dict[str, Any]:
     try:
         text = read_text(path)
     except OSError as exc:
-        raise ContractViolation(CODE_IO, f"Cannot read configuration file {path}: {exc.strerror or exc}") from None
+        raise ContractViolation(Code.CONFIG_IO_ERROR, f"Cannot read configuration file {path}: {exc.strerror or exc}") from None
     try:
         parsed = parse_json(text)
     except ConfigError:
-        raise ContractViolation(CODE_FILE_MALFORMED, f"Configuration file is malformed JSON: {path}") from None
+        raise ContractViolation(Code.CONFIG_FILE_MALFORMED, f"Configuration file is malformed JSON: {path}") from None
     if not isinstance(parsed, dict):
-        raise ContractViolation(CODE_FILE_MALFORMED, f"Configuration file must contain a JSON object: {path}")
+        raise ContractViolation(Code.CONFIG_FILE_MALFORMED, f"Configuration file must contain a JSON object: {path}")
     return cast(dict[str, Any], parsed)
 
 
@@ -56,4 +57,4 @@ def write_saved_object(path: str, content: Mapping[str, Any]) -> None:
                 os.unlink(temporary)
             raise
     except OSError as exc:
-        raise ContractViolation(CODE_IO, f"Cannot write configuration file {path}: {exc.strerror or exc}") from None
+        raise ContractViolation(Code.CONFIG_IO_ERROR, f"Cannot write configuration file {path}: {exc.strerror or exc}") from None

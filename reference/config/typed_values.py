@@ -11,8 +11,9 @@ from typing import Any, Final
 
 from reference.config.catalog import CatalogField
 from reference.config.defaults import CLASSIFICATIONS
-from reference.config.errors import CODE_INVALID_VALUE, ConfigError
+from reference.config.errors import ConfigError
 from reference.config.json_text import parse_json
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import quote_string
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER, trim
@@ -21,7 +22,7 @@ _DECIMAL_INTEGER: Final = re.compile(r"^-?[0-9]+$")
 
 
 def _invalid(path: str, detail: str) -> ContractViolation:
-    return ContractViolation(CODE_INVALID_VALUE, f"{path}: {detail}")
+    return ContractViolation(Code.CONFIG_INVALID_VALUE, f"{path}: {detail}")
 
 
 def _parse_json_value(raw: str, path: str) -> Any:

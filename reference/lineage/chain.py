@@ -26,15 +26,12 @@ from reference.pi.scan import SourceScan, scan_source, validate_branch
 from reference.pi.scanscope import cached_scan, shared_prefix_matches
 from reference.pi.session import SessionFile, load_session
 from reference.pi.tree import SessionTree
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.jsvalues import get
 
 MAX_DEPTH: Final = 16
-INTEGRITY: Final = "lineage-integrity-unavailable"
-DEPTH_LIMIT: Final = "lineage-depth-limit"
-PROVENANCE: Final = "checkpoint-memory-provenance-invalid"
-MISSING_SESSION: Final = "canonical-session-unavailable"
 
 
 @dataclass(frozen=True)
@@ -204,7 +201,7 @@ def load_rebase_state(
     ``session_file``), at most 16 deep, and project them when nothing failed."""
     state = RebaseState()
     if not session_file or not os.path.isfile(session_file):
-        state.warnings.append(MISSING_SESSION)
+        state.warnings.append(Code.CANONICAL_SESSION_UNAVAILABLE)
         return state
     visited: set[str] = set()
     origins: dict[str, _Origin | _ScanOrigin] = {}
@@ -224,7 +221,7 @@ def load_rebase_state(
             if verify_handoff(pair.handoff_entry, cp, header=header, project_path=project_path) is not None:
                 raise _Broken("handoff")
         except (_Broken, ContractViolation, OSError, ValueError, KeyError, TypeError):
-            state.warnings.append(INTEGRITY)
+            state.warnings.append(Code.LINEAGE_INTEGRITY_UNAVAILABLE)
             break
         source_id = link["sourceSessionId"]
         visited.add(source_id)
@@ -235,10 +232,10 @@ def load_rebase_state(
         state.pairs.append((str(header["id"]), cp, link))
         current_file, current = link["sourceSessionFile"], ancestors
         if depth == MAX_DEPTH - 1:
-            state.warnings.append(DEPTH_LIMIT)
+            state.warnings.append(Code.LINEAGE_DEPTH_LIMIT)
     if state.checkpoint is not None and not state.warnings and not _check_provenance(state, origins):
         state.checkpoint = None
-        state.warnings.append(PROVENANCE)
+        state.warnings.append(Code.CHECKPOINT_MEMORY_PROVENANCE_INVALID)
     if conn is not None:
         if state.warnings:
             clear_session(conn, _header_id(session_file))

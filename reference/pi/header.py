@@ -18,6 +18,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import is_number
@@ -67,7 +68,7 @@ def is_current_version(version: Any) -> bool:
 def require_current_version(version: Any) -> None:
     """A rebase source (§6.2 step 15): version 3 before anything else is looked at."""
     if not is_current_version(version):
-        raise ContractViolation("unsupported-source-version",
+        raise ContractViolation(Code.UNSUPPORTED_SOURCE_VERSION,
                                 f"session version {version!r} is not 3; Pi would rewrite the file on open")
 
 
@@ -76,13 +77,13 @@ def refuse_unindexable_version(version: Any, path: str) -> None:
     status = version_status(version)
     if status is VersionStatus.LEGACY_1 or status is VersionStatus.LEGACY_2:
         raise ContractViolation(
-            "unsupported-source-version",
+            Code.UNSUPPORTED_SOURCE_VERSION,
             f"{path} is a legacy (version 1 or 2) session file, which Pi rewrites when it opens it; "
             "the index reads only version 3 files (docs/decisions.md R2)",
         )
     if status is VersionStatus.NEWER:
         raise ContractViolation(
-            "unsupported-source-version",
+            Code.UNSUPPORTED_SOURCE_VERSION,
             f"{path} has session format version {version}, newer than the supported {CURRENT_VERSION}",
         )
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_parse
 from reference.primitives.jsvalues import truthy
@@ -61,10 +62,6 @@ _VALUE_FLAGS: Final = frozenset(
 _APPROVE_FLAGS: Final = frozenset({"--approve", "-a"})
 _NO_APPROVE_FLAGS: Final = frozenset({"--no-approve", "-na"})
 
-CODE_INVALID_PARAMS: Final = "invalid-params"
-CODE_TRUST_STORE_INVALID: Final = "host-trust-store-invalid"
-CODE_SETTINGS_INVALID: Final = "host-settings-invalid"
-CODE_PATH_INVALID: Final = "host-path-invalid"
 
 
 @dataclass(frozen=True)
@@ -164,17 +161,17 @@ def _file_url_to_path(url: str, *, windows: bool) -> str:
     host = "" if parts.netloc.lower() == "localhost" else parts.netloc
     if "%2f" in parts.path.lower() or (windows and "%5c" in parts.path.lower()):
         raise ContractViolation(
-            CODE_PATH_INVALID, f"file URL path must not include encoded separators: {url}"
+            Code.HOST_PATH_INVALID, f"file URL path must not include encoded separators: {url}"
         )
     path = urllib.parse.unquote(parts.path)
     if windows:
         if host:
             return "\\\\" + host + path.replace("/", "\\")
         if len(path) < 3 or path[2] != ":" or not path[1].isalpha():
-            raise ContractViolation(CODE_PATH_INVALID, f"file URL path must be absolute: {url}")
+            raise ContractViolation(Code.HOST_PATH_INVALID, f"file URL path must be absolute: {url}")
         return path[1:].replace("/", "\\")
     if host:
-        raise ContractViolation(CODE_PATH_INVALID, f"file URL host must be empty or localhost: {url}")
+        raise ContractViolation(Code.HOST_PATH_INVALID, f"file URL host must be empty or localhost: {url}")
     return path
 
 
@@ -213,15 +210,15 @@ def read_trust_store(path: str) -> dict[str, bool | None]:
         data = js_parse(read_text(path), strip_bom=True)
     except (OSError, ValueError) as error:
         raise ContractViolation(
-            CODE_TRUST_STORE_INVALID, f"Failed to read trust store {path}: {error}"
+            Code.HOST_TRUST_STORE_INVALID, f"Failed to read trust store {path}: {error}"
         ) from error
     if not isinstance(data, dict):
-        raise ContractViolation(CODE_TRUST_STORE_INVALID, f"Invalid trust store {path}: expected an object")
+        raise ContractViolation(Code.HOST_TRUST_STORE_INVALID, f"Invalid trust store {path}: expected an object")
     store: dict[str, bool | None] = {}
     for key, value in data.items():
         if not (value is True or value is False or value is None):
             raise ContractViolation(
-                CODE_TRUST_STORE_INVALID,
+                Code.HOST_TRUST_STORE_INVALID,
                 f"Invalid trust store {path}: value for {json.dumps(key, ensure_ascii=False)} must be true, false, or null",
             )
         store[key] = value
@@ -334,7 +331,7 @@ def resolve_session_dir(
         if truthy(value):
             if not isinstance(value, str):
                 raise ContractViolation(
-                    CODE_SETTINGS_INVALID, f"settings sessionDir must be a string, got {json.dumps(value)}"
+                    Code.HOST_SETTINGS_INVALID, f"settings sessionDir must be a string, got {json.dumps(value)}"
                 )
             raw, source = value, "settings"
     if raw is None:
@@ -349,7 +346,7 @@ def resolve_host(*, home: str, cwd: str, env: Mapping[str, str], argv: Sequence[
     """
     for name, value in (("home", home), ("cwd", cwd)):
         if not value or not os.path.isabs(value):
-            raise ContractViolation(CODE_INVALID_PARAMS, f"{name} must be an absolute path, got {value!r}")
+            raise ContractViolation(Code.INVALID_PARAMS, f"{name} must be an absolute path, got {value!r}")
     resolved_cwd = os.path.normpath(cwd)
     args = parse_pi_args(argv)
     agent_dir = resolve_agent_dir(home=home, cwd=resolved_cwd, env=env)
@@ -378,19 +375,19 @@ _PARAM_KEYS: Final = frozenset({"home", "cwd", "env", "argv"})
 def op_host_facts(params: dict[str, Any]) -> dict[str, Any]:
     """Adapter operation ``host.facts``: ``{home, cwd, env?, argv?}`` → the facts as camelCase JSON."""
     if not isinstance(params, dict):
-        raise ContractViolation(CODE_INVALID_PARAMS, "params must be an object")
+        raise ContractViolation(Code.INVALID_PARAMS, "params must be an object")
     unknown = sorted(set(params) - _PARAM_KEYS)
     if unknown:
-        raise ContractViolation(CODE_INVALID_PARAMS, f"unknown params: {', '.join(unknown)}")
+        raise ContractViolation(Code.INVALID_PARAMS, f"unknown params: {', '.join(unknown)}")
     home, cwd = params.get("home"), params.get("cwd")
     env = params.get("env", {})
     argv = params.get("argv", [])
     if not isinstance(home, str) or not isinstance(cwd, str):
-        raise ContractViolation(CODE_INVALID_PARAMS, "home and cwd must be strings")
+        raise ContractViolation(Code.INVALID_PARAMS, "home and cwd must be strings")
     if not isinstance(env, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in env.items()
     ):
-        raise ContractViolation(CODE_INVALID_PARAMS, "env must be an object of strings")
+        raise ContractViolation(Code.INVALID_PARAMS, "env must be an object of strings")
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-        raise ContractViolation(CODE_INVALID_PARAMS, "argv must be an array of strings")
+        raise ContractViolation(Code.INVALID_PARAMS, "argv must be an array of strings")
     return resolve_host(home=home, cwd=cwd, env=env, argv=argv).to_json()

@@ -20,6 +20,7 @@ from reference.pi.reader import open_session_file
 from reference.pi.session import SessionFile, load_session
 from reference.pi.toolexchange import analyse
 from reference.pi.tree import SessionTree, entry_id_text
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 
@@ -129,14 +130,14 @@ def _leaf_id(session: SessionFile, tree: SessionTree, leaf: Any) -> Any:
     if leaf is None:
         return None
     if not isinstance(leaf, str):
-        raise ContractViolation("invalid-leaf", "the leaf must be an entry id or null")
+        raise ContractViolation(Code.INVALID_LEAF, "the leaf must be an entry id or null")
     if legacy:
         raise ContractViolation(
-            "unsupported-source-version",
+            Code.UNSUPPORTED_SOURCE_VERSION,
             f"version {session.legacy_version} session files have no entry ids; Pi would rewrite it",
         )
     if tree.get(leaf) is None:
-        raise ContractViolation("unknown-leaf", f"entry {leaf} is not in the session")
+        raise ContractViolation(Code.UNKNOWN_LEAF, f"entry {leaf} is not in the session")
     return leaf
 
 
@@ -177,12 +178,12 @@ def describe_node(path: str | os.PathLike[str], entry_id: str) -> dict[str, Any]
     session = load_session(path)
     if session.legacy_version is not None:
         raise ContractViolation(
-            "unsupported-source-version", f"version {session.legacy_version} session files have no entry ids"
+            Code.UNSUPPORTED_SOURCE_VERSION, f"version {session.legacy_version} session files have no entry ids"
         )
     tree = session.tree()
     record = tree.get(entry_id)
     if record is None:
-        raise ContractViolation("unknown-entry", f"entry {entry_id} is not in the session")
+        raise ContractViolation(Code.UNKNOWN_ENTRY, f"entry {entry_id} is not in the session")
     walk = tree.ancestry(record)
     return {
         "id": entry_id,

@@ -11,6 +11,7 @@ import re
 from typing import Any, Final
 
 from reference.pi.reader import open_session_file
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import is_safe_integer
 
@@ -49,7 +50,7 @@ def prefix_matches(path: str, size: Any, expected: Any) -> bool:
         return False
 
 
-def check_prefix(path: str, size: Any, expected: Any, code: str = "archive-changed") -> None:
+def check_prefix(path: str, size: Any, expected: Any, code: str = Code.ARCHIVE_CHANGED) -> None:
     """:func:`prefix_matches` or ``code`` (``archive-changed`` for a source, ``target-integrity``
     for a target)."""
     if not prefix_matches(path, size, expected):

@@ -35,6 +35,7 @@ from reference.pi.session import (
 )
 from reference.pi.toolexchange import Exchanges
 from reference.pi.tree import SessionTree, walk_to_root
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 
@@ -84,7 +85,7 @@ class SourceScan:
         try:
             return decode_value(data[:-1] if data.endswith(b"\n") else data)
         except JsonParseError as exc:  # the file changed under us
-            raise ContractViolation("session-changed", f"entry {number} no longer parses: {exc}") from None
+            raise ContractViolation(Code.SESSION_CHANGED, f"entry {number} no longer parses: {exc}") from None
 
     def decode_many(self, numbers: Iterable[int]) -> list[Any]:
         with open_session_file(self.path) as stream:
@@ -145,7 +146,7 @@ class SourceScan:
         leaf = self.ids.get(leaf_id, MISSING)
         path, cycle = walk_to_root(leaf, self.parents) if leaf >= 0 else (None, True)
         if cycle or path is None or self.parents[path[0]] != ROOT:
-            raise ContractViolation("archive-branch-invalid", "the leaf's ancestry is broken or cyclic")
+            raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
 
 
 def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
@@ -303,7 +304,7 @@ def scan_source(path: str) -> SourceScan:
     try:
         raw = open_session_file(path)
     except OSError as exc:
-        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+        raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     with raw:
         stamp = file_stamp(os.fstat(raw.fileno()))
         stream = HashingStream(raw)
@@ -374,7 +375,7 @@ def validate_branch(tree: SessionTree, leaf_id: str) -> None:
         record = tree.by_id.get(current) if isinstance(current, str) else None
         if (record is None or not record.is_object
                 or not has_entry_fields(record.type, record.id, record.parent_id, record.timestamped) or current in seen):
-            raise ContractViolation("archive-branch-invalid", "the leaf's ancestry is broken or cyclic")
+            raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
         seen.add(current)
         current = record.parent_id
 

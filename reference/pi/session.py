@@ -26,6 +26,7 @@ from reference.pi.reader import (
     read_line_bytes,
 )
 from reference.pi.tree import SessionTree
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 
@@ -106,7 +107,7 @@ class SessionFile:
             return decode_value(read_line_bytes(stream, record))
         except JsonParseError as exc:  # the file changed under us
             raise ContractViolation(
-                "session-changed", f"line {record.line} no longer parses: {exc}"
+                Code.SESSION_CHANGED, f"line {record.line} no longer parses: {exc}"
             ) from None
 
 
@@ -115,13 +116,13 @@ def check_session_path(path: str, *, allow_empty: bool = False) -> None:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise ContractViolation("session-file-missing", f"no such session file: {path}") from None
+        raise ContractViolation(Code.SESSION_FILE_MISSING, f"no such session file: {path}") from None
     except OSError as exc:
-        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+        raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
-        raise ContractViolation("session-not-a-file", f"not a regular file: {path}")
+        raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
     if info.st_size == 0 and not allow_empty:
-        raise ContractViolation("session-empty", f"the session file is empty (0 bytes): {path}")
+        raise ContractViolation(Code.SESSION_EMPTY, f"the session file is empty (0 bytes): {path}")
 
 
 def _legacy_version(version: Any) -> tuple[int | None, Any]:
@@ -135,7 +136,7 @@ def accept_header(record: Record, header_record: Record | None, path: str) -> Re
     """The first parsed value must be a session header with a string id, and come only once."""
     if header_record is not None or record.kind is not RecordKind.HEADER or not isinstance(record.id, str):
         raise ContractViolation(
-            "session-no-header",
+            Code.SESSION_NO_HEADER,
             f"line {record.line} is not a Pi session header "
             '(the first JSON value must be an object with type "session" and a string id): '
             f"{path}",
@@ -145,7 +146,7 @@ def accept_header(record: Record, header_record: Record | None, path: str) -> Re
 
 def no_header(path: str) -> ContractViolation:
     return ContractViolation(
-        "session-no-header", f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}"
+        Code.SESSION_NO_HEADER, f"no Pi session header: the file holds no JSON value (binary or whitespace only?): {path}"
     )
 
 
@@ -157,7 +158,7 @@ def iter_loaded_records(stream: IO[bytes], path: str, *, hashed: bool = True) ->
         if scanning:
             if record.end > HEADER_SCAN_LIMIT_BYTES:
                 raise ContractViolation(
-                    "session-header-scan-limit",
+                    Code.SESSION_HEADER_SCAN_LIMIT,
                     f"no session header within the first {HEADER_SCAN_LIMIT_BYTES} bytes of {path}",
                 )
             scanning = record.kind in _SKIPPED_BEFORE_HEADER
@@ -174,7 +175,7 @@ def load_session(path: str | os.PathLike[str]) -> SessionFile:
     try:
         raw = open_session_file(path)
     except OSError as exc:
-        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+        raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     with raw:
         stream = HashingStream(raw)
         for record in iter_loaded_records(stream, path):  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from reference.artifacts.phases import Phase
 from reference.lineage.chain import RebaseState, load_rebase_state
 from reference.pi.prefix import check_prefix
 from reference.pi.scanscope import current_scope, hand_over, shared_prefix_matches
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.rebase import crashpoints
 from reference.rebase.durable import install_no_overwrite
@@ -47,7 +48,7 @@ def verify_target(run: RebaseRun, branch: list[Any], *, hand_on: bool = False) -
         if scope is not None:
             scope.remember = False
     if not state.verified:
-        raise ContractViolation("target-integrity", "the target's lineage does not verify")
+        raise ContractViolation(Code.TARGET_INTEGRITY, "the target's lineage does not verify")
     return state
 
 
@@ -58,19 +59,19 @@ def activate(run: RebaseRun, source_file: str, size: int, source_hash: str) -> N
     target_file = operation["targetSessionFile"]
     check_prefix(source_file, size, source_hash)  # §6.9 step 1: a real check, handed to step 3's lineage
     hand_over(source_file, size, source_hash)
-    check_prefix(target_file, operation.get("targetSize"), operation.get("targetHash"), "target-integrity")
+    check_prefix(target_file, operation.get("targetSize"), operation.get("targetHash"), Code.TARGET_INTEGRITY)
     verify_target(run, open_from_disk(target_file).branch)
     fresh = run.host.switch_session(target_file)
     if fresh is None:
-        raise ContractViolation("activation-cancelled", "the session switch was cancelled")
+        raise ContractViolation(Code.ACTIVATION_CANCELLED, "the session switch was cancelled")
     try:  # inside Pi's withSession callback: any failure here notifies (§6.9 step 5)
         if fresh.session_id != operation["targetSessionId"]:
-            raise ContractViolation("target-identity", "the fresh session is not the target")
+            raise ContractViolation(Code.TARGET_IDENTITY, "the fresh session is not the target")
         run.activated = True
         run.write_phase(Phase.ACTIVATED)
         verify_target(run, fresh.branch, hand_on=True)  # its source prefix check is a real one ...
         if not shared_prefix_matches(source_file, size, source_hash):  # ... that serves this one
-            raise ContractViolation("archive-changed", "the source prefix changed during activation")
+            raise ContractViolation(Code.ARCHIVE_CHANGED, "the source prefix changed during activation")
         run.write_phase(Phase.VERIFIED)
     except Exception:
         run.host.notify("warning", f"rebase recoverable: {operation['id']}. Do not delete the source session.")

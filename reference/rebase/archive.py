@@ -21,6 +21,7 @@ from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import open_session_file
 from reference.pi.scan import SourceScan, scan_for_run
 from reference.pi.toolexchange import Exchanges
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.jsvalues import get
@@ -33,7 +34,7 @@ def check_header(header: dict[str, Any], project_path: str) -> None:
     """Steps 15-16: version 3 before anything else is looked at, then the project."""
     require_current_version(header.get("version"))
     if not same_project(header.get("cwd"), project_path):
-        raise ContractViolation("source-scope-mismatch", "the session header cwd is not this project")
+        raise ContractViolation(Code.SOURCE_SCOPE_MISMATCH, "the session header cwd is not this project")
 
 
 
@@ -41,10 +42,10 @@ def check_scan(scan: SourceScan) -> None:
     """Steps 17-18 on the scan: a malformed, oversize or unterminated line, then the first line
     that is not a Pi entry with a unique id."""
     if scan.incomplete:
-        raise ContractViolation("archive-incomplete",
+        raise ContractViolation(Code.ARCHIVE_INCOMPLETE,
                                 "the source has a malformed, oversize or unterminated line; it is reported, never repaired")
     if scan.invalid_line is not None:
-        raise ContractViolation("archive-invalid-ids", f"line {scan.invalid_line} is not a Pi entry with a unique id")
+        raise ContractViolation(Code.ARCHIVE_INVALID_IDS, f"line {scan.invalid_line} is not a Pi entry with a unique id")
 
 
 
@@ -73,7 +74,7 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
             try:
                 fields = line_fields(data[:-1] if data.endswith(b"\n") else data)
             except (JsonParseError, NotOrdinary) as exc:
-                raise ContractViolation("session-changed", f"entry {number} no longer parses: {exc}") from None
+                raise ContractViolation(Code.SESSION_CHANGED, f"entry {number} no longer parses: {exc}") from None
             exchanges.add([(number, fields.message)])
             if exchanges.messageless:
                 raise UnbuildableContext("a message entry has no message")
@@ -201,11 +202,11 @@ def capture_source(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
     if leaf_id is DEFAULT_LEAF:
         leaf_id = scan.last_id
     if not isinstance(leaf_id, str) or not leaf_id:
-        raise ContractViolation("source-empty", "the session has no leaf to rebase")
+        raise ContractViolation(Code.SOURCE_EMPTY, "the session has no leaf to rebase")
     scan.validate_branch(leaf_id)
     branch = scan.branch(leaf_id)
     if not branch or branch[-1] != scan.ids[leaf_id]:
-        raise ContractViolation("source-leaf-unavailable", "Pi's branch does not end at the captured leaf")
+        raise ContractViolation(Code.SOURCE_LEAF_UNAVAILABLE, "Pi's branch does not end at the captured leaf")
     subset = scan.branch_subset(leaf_id)
     context = _context(scan, branch, subset)
     return SourceArchive(scan, leaf_id, branch, list(subset.values()), context)

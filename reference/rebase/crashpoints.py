@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from typing import Final
 
 from reference.artifacts.phases import CRASH_POINTS
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 
 ENV_VAR: Final = "RECALL_REBASE_CRASH_AT"
 CRASH_EXIT_CODE: Final = 91
-CODE_INVALID_CRASH_POINT: Final = "invalid-crash-point"
 
 _armed: str | None = None
 
@@ -28,7 +28,7 @@ def _checked(point: str) -> str:
     """The point itself, or a refusal that lists the valid names (a typo must not arm nothing)."""
     if point not in CRASH_POINTS:
         raise ContractViolation(
-            CODE_INVALID_CRASH_POINT,
+            Code.INVALID_CRASH_POINT,
             f"unknown crash point {point!r}; expected one of {', '.join(CRASH_POINTS)}",
         )
     return point

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Final
 
 from reference.artifacts.phases import CrashPoint
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import IS_WINDOWS
 
 # The TypeScript implementation has no dedicated code: its failed link falls back to this one.
-CODE_INSTALL_REFUSED: Final = "rebase-unavailable"
+CODE_INSTALL_REFUSED: Final = Code.REBASE_UNAVAILABLE
 _PRIVATE_DIR_MODE: Final = 0o700
 _PRIVATE_FILE_MODE: Final = 0o600
 # O_BINARY keeps Windows from translating newlines; it is 0 (absent) elsewhere.

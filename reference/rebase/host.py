@@ -20,6 +20,7 @@ from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, SystemClock
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.rebase.crashpoints import ENV_VAR
 from reference.rebase.service import RebaseService
@@ -57,7 +58,7 @@ def apply_facts(host: RebaseHost, params: Mapping[str, Any]) -> None:
         if name in params:
             setattr(host, attribute, params[name])
     if host.activation not in ACTIVATIONS:
-        raise ContractViolation("invalid-params", f"activation must be one of {', '.join(ACTIVATIONS)}")
+        raise ContractViolation(Code.INVALID_PARAMS, f"activation must be one of {', '.join(ACTIVATIONS)}")
 
 
 def run_mode(service: RebaseService, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,10 +66,10 @@ def run_mode(service: RebaseService, params: Mapping[str, Any]) -> dict[str, Any
     (default, §6.2 steps 1-3 first) or service (the rebase service called directly)."""
     mode = params.get("mode", "run")
     if mode not in ("run", "dry-run", "recover"):
-        raise ContractViolation("invalid-params", "mode must be run, dry-run or recover")
+        raise ContractViolation(Code.INVALID_PARAMS, "mode must be run, dry-run or recover")
     recover = params.get("operationId") if mode == "recover" else None
     if mode == "recover" and not isinstance(recover, str):
-        raise ContractViolation("invalid-params", "recover needs an operationId string")
+        raise ContractViolation(Code.INVALID_PARAMS, "recover needs an operationId string")
     call = service.run if params.get("layer") == "service" else service.rebase_session
     return call(dry_run=mode == "dry-run", recover=recover)
 
@@ -99,7 +100,7 @@ class RebaseHostState:
 
     def require(self) -> RebaseService:
         if self.service is None:
-            raise ContractViolation("invalid-params", "rebase.open must come first")
+            raise ContractViolation(Code.INVALID_PARAMS, "rebase.open must come first")
         return self.service
 
     def set_facts(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,7 +120,7 @@ class RebaseHostState:
         service = self.require()
         point = params.get("point")
         if point not in CRASH_POINTS:
-            raise ContractViolation("invalid-crash-point", f"crash point must be one of {', '.join(CRASH_POINTS)}")
+            raise ContractViolation(Code.INVALID_CRASH_POINT, f"crash point must be one of {', '.join(CRASH_POINTS)}")
         opened, host = self.opened, service.host
         env = {**os.environ, **(opened.get("env") or {}), "HOME": _text(opened, "home"), ENV_VAR: point}
         # The child runs in the project folder: put this checkout on its path (an installed wheel
@@ -141,5 +142,5 @@ class RebaseHostState:
 def _text(params: Mapping[str, Any], name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str):
-        raise ContractViolation("invalid-params", f"parameter {name!r} must be a string")
+        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
     return value

@@ -18,12 +18,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import canonical_path
 from reference.rebase.durable import ensure_private_dir
 
-CODE_BUSY: Final = "rebase-busy"
-CODE_UNAVAILABLE: Final = "rebase-unavailable"
 BUSY_TIMEOUT_MS: Final = 200
 # Exactly the TypeScript statements, in its order (src/pi-adapter/rebase-lock.ts).
 ACQUIRE_STATEMENTS: Final = (
@@ -61,7 +60,7 @@ class RebaseLock:
         if self._connection is not None:
             raise RuntimeError("this RebaseLock is already held")
         if not os.path.exists(canonical_path(self.source)):  # the TypeScript realpath fails here too
-            raise ContractViolation(CODE_UNAVAILABLE, "the source session file does not exist")
+            raise ContractViolation(Code.REBASE_UNAVAILABLE, "the source session file does not exist")
         ensure_private_dir(self.path.parent)
         # Autocommit mode: the transaction is ours to open and to roll back.
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -70,7 +69,7 @@ class RebaseLock:
                 connection.execute(statement)
         except sqlite3.Error as error:
             connection.close()
-            raise ContractViolation(CODE_BUSY, "another rebase of this source session is running") from error
+            raise ContractViolation(Code.REBASE_BUSY, "another rebase of this source session is running") from error
         self._connection = connection
 
     def release(self) -> None:

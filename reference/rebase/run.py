@@ -30,6 +30,7 @@ from reference.lineage.chain import load_rebase_state, project_operation
 from reference.pi.context import context_messages
 from reference.pi.prefix import check_prefix
 from reference.pi.toolexchange import ToolExchangeDiagnostics, exchange_issues
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import canonical_path
 from reference.rebase import crashpoints
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 
 #: Codes found while building the checkpoint: never a Recoverable journal (D8).
-CHECKPOINT_CODES: Final = frozenset({"checkpoint-empty", "checkpoint-budget", "checkpoint-memory-budget"})
+CHECKPOINT_CODES: Final = frozenset({Code.CHECKPOINT_EMPTY, Code.CHECKPOINT_BUDGET, Code.CHECKPOINT_MEMORY_BUDGET})
 
 
 class RebaseRun:
@@ -129,12 +130,12 @@ class RebaseRun:
         archive = capture_source(source_file, self.host.project_path, leaf)  # steps 15-21
         own = load_rebase_state(source_file, archive.branch_subset, self.host.project_path)
         if own.warnings:  # step 22
-            raise ContractViolation("lineage-integrity-unavailable", "the source's own lineage does not verify")
+            raise ContractViolation(Code.LINEAGE_INTEGRITY_UNAVAILABLE, "the source's own lineage does not verify")
         active = exchange_issues(context_messages(archive.context))  # analyse(), the branch streamed
         diagnostics = ToolExchangeDiagnostics(len(active), len(archive.branch_issues() - active))
         self.diagnostics = diagnostics.to_json()
         if diagnostics.active_issue_count:  # step 23
-            raise ContractViolation("pending-or-orphan-tool-exchange", "a tool call or result in context has no partner")
+            raise ContractViolation(Code.PENDING_OR_ORPHAN_TOOL_EXCHANGE, "a tool call or result in context has no partner")
         source_hash = operation["sourceHash"] if operation is not None else archive.sha256
         source_size = operation["sourceSize"] if operation is not None else archive.size
         check_prefix(source_file, source_size, source_hash)  # step 24
@@ -147,7 +148,7 @@ class RebaseRun:
                 source_leaf_id=archive.leaf_id, source_size=source_size, source_hash=source_hash,
                 target_session_id=self.service.new_session_id(), now_ms=self.now())
             if journal_path(source_file, operation["id"]).exists():  # step 26
-                raise ContractViolation("operation-exists-use-recover",
+                raise ContractViolation(Code.OPERATION_EXISTS_USE_RECOVER,
                                         f"operation {operation['id']} exists; use --recover {operation['id']}")
         self.operation = operation
         target_file = operation["targetSessionFile"]

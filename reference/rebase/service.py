@@ -27,6 +27,7 @@ from reference.lineage.chain import load_rebase_state
 from reference.pi.scan import scan_for_run
 from reference.pi.scanscope import scan_scope
 from reference.primitives.clock import Clock, SystemClock
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
 from reference.rebase.run import RebaseRun
@@ -57,7 +58,7 @@ class RebaseService:
         """§6.2 steps 1-3 (what the runtime checks before the service runs), then :meth:`run`."""
         host = self.host
         if not host.runtime_available:
-            return unavailable_result("runtime-unavailable")
+            return unavailable_result(Code.RUNTIME_UNAVAILABLE)
         with scan_scope():  # the reads of this call are shared by its steps, then dropped
             return self._rebase_session(dry_run=dry_run, recover=recover)
 
@@ -67,12 +68,12 @@ class RebaseService:
             try:
                 state = load_rebase_state(host.session_file, current_branch(host), host.project_path, conn=conn)
             except (ContractViolation, OSError, ValueError, sqlite3.Error):
-                return unavailable_result("rebase-state-unavailable")
+                return unavailable_result(Code.REBASE_STATE_UNAVAILABLE)
             if state.warnings:
-                return unavailable_result("lineage-integrity-unavailable")
+                return unavailable_result(Code.LINEAGE_INTEGRITY_UNAVAILABLE)
             if (not host.memory_bridge and host.session_file
                     and holds_memory(scan_for_run(host.session_file).custom_entries())):
-                return unavailable_result("memory-state-required")
+                return unavailable_result(Code.MEMORY_STATE_REQUIRED)
             return self._service(dry_run=dry_run, recover=recover, conn=conn)
 
     # ------------------------------------------------------------------ the service
@@ -96,17 +97,17 @@ class RebaseService:
         """§6.2 steps 4-9: the first code that refuses, or None."""
         host, config = self.host, self.host.config
         if not get(config, "enabled") or not get(get(config, "sessionRebase"), "enabled"):
-            return "disabled"
+            return Code.DISABLED
         if not get(get(config, "historyTools"), "enabled"):
-            return "history-tools-required"
+            return Code.HISTORY_TOOLS_REQUIRED
         if not host.project_trusted:
-            return "project-untrusted"
+            return Code.PROJECT_UNTRUSTED
         if self.active or host.compaction_active:
-            return "compaction-or-rebase-busy"
+            return Code.COMPACTION_OR_REBASE_BUSY
         if self.active or not host.idle or host.pending_messages or host.compaction_active:
-            return "session-busy"
+            return Code.SESSION_BUSY
         if not host.session_file or not os.path.isfile(host.session_file):
-            return "ephemeral-session"
+            return Code.EPHEMERAL_SESSION
         return None
 
     def _execute(self, *, dry_run: bool, recover: str | None, conn: sqlite3.Connection | None) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.prefix import check_prefix
 from reference.pi.reader import read_header_line
 from reference.pi.session import load_session
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
 from reference.primitives.paths import canonical_path
@@ -48,16 +49,16 @@ def existing_target(run: RebaseRun, header_id: str, leaf: str, source_hash: str)
     assert run.operation is not None
     operation = run.operation
     target_file = operation["targetSessionFile"]
-    check_prefix(target_file, operation.get("targetSize"), operation.get("targetHash"), "target-integrity")
+    check_prefix(target_file, operation.get("targetSize"), operation.get("targetHash"), Code.TARGET_INTEGRITY)
     try:
         version = read_header_line(target_file).get("version")
     except (OSError, ValueError):
         version = None
     if not is_current_version(version):
-        raise ContractViolation("target-integrity", "the target is not a version 3 session")
+        raise ContractViolation(Code.TARGET_INTEGRITY, "the target is not a version 3 session")
     state = verify_target(run, open_from_disk(target_file).branch)
     if get(state.checkpoint, "id") != checkpoint_id(header_id, leaf, source_hash):
-        raise ContractViolation("target-integrity", "the target's checkpoint is not this operation's")
+        raise ContractViolation(Code.TARGET_INTEGRITY, "the target's checkpoint is not this operation's")
     assert state.checkpoint is not None
     return state.checkpoint
 
@@ -68,7 +69,7 @@ def build_target_checkpoint(run: RebaseRun, archive: SourceArchive, own: RebaseS
     operation = run.operation
     if (operation["sourceSize"] != archive.size or operation["sourceLeafId"] != host_leaf(run, archive)
             or run.host.current_session_id() != archive.session_id):
-        raise ContractViolation("source-moved-before-checkpoint", "the source moved since the operation began")
+        raise ContractViolation(Code.SOURCE_MOVED_BEFORE_CHECKPOINT, "the source moved since the operation began")
     inherited = own.checkpoint or {}
     snapshot = snapshot_memory(
         memory_entries(archive), session_id=archive.session_id, session_file=archive.path,

@@ -21,6 +21,7 @@ import msgspec
 from reference.pi.entries import is_pi_entry
 from reference.pi.reader import Record, decode_value, open_session_file
 from reference.pi.session import check_session_path
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
 from reference.primitives.jsvalues import date_time_ms
@@ -365,13 +366,13 @@ def catch_up(
     try:
         raw = open_session_file(path)
     except OSError as exc:
-        raise ContractViolation("session-unreadable", f"cannot read {path}: {exc.strerror}") from None
+        raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     with raw:
         info = os.fstat(raw.fileno())  # the size and mtime of the very file read below
         if not stat.S_ISREG(info.st_mode):
-            raise ContractViolation("session-not-a-file", f"not a regular file: {path}")
+            raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
         if info.st_size == 0:
-            raise ContractViolation("session-empty", f"the session file is empty (0 bytes): {path}")
+            raise ContractViolation(Code.SESSION_EMPTY, f"the session file is empty (0 bytes): {path}")
         header = read_header(raw, path)
         check_scope(header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")

@@ -27,6 +27,7 @@ from reference.pi.reader import (
     read_line_bytes,
 )
 from reference.pi.session import iter_loaded_records
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.recall.sqlite_text import storable
@@ -120,7 +121,7 @@ def read_header(raw: IO[bytes], path: str) -> SourceHeader:
     value = decode_value(read_line_bytes(raw, header)) if header is not None else None
     if header is None or not isinstance(value, dict) or not isinstance(value.get("id"), str):
         raise ContractViolation(
-            "session-no-header",
+            Code.SESSION_NO_HEADER,
             f"the first JSON value of {path} is not a Pi session header "
             '(an object with type "session" and a string id)',
         )
@@ -130,11 +131,11 @@ def read_header(raw: IO[bytes], path: str) -> SourceHeader:
 def check_scope(header: SourceHeader, path: str, session_id: str | None, project_path: str | None) -> None:
     if session_id is not None and header.value["id"] != session_id:
         raise ContractViolation(
-            "source-scope-mismatch", f"the header id of {path} is not the session id {session_id!r}"
+            Code.SOURCE_SCOPE_MISMATCH, f"the header id of {path} is not the session id {session_id!r}"
         )
     if project_path is not None and not same_project(header.value.get("cwd"), project_path):
         raise ContractViolation(
-            "source-scope-mismatch", f"the header cwd of {path} is not the project path {project_path!r}"
+            Code.SOURCE_SCOPE_MISMATCH, f"the header cwd of {path} is not the project path {project_path!r}"
         )
     refuse_unindexable_version(header.value.get("version", UNDEFINED), path)
 
@@ -176,7 +177,7 @@ def _take(record: Record, data: bytes, base: int, scanner: RowSink, header: Sour
 
 def _check_header(header: SourceHeader, sha256: str, start: int) -> None:
     if sha256 != header.record.sha256 or start != header.record.start:
-        raise ContractViolation("session-changed", "the session header changed while indexing")
+        raise ContractViolation(Code.SESSION_CHANGED, "the session header changed while indexing")
 
 
 def _scan_records(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: SourceHeader | None,

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import canonical_path
 from reference.primitives.textunits import slice_utf16, utf16_length
@@ -53,7 +54,7 @@ def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, contex
     private = classify_entry(entry, text, policy=context.policy, privacy_config=context.privacy_config,
                              content_hash=hit.content_hash)
     if private.omitted:
-        warnings.append("privacy-omitted")
+        warnings.append(Code.PRIVACY_OMITTED)
         return None
     excerpt, truncated = excerpt_around(private.text, context.terms)
     ref = _mint(context, source, hit, private.classification)
@@ -70,7 +71,7 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, pr
     """The entry parsed from bytes that still hash to what the index recorded (§3.5)."""
     locator = entry_locator(conn, hit.entry_key)
     if locator is None:
-        warnings.append("index-source-missing")
+        warnings.append(Code.INDEX_SOURCE_MISSING)
         return None
     try:
         verified = verify_source(
@@ -83,7 +84,7 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, pr
             end=locator[1],
         )
     except ContractViolation:
-        warnings.append("source-unavailable-or-changed")
+        warnings.append(Code.SOURCE_UNAVAILABLE_OR_CHANGED)
         return None
     return verified.entry
 

@@ -17,6 +17,7 @@ from reference.pi.inspection import DEFAULT_LEAF, Leaf, describe_session
 from reference.pi.reader import read_header_line
 from reference.pi.session import SessionFile, load_session
 from reference.primitives.clock import Clock, ManualClock
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall.index_schema import default_index_path
 from reference.recall.service import HistoryHost, HistoryService
@@ -116,7 +117,7 @@ class HistoryHostState:
 
     def require(self) -> HistoryService:
         if self.service is None:
-            raise ContractViolation("invalid-params", "history.open must come first")
+            raise ContractViolation(Code.INVALID_PARAMS, "history.open must come first")
         return self.service
 
     def set_leaf(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -149,12 +150,12 @@ class HistoryHostState:
 
     def _manual(self) -> ManualClock:
         if not isinstance(self.clock, ManualClock):
-            raise ContractViolation("invalid-params", "this host runs on the system clock")
+            raise ContractViolation(Code.INVALID_PARAMS, "this host runs on the system clock")
         return self.clock
 
 
 def _text(params: Mapping[str, Any], name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str):
-        raise ContractViolation("invalid-params", f"parameter {name!r} must be a string")
+        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
     return value

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 
 BUSY_TIMEOUT_MS: Final = 10_000  # a rebuild of a large session holds the write lock for seconds
@@ -244,7 +245,7 @@ def split_statements(sql: str) -> list[str]:
 
 def _newer(version: int) -> ContractViolation:
     return ContractViolation(
-        "index-schema-newer",
+        Code.INDEX_SCHEMA_NEWER,
         f"index database schema version {version} is newer than this implementation supports "
         f"(latest {SCHEMA_VERSION}); use a newer recall-rebase or delete the index to rebuild it",
     )
@@ -266,7 +267,7 @@ def migrate(conn: sqlite3.Connection) -> None:
         for version, name, checksum in recorded:
             if (name, checksum) != known[version]:
                 raise ContractViolation(
-                    "index-migration-changed",
+                    Code.INDEX_MIGRATION_CHANGED,
                     f"migration {version} {name!r} was recorded with checksum {checksum}, this "
                     f"implementation has {known[version][1]} ({known[version][0]!r}); delete the index to rebuild it",
                 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.privacy.entry import classify_entry
 from reference.privacy.provider import ProviderPolicy
@@ -25,15 +26,15 @@ def run_read(service: HistoryService, params: Mapping[str, Any]) -> dict[str, An
     ref_text = check_reference(params)
     ref = service.refs.resolve(ref_text, service.host.session_id)
     if ref is None:
-        raise ContractViolation("reference-expired", "the reference expired or was never issued here")
+        raise ContractViolation(Code.REFERENCE_EXPIRED, "the reference expired or was never issued here")
     with service.connection() as conn:
         scope = service.scopes.resolve(conn, ref.scope, service.host, service.index_path)
         if not _in_scope(ref, scope):
-            raise ContractViolation("reference-out-of-scope", "the entry is no longer in the reference's scope")
+            raise ContractViolation(Code.REFERENCE_OUT_OF_SCOPE, "the entry is no longer in the reference's scope")
         window = validate_read_range(params, service.history_config)
         locator = entry_locator(conn, f"{ref.session_id}:{ref.entry_id}")
     if locator is None:
-        raise ContractViolation("source-unavailable", "the entry has no locator in the index")
+        raise ContractViolation(Code.SOURCE_UNAVAILABLE, "the entry has no locator in the index")
     verified = verify_source(
         session_file=ref.session_file,
         session_id=ref.session_id,
@@ -49,7 +50,7 @@ def run_read(service: HistoryService, params: Mapping[str, Any]) -> dict[str, An
     private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config,
                              ref_classification=ref.classification, content_hash=ref.content_hash)
     if private.omitted:
-        raise ContractViolation("privacy-omitted", "the current provider may not receive this entry")
+        raise ContractViolation(Code.PRIVACY_OMITTED, "the current provider may not receive this entry")
     service.refs.raise_classification(ref.ref, private.classification)
     return read_envelope(ref, private.classification, private.text, window.start_line, window.max_lines,
                          window.budget)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
 from reference.recall.refs import SourceRef
@@ -42,7 +43,7 @@ def read_envelope(ref: SourceRef, classification: str, text: str, start_line: in
     """The read result for the window of ``text`` from ``start_line`` within ``budget`` tokens."""
     total, lines = line_window(text, start_line, max_lines)
     if start_line > total:
-        raise ContractViolation("range-out-of-bounds", f"the text has {total} lines")
+        raise ContractViolation(Code.RANGE_OUT_OF_BOUNDS, f"the text has {total} lines")
     result: dict[str, Any] = {
         "schema": env.SCHEMA,
         "quotedData": True,
@@ -58,13 +59,13 @@ def read_envelope(ref: SourceRef, classification: str, text: str, start_line: in
     included = _lines_that_fit(result, lines, start_line, total, last - start_line + 1, budget)
     result["text"] = "\n".join(lines[:included])
     if included == 0:
-        raise ContractViolation("line-exceeds-output-budget", "a single line does not fit the output budget")
+        raise ContractViolation(Code.LINE_EXCEEDS_OUTPUT_BUDGET, "a single line does not fit the output budget")
     next_line = start_line + included
     if next_line <= total:
         result["truncated"] = True
         result["nextLine"] = next_line
         result["status"] = "partial"
-        result["warnings"] = ["more-lines"]
+        result["warnings"] = [Code.MORE_LINES]
     else:
         result["truncated"] = False
         result.pop("nextLine", None)

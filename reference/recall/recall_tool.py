@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from reference.primitives.codes import Code
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.hits import HitContext, process_hit
@@ -28,10 +29,10 @@ def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, 
         retrieval_config = host.config.get("retrieval", {})
         exact, fts = bool(retrieval_config.get("exact", True)), bool(retrieval_config.get("fts", True))
         if not exact and not fts:
-            warnings.append("lexical-retrieval-disabled")
+            warnings.append(Code.LEXICAL_RETRIEVAL_DISABLED)
         terms = describe_query(query.query)
         if not terms.terms:
-            return recall_envelope(query, ["no-query-terms", *warnings], [])
+            return recall_envelope(query, [Code.NO_QUERY_TERMS, *warnings], [])
         privacy_config = host.config["privacy"]
         context = HitContext(service.refs, host, query.scope, terms.terms,
                              ProviderPolicy.from_config(privacy_config, host.provider), privacy_config)
@@ -69,7 +70,7 @@ def _search(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms:
 def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str, Any]]) -> dict[str, Any]:
     """The result: hits in D5 order, one per entry, as many as the limit and the budget allow."""
     codes = env.dedupe(warnings)[: env.MAX_WARNINGS]
-    partial = any(code != "no-query-terms" for code in codes)
+    partial = any(code != Code.NO_QUERY_TERMS for code in codes)
     result: dict[str, Any] = {
         "schema": env.SCHEMA,
         "quotedData": True,
@@ -100,8 +101,8 @@ def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str
 
 def _add_budget_warning(result: dict[str, Any]) -> None:
     """``output-budget`` counts within the 12 warnings (D7): the last one makes room."""
-    if "output-budget" not in result["warnings"]:
+    if Code.OUTPUT_BUDGET not in result["warnings"]:
         if len(result["warnings"]) >= env.MAX_WARNINGS:
             result["warnings"] = result["warnings"][: env.MAX_WARNINGS - 1]
-        result["warnings"].append("output-budget")
+        result["warnings"].append(Code.OUTPUT_BUDGET)
     result["status"] = result["coverage"] = "partial"

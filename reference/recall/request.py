@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms, is_safe_integer, trim
 from reference.primitives.textunits import utf8_length, utf16_length
@@ -61,10 +62,10 @@ def _date(value: Any) -> int:
         or not _DATE_PREFIX.match(value)
         or not _EXPLICIT_OFFSET.search(value)
     ):
-        raise ContractViolation("invalid-date", "dates are ISO-8601 date-times with an explicit offset or Z")
+        raise ContractViolation(Code.INVALID_DATE, "dates are ISO-8601 date-times with an explicit offset or Z")
     ms = date_time_ms(value)
     if isinstance(ms, float):  # NaN
-        raise ContractViolation("invalid-date", f"not a valid date-time: {value}")
+        raise ContractViolation(Code.INVALID_DATE, f"not a valid date-time: {value}")
     return ms
 
 
@@ -77,31 +78,31 @@ def validate_recall(params: Mapping[str, Any], history: Mapping[str, Any]) -> Re
         or utf16_length(query) > MAX_QUERY_UNITS
         or utf8_length(query) > MAX_QUERY_BYTES
     ):
-        raise ContractViolation("invalid-query", "query must be non-empty text of at most 2000 characters and 8000 bytes")
+        raise ContractViolation(Code.INVALID_QUERY, "query must be non-empty text of at most 2000 characters and 8000 bytes")
     requested_scope = params.get("scope")
     scope = history["defaultScope"] if requested_scope is None else requested_scope
     if requested_scope is None and scope == "project":
-        raise ContractViolation("invalid-scope", "project scope must be requested explicitly")
+        raise ContractViolation(Code.INVALID_SCOPE, "project scope must be requested explicitly")
     if scope not in SCOPES:
-        raise ContractViolation("invalid-scope", f"scope must be one of {', '.join(SCOPES)}")
+        raise ContractViolation(Code.INVALID_SCOPE, f"scope must be one of {', '.join(SCOPES)}")
     limit = history["maxResults"] if params.get("limit") is None else params["limit"]
     if not is_safe_integer(limit) or not 1 <= limit <= MAX_RESULTS_CAP:
-        raise ContractViolation("invalid-budget", "limit must be an integer between 1 and 12")
+        raise ContractViolation(Code.INVALID_BUDGET, "limit must be an integer between 1 and 12")
     tokens = history["maxOutputTokens"] if params.get("maxOutputTokens") is None else params["maxOutputTokens"]
     if not is_safe_integer(tokens) or not MIN_OUTPUT_TOKENS <= tokens <= MAX_OUTPUT_TOKENS_CAP:
-        raise ContractViolation("invalid-budget", "maxOutputTokens must be an integer between 256 and 6000")
+        raise ContractViolation(Code.INVALID_BUDGET, "maxOutputTokens must be an integer between 256 and 6000")
     before = _date(params["before"]) if params.get("before") is not None else None
     after = _date(params["after"]) if params.get("after") is not None else None
     if before is not None and after is not None and after >= before:
-        raise ContractViolation("invalid-date-range", "after must be earlier than before")
+        raise ContractViolation(Code.INVALID_DATE_RANGE, "after must be earlier than before")
     roles = params.get("roles")
     if roles is not None and (
         not isinstance(roles, list) or len(roles) > MAX_ROLES or any(role not in ROLES for role in roles)
     ):
-        raise ContractViolation("invalid-role", f"roles: at most 6 of {', '.join(ROLES)}")
+        raise ContractViolation(Code.INVALID_ROLE, f"roles: at most 6 of {', '.join(ROLES)}")
     include = params.get("includeSummaries")
     if include is not None and not isinstance(include, bool):
-        raise ContractViolation("invalid-filter", "includeSummaries must be a boolean")
+        raise ContractViolation(Code.INVALID_FILTER, "includeSummaries must be a boolean")
     return RecallQuery(
         query=query,
         scope=str(scope),
@@ -117,7 +118,7 @@ def validate_recall(params: Mapping[str, Any], history: Mapping[str, Any]) -> Re
 def check_reference(params: Mapping[str, Any]) -> str:
     ref = params.get("sourceRef")
     if not isinstance(ref, str) or not REF_PATTERN.fullmatch(ref):
-        raise ContractViolation("invalid-reference", "sourceRef must be a hist_ reference issued by recall")
+        raise ContractViolation(Code.INVALID_REFERENCE, "sourceRef must be a hist_ reference issued by recall")
     return ref
 
 
@@ -125,15 +126,15 @@ def validate_read_range(params: Mapping[str, Any], history: Mapping[str, Any]) -
     """Ranges are checked only after the reference was found live and in scope."""
     tokens = params.get("maxOutputTokens")
     if tokens is not None and (not is_safe_integer(tokens) or tokens < MIN_OUTPUT_TOKENS):
-        raise ContractViolation("invalid-range", "maxOutputTokens must be at least 256")
+        raise ContractViolation(Code.INVALID_RANGE, "maxOutputTokens must be at least 256")
     start = 1 if params.get("startLine") is None else params["startLine"]
     if not is_safe_integer(start) or not 1 <= start <= READ_MAX_START_LINE:
-        raise ContractViolation("invalid-range", "startLine must be an integer between 1 and 1000000")
+        raise ContractViolation(Code.INVALID_RANGE, "startLine must be an integer between 1 and 1000000")
     lines = READ_DEFAULT_LINES if params.get("maxLines") is None else params["maxLines"]
     if not is_safe_integer(lines) or not 1 <= lines <= READ_MAX_LINES:
-        raise ContractViolation("invalid-range", "maxLines must be an integer between 1 and 200")
+        raise ContractViolation(Code.INVALID_RANGE, "maxLines must be an integer between 1 and 200")
     configured = int(history["maxOutputTokens"])
     requested = configured if tokens is None else int(tokens)
     if not 1 <= requested <= MAX_OUTPUT_TOKENS_CAP:
-        raise ContractViolation("invalid-range", "maxOutputTokens must be at most 6000")
+        raise ContractViolation(Code.INVALID_RANGE, "maxOutputTokens must be at most 6000")
     return ReadRange(start_line=int(start), max_lines=int(lines), budget=min(requested, configured))

@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from reference.primitives.codes import Code
 from reference.recall.candidate_rows import (
     exact_rows,
     filter_clauses,
@@ -31,7 +32,6 @@ from reference.recall.ranking import Candidate, EngineHit, engine_order, merge, 
 MAX_RESULTS: Final = 12
 MESSAGE_TYPES: Final = ("message", "custom_message")
 SUMMARY_TYPES: Final = ("compaction", "branch_summary")
-RETRIEVAL_DEGRADED: Final = "retrieval-degraded"
 
 Status = Literal["ok", "no-query", "failed", "disabled"]
 
@@ -183,7 +183,7 @@ def _fts_candidates(conn: sqlite3.Connection, session_id: str, terms: QueryTerms
             conn, session_id, fts_match_expression(terms.terms), filter_sql, filter_params, window, ranges,
         )
     except sqlite3.Error:
-        warnings.append(RETRIEVAL_DEGRADED)
+        warnings.append(Code.RETRIEVAL_DEGRADED)
         rows = []
     folded_terms = [(term, fold_for_match(term)) for term in terms.terms]
     for order, row in enumerate(rows):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from reference.lineage.chain import LineageSource
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.pi.reader import read_header_line
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import canonical_path
 from reference.recall.branch_sets import (
@@ -97,9 +98,9 @@ def current_session(host: HistoryHost) -> tuple[str, str]:
     """The current session's file and id; ``ephemeral-session`` without a file on disk."""
     session_file = host.session_file
     if not session_file or not os.path.isfile(session_file):
-        raise ContractViolation("ephemeral-session", "the current session has no file on disk")
+        raise ContractViolation(Code.EPHEMERAL_SESSION, "the current session has no file on disk")
     if host.session_id is None:
-        raise ContractViolation("ephemeral-session", "the host has no current session id")
+        raise ContractViolation(Code.EPHEMERAL_SESSION, "the host has no current session id")
     return session_file, host.session_id
 
 
@@ -117,7 +118,7 @@ class ScopeResolver:
         result = ResolvedScope()
         state = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path)
         if state.coverage_partial:
-            result.warnings.append("source-coverage-partial")
+            result.warnings.append(Code.SOURCE_COVERAGE_PARTIAL)
         if state.rebuilt:
             self.sets.forget(session_id)
         leaf = host.leaf
@@ -135,7 +136,7 @@ class ScopeResolver:
             try:
                 ranges = session_fts_ranges(conn, other_id, self.sets.known(conn, other_id, incarnation))
             except sqlite3.Error:
-                result.warnings.append("project-source-unavailable")
+                result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
                 continue
             result.sources.append(Source(other_id, path, SessionIds(conn, other_id), "other-branch",
                                          excluded=frozenset(), fts_ranges=ranges))
@@ -175,7 +176,7 @@ class ScopeResolver:
                 caught = catch_up(conn, source.session_file, session_id=source.session_id,
                                   project_path=host.project_path)
             except (ContractViolation, OSError, sqlite3.Error, ValueError):
-                result.warnings.append("lineage-source-unavailable")
+                result.warnings.append(Code.LINEAGE_SOURCE_UNAVAILABLE)
                 continue
             if caught.rebuilt:
                 self.sets.forget(source.session_id)
@@ -187,15 +188,15 @@ class ScopeResolver:
         """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
         history_config: Mapping[str, Any] = host.config["historyTools"]
         if not history_config.get("allowProjectScope"):
-            raise ContractViolation("project-scope-disabled", "project scope is not allowed by the configuration")
+            raise ContractViolation(Code.PROJECT_SCOPE_DISABLED, "project scope is not allowed by the configuration")
         if not host.project_trusted:
-            raise ContractViolation("project-untrusted", "project scope needs a trusted project")
+            raise ContractViolation(Code.PROJECT_UNTRUSTED, "project scope needs a trusted project")
         names = _sibling_files(session_file, result)
         if names is None:
             return []
         cap = int(history_config["maxProjectSessions"])
         if len(names) > cap:
-            result.warnings.append("project-discovery-limit")
+            result.warnings.append(Code.PROJECT_DISCOVERY_LIMIT)
         project = canonical_path(host.project_path)
         found: list[tuple[str, str]] = []
         for path in names[:cap]:
@@ -211,7 +212,7 @@ class ScopeResolver:
                     self.sets.forget(other_id)
                 found.append((other_id, path))
             except (ContractViolation, OSError, sqlite3.Error, ValueError):
-                result.warnings.append("project-source-unavailable")
+                result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
         return found
 
 
@@ -225,7 +226,7 @@ def _sibling_files(session_file: str, result: ResolvedScope) -> list[str] | None
                  if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)
                  and os.path.abspath(e.path) != current]
     except OSError:
-        result.warnings[:] = ["project-discovery-unavailable"]
+        result.warnings[:] = [Code.PROJECT_DISCOVERY_UNAVAILABLE]
         return None
     names.sort(reverse=True)
     return names

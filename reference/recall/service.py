@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, SystemClock
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
 from reference.recall.index_schema import open_index
@@ -96,17 +97,17 @@ class HistoryService:
 
     def _guard(self, run: Callable[[], dict[str, Any]], *, check_abort: bool = True) -> dict[str, Any]:
         if check_abort and self.host.aborted:
-            return env.unavailable("aborted")
+            return env.unavailable(Code.ABORTED)
         if not self._enabled():
-            return env.unavailable("disabled")
+            return env.unavailable(Code.DISABLED)
         try:
             return run()
         except _RuntimeUnavailable:
-            return env.unavailable("runtime-unavailable")
+            return env.unavailable(Code.RUNTIME_UNAVAILABLE)
         except ContractViolation as exc:
-            return env.unavailable(exc.code if _SAFE_CODE.match(exc.code) else "history-unavailable")
+            return env.unavailable(exc.code if _SAFE_CODE.match(exc.code) else Code.HISTORY_UNAVAILABLE)
         except (OSError, sqlite3.Error, ValueError):
-            return env.unavailable("history-unavailable")
+            return env.unavailable(Code.HISTORY_UNAVAILABLE)
 
 
 class _RuntimeUnavailable(Exception):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value
+from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.paths import canonical_path
@@ -34,7 +35,7 @@ class VerifiedSource:
 
 
 def _unavailable(message: str) -> ContractViolation:
-    return ContractViolation("source-unavailable", message)
+    return ContractViolation(Code.SOURCE_UNAVAILABLE, message)
 
 
 def _read_at(fd: int, offset: int, size: int) -> bytes:
@@ -74,7 +75,7 @@ def verify_source(
     try:
         fd = os.open(session_file, _OPEN_FLAGS)
     except FileNotFoundError:
-        raise ContractViolation("source-unavailable", "the session file no longer exists") from None
+        raise ContractViolation(Code.SOURCE_UNAVAILABLE, "the session file no longer exists") from None
     except OSError as exc:
         raise _unavailable(f"the session file cannot be opened ({exc.strerror})") from None
     try:
@@ -96,7 +97,7 @@ def verify_source(
             or not isinstance(header.get("cwd"), str)
             or canonical_path(header["cwd"]) != canonical_path(project_path)
         ):
-            raise ContractViolation("source-scope-mismatch", "the session header no longer names this session and project")
+            raise ContractViolation(Code.SOURCE_SCOPE_MISMATCH, "the session header no longer names this session and project")
         raw = _read_at(fd, start, end - start)
     finally:
         os.close(fd)
@@ -105,11 +106,11 @@ def verify_source(
     if raw.endswith(b"\n"):
         raw = raw[:-1]
     if hashlib.sha256(raw).hexdigest() != content_hash:
-        raise ContractViolation("source-changed", "the record's bytes changed since it was indexed")
+        raise ContractViolation(Code.SOURCE_CHANGED, "the record's bytes changed since it was indexed")
     try:
         entry = decode_value(raw)
     except JsonParseError:
-        raise ContractViolation("source-changed", "the record no longer parses") from None
+        raise ContractViolation(Code.SOURCE_CHANGED, "the record no longer parses") from None
     if not isinstance(entry, dict) or entry.get("id") != entry_id:
-        raise ContractViolation("source-changed", "the record no longer holds the indexed entry")
+        raise ContractViolation(Code.SOURCE_CHANGED, "the record no longer holds the indexed entry")
     return VerifiedSource(entry=entry, raw=raw)

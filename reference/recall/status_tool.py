@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from reference.primitives.codes import Code
 from reference.recall import envelope as env
 from reference.recall.catchup import index_state
 
@@ -17,13 +18,13 @@ def run_status(service: HistoryService) -> dict[str, Any]:
     host = service.host
     session_file = host.session_file
     if not session_file or not os.path.isfile(session_file) or host.session_id is None:
-        return env.unavailable("ephemeral-session")
+        return env.unavailable(Code.EPHEMERAL_SESSION)
     with service.connection() as conn:
         state = index_state(conn, host.session_id)
     scope = service.history_config["defaultScope"]
     result: dict[str, Any] = {"schema": env.SCHEMA, "quotedData": True}
     if state is None:
-        result.update(status="partial", coverage="unknown", warnings=["index-not-yet-synchronized"],
+        result.update(status="partial", coverage="unknown", warnings=[Code.INDEX_NOT_YET_SYNCHRONIZED],
                       effectiveScope=scope, indexedEntries=0)
     else:
         result.update(status="complete", coverage="complete", warnings=[],

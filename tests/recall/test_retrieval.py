@@ -17,12 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference.primitives.codes import Code
 from reference.primitives.textunits import chars_v1_tokens
 from reference.recall.candidate_rows import fts_match_expression
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
 from reference.recall.match_text import dedup_key, fold_for_match, has_whole_token
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RETRIEVAL_DEGRADED, RetrievalResult, candidate_window, retrieve
+from reference.recall.retrieval import RetrievalResult, candidate_window, retrieve
 
 SESSION = "sess-1"
 SCHEMA = """
@@ -467,9 +468,9 @@ def test_fts_failure_keeps_exact_hits_and_warns() -> None:
     conn = make_db([Row("x", "LastExportUtc original decision", created_at=1)])
     conn.execute("DROP TABLE entries_fts")
     both = run(conn, "LastExportUtc original", {"x"})
-    assert (both.status, ids(both), both.warnings) == ("ok", ["x"], (RETRIEVAL_DEGRADED,))
+    assert (both.status, ids(both), both.warnings) == ("ok", ["x"], (Code.RETRIEVAL_DEGRADED,))
     fts_only = run(conn, "LastExportUtc original", {"x"}, exact=False)
-    assert (fts_only.status, fts_only.hits, fts_only.warnings) == ("ok", (), (RETRIEVAL_DEGRADED,))
+    assert (fts_only.status, fts_only.hits, fts_only.warnings) == ("ok", (), (Code.RETRIEVAL_DEGRADED,))
 
 
 def test_exact_failure_fails_the_source_without_hits() -> None:
