@@ -50,7 +50,7 @@ def prefix_matches(path: str, size: Any, expected: Any) -> bool:
         return False
 
 
-def check_prefix(path: str, size: Any, expected: Any, code: str = Code.ARCHIVE_CHANGED) -> None:
+def check_prefix(path: str, size: Any, expected: Any, code: Code = Code.ARCHIVE_CHANGED) -> None:
     """:func:`prefix_matches` or ``code`` (``archive-changed`` for a source, ``target-integrity``
     for a target)."""
     if not prefix_matches(path, size, expected):
