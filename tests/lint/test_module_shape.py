@@ -28,3 +28,17 @@ def test_no_module_shadows_the_standard_library(module: Path) -> None:
     if module.stem in {"__init__", "__main__"}:
         return
     assert module.stem not in sys.stdlib_module_names, f"{_name(module)} shadows the standard library's {module.stem}"
+
+
+ARCHITECTURE = (REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("module", MODULES, ids=_name)
+def test_every_module_is_in_the_architecture_map(module: Path) -> None:
+    if module.stem in {"__init__", "__main__"}:
+        return
+    package = module.parent.relative_to(REPO_ROOT).as_posix()
+    name = f"steps/{module.stem}" if package == "conformance/steps" else module.stem
+    heading = f"### `{package if package != 'conformance/steps' else 'conformance'}/`"
+    section = ARCHITECTURE.split(heading, 1)[-1].split("\n### ", 1)[0] if heading in ARCHITECTURE else ""
+    assert f"| `{name}` |" in section, f"docs/architecture.md does not list {_name(module)} under {heading}"
