@@ -38,7 +38,8 @@ def test_every_module_is_in_the_architecture_map(module: Path) -> None:
     if module.stem in {"__init__", "__main__"}:
         return
     package = module.parent.relative_to(REPO_ROOT).as_posix()
-    name = f"steps/{module.stem}" if package == "conformance/steps" else module.stem
-    heading = f"### `{package if package != 'conformance/steps' else 'conformance'}/`"
+    top, _, sub = package.partition("/") if package.startswith("conformance/") else (package, "", "")
+    name = f"{sub}/{module.stem}" if sub else module.stem
+    heading = f"### `{top}/`"
     section = ARCHITECTURE.split(heading, 1)[-1].split("\n### ", 1)[0] if heading in ARCHITECTURE else ""
     assert f"| `{name}` |" in section, f"docs/architecture.md does not list {_name(module)} under {heading}"
