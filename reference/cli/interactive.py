@@ -11,6 +11,7 @@ import json
 import math
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -82,31 +83,22 @@ def _js_number(text: str) -> float:
         return math.nan
 
 
+@dataclass
+class _Host:
+    """What one interactive host holds for its whole life (configuration is read once, at start)."""
+
+    loaded: Any
+    targets: Any
+    service: Any
+    rebase: Any
+
+
 def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: str | None, cwd: str | None,
                  provider: str | None, index: str | None) -> int:
     """A prompt: configuration is loaded once at start, as Pi loads it at session start."""
-    from reference.config.command_line import run_config_command
-    from reference.config.layering import ConfigTargets, load_config
-    from reference.pi.hostfacts import resolve_host
-    from reference.pi.inspection import leaf_from_cli
-    from reference.primitives.clock import SystemClock
     from reference.primitives.errors import ContractViolation
-    from reference.primitives.jsonbytes import js_stringify
-    from reference.recall.host import build_host
-    from reference.recall.service import HistoryService
 
-    project = os.path.abspath(cwd or os.getcwd())
-    facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
-    targets = ConfigTargets(facts.global_config_path, facts.project_config_path, facts.project_trusted)
-    loaded = load_config(global_path=targets.global_path, project_path=targets.project_path,
-                         project_trusted=targets.project_trusted)
-    history_host, default_index = build_host(
-        home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
-        session_file=os.path.abspath(session) if session else None,
-        leaf=leaf_from_cli(leaf), provider=provider,
-    )
-    service = HistoryService(history_host, index_path=index or default_index, clock=SystemClock())
-    rebase = _rebase_service(history_host, project, index)
+    host = _start(session=session, leaf=leaf, cwd=cwd, provider=provider, index=index)
     prompt = stdin.isatty()
     stdout.write("recall-rebase host: type /help for commands, /quit to leave\n")
     stdout.flush()
@@ -121,35 +113,61 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
         if not text:
             continue
         command, _, rest = text.partition(" ")
-        words = rest.split()
+        if command in ("/quit", "/exit"):
+            return 0
         try:
-            if command in ("/quit", "/exit"):
-                return 0
-            if command == "/help":
-                stdout.write(HELP + "\n")
-            elif command == "/context" and words[:1] == ["config"]:
-                arguments = rest.strip()[len("config"):]
-                stdout.write(run_config_command(arguments, loaded=loaded, targets=targets) + "\n")
-            elif command == "/context" and words[:1] == ["history"]:
-                stdout.write(js_stringify(_history_command(service, rest.strip()[len("history"):].strip())) + "\n")
-            elif command == "/context" and words[:1] == ["rebase"]:
-                stdout.write(_rebase_command(rebase, service, words[1:]) + "\n")
-            elif command == "/tool":
-                name, _, payload = rest.strip().partition(" ")
-                if name not in TOOLS:
-                    stdout.write(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}\n")
-                else:
-                    arguments = json.loads(payload) if payload.strip() else {}
-                    tool = name.removeprefix("context_history_")
-                    result = service.status() if tool == "status" else getattr(service, tool)(arguments)
-                    stdout.write(js_stringify(result) + "\n")
-            else:
-                stdout.write(f"unknown command {command!r}; type /help\n")
+            stdout.write(_answer(host, command, rest) + "\n")
         except ContractViolation as exc:
             stdout.write(f"error: {exc.code}: {exc.message}\n")
         except json.JSONDecodeError as exc:
             stdout.write(f"error: the tool arguments are not JSON: {exc}\n")
         stdout.flush()
+
+
+def _start(*, session: str | None, leaf: str | None, cwd: str | None, provider: str | None,
+           index: str | None) -> _Host:
+    from reference.config.layering import ConfigTargets, load_targets
+    from reference.pi.hostfacts import resolve_host
+    from reference.pi.inspection import leaf_from_cli
+    from reference.primitives.clock import SystemClock
+    from reference.recall.host import build_host
+    from reference.recall.service import HistoryService
+
+    project = os.path.abspath(cwd or os.getcwd())
+    facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
+    targets = ConfigTargets.from_host(facts)
+    history_host, default_index = build_host(
+        home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+        session_file=os.path.abspath(session) if session else None,
+        leaf=leaf_from_cli(leaf), provider=provider,
+    )
+    service = HistoryService(history_host, index_path=index or default_index, clock=SystemClock())
+    return _Host(load_targets(targets), targets, service, _rebase_service(history_host, project, index))
+
+
+def _answer(host: _Host, command: str, rest: str) -> str:
+    """The text one command line prints."""
+    from reference.config.command_line import run_config_command
+    from reference.primitives.jsonbytes import js_stringify
+
+    words = rest.split()
+    if command == "/help":
+        return HELP
+    if command == "/context" and words[:1] == ["config"]:
+        return run_config_command(rest.strip()[len("config"):], loaded=host.loaded, targets=host.targets)
+    if command == "/context" and words[:1] == ["history"]:
+        return js_stringify(_history_command(host.service, rest.strip()[len("history"):].strip()))
+    if command == "/context" and words[:1] == ["rebase"]:
+        return _rebase_command(host.rebase, host.service, words[1:])
+    if command == "/tool":
+        name, _, payload = rest.strip().partition(" ")
+        if name not in TOOLS:
+            return f"unknown tool {name!r}; tools: {', '.join(TOOLS)}"
+        arguments = json.loads(payload) if payload.strip() else {}
+        tool = name.removeprefix("context_history_")
+        service = host.service
+        return js_stringify(service.status() if tool == "status" else getattr(service, tool)(arguments))
+    return f"unknown command {command!r}; type /help"
 
 
 def _rebase_service(history_host: Any, project: str, index: str | None) -> Any:

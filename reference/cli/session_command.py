@@ -33,7 +33,10 @@ def _text(value: Any) -> str:
 
 def render_inspect(report: dict[str, Any]) -> str:
     """A person's summary of ``session inspect``."""
-    diag = report["diagnostics"]
+    return "\n".join([*_identity_lines(report), *_reading_lines(report), *_diagnostic_lines(report["diagnostics"])])
+
+
+def _identity_lines(report: dict[str, Any]) -> list[str]:
     version = "no version key: legacy 1" if report["version"] is None else f"version {report['version']}"
     lines = [
         f"session   {report['sessionId']}  ({version})",
@@ -44,30 +47,34 @@ def render_inspect(report: dict[str, Any]) -> str:
         lines.append(f"parent    {report['parentSession']}")
     lines.append(f"entries   {report['entryCount']}  default leaf {_text(report['defaultLeafId'])}  "
                  f"leaf {_text(report['leafId'])}")
-    if diag["legacyVersion"] is not None:
-        lines.append(
-            f"legacy    version {diag['legacyVersion']} file: not read as version 3 "
-            "(Pi would rewrite it on open; this tool never does)"
-        )
-    else:
-        settings = report.get("settings") or {}
-        model = settings.get("model")
-        model_text = f"{model.get('provider')}/{model.get('modelId')}" if isinstance(model, dict) else "none"
-        path_count = len(report["pathIds"])
-        lines.append(f"path      {path_count} {'entry' if path_count == 1 else 'entries'} from the root to the leaf")
-        context = report.get("context")
-        if context is None:
-            lines.append(f"context   cannot be built: {report.get('contextError')}")
-        else:
-            lines.append(
-                f"context   {len(report['contextEntryIds'])} entries -> {len(context)} messages; "
-                f"model {model_text}, thinking {settings.get('thinkingLevel')}"
-            )
-            tools = report["toolExchange"]
-            lines.append(
-                f"tools     {tools['activeIssueCount']} active and {tools['historicalIssueCount']} "
-                "historical incomplete tool exchanges"
-            )
+    return lines
+
+
+def _reading_lines(report: dict[str, Any]) -> list[str]:
+    """The path, context and tool exchanges at the leaf, or why a legacy file has none."""
+    legacy = report["diagnostics"]["legacyVersion"]
+    if legacy is not None:
+        return [f"legacy    version {legacy} file: not read as version 3 "
+                "(Pi would rewrite it on open; this tool never does)"]
+    settings = report.get("settings") or {}
+    model = settings.get("model")
+    model_text = f"{model.get('provider')}/{model.get('modelId')}" if isinstance(model, dict) else "none"
+    path_count = len(report["pathIds"])
+    lines = [f"path      {path_count} {'entry' if path_count == 1 else 'entries'} from the root to the leaf"]
+    context = report.get("context")
+    if context is None:
+        return [*lines, f"context   cannot be built: {report.get('contextError')}"]
+    tools = report["toolExchange"]
+    return [
+        *lines,
+        f"context   {len(report['contextEntryIds'])} entries -> {len(context)} messages; "
+        f"model {model_text}, thinking {settings.get('thinkingLevel')}",
+        f"tools     {tools['activeIssueCount']} active and {tools['historicalIssueCount']} "
+        "historical incomplete tool exchanges",
+    ]
+
+
+def _diagnostic_lines(diag: dict[str, Any]) -> list[str]:
     problems = [
         ("malformed line", _count(diag["malformedLines"]), diag["malformedLines"].get("lines")),
         ("blank line", _count(diag["blankLines"]), diag["blankLines"].get("lines")),
@@ -87,15 +94,14 @@ def render_inspect(report: dict[str, Any]) -> str:
     if diag["invalidHeaderFields"]:
         found.append(("header field that is not a string", len(diag["invalidHeaderFields"]),
                       diag["invalidHeaderFields"]))
-    if found:
-        lines.append("diagnostics:")
-        for name, count, sample in found:
-            where = f"  (e.g. {', '.join(map(str, sample[:8]))})" if sample else ""
-            label = name if count == 1 or name.startswith("unterminated") else _plural_phrase(name)
-            lines.append(f"  - {count} {label}{where}")
-    else:
-        lines.append("diagnostics: none")
-    return "\n".join(lines)
+    if not found:
+        return ["diagnostics: none"]
+    lines = ["diagnostics:"]
+    for name, count, sample in found:
+        where = f"  (e.g. {', '.join(map(str, sample[:8]))})" if sample else ""
+        label = name if count == 1 or name.startswith("unterminated") else _plural_phrase(name)
+        lines.append(f"  - {count} {label}{where}")
+    return lines
 
 
 def _plural_phrase(name: str) -> str:
