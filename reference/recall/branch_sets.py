@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.pi.inspection import DEFAULT_LEAF
+from reference.pi.tree import walk_ids_to_root
 from reference.recall.fts_rowids import fts_rowid_ranges
 
 #: The ancestry walk stops after this many steps below the leaf, as the recursive query did.
@@ -103,7 +103,7 @@ def branch_sets(
     parents: dict[str, str | None] = dict(
         conn.execute("SELECT entry_id, parent_id FROM entries WHERE session_id = ?", (session_id,))
     )
-    branch = frozenset(walk_branch(parents, leaf))
+    branch = frozenset(walk_ids_to_root(leaf, parents, max_steps=_MAX_WALK_DEPTH))
     rest = frozenset(entry_id for entry_id in parents if entry_id not in branch)
     sets = BranchSets(branch, rest)
     if known is not None:
@@ -156,27 +156,11 @@ def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
     return None if row is None else row[0]
 
 
-def walk_branch(parents: Mapping[str, str | None], leaf: str) -> list[str]:
-    """The leaf and its ancestors, leaf first, through ``parents`` (every entry of the session).
-
-    The same ids as the recursive query of ``branch_ids``: stops at a missing parent, at the
-    first id seen twice (a parent cycle) and below ``_MAX_WALK_DEPTH`` steps.
-    """
-    seen: dict[str, None] = {}  # insertion-ordered: the walk's order and its visited set
-    node: str | None = leaf
-    while node is not None and node in parents and node not in seen:
-        seen[node] = None
-        if len(seen) > _MAX_WALK_DEPTH:
-            break
-        node = parents[node]
-    return list(seen)
-
-
 def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:
     """Pi's ``getBranch()`` from the index: the leaf and its ancestors, root first.
 
     The general form (any leaf value, compared by SQLite's rules); the service walks string
-    leaves in memory instead (``walk_branch``), with the same result.
+    leaves in memory instead (:func:`reference.pi.tree.walk_ids_to_root`), with the same result.
     """
     if leaf is None:
         return []

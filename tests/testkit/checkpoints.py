@@ -1,0 +1,48 @@
+"""A checkpoint built from the upstream integration fixture, its rebase operation, and schema
+problems: what the checkpoint, pair, memory and target tests build on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.schemas import describe, errors
+from reference.artifacts.checkpoint import build_checkpoint
+from reference.artifacts.journal import new_operation
+from reference.pi.context import context_entries
+from testkit.pilines import message, ts
+
+PROJECT = "/home/u/proj"
+SOURCE = "/home/u/.pi/agent/sessions/--home-u-proj--/2025-06-01T12-00-00-000Z_source.jsonl"
+CREATED = 1_750_000_000_000
+
+
+def upstream_fixture() -> list[dict[str, Any]]:
+    """The upstream integration fixture: old, answer, a compaction keeping answer, then task."""
+    return [
+        message("old", None, 1, "user", "LastExportUtc old original decision"),
+        message("answer", "old", 2, "assistant", "Noted."),
+        {"type": "compaction", "id": "compact", "parentId": "answer", "timestamp": ts(3),
+         "summary": "Earlier work summarized", "firstKeptEntryId": "answer", "tokensBefore": 1000},
+        message("task", "compact", 4, "user", "Continue the implementation"),
+    ]
+
+
+def build(path: list[dict[str, Any]], *, target_tokens: int = 8000, **kwargs: Any) -> dict[str, Any]:
+    return build_checkpoint(
+        source_session_id="source", source_leaf_id=path[-1]["id"], source_size=4321, source_hash="ab" * 32,
+        branch=path, context_entries=context_entries(path), created_at=CREATED, target_tokens=target_tokens,
+        **kwargs,
+    )
+
+
+def problems(instance: Any, ref: str) -> list[str]:
+    return [describe(e) for e in errors(instance, ref)]
+
+
+def operation(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    return new_operation(
+        project_path=PROJECT, source_session_id=checkpoint["sourceSessionId"],
+        source_session_file=SOURCE, source_leaf_id=checkpoint["sourceLeafId"],
+        source_size=checkpoint["sourceSize"], source_hash=checkpoint["sourceHash"],
+        target_session_id="0190d7a0-0000-7000-8000-00000000beef", now_ms=CREATED,
+    )
