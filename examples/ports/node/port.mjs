@@ -16,9 +16,9 @@
 
 import readline from "node:readline";
 
-import { ContractError } from "./lib/errors.mjs";
+import { ContractError, oneLine } from "./lib/errors.mjs";
 import { sessionInspect, sessionNode, sessionRecords } from "./lib/inspect.mjs";
-import { canonicalPath, canonicalize, measure, oneLine, sessionDirName, slice } from "./lib/primitives.mjs";
+import { canonicalPath, canonicalize, measure, sessionDirName, slice } from "./lib/primitives.mjs";
 
 process.env.TZ = "UTC"; // new Date("2025-06-01T12:00:00") reads as UTC, as the suite's oracle runs Pi
 

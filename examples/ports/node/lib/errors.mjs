@@ -18,3 +18,8 @@ export function stringParam(params, name) {
   }
   return value;
 }
+
+/** A message as the protocol wants it: one non-empty line. */
+export function oneLine(text) {
+  return String(text).replace(/\s+/g, " ").trim() || "refused";
+}

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { ContractError, stringParam } from "./errors.mjs";
+import { ContractError, oneLine, stringParam } from "./errors.mjs";
 
 const IS_WINDOWS = process.platform === "win32";
 
@@ -67,8 +67,4 @@ function isHighSurrogate(code) {
 
 function isLowSurrogate(code) {
   return code >= 0xdc00 && code <= 0xdfff;
-}
-
-export function oneLine(text) {
-  return String(text).replace(/\s+/g, " ").trim() || "refused";
 }
