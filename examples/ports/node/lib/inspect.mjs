@@ -108,8 +108,8 @@ function describeContext(tree, leafId, result) {
   result.contextEntryIds = entries.map((value) => (isObject(value) ? idText(value.id) : null));
   try {
     const context = contextMessages(entries);
-    result.settings = contextSettings(pathValues);
-    result.context = context;
+    const settings = contextSettings(pathValues);
+    Object.assign(result, { context, settings }); // key order as the reference writes it
     result.toolExchange = toolExchange(context, contextMessages(branchValues));
     result.contextError = null;
   } catch (error) {
