@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from testkit.paths import REPO_ROOT
 
+from conformance import schemas
 from conformance.protocol import ContractError
 from conformance.stdio import SubprocessAdapter
 from conformance.suite import fixture_manifest, fixture_path
@@ -53,12 +54,16 @@ def _generated(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.jsonl"))
 
 
-def _answer(adapter: SubprocessAdapter, op: str, params: dict[str, Any]) -> str:
-    """The result as JSON text (key order is part of the contract), or the refusal's code."""
+def _answer(adapter: SubprocessAdapter, op: str, params: dict[str, Any], *, validated: bool = False) -> str:
+    """The result as JSON text (key order is part of the contract), or the refusal's code;
+    ``validated``: a result must match its schema in ``schemas/adapter/v1/operations.schema.json``."""
     try:
-        return json.dumps(adapter.request(op, params), ensure_ascii=False)
+        result = adapter.request(op, params)
     except ContractError as error:
         return f"refused: {error.code}"
+    shape = f"adapter/v1/operations.schema.json#/$defs/{op}/properties/result"
+    assert not validated or [schemas.describe(e) for e in schemas.errors(result, shape)] == [], (op, params)
+    return json.dumps(result, ensure_ascii=False)
 
 
 def _leaves(records: str) -> list[Any]:
@@ -75,11 +80,11 @@ def test_records_and_inspection_agree_on_fixtures_and_generated_sessions(
     compared = 0
     for path in files:
         records = _answer(reference, "session.records", {"path": str(path)})
-        assert _answer(port, "session.records", {"path": str(path)}) == records, path.name
+        assert _answer(port, "session.records", {"path": str(path)}, validated=True) == records, path.name
         requests = [{"path": str(path)}] + [{"path": str(path), "leaf": leaf} for leaf in _leaves(records)]
         for params in requests:
             expected = _answer(reference, "session.inspect", params)
-            actual = _answer(port, "session.inspect", params)
+            actual = _answer(port, "session.inspect", params, validated=True)
             assert actual == expected, (path.name, params.get("leaf"), actual[:400])
             compared += 1
     assert len(files) >= len(fixture_manifest()) + len(GENERATED) and compared > 300
