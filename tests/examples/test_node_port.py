@@ -1,0 +1,130 @@
+"""The example Node port (``examples/ports/node``) passes every scenario of the areas it implements.
+
+The areas it does not implement are the ``skip`` expectations of its manifest
+(``examples/ports/node/expectations.toml``); every other area of ``conformance list`` is run over
+``--stdio`` and must pass whole. The handshake and the protocol lines are checked against
+``schemas/adapter/v1`` too: the port is the proof that the protocol does not lean on Python.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from testkit.paths import REPO_ROOT
+
+from conformance import schemas
+
+PORT_DIR = REPO_ROOT / "examples" / "ports" / "node"
+PORT = PORT_DIR / "port.mjs"
+EXPECTATIONS = PORT_DIR / "expectations.toml"
+RECALL_REBASE = [sys.executable, "-m", "reference.cli"]
+PORT_OPERATIONS = {"json.canonicalize", "text.measure", "text.slice", "path.canonical", "path.sessionDirName",
+                   "session.records", "session.inspect", "session.node"}
+
+
+def _manifest() -> dict[str, Any]:
+    with EXPECTATIONS.open("rb") as stream:
+        return tomllib.load(stream)
+
+
+def _suite_ids() -> list[str]:
+    done = subprocess.run([*RECALL_REBASE, "conformance", "list", "--json"], capture_output=True, text=True,
+                          timeout=120, check=True)
+    listed = json.loads(done.stdout)
+    return [item if isinstance(item, str) else item["id"] for item in listed]
+
+
+def _area(scenario_id: str) -> str:
+    return scenario_id.split("-", 1)[0]
+
+
+def _scenario(row_id: str) -> str:
+    """``READER-021`` of a row id ``READER-021[linear]``."""
+    return row_id.split("[", 1)[0]
+
+
+def _implemented_areas() -> set[str]:
+    """The areas that no expectation of the manifest names."""
+    skipped = [item["id"] for item in _manifest()["expectation"]]
+    return {_area(i) for i in _suite_ids() if not any(fnmatch.fnmatchcase(i, pattern) for pattern in skipped)}
+
+
+def _exchange(node: Path, lines: list[dict[str, Any] | str]) -> tuple[list[dict[str, Any]], str]:
+    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    done = subprocess.run([str(node), str(PORT)], input=text, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+def test_every_scenario_of_the_implemented_areas_passes_over_stdio(node: Path, tmp_path: Path) -> None:
+    areas = _implemented_areas()
+    assert areas == {"PRIM", "READER", "TREE", "CONTEXT", "TOOLX"}, "the manifest and the README disagree"
+    report = tmp_path / "node-port.ndjson"
+    done = subprocess.run(
+        [*RECALL_REBASE, "conformance", "run", "--report", str(report),
+         "--only", ",".join(f"{area}-*" for area in sorted(areas)), "--stdio", "--", str(node), str(PORT)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        assert [schemas.describe(e) for e in schemas.errors(line, "report/v1/report-line.schema.json")] == []
+    header, *results, summary = lines
+    assert header["implementation"] == {"name": _manifest()["implementation"], "version": "0.1.0",
+                                        "language": "javascript"}
+    statuses = {r["id"]: r["status"] for r in results}
+    assert {_area(i) for i in statuses} == areas
+    assert {_scenario(i) for i in statuses} == {_scenario(i) for i in _suite_ids() if _area(i) in areas}
+    assert set(statuses.values()) == {"PASS"}, {i: s for i, s in statuses.items() if s != "PASS"}
+    assert summary["conformant"] is True and summary["total"] == len(statuses) >= 98
+
+
+def test_the_manifest_skips_every_other_area_and_names_only_known_ones() -> None:
+    manifest = _manifest()
+    ids = _suite_ids()
+    assert manifest["implementation"] == "recall-rebase-node-example"
+    for item in manifest["expectation"]:
+        assert item["status"] == "skip" and item["reason"].startswith("not implemented in the example port")
+        assert any(fnmatch.fnmatchcase(i, item["id"]) for i in ids), f"{item['id']} names no scenario"
+    skipped_areas = {item["id"].removesuffix("-*") for item in manifest["expectation"]}
+    assert skipped_areas | _implemented_areas() == {_area(i) for i in ids}
+    assert not skipped_areas & _implemented_areas()
+
+
+def test_the_handshake_declares_exactly_what_the_port_implements(node: Path, tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b'{"type":"session","version":3,"id":"s","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}\n')
+    requests: list[dict[str, Any] | str] = [
+        {"seq": 1, "cmd": "start", "protocolVersion": 1},
+        {"seq": 2, "cmd": "request", "op": "session.records", "params": {"path": str(session)}},
+        {"seq": 3, "cmd": "request", "op": "rebase.run", "params": {}},
+        {"seq": 4, "cmd": "request", "op": "text.slice", "params": {"text": "x", "maxUnits": -1}},
+        "this is not json",
+        {"seq": 6, "cmd": "stop"},
+        {"seq": 7, "cmd": "stop"},
+    ]
+    responses, stderr = _exchange(node, requests)
+    assert [r["seq"] for r in responses] == [1, 2, 3, 4, None, 6], "one response per request, none after stop"
+    for response in responses:
+        assert [schemas.describe(e) for e in schemas.errors(response, "adapter/v1/message.schema.json")] == []
+    hello = responses[0]["ok"]
+    assert set(hello["operations"]) == PORT_OPERATIONS and len(hello["operations"]) == len(PORT_OPERATIONS)
+    assert hello["implementation"]["language"] == "javascript"
+    records = responses[1]["ok"]["records"]
+    assert [(r["kind"], r["start"], r["end"], r["id"]) for r in records] == [("header", 0, session.stat().st_size, "s")]
+    assert responses[2]["error"]["code"] == "unknown-operation"
+    assert responses[3]["error"]["code"] == "invalid-params"
+    assert responses[4]["errored"] is True
+    assert "serving protocol 1" in stderr, "logs go to stderr"
+
+
+def test_a_wrong_protocol_version_is_refused(node: Path) -> None:
+    responses, _ = _exchange(node, [{"seq": 1, "cmd": "start", "protocolVersion": 2}, {"seq": 2, "cmd": "stop"}])
+    assert responses[0]["error"]["code"] == "unsupported-protocol-version"
+    assert responses[1] == {"seq": 2, "ok": {}}
