@@ -2,7 +2,7 @@
 
 A failing row (FAIL or ERROR) that no entry covers gets an ``xfail`` entry under
 its row id; an ``xfail`` entry whose rows all pass now (PASS or XPASS) is removed, and one whose
-rows only partly pass is narrowed to the rows that still fail. ``skip`` and ``flaky`` entries,
+rows only partly pass is narrowed to the rows that do not pass. ``skip`` and ``flaky`` entries,
 globs, and entries the report has no row for are kept. Entries come out sorted by id, with their
 comments (``tomlkit`` keeps them; a comment above an entry moves under its ``[[expectation]]``
 line, so it stays with its entry whatever the order). The same report gives the same file.
@@ -127,7 +127,7 @@ def _failure_reason(result: dict[str, Any]) -> str:
 
 
 def _covered(entry_id: str, results: dict[str, dict[str, Any]]) -> list[str]:
-    return [row for row in results if row == entry_id or row.split("[", 1)[0] == entry_id]
+    return sorted(row for row in results if row == entry_id or row.split("[", 1)[0] == entry_id)
 
 
 def _update_entries(tables: list[Table], results: dict[str, dict[str, Any]], changes: Changes) -> list[Table]:
@@ -138,13 +138,13 @@ def _update_entries(tables: list[Table], results: dict[str, dict[str, Any]], cha
         if status != Expected.XFAIL or any(c in entry_id for c in "*?") or not rows:
             kept.append(table)
             continue
-        failing = [row for row in rows if results[row]["status"] in FAILING]
-        if len(failing) == len(rows):
+        still = [row for row in rows if results[row]["status"] not in PASSING]  # UNSUPPORTED rows too
+        if len(still) == len(rows):
             kept.append(table)
             continue
         changes.removed.append(entry_id)
         comments = _leading_comments(table)
-        for row in failing:  # narrowed to the rows that still fail, with the entry's reason and comments
+        for row in still:  # narrowed to the rows that do not pass, with the entry's reason and comments
             kept.append(_xfail(row, str(table["reason"]), comments))
             changes.added.append(row)
             comments = []

@@ -104,23 +104,44 @@ def _last_line(message: str) -> str:
     return last[:200].replace('"', '\\"')
 
 
-def test_a_narrowed_scenario_entry_keeps_the_rows_that_still_fail(tmp_path: Path) -> None:
+def synthetic_report(path: Path, **statuses: str) -> Path:
+    """A valid report of rows ``ROW=STATUS`` (``PRIM_003__cjk`` stands for ``PRIM-003[cjk]``)."""
+    header = ('{"type":"header","suite_version":"0.1.0","protocol_version":1,"implementation":{"name":"p",'
+              '"version":"1","language":"go"},"run_info":{"os":"x","python":"x","adapter":"x"},'
+              '"started":"2026-01-01T00:00:00Z"}')
+    rows = [f'{{"type":"result","id":"{_row(key)}","feature":"f","title":"t","status":"{status}",'
+            f'"message":"","duration_ms":1}}' for key, status in statuses.items()]
+    summary = '{"type":"summary","total":0,"counts":{},"conformant":false}'
+    path.write_text("\n".join([header, *rows, summary]) + "\n", encoding="utf-8")
+    return path
+
+
+def _row(key: str) -> str:
+    scenario, _, case = key.partition("__")
+    return scenario.replace("_", "-") + (f"[{case}]" if case else "")
+
+
+SCENARIO_ENTRY = 'implementation = "p"\n\n[[expectation]]\n# units\nid = "PRIM-003"\nstatus = "xfail"\nreason = "utf-16"\n'
+
+
+def test_a_scenario_entry_is_narrowed_to_the_rows_that_do_not_pass(tmp_path: Path) -> None:
     manifest = tmp_path / "m.toml"
-    manifest.write_text('implementation = "partial-port"\n\n[[expectation]]\n# units\nid = "PRIM-003"\n'
-                        'status = "xfail"\nreason = "utf-16"\n', encoding="utf-8")
-    report = tmp_path / "r.ndjson"
-    lines = [
-        '{"type":"header","suite_version":"0.1.0","protocol_version":1,"implementation":{"name":"p","version":"1",'
-        '"language":"go"},"run_info":{"os":"x","python":"x","adapter":"x"},"started":"2026-01-01T00:00:00Z"}',
-        *(f'{{"type":"result","id":"PRIM-003[{case}]","feature":"f","title":"t","status":"{status}",'
-          f'"message":"","duration_ms":1}}' for case, status in (("ascii", "XPASS"), ("cjk", "XFAIL"))),
-        '{"type":"summary","total":2,"counts":{},"conformant":false}',
-    ]
-    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    manifest.write_text(SCENARIO_ENTRY, encoding="utf-8")
+    report = synthetic_report(tmp_path / "r.ndjson", PRIM_003__ascii="XPASS", PRIM_003__cjk="XFAIL",
+                              PRIM_003__astral="UNSUPPORTED")
     assert conformance("update-expectations", report, "--write", manifest, timeout=60).code == 0
     assert manifest.read_text(encoding="utf-8") == (
-        'implementation = "partial-port"\n\n[[expectation]]\n# units\nid = "PRIM-003[cjk]"\n'
-        'status = "xfail"\nreason = "utf-16"\n')
+        'implementation = "p"\n\n[[expectation]]\n# units\nid = "PRIM-003[astral]"\nstatus = "xfail"\n'
+        'reason = "utf-16"\n\n[[expectation]]\nid = "PRIM-003[cjk]"\nstatus = "xfail"\nreason = "utf-16"\n')
+
+
+def test_an_entry_whose_rows_do_not_pass_for_any_reason_is_kept(tmp_path: Path) -> None:
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(SCENARIO_ENTRY, encoding="utf-8")
+    report = synthetic_report(tmp_path / "r.ndjson", PRIM_003__ascii="UNSUPPORTED", PRIM_003__cjk="XFAIL")
+    outcome = conformance("update-expectations", report, "--write", manifest, timeout=60)
+    assert outcome.stdout == f"{manifest}: 0 added, 0 removed\n"
+    assert manifest.read_text(encoding="utf-8") == SCENARIO_ENTRY
 
 
 def test_a_new_manifest_is_named_after_the_reports_implementation(tmp_path: Path) -> None:
