@@ -140,6 +140,12 @@ class ExpectationsPlugin:
             if expectation is not None and expectation.status is Expected.SKIP:
                 item.add_marker(pytest.mark.skip(reason=f"expected skip: {expectation.reason}"))
 
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
+        """pytest's own terminal says UNSUPPORTED too (counted with the skips)."""
+        if getattr(report, "rr_status", None) == Status.UNSUPPORTED:
+            return "skipped", "u", "UNSUPPORTED"
+        return None
+
     @pytest.hookimpl(wrapper=True, trylast=True)  # inside the reporter's wrapper: it reads the judgement
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
