@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
+from testkit.paths import REPO_ROOT
 
+from conformance.check import scenario_rows
 from conformance.expectations import Expected, Manifest, ManifestError, load_manifest, parse_manifest
 
 
@@ -88,3 +91,11 @@ def test_a_file_that_is_not_toml_or_not_there_is_refused(tmp_path: Path) -> None
     with pytest.raises(ManifestError, match="implementation"):
         bad.write_text("[[expectation]]\nid = 'TREE-001'\nstatus = 'xfail'\nreason = 'r'\n", encoding="utf-8")
         load_manifest(bad)
+
+
+def test_the_example_of_interpreting_md_is_a_valid_manifest_of_known_ids() -> None:
+    page = (REPO_ROOT / "docs" / "INTERPRETING.md").read_text(encoding="utf-8")
+    example = page.split("```toml\n", 1)[1].split("```", 1)[0]
+    found = parse_manifest(tomllib.loads(example), where="INTERPRETING.md")
+    assert {e.status for e in found.expectations} == set(Expected)
+    assert found.unknown_ids(scenario_rows()) == []
