@@ -22,6 +22,7 @@ from referencing.exceptions import Unresolvable
 
 from conformance import schemas
 from conformance.codes import catalogue_codes, code_problems
+from conformance.expectations import load_manifest
 from conformance.speclinks import spec_problems
 from conformance.suite import docs_dir, features_dir, fixture_manifest, fixtures_dir, schemas_dir
 
@@ -59,6 +60,26 @@ def list_scenarios() -> list[dict[str, str]]:
                 "file": path.relative_to(features_dir()).as_posix(),
             })
     return sorted(items, key=lambda item: item["id"])
+
+
+def scenario_rows() -> list[str]:
+    """Every id a report can carry: each scenario's id, and ``ID[case]`` for each outline row."""
+    rows: list[str] = []
+    for _, document in _features():
+        for scenario in _scenarios(document):
+            ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
+            cases = [row["cells"][0]["value"] for examples in scenario.get("examples", [])
+                     for row in examples.get("tableBody", [])]
+            rows.extend(ids if not cases else [f"{i}[{case}]" for i in ids for case in cases])
+    return sorted(rows)
+
+
+def check_expectations(problems: list[str], path: Path) -> int:
+    """Every entry of a (valid) manifest names a scenario or row of the suite; returns the entries."""
+    manifest = load_manifest(path)
+    problems.extend(f"{path}: expectation {unknown!r} matches no scenario"
+                    for unknown in manifest.unknown_ids(scenario_rows()))
+    return len(manifest.expectations)
 
 
 def check_features(problems: list[str]) -> int:
@@ -219,7 +240,7 @@ def check_codes(problems: list[str]) -> int:
     return len(set().union(*catalogue_codes(catalogue).values()))
 
 
-def run_check(*, as_json: bool = False) -> int:
+def run_check(*, as_json: bool = False, expectations: str | None = None) -> int:
     problems: list[str] = []
     counts = {
         "scenarios": check_features(problems),
@@ -228,13 +249,16 @@ def run_check(*, as_json: bool = False) -> int:
         "specLinks": check_spec_links(problems),
         "codes": check_codes(problems),
     }
+    if expectations:
+        counts["expectations"] = check_expectations(problems, Path(expectations))
     if as_json:
         print(json.dumps({"ok": not problems, "counts": counts, "problems": problems}))
     else:
         for problem in problems:
             print(f"problem: {problem}")
         verdict = "suite is sound" if not problems else f"{len(problems)} problem(s)"
+        entries = f", {counts['expectations']} expectations" if "expectations" in counts else ""
         print(f"checked {counts['scenarios']} scenarios, {counts['schemas']} schemas, "
-              f"{counts['fixtures']} fixtures, {counts['specLinks']} Spec lines, {counts['codes']} codes: {verdict}",
-              file=sys.stdout)
+              f"{counts['fixtures']} fixtures, {counts['specLinks']} Spec lines, {counts['codes']} codes{entries}: "
+              f"{verdict}", file=sys.stdout)
     return 0 if not problems else 1

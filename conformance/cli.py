@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Final
 
 from conformance import __version__
@@ -25,9 +26,23 @@ def fail(code: str, message: str) -> int:
     return EXIT_CONTRACT_ERROR
 
 
+def _manifest_problem(path: str | None) -> int | None:
+    """Exit 2 with one line when ``--expectations FILE`` cannot be read or is not a manifest."""
+    from conformance.expectations import ManifestError, load_manifest
+
+    try:
+        if path:
+            load_manifest(Path(path))
+    except ManifestError as error:
+        return fail(error.code, error.message)
+    return None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.runner import run_conformance
 
+    if (problem := _manifest_problem(args.expectations)) is not None:
+        return problem
     return run_conformance(
         stdio_command=args.stdio_command,
         report=args.report,
@@ -36,13 +51,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         only=args.only,
         as_json=args.json,
         verbose=args.verbose,
+        expectations=args.expectations,
     )
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from conformance.check import run_check
 
-    return run_check(as_json=args.json)
+    if (problem := _manifest_problem(args.expectations)) is not None:
+        return problem
+    return run_check(as_json=args.json, expectations=args.expectations)
+
+
+def cmd_update_expectations(args: argparse.Namespace) -> int:
+    from conformance.expectation_updates import UpdateError, update_expectations
+
+    try:
+        print(update_expectations(Path(args.report), Path(args.write)))
+    except UpdateError as error:
+        return fail(error.code, error.message)
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -71,6 +99,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     run.add_argument("--junitxml", metavar="PATH", help="also write JUnit XML")
     run.add_argument("--only", metavar="IDS", help="only these scenario ids, comma-separated patterns (e.g. 'TREE-*,READER-001')")
     run.add_argument("-k", metavar="EXPR", help="only scenarios whose test name matches this pytest -k expression")
+    run.add_argument("--expectations", metavar="FILE", help="the implementation's expectations manifest (TOML)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     run.set_defaults(handler=cmd_run, stdio_command=None)
@@ -78,7 +107,15 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
         "check", help="suite sanity: ids unique, fixtures resolve, schemas valid, fixtures as declared"
     )
     check.add_argument("--json", action="store_true")
+    check.add_argument("--expectations", metavar="FILE", help="also check that every id of this manifest exists")
     check.set_defaults(handler=cmd_check)
+    update = commands.add_parser(
+        "update-expectations", help="add xfail entries for a report's failures, drop those that now pass",
+        description="Rewrite an expectations manifest from an NDJSON report: comments kept, ids sorted.",
+    )
+    update.add_argument("report", metavar="REPORT", help="the NDJSON report of a run")
+    update.add_argument("--write", metavar="FILE", required=True, help="the manifest to update (created if absent)")
+    update.set_defaults(handler=cmd_update_expectations)
     listing = commands.add_parser("list", help="list the scenarios by id")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=cmd_list)

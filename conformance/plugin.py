@@ -26,6 +26,9 @@ from typing import Any
 import pytest
 
 from conformance import __version__
+from conformance.capabilities import DeclaredOperations
+from conformance.expectations import Manifest, ManifestError, load_manifest
+from conformance.judging import ExpectationsPlugin, is_conformant
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 
 STEP_MODULES_PACKAGE = "conformance.steps"
@@ -46,6 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rr-stdio", default=None, help="command serving the adapter protocol on stdio")
     group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
     group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
+    group.addoption("--rr-expectations", default=None, help="the implementation's expectations manifest (TOML)")
 
 
 def _step_modules() -> list[str]:
@@ -60,6 +64,17 @@ def pytest_configure(config: pytest.Config) -> None:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.import_plugin(name)
     config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
+    expectations = ExpectationsPlugin(config, _manifest(config), scenario_id_of)
+    config.pluginmanager.register(expectations, "recall-rebase-expectations")
+
+
+def _manifest(config: pytest.Config) -> Manifest:
+    """The run's manifest (the runner has validated it already), or none: everything must pass."""
+    path = config.getoption("--rr-expectations")
+    try:
+        return load_manifest(Path(path)) if path else Manifest(implementation="")
+    except ManifestError as error:
+        raise pytest.UsageError(f"{error.code}: {error.message}") from None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -112,10 +127,13 @@ def adapter_class(name: str) -> Any:
 @pytest.fixture(scope="session")
 def adapter(pytestconfig: pytest.Config) -> Iterator[Adapter]:
     """The implementation under test, started once per run."""
-    implementation = _load_adapter(pytestconfig)
+    implementation = DeclaredOperations(_load_adapter(pytestconfig))
     info = implementation.start()
     if info.protocol_version != PROTOCOL_VERSION:
         raise pytest.UsageError(f"the implementation speaks protocol {info.protocol_version}, not {PROTOCOL_VERSION}")
+    expectations = pytestconfig.pluginmanager.get_plugin("recall-rebase-expectations")
+    if expectations is not None:
+        expectations.greet(info)
     reporter = pytestconfig.pluginmanager.get_plugin("recall-rebase-reporter")
     if reporter is not None:
         reporter.implementation = {"name": info.name, "version": info.version, "language": info.language}
@@ -171,7 +189,10 @@ class _Reporter:
         if separator:
             entry["feature"], entry["title"] = feature, title
         entry["duration_ms"] = round(entry["duration_ms"] + report.duration * 1000, 3)
-        if report.failed:
+        judged = getattr(report, "rr_status", None)  # set by conformance.judging
+        if judged is not None:
+            entry["status"], entry["message"] = str(judged), str(report.rr_message)
+        elif report.failed:
             entry["status"] = "ERROR" if report.when != "call" else "FAIL"
             entry["message"] = str(report.longreprtext)[-4000:]
         elif report.skipped and entry["status"] == "PASS":
@@ -199,12 +220,11 @@ class _Reporter:
         }]
         lines.extend({"type": "result", **self.results[key]} for key in sorted(self.results))
         total = len(self.results)
-        unexpected = total - counts.get("PASS", 0)
         lines.append({
             "type": "summary",
             "total": total,
             "counts": counts,
-            "conformant": total > 0 and unexpected == 0,
+            "conformant": is_conformant(counts),
         })
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conformance.judging import verdict_line
 from conformance.suite import features_dir
 
 EXIT_NOT_CONFORMANT = 1
@@ -37,6 +38,7 @@ def _pytest_args(
     select: str | None,
     only: str | None,
     verbose: bool,
+    expectations: str | None = None,
 ) -> list[str]:
     """The pytest command line of one run: the bound features, the plugin and the run's options."""
     args = [
@@ -60,6 +62,8 @@ def _pytest_args(
         args += ["-k", select]
     if only:
         args += ["--rr-only", only]
+    if expectations:
+        args += ["--rr-expectations", expectations]
     return args
 
 
@@ -72,8 +76,9 @@ def run_conformance(
     only: str | None = None,
     as_json: bool = False,
     verbose: bool = False,
+    expectations: str | None = None,
 ) -> int:
-    """Run the packaged features; exit 0 only when every scenario passed (and some ran)."""
+    """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
     import importlib.util
 
     spec = importlib.util.find_spec("conformance.suite_tests.test_features")
@@ -86,7 +91,8 @@ def run_conformance(
         ini = scratch_path / "pytest.ini"
         ini.write_text("[pytest]\n", encoding="utf-8")
         args = _pytest_args(bound_module, scratch_path, ini, report_path, stdio_command=stdio_command,
-                            junitxml=junitxml, select=select, only=only, verbose=verbose)
+                            junitxml=junitxml, select=select, only=only, verbose=verbose,
+                            expectations=expectations)
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)
@@ -138,6 +144,4 @@ def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summar
                 print(f"    {r['status']:<5} {r['id']}  {r['title']}")
                 for line in first[-6:]:
                     print(f"           {line}")
-    counts = ", ".join(f"{n} {s.lower()}" for s, n in sorted(summary["counts"].items()))
-    verdict = "conformant" if summary["conformant"] else "NOT conformant"
-    print(f"{summary['total']} scenarios: {counts or 'none'} -> {verdict}")
+    print(verdict_line(summary["total"], summary["counts"], summary["conformant"]))

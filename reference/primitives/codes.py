@@ -37,6 +37,8 @@ class Code(StrEnum):
     CONFIG_USAGE = "config-usage"
     DISABLED = "disabled"
     EPHEMERAL_SESSION = "ephemeral-session"
+    EXPECTATIONS_INVALID = "expectations-invalid"
+    EXPECTATIONS_REPORT = "expectations-report"
     HISTORY_TOOLS_REQUIRED = "history-tools-required"
     HISTORY_UNAVAILABLE = "history-unavailable"
     HOST_PATH_INVALID = "host-path-invalid"
@@ -136,5 +138,5 @@ GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Session rebase: crash points": frozenset({Code.INVALID_CRASH_POINT}),
     "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED}),
     "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND}),
-    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST}),
+    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT}),
 }
