@@ -47,7 +47,7 @@ def test_a_signal_ends_the_run_with_a_report_and_no_process_left(tmp_path: Path,
             runner.kill()
             runner.communicate(timeout=WAIT_SECONDS)
     assert runner.returncode == EXIT_CODES[name], stdout + stderr
-    assert len(recorded_pids(state)) == 2 and live_pids(state) == []
+    assert len(recorded_pids(state)) == 3 and live_pids(state) == []  # proxy, reference host, lingering process
     lines = read_report(report)
     assert [schemas.describe(e) for line in lines for e in schemas.errors(line, "report/v1/report-line.schema.json")] == []
     rows = [line for line in lines if line["type"] == "result"]

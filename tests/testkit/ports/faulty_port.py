@@ -9,7 +9,8 @@ harness starts afterwards behaves). The start faults strike every start. Each pr
 own pid and its child's to ``DIR/pids`` so a test can check that none is left. Every fault first
 writes one ``faulty-port:`` line on stderr, which the harness must show in its report.
 
-Kinds: ``hang`` (never answers, ignores SIGTERM), ``crash`` (exits at once), ``stray`` (one
+Kinds: ``hang`` (never answers, ignores SIGTERM, and leaves a process that holds none of the
+port's pipes: only a kill of the whole group ends it), ``crash`` (exits at once), ``stray`` (one
 non-protocol stdout line before the answer), ``crash-for-good`` (crashes, then every later start
 exits at once), ``bad-hello``, ``wrong-version``, ``exit-at-once``, ``slow-start`` (sleeps before
 the handshake).
@@ -49,7 +50,8 @@ def fire(kind: str, state: Path, what: str) -> None:
     (state / FIRED).write_text(what, encoding="utf-8")
     if kind == "hang":
         say(f"hanging on {what}")
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # only a SIGKILL of the group ends this
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # only a SIGKILL ends this
+        remember_pid(state, linger().pid)
         time.sleep(FOREVER)
     elif kind in ("crash", "crash-for-good"):
         say(f"crashing on {what}")
@@ -57,6 +59,13 @@ def fire(kind: str, state: Path, what: str) -> None:
     elif kind == "stray":
         say(f"a stray stdout line on {what}")
         write(sys.stdout, "this is not a protocol line")
+
+
+def linger() -> subprocess.Popen[bytes]:
+    """A process that holds no pipe of the port and ignores SIGTERM: only a kill of the group ends it."""
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)"
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
 
 
 def start_fault(kind: str, message: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
