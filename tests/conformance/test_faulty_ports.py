@@ -39,6 +39,7 @@ def schema_problems(run: Run) -> list[str]:
     ("hang", "TIMEOUT", "faulty-port: hanging on request"),
     ("crash", "CRASH", "faulty-port: crashing on request"),
     ("stray", "CRASH", "faulty-port: a stray stdout line on request"),
+    ("errored", "CRASH", "faulty-port: answering errored on request"),
 ])
 def test_a_port_that_fails_once_costs_exactly_one_scenario(tmp_path: Path, state: Path, fault: str, status: str,
                                                            says: str) -> None:

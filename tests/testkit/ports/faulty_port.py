@@ -11,7 +11,7 @@ writes one ``faulty-port:`` line on stderr, which the harness must show in its r
 
 Kinds: ``hang`` (never answers, ignores SIGTERM, and leaves a process that holds none of the
 port's pipes: only a kill of the whole group ends it), ``crash`` (exits at once), ``stray`` (one
-non-protocol stdout line before the answer), ``crash-for-good`` (crashes, then every later start
+non-protocol stdout line before the answer), ``errored`` (answers ``errored`` instead), ``crash-for-good`` (crashes, then every later start
 exits at once), ``bad-hello``, ``wrong-version``, ``exit-at-once``, ``slow-start`` (sleeps before
 the handshake).
 """
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-REQUEST_FAULTS = ("hang", "crash", "stray", "crash-for-good")
+REQUEST_FAULTS = ("hang", "crash", "stray", "errored", "crash-for-good")
 START_FAULTS = ("bad-hello", "wrong-version", "exit-at-once", "slow-start")
 FIRED = "fired"
 PIDS = "pids"
@@ -45,8 +45,8 @@ def write(stream: IO[str], line: str) -> None:
     stream.flush()
 
 
-def fire(kind: str, state: Path, what: str) -> None:
-    """Misbehave as ``kind`` on this request; the marker file makes it happen once."""
+def fire(kind: str, state: Path, what: str, seq: Any) -> str | None:
+    """Misbehave as ``kind`` on this request (once: the marker file); an answer that replaces the port's."""
     (state / FIRED).write_text(what, encoding="utf-8")
     if kind == "hang":
         say(f"hanging on {what}")
@@ -59,6 +59,10 @@ def fire(kind: str, state: Path, what: str) -> None:
     elif kind == "stray":
         say(f"a stray stdout line on {what}")
         write(sys.stdout, "this is not a protocol line")
+    elif kind == "errored":
+        say(f"answering errored on {what}")
+        return json.dumps({"seq": seq, "errored": True, "context": {"message": "KeyError: 'faulty'"}})
+    return None
 
 
 def linger() -> subprocess.Popen[bytes]:
@@ -93,11 +97,12 @@ def serve(args: argparse.Namespace, child: subprocess.Popen[str]) -> int:
         if cmd == "start" and args.fault == "slow-start":
             say("starting slowly")
             time.sleep(FOREVER)
+        replaced = None
         if cmd == "request" and message.get("op") == args.op and args.fault in REQUEST_FAULTS:
             count += 1
             if count == args.nth and not (state / FIRED).exists():
-                fire(args.fault, state, what)
-        answer = relay(child, line)
+                replaced = fire(args.fault, state, what, message.get("seq"))
+        answer = replaced or relay(child, line)
         if cmd == "start":
             answer = json.dumps(start_fault(args.fault, message, json.loads(answer)))
         write(sys.stdout, answer)
