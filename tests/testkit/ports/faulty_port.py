@@ -11,9 +11,9 @@ writes one ``faulty-port:`` line on stderr, which the harness must show in its r
 
 Kinds: ``hang`` (never answers, ignores SIGTERM, and leaves a process that holds none of the
 port's pipes: only a kill of the whole group ends it), ``crash`` (exits at once), ``stray`` (one
-non-protocol stdout line before the answer), ``errored`` (answers ``errored`` instead), ``crash-for-good`` (crashes, then every later start
-exits at once), ``bad-hello``, ``wrong-version``, ``exit-at-once``, ``slow-start`` (sleeps before
-the handshake).
+non-protocol stdout line before the answer), ``errored`` (answers ``errored`` instead),
+``crash-for-good`` (crashes, then every later start exits at once), ``bad-hello``,
+``wrong-version``, ``exit-at-once``, ``slow-start`` (sleeps before the handshake).
 """
 
 from __future__ import annotations
