@@ -142,7 +142,7 @@ def _pytest_main(args: list[str], *, verbose: bool) -> tuple[int, str]:
     output = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(captured)
     with interruption.signals_interrupt_the_run():
         try:
-            with contextlib.suppress(KeyboardInterrupt), output:  # one pytest's session did not catch
+            with contextlib.suppress(KeyboardInterrupt), output:  # one that came before or after the session
                 code = int(pytest.main(args))
         finally:
             try:
