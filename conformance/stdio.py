@@ -189,8 +189,8 @@ class SubprocessAdapter:
             error = response["error"]
             raise ContractError(str(error.get("code")), str(error.get("message")))
         context = response.get("context", {})
-        raise PortErrored(f"the port broke: {context.get('message')}\n{context.get('traceback', '')}".strip(),
-                          self.stderr_tail())
+        # killed before the supervisor would: its stderr then drains, so the tail is complete
+        raise self._fault(PortErrored, f"the port broke: {context.get('message')}\n{context.get('traceback', '')}".strip())
 
     def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
         return self._result(self._exchange({"cmd": "request", "op": op, "params": dict(params)}, self.request_timeout))
