@@ -9,7 +9,7 @@ UNSUPPORTED with that operation named, never FAIL (WPT's PRECONDITION_FAILED).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from conformance.protocol import OPERATIONS, Adapter, ImplInfo, JsonObject
@@ -31,9 +31,9 @@ def unknown_operations(info: ImplInfo) -> list[str]:
 class DeclaredOperations:
     """An adapter that lets through only the operations its implementation declared at start."""
 
-    def __init__(self, inner: Adapter) -> None:
+    def __init__(self, inner: Adapter, declared: Iterable[str] = ()) -> None:
         self.inner = inner
-        self.declared: frozenset[str] = frozenset()
+        self.declared: frozenset[str] = frozenset(declared)  # or learnt from the handshake by start()
 
     def start(self) -> ImplInfo:
         info = self.inner.start()

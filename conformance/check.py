@@ -28,6 +28,7 @@ from conformance.suite import docs_dir, features_dir, fixture_manifest, fixtures
 
 ID_PATTERN: Final = re.compile(r"^@id:([A-Z]+-[0-9]{3})$")
 FIXTURE_REFERENCE: Final = re.compile(r'fixture session "([^"]+)"')
+TIMEOUT_TAG: Final = re.compile(r"^@timeout:(?=[0-9.]*[1-9])[0-9]+(?:\.[0-9]+)?$")  # a positive factor
 MANIFEST_SCHEMA: Final = "fixtures/manifest.schema.json"
 CODE_CATALOGUE: Final = "codes/v1/codes.schema.json"
 
@@ -108,6 +109,9 @@ def check_features(problems: list[str]) -> int:
                 problems.append(f"{where}:{line}: {id_tags[0]} is not of the form @id:AREA-NNN")
                 continue
             scenario_id = match.group(1)
+            problems += [f"{where}:{line}: {tag} is not @timeout:N with N a positive number"
+                         for t in scenario["tags"] if (tag := t["name"]).startswith("@timeout:")
+                         and not TIMEOUT_TAG.match(tag)]
             if scenario_id in seen:
                 problems.append(f"{where}:{line}: {scenario_id} is also used at {seen[scenario_id]}")
             seen[scenario_id] = f"{where}:{line}"

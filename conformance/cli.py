@@ -52,7 +52,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         as_json=args.json,
         verbose=args.verbose,
         expectations=args.expectations,
+        timeout=args.timeout,
+        start_timeout=args.start_timeout,
     )
+
+
+def seconds(text: str) -> float:
+    """A number of seconds, not negative (``--timeout 0`` turns the request timeout off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    return value
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -101,6 +114,11 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     run.add_argument("-k", metavar="EXPR", help="only scenarios whose test name matches this pytest -k expression")
     run.add_argument("--expectations", metavar="FILE", help="the implementation's expectations manifest (TOML)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--timeout", metavar="SECONDS", type=seconds, default=None,
+                     help="seconds a --stdio port may take per request (default 10; 0: none); "
+                     "a scenario tagged @timeout:N gets N times as long")
+    run.add_argument("--start-timeout", metavar="SECONDS", type=seconds, default=None,
+                     help="seconds a --stdio port may take to start and answer its handshake (default 30)")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     run.set_defaults(handler=cmd_run, stdio_command=None)
     check = commands.add_parser(

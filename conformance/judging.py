@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Generator, Mapping
-from enum import StrEnum
 from typing import Final
 
 import pytest
@@ -19,19 +18,7 @@ import pytest
 from conformance.capabilities import OperationNotDeclared, unknown_operations
 from conformance.expectations import Expectation, Expected, Manifest
 from conformance.protocol import ImplInfo
-
-
-class Status(StrEnum):
-    """The status of one report row (``schemas/report/v1``)."""
-
-    PASS = "PASS"
-    FAIL = "FAIL"
-    ERROR = "ERROR"
-    XFAIL = "XFAIL"  # failed, as an ``xfail`` entry (or a ``flaky`` one allowing it) expects
-    XPASS = "XPASS"  # passed although an ``xfail`` entry expects it to fail: a failure
-    SKIP = "SKIP"  # not run: a ``skip`` entry
-    UNSUPPORTED = "UNSUPPORTED"  # needs an operation the port did not declare (WPT PRECONDITION_FAILED)
-
+from conformance.statuses import Status
 
 EXPECTED: Final = frozenset({Status.PASS, Status.XFAIL, Status.SKIP, Status.UNSUPPORTED})
 ALLOWED_LABELS: Final = {Status.XFAIL: "expected failures", Status.SKIP: "skipped",
@@ -45,11 +32,14 @@ def is_conformant(counts: Mapping[str, int]) -> bool:
     return unexpected == 0 and counts.get(Status.PASS, 0) + counts.get(Status.XFAIL, 0) > 0
 
 
-def verdict_line(total: int, counts: Mapping[str, int], conformant: bool) -> str:
-    """The last line of a run: what happened, what of it the expectations allowed, the verdict."""
+def verdict_line(total: int, counts: Mapping[str, int], conformant: bool, interrupted: str | None = None) -> str:
+    """The last line of a run: what happened, what of it the expectations allowed, the verdict
+    (and which signal or failure ended the run early, if one did)."""
     happened = ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items()) if s not in ALLOWED_LABELS)
     allowed = ", ".join(f"{counts.get(s, 0)} {label}" for s, label in ALLOWED_LABELS.items())
     verdict = "conformant" if conformant else "NOT conformant"
+    if interrupted:
+        verdict = f"interrupted ({interrupted}): {verdict}"
     return f"{total} scenarios: {happened or 'none passed'}; expected: {allowed} -> {verdict}"
 
 

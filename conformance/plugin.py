@@ -25,17 +25,22 @@ from typing import Any
 
 import pytest
 
-from conformance import __version__
+from conformance import __version__, interruption, outcome
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
+from conformance.faults import PORT_START_FAILED, PortStartFailed
 from conformance.judging import ExpectationsPlugin, is_conformant
 from conformance.protocol import PROTOCOL_VERSION, Adapter
+from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
+from conformance.supervisor import PortSupervisor
 
 STEP_MODULES_PACKAGE = "conformance.steps"
 WORLD_MODULE = "conformance.world"
 ADAPTER_ENTRY_POINTS = "recall_rebase.adapters"
 DEFAULT_ADAPTER = "reference"
 ID_TAG_PREFIX = "id:"
+TIMEOUT_TAG_PREFIX = "timeout:"
+PORT_KEY = pytest.StashKey[PortSupervisor]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,6 +55,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
     group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
     group.addoption("--rr-expectations", default=None, help="the implementation's expectations manifest (TOML)")
+    group.addoption("--rr-timeout", type=float, default=DEFAULT_REQUEST_TIMEOUT,
+                    help="seconds a --rr-stdio port may take per request (0: no timeout); @timeout:N scales it")
+    group.addoption("--rr-start-timeout", type=float, default=DEFAULT_START_TIMEOUT,
+                    help="seconds a --rr-stdio port may take to start and complete its handshake")
 
 
 def _step_modules() -> list[str]:
@@ -60,6 +69,8 @@ def _step_modules() -> list[str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario_id(id): the stable @id of a conformance scenario")
+    config.addinivalue_line("markers", "timeout_factor(n): @timeout:N, the per-request timeout times N")
+    config.stash[PORT_KEY] = _supervisor(config)
     for name in [WORLD_MODULE, *_step_modules()]:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.import_plugin(name)
@@ -83,7 +94,24 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> bool | None:
     if tag.startswith(ID_TAG_PREFIX):
         pytest.mark.scenario_id(tag[len(ID_TAG_PREFIX) :])(function)
         return True
+    if tag.startswith(TIMEOUT_TAG_PREFIX):
+        pytest.mark.timeout_factor(tag[len(TIMEOUT_TAG_PREFIX) :])(function)
+        return True
     return None
+
+
+def timeout_factor_of(item: pytest.Item) -> float:
+    """The scenario's ``@timeout:N`` (N a positive number), 1 without one."""
+    marker = item.get_closest_marker("timeout_factor")
+    if not marker or not marker.args:
+        return 1.0
+    try:
+        factor = float(marker.args[0])
+    except ValueError:
+        factor = 0.0
+    if not factor > 0:
+        raise pytest.UsageError(f"@timeout:{marker.args[0]} is not a positive number")
+    return factor
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -102,14 +130,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-def _load_adapter(config: pytest.Config) -> Adapter:
+def _supervisor(config: pytest.Config) -> PortSupervisor:
+    """The run's supervisor: a ``--rr-stdio`` port with timeouts, or the in-process adapter (none)."""
     stdio = config.getoption("--rr-stdio")
     if stdio:
-        from conformance.stdio import SubprocessAdapter
+        command, timeout = shlex.split(stdio), float(config.getoption("--rr-timeout"))
+        start_timeout = float(config.getoption("--rr-start-timeout"))
+        return PortSupervisor(lambda: SubprocessAdapter(command, start_timeout=start_timeout or None),
+                              request_timeout=timeout or None)
+    implementation = adapter_class(str(config.getoption("--rr-adapter")))
+    return PortSupervisor(implementation, request_timeout=None)
 
-        return SubprocessAdapter(shlex.split(stdio))
-    adapter: Adapter = adapter_class(str(config.getoption("--rr-adapter")))()
-    return adapter
+
+def port_of(config: pytest.Config) -> PortSupervisor:
+    """The supervisor of this run's implementation."""
+    return config.stash[PORT_KEY]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A live port (restarted after a fault) and this scenario's timeout, before its fixtures."""
+    try:
+        port_of(item.config).begin_scenario(timeout_factor_of(item))
+    except PortStartFailed as exc:
+        item.session.shouldstop = f"recall-rebase: {exc.code}: {exc.message}"
+        raise
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop the port before the last teardowns; an interrupted run kills its group without asking."""
+    port = port_of(session.config)
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        port.kill()
+    else:
+        port.stop()
 
 
 def adapter_class(name: str) -> Any:
@@ -125,20 +180,15 @@ def adapter_class(name: str) -> Any:
 
 
 @pytest.fixture(scope="session")
-def adapter(pytestconfig: pytest.Config) -> Iterator[Adapter]:
-    """The implementation under test, started once per run."""
-    implementation = DeclaredOperations(_load_adapter(pytestconfig))
-    info = implementation.start()
-    if info.protocol_version != PROTOCOL_VERSION:
-        raise pytest.UsageError(f"the implementation speaks protocol {info.protocol_version}, not {PROTOCOL_VERSION}")
+def adapter(pytestconfig: pytest.Config) -> Adapter:
+    """The implementation under test behind its supervisor (started before the first scenario),
+    letting through only the operations its handshake declared (the others: UNSUPPORTED)."""
+    port = port_of(pytestconfig)
+    info = port.start()
     expectations = pytestconfig.pluginmanager.get_plugin("recall-rebase-expectations")
     if expectations is not None:
         expectations.greet(info)
-    reporter = pytestconfig.pluginmanager.get_plugin("recall-rebase-reporter")
-    if reporter is not None:
-        reporter.implementation = {"name": info.name, "version": info.version, "language": info.language}
-    yield implementation
-    implementation.stop()
+    return DeclaredOperations(port, declared=info.capabilities)
 
 
 @pytest.fixture
@@ -168,41 +218,44 @@ class _Reporter:
         self.results: dict[str, dict[str, Any]] = {}
         self.implementation: dict[str, str] = {}
         self.started = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        self.running: str | None = None
+
+    def _row(self, item: pytest.Item, scenario: str) -> dict[str, Any]:
+        if scenario not in self.results:
+            module = getattr(getattr(item, "module", None), "__name__", "")
+            doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
+            feature, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
+            self.results[scenario] = outcome.new_row(scenario, feature if separator else module,
+                                                     title if separator else item.name)
+        return self.results[scenario]
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Every selected scenario has a row from the start: one never reached stays NOTRUN."""
+        for item in session.items:
+            if (scenario := scenario_id_of(item)) is not None:
+                self._row(item, scenario)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-        outcome = yield
-        report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+        made = yield
+        report: pytest.TestReport = made.get_result()  # type: ignore[attr-defined]
         scenario = scenario_id_of(item)
         if scenario is None:
             return
-        entry = self.results.setdefault(scenario, {
-            "id": scenario,
-            "feature": getattr(getattr(item, "module", None), "__name__", ""),
-            "title": item.name,
-            "status": "PASS",
-            "message": "",
-            "duration_ms": 0.0,
-        })
-        doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
-        feature, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
-        if separator:
-            entry["feature"], entry["title"] = feature, title
-        entry["duration_ms"] = round(entry["duration_ms"] + report.duration * 1000, 3)
-        judged = getattr(report, "rr_status", None)  # set by conformance.judging
-        if judged is not None:
-            entry["status"], entry["message"] = str(judged), str(report.rr_message)
-        elif report.failed:
-            entry["status"] = "ERROR" if report.when != "call" else "FAIL"
-            entry["message"] = str(report.longreprtext)[-4000:]
-        elif report.skipped and entry["status"] == "PASS":
-            entry["status"] = "SKIP"
-            entry["message"] = str(report.longreprtext)[-1000:]
+        self.running = None if report.when == "teardown" else scenario
+        error = call.excinfo.value if call.excinfo is not None else None
+        outcome.after_phase(self._row(item, scenario), report, error, port_of(self.config).fault)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         path = self.config.getoption("--rr-report")
         if not path:
             return
+        stopped = self._interruption(session, exitstatus)
+        if stopped is not None and self.running in self.results:
+            outcome.interrupted_while_running(self.results[self.running], stopped["reason"])
+        info = port_of(self.config).info
+        if info is not None:
+            self.implementation = {"name": info.name, "version": info.version, "language": info.language}
         counts: dict[str, int] = {}
         for result in self.results.values():
             counts[result["status"]] = counts.get(result["status"], 0) + 1
@@ -225,9 +278,19 @@ class _Reporter:
             "total": total,
             "counts": counts,
             "conformant": is_conformant(counts),
+            **({"interrupted": stopped} if stopped is not None else {}),
         })
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         with target.open("w", encoding="utf-8") as handle:
             for line in lines:
                 handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def _interruption(self, session: pytest.Session, exitstatus: int) -> dict[str, str] | None:
+        """Why the run stopped early: a signal, or a port that could not be (re)started."""
+        if (failure := port_of(self.config).start_failure) is not None:
+            return {"reason": PORT_START_FAILED, "message": f"{failure.code}: {failure.message}"}
+        if exitstatus != pytest.ExitCode.INTERRUPTED:
+            return None
+        reason = interruption.received() or "SIGINT"  # a bare KeyboardInterrupt is Ctrl-C
+        return {"reason": reason, "message": f"the run was interrupted by {reason}"}

@@ -13,10 +13,13 @@ from typing import Any
 
 import pytest
 
+from conformance import interruption, outcome, outputs, procgroup
 from conformance.judging import verdict_line
 from conformance.suite import features_dir
 
 EXIT_NOT_CONFORMANT = 1
+EXIT_USAGE = 2
+EXIT_PORT_START = 3
 
 
 def _read_report(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
@@ -39,6 +42,7 @@ def _pytest_args(
     only: str | None,
     verbose: bool,
     expectations: str | None = None,
+    timeouts: tuple[float | None, float | None] = (None, None),
 ) -> list[str]:
     """The pytest command line of one run: the bound features, the plugin and the run's options."""
     args = [
@@ -64,6 +68,9 @@ def _pytest_args(
         args += ["--rr-only", only]
     if expectations:
         args += ["--rr-expectations", expectations]
+    for option, seconds in zip(("--rr-timeout", "--rr-start-timeout"), timeouts, strict=True):
+        if seconds is not None:
+            args += [option, repr(seconds)]
     return args
 
 
@@ -77,8 +84,14 @@ def run_conformance(
     as_json: bool = False,
     verbose: bool = False,
     expectations: str | None = None,
+    timeout: float | None = None,
+    start_timeout: float | None = None,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
+    problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml})
+    if problem is not None:
+        print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     import importlib.util
 
     spec = importlib.util.find_spec("conformance.suite_tests.test_features")
@@ -92,25 +105,23 @@ def run_conformance(
         ini.write_text("[pytest]\n", encoding="utf-8")
         args = _pytest_args(bound_module, scratch_path, ini, report_path, stdio_command=stdio_command,
                             junitxml=junitxml, select=select, only=only, verbose=verbose,
-                            expectations=expectations)
+                            expectations=expectations, timeouts=(timeout, start_timeout))
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)
-        if verbose:
-            code = pytest.main(args)
-        else:
-            import contextlib
-            import io
-
-            captured = io.StringIO()
-            with contextlib.redirect_stdout(captured):
-                code = pytest.main(args)
+        code, captured = _pytest_main(args, verbose=verbose)
         if not report_path.exists():
-            if not verbose:
-                sys.stderr.write(captured.getvalue()[-6000:])
+            if (signal_name := interruption.received()) is not None:
+                print(f"recall-rebase: the run was interrupted by {signal_name} before it wrote a report",
+                      file=sys.stderr)
+                return interruption.EXIT_CODES[signal_name]
+            sys.stderr.write(captured[-6000:])
             print(f"recall-rebase: the run produced no report (pytest exit {code})", file=sys.stderr)
             return EXIT_NOT_CONFORMANT
         header, results, summary = _read_report(report_path)
+    stopped = summary.get("interrupted")
+    if stopped is not None:
+        return _report_interrupted(header, results, summary, as_json=as_json)
     if as_json:
         print(json.dumps({"implementation": header["implementation"], "summary": summary,
                           "results": [{"id": r["id"], "status": r["status"]} for r in results]}))
@@ -126,6 +137,42 @@ def run_conformance(
     return 0
 
 
+def _pytest_main(args: list[str], *, verbose: bool) -> tuple[int, str]:
+    """pytest's exit code and its captured output; SIGINT and SIGTERM interrupt it, and no port outlives it."""
+    import contextlib
+    import io
+
+    captured = io.StringIO()
+    code = int(pytest.ExitCode.INTERRUPTED)
+    output = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(captured)
+    with interruption.signals_interrupt_the_run():
+        try:
+            with contextlib.suppress(KeyboardInterrupt), output:  # one that came before or after the session
+                code = int(pytest.main(args))
+        finally:
+            try:
+                procgroup.kill_all_live()
+            except KeyboardInterrupt:  # the one signal came just now: finish the job
+                procgroup.kill_all_live()
+    return code, captured.getvalue()
+
+
+def _report_interrupted(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any], *,
+                        as_json: bool) -> int:
+    """A run a signal or a dead port ended early: what ran, then one line; the exit code says which."""
+    stopped = summary["interrupted"]
+    ran = any(r["status"] != "NOTRUN" for r in results)
+    if as_json:
+        print(json.dumps({"implementation": header["implementation"], "summary": summary,
+                          "results": [{"id": r["id"], "status": r["status"]} for r in results]}))
+    elif ran or stopped["reason"] != "port-start-failed":
+        _print_summary(header, results, summary)
+    if stopped["reason"] == "port-start-failed":
+        print(f"recall-rebase: {stopped['message']}", file=sys.stderr)
+        return EXIT_PORT_START
+    return interruption.EXIT_CODES.get(stopped["reason"], EXIT_NOT_CONFORMANT)
+
+
 def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any]) -> None:
     impl = header["implementation"]
     print(f"implementation: {impl['name']} {impl['version']} ({impl['language']})")
@@ -135,13 +182,16 @@ def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summar
     for area in sorted(by_area):
         items = by_area[area]
         passed = [r["id"] for r in items if r["status"] == "PASS"]
+        never_ran = [r["id"] for r in items if r["status"] == "NOTRUN" and r["message"] == outcome.NOT_RUN]
         print(f"  {area:<10} {len(passed)}/{len(items)} passed")
-        for line in textwrap.wrap(" ".join(passed), width=96, break_on_hyphens=False, break_long_words=False):
-            print(f"    PASS  {line}")
+        for label, ids in (("PASS", passed), ("NOTRUN", never_ran)):
+            for line in textwrap.wrap(" ".join(ids), width=96, break_on_hyphens=False, break_long_words=False):
+                print(f"    {label:<5} {line}")
         for r in items:
-            if r["status"] != "PASS":
+            if r["status"] != "PASS" and r["id"] not in never_ran:
                 first = (r["message"] or "").strip().splitlines()
                 print(f"    {r['status']:<5} {r['id']}  {r['title']}")
                 for line in first[-6:]:
                     print(f"           {line}")
-    print(verdict_line(summary["total"], summary["counts"], summary["conformant"]))
+    interrupted = summary["interrupted"]["reason"] if "interrupted" in summary else None
+    print(verdict_line(summary["total"], summary["counts"], summary["conformant"], interrupted))

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
-import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Final
 
-from conformance.protocol import (
-    PROTOCOL_VERSION,
-    AdapterCrashed,
-    ContractError,
-    ImplInfo,
-    JsonObject,
+from conformance.faults import (
+    PORT_HANDSHAKE_FAILED,
+    PORT_START_FAILED,
+    PortDesync,
+    PortErrored,
+    PortExited,
+    PortFault,
+    PortStartFailed,
+    PortTimeout,
 )
+from conformance.portpipe import LineTimeout, PortPipe
+from conformance.protocol import PROTOCOL_VERSION, ContractError, ImplInfo, JsonObject
+
+DEFAULT_REQUEST_TIMEOUT: Final = 10.0
+DEFAULT_START_TIMEOUT: Final = 30.0
+STOP_SECONDS: Final = 2.0
+EXIT_WAIT_SECONDS: Final = 1.0
 
 Dispatch = Callable[[str, Mapping[str, Any]], JsonObject]
 
@@ -84,73 +92,94 @@ def serve(
 
 
 class SubprocessAdapter:
-    """Drives any implementation that serves the line protocol on its stdin/stdout."""
+    """Drives any implementation that serves the line protocol on its stdin/stdout.
 
-    def __init__(self, command: Sequence[str] | str, *, env: Mapping[str, str] | None = None) -> None:
+    A request waits at most ``request_timeout`` seconds (``None``: for ever), the handshake at
+    most ``start_timeout``. A port that hangs, exits or writes what is not the answer is killed
+    with its whole process group and the request raises a :class:`~conformance.faults.PortFault`.
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str] | str,
+        *,
+        env: Mapping[str, str] | None = None,
+        request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
+        start_timeout: float | None = DEFAULT_START_TIMEOUT,
+    ) -> None:
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         self.env = dict(env) if env is not None else None
-        self._process: subprocess.Popen[str] | None = None
+        self.request_timeout = request_timeout
+        self.start_timeout = start_timeout
+        self._pipe: PortPipe | None = None
+        self._last_tail = ""
         self._seq = 0
-        self._stderr: list[str] = []
         self.info: ImplInfo | None = None
 
-    def _drain_stderr(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._stderr.append(line)
-            del self._stderr[:-200]
+    def start(self) -> ImplInfo:
+        """Start the port and complete the handshake, or raise :class:`PortStartFailed`."""
+        if not self.command:
+            raise PortStartFailed(PORT_START_FAILED, "no command to start")
+        self._pipe = PortPipe(self.command, self.env)
+        try:
+            self.info = handshake_info(self._handshake())
+        except BaseException:
+            self.kill()
+            raise
+        return self.info
 
-    def _exchange(self, message: JsonObject) -> JsonObject:
-        process = self._process
-        if process is None or process.stdin is None or process.stdout is None:
-            raise AdapterCrashed("the implementation process is not running")
+    def _handshake(self) -> JsonObject:
+        try:
+            response = self._exchange({"cmd": "start", "protocolVersion": PROTOCOL_VERSION}, self.start_timeout)
+        except PortTimeout:
+            raise PortStartFailed(PORT_START_FAILED, f"no handshake within {self.start_timeout or 0:g} s"
+                                  f"{last_line(self._last_tail)}") from None
+        except PortExited as exc:
+            raise PortStartFailed(PORT_START_FAILED, f"{exc.message}{last_line(exc.stderr_tail)}") from None
+        except PortFault as exc:
+            raise PortStartFailed(PORT_HANDSHAKE_FAILED, exc.message) from None
+        if "ok" in response and isinstance(response["ok"], dict):
+            hello: JsonObject = response["ok"]
+            return hello
+        refusal = response.get("error") or response.get("context") or response
+        raise PortStartFailed(PORT_HANDSHAKE_FAILED, f"the port refused the handshake: {json.dumps(refusal)[:300]}")
+
+    def _fault(self, kind: type[PortFault], message: str) -> PortFault:
+        """Kill the port, then describe what it did with its last stderr lines."""
+        self.kill()
+        return kind(message, self._last_tail)
+
+    def _exchange(self, message: JsonObject, timeout: float | None) -> JsonObject:
+        pipe = self._pipe
+        if pipe is None:
+            raise PortExited("the implementation process is not running", self._last_tail)
         self._seq += 1
-        message = {"seq": self._seq, **message}
+        what = "the handshake" if message["cmd"] == "start" else f"request {self._seq} ({message.get('op') or message['cmd']})"
+        if (stray := pipe.pending_line()) is not None:
+            raise self._fault(PortDesync, f"an unasked stdout line before {what}: {stray[:200]!r}")
+        pipe.send(json.dumps({"seq": self._seq, **message}) + "\n")
         try:
-            process.stdin.write(json.dumps(message) + "\n")
-            process.stdin.flush()
-            line = process.stdout.readline()
-        except (BrokenPipeError, OSError) as exc:
-            raise AdapterCrashed(f"lost the implementation process: {exc}; stderr: {self.stderr_tail()}") from None
-        if not line:
-            code = process.poll()
-            raise AdapterCrashed(f"the implementation exited (code {code}); stderr: {self.stderr_tail()}")
+            line = pipe.next_line(timeout)
+        except LineTimeout:
+            raise self._fault(PortTimeout, f"no answer to {what} within {timeout or 0:g} s") from None
+        if line is None:
+            code = pipe.exit_code(wait=EXIT_WAIT_SECONDS)
+            ended = f"the implementation exited (code {code})" if code is not None else "the port closed its stdout"
+            raise self._fault(PortExited, f"{ended} during {what}")
+        return self._parse(line, what)
+
+    def _parse(self, line: str, what: str) -> JsonObject:
         try:
-            response: JsonObject = json.loads(line)
+            response = json.loads(line)
         except json.JSONDecodeError:
-            raise AdapterCrashed(f"not a protocol message on stdout: {line[:200]!r}") from None
-        if response.get("seq") != self._seq:
-            raise AdapterCrashed(f"response seq {response.get('seq')!r} does not answer request {self._seq}")
+            raise self._fault(PortDesync, f"not a protocol message on stdout, in answer to {what}: {line[:200]!r}") from None
+        if not isinstance(response, dict) or response.get("seq") != self._seq:
+            seq = response.get("seq") if isinstance(response, dict) else None
+            raise self._fault(PortDesync, f"response seq {seq!r} does not answer {what}")
         return response
 
     def stderr_tail(self) -> str:
-        return "".join(self._stderr[-20:]).strip()
-
-    def start(self) -> ImplInfo:
-        self._process = subprocess.Popen(
-            self.command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            bufsize=1,
-            env=self.env,
-        )
-        assert self._process.stderr is not None
-        threading.Thread(target=self._drain_stderr, args=(self._process.stderr,), daemon=True).start()
-        response = self._exchange({"cmd": "start", "protocolVersion": PROTOCOL_VERSION})
-        hello = self._result(response)
-        if hello.get("protocolVersion") != PROTOCOL_VERSION:
-            raise AdapterCrashed(f"the implementation speaks protocol {hello.get('protocolVersion')!r}")
-        impl = hello.get("implementation", {})
-        self.info = ImplInfo(
-            name=str(impl.get("name")),
-            version=str(impl.get("version")),
-            language=str(impl.get("language")),
-            protocol_version=int(hello["protocolVersion"]),
-            capabilities=tuple(hello.get("operations", ())),
-        )
-        return self.info
+        return self._pipe.stderr_tail() if self._pipe is not None else self._last_tail
 
     def _result(self, response: JsonObject) -> JsonObject:
         if "ok" in response:
@@ -160,27 +189,58 @@ class SubprocessAdapter:
             error = response["error"]
             raise ContractError(str(error.get("code")), str(error.get("message")))
         context = response.get("context", {})
-        raise AdapterCrashed(f"{context.get('message')}\n{context.get('traceback', '')}")
+        # killed before the supervisor would: its stderr then drains, so the tail is complete
+        raise self._fault(PortErrored, f"the port broke: {context.get('message')}\n{context.get('traceback', '')}".strip())
 
     def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
-        return self._result(self._exchange({"cmd": "request", "op": op, "params": dict(params)}))
+        return self._result(self._exchange({"cmd": "request", "op": op, "params": dict(params)}, self.request_timeout))
 
     def stop(self) -> None:
-        process = self._process
-        if process is None:
+        """Ask the port to stop, wait a little, then kill whatever is left of its group."""
+        pipe = self._pipe
+        if pipe is None:
             return
         try:
-            if process.poll() is None:
-                self._exchange({"cmd": "stop"})
-        except AdapterCrashed:
+            if pipe.process.poll() is None:
+                self._exchange({"cmd": "stop"}, STOP_SECONDS)
+        except PortFault:
             pass
         finally:
-            for stream in (process.stdin, process.stdout):
-                if stream is not None:
-                    stream.close()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            self._process = None
+            if self._pipe is not None:
+                self._pipe.close_stdin()
+                self._pipe.wait(STOP_SECONDS)
+                self.kill()
+
+    def kill(self) -> None:
+        """Kill the port's whole process group at once (idempotent)."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            pipe.kill()
+            self._last_tail = pipe.stderr_tail()
+
+
+def handshake_info(hello: JsonObject) -> ImplInfo:
+    """The port's hello, checked against ``schemas/adapter/v1`` (``$defs/hello``)."""
+    from conformance import schemas  # not at import time: the reference's stdio server imports this module
+
+    version = hello.get("protocolVersion", PROTOCOL_VERSION)
+    if version != PROTOCOL_VERSION:
+        raise PortStartFailed(PORT_HANDSHAKE_FAILED,
+                              f"the port speaks protocol version {version!r}; this harness speaks {PROTOCOL_VERSION}")
+    problems = [schemas.describe(e) for e in schemas.errors(hello, "adapter/v1/message.schema.json#/$defs/hello")]
+    if problems:
+        raise PortStartFailed(PORT_HANDSHAKE_FAILED, f"the port's hello is not valid: {'; '.join(problems)[:300]}")
+    impl = hello["implementation"]
+    return ImplInfo(
+        name=str(impl["name"]),
+        version=str(impl["version"]),
+        language=str(impl["language"]),
+        protocol_version=int(version),
+        capabilities=tuple(hello["operations"]),
+    )
+
+
+def last_line(stderr_tail: str) -> str:
+    """The port's last stderr line, for a one-line message."""
+    lines = [line for line in stderr_tail.splitlines() if line.strip()]
+    return f"; its last stderr line: {lines[-1].strip()[:200]!r}" if lines else ""

@@ -16,7 +16,7 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
       {"type":"message","id":"task","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225604000}}
       """
 
-  @id:CRASH-001
+  @id:CRASH-001 @timeout:3
   Scenario Outline: A crash at a named point is recovered from the source to Verified, with one target
     When the rebase host opens the current session
     And a rebase crashes at "<point>" in a child process
@@ -48,14 +48,14 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
       | activated        | Activated       | Activated       |
       | verified         | Verified        | Verified        |
 
-  @id:CRASH-002
+  @id:CRASH-002 @timeout:3
   Scenario: A crash leaves no lock behind: the kernel released it with the process
     When the rebase host opens the current session
     And a rebase crashes at "TargetCreated" in a child process
     Then the child process exited with code 91
     And the rebase lock of the current session is free
 
-  @id:CRASH-003
+  @id:CRASH-003 @timeout:3
   Scenario: After a crash the same operation cannot be started again, only recovered
     When the rebase host opens the current session
     And a rebase crashes at "CheckpointReady" in a child process

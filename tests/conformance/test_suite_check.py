@@ -48,6 +48,11 @@ def break_fixture_reference(root: Path) -> None:
             '\n  @id:TREE-999\n  Scenario: Uses an unknown fixture\n    Given the fixture session "no-such-fixture"\n')
 
 
+def break_timeout_tag(root: Path) -> None:
+    _append(root / "features/tree/tree.feature",
+            "\n  @id:TREE-998 @timeout:0\n  Scenario: A timeout tag of no time\n    When the session is inspected\n")
+
+
 def break_schema_ref(root: Path) -> None:
     path = root / "schemas/inspect/session-inspect.schema.json"
     schema = json.loads(path.read_text(encoding="utf-8"))
@@ -75,8 +80,9 @@ def break_valid_fixture(root: Path) -> None:
         (break_fixture_reference, "no-such-fixture"),
         (break_schema_ref, "does not resolve"),
         (break_valid_fixture, "declared valid"),
+        (break_timeout_tag, "@timeout:0 is not @timeout:N"),
     ],
-    ids=["duplicate-id", "missing-id", "fixture-reference", "schema-ref", "valid-fixture"],
+    ids=["duplicate-id", "missing-id", "fixture-reference", "schema-ref", "valid-fixture", "timeout-tag"],
 )
 def test_each_breakage_is_reported(tmp_path: Path, breakage: Callable[[Path], None], expected: str) -> None:
     root = tmp_path / "suite"

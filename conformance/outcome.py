@@ -1,0 +1,56 @@
+"""How the phases of one scenario, a port fault and an interruption make its report status.
+
+A row is NOTRUN until its call phase has passed: a scenario that was interrupted, or never
+reached, is never PASS. A failed setup or teardown is ERROR, a failed call FAIL; a port fault
+(a hang, a crash, a desync, see :mod:`conformance.faults`) overrides both with TIMEOUT or CRASH
+and the port's message; a port that could not be (re)started leaves the row NOTRUN. Last, the judgement of the
+expectations and capabilities (:mod:`conformance.judging`) decides: an expected failure of any
+kind is XFAIL, an unexpected pass XPASS, an undeclared operation UNSUPPORTED.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import pytest
+
+from conformance.faults import PortFault, PortStartFailed
+from conformance.statuses import Status
+
+MESSAGE_CHARS: Final = 4000
+NOT_RUN: Final = "not run"
+
+
+def new_row(scenario: str, feature: str, title: str) -> dict[str, Any]:
+    """The row of a collected scenario, before it runs."""
+    return {"id": scenario, "feature": feature, "title": title, "status": Status.NOTRUN,
+            "message": NOT_RUN, "duration_ms": 0.0}
+
+
+def after_phase(row: dict[str, Any], report: pytest.TestReport, error: BaseException | None,
+                fault: PortFault | None) -> None:
+    """Fold one phase (setup, call, teardown) of the scenario into its row."""
+    row["duration_ms"] = round(row["duration_ms"] + report.duration * 1000, 3)
+    if isinstance(error, PortStartFailed):
+        row["status"], row["message"] = Status.NOTRUN, f"not run: {error.code}: {error.message}"
+        return
+    if report.failed:
+        row["status"] = Status.FAIL if report.when == "call" else Status.ERROR
+        row["message"] = str(report.longreprtext)[-MESSAGE_CHARS:]
+    elif report.skipped and row["status"] in (Status.NOTRUN, Status.PASS):
+        row["status"], row["message"] = Status.SKIP, str(report.longreprtext)[-1000:]
+    elif report.when == "call" and report.passed and row["status"] == Status.NOTRUN:
+        row["status"], row["message"] = Status.PASS, ""
+    if fault is not None:
+        row["status"], row["message"] = fault.status, fault.report_message()[-MESSAGE_CHARS:]
+    judged = getattr(report, "rr_status", None)  # conformance.judging: the expectations and capabilities
+    if judged is not None:
+        told = str(getattr(report, "rr_message", ""))
+        row["status"] = Status(judged)
+        row["message"] = (f"{told}\n{row['message']}" if fault is not None else told)[-MESSAGE_CHARS:]
+
+
+def interrupted_while_running(row: dict[str, Any], reason: str) -> None:
+    """The scenario that was running when the run was interrupted stays NOTRUN, and says why."""
+    if row["status"] == Status.NOTRUN:
+        row["message"] = f"not run to its end: the run was interrupted ({reason}) while this scenario ran"
