@@ -88,6 +88,10 @@ class PortSupervisor:
     def _charge(self, fault: PortFault) -> None:
         """The current scenario carries the fault; the port is discarded (killed with its group)."""
         self.fault = fault
+        self._discard()
+
+    def _discard(self) -> None:
+        """Drop the port without asking it: a port process is killed with its group."""
         port, self._port = self._port, None
         if isinstance(port, SubprocessAdapter):
             port.kill()
@@ -104,11 +108,7 @@ class PortSupervisor:
     def kill(self) -> None:
         """An interrupted run: kill the port's group at once, without asking."""
         self._closed = True
-        port, self._port = self._port, None
-        if isinstance(port, SubprocessAdapter):
-            port.kill()
-        elif port is not None:
-            _stop_quietly(port)
+        self._discard()
 
 
 def _started(port: Adapter) -> ImplInfo:
