@@ -12,7 +12,6 @@ group (``--rr-adapter NAME``, ``reference`` by default) or, for a port under dev
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
 import json
 import platform
@@ -30,6 +29,7 @@ from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.judging import ExpectationsPlugin, is_conformant
 from conformance.protocol import PROTOCOL_VERSION, Adapter
+from conformance.selection import Selection, scenario_of, tags_by_scenario
 
 STEP_MODULES_PACKAGE = "conformance.steps"
 WORLD_MODULE = "conformance.world"
@@ -49,6 +49,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rr-stdio", default=None, help="command serving the adapter protocol on stdio")
     group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
     group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
+    group.addoption("--rr-area", default=None, help="comma-separated areas, e.g. READER,TREE")
+    group.addoption("--rr-tag", default=None, help="comma-separated Gherkin tags (without @, globs allowed)")
     group.addoption("--rr-expectations", default=None, help="the implementation's expectations manifest (TOML)")
 
 
@@ -87,16 +89,17 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> bool | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--rr-only``: keep the scenarios whose id (or ``ID[case]``) matches one of the patterns."""
-    only = config.getoption("--rr-only")
-    if not only:
+    """``--rr-only``/``--rr-area``/``--rr-tag``: keep the rows :mod:`conformance.selection` selects."""
+    selection = Selection.parse([config.getoption("--rr-only")], config.getoption("--rr-area"),
+                                config.getoption("--rr-tag"))
+    if not selection:
         return
-    patterns = [p.strip() for p in str(only).split(",") if p.strip()]
+    tags = tags_by_scenario() if selection.tags else {}
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
-        scenario = scenario_id_of(item) or ""
-        (keep if any(fnmatch.fnmatchcase(scenario, p) for p in patterns) else drop).append(item)
+        row = scenario_id_of(item) or ""
+        (keep if selection.matches(row, tags.get(scenario_of(row), ())) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from conformance.judging import verdict_line
+from conformance.selection import RunTally, pytest_selection_args, selection_words
 from conformance.suite import features_dir
 
 EXIT_NOT_CONFORMANT = 1
+EXIT_USAGE = 2
 
 
 def _read_report(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
@@ -77,6 +79,9 @@ def run_conformance(
     as_json: bool = False,
     verbose: bool = False,
     expectations: str | None = None,
+    area: str | None = None,
+    tag: str | None = None,
+    max_fail: int | None = None,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
     import importlib.util
@@ -93,31 +98,40 @@ def run_conformance(
         args = _pytest_args(bound_module, scratch_path, ini, report_path, stdio_command=stdio_command,
                             junitxml=junitxml, select=select, only=only, verbose=verbose,
                             expectations=expectations)
+        args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
+        tally = RunTally()
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)
         if verbose:
-            code = pytest.main(args)
+            code = pytest.main(args, plugins=[tally])
         else:
             import contextlib
             import io
 
             captured = io.StringIO()
             with contextlib.redirect_stdout(captured):
-                code = pytest.main(args)
+                code = pytest.main(args, plugins=[tally])
         if not report_path.exists():
             if not verbose:
                 sys.stderr.write(captured.getvalue()[-6000:])
             print(f"recall-rebase: the run produced no report (pytest exit {code})", file=sys.stderr)
             return EXIT_NOT_CONFORMANT
         header, results, summary = _read_report(report_path)
+    if summary["total"] == 0 and (select or only or area or tag):  # -k: known only once collected
+        print(f"recall-rebase: usage: {selection_words(select, only, area, tag)} selects no scenario",
+              file=sys.stderr)
+        return EXIT_USAGE
     if as_json:
         print(json.dumps({"implementation": header["implementation"], "summary": summary,
-                          "results": [{"id": r["id"], "status": r["status"]} for r in results]}))
+                          "results": [{"id": r["id"], "status": r["status"]} for r in results],
+                          "not_run": max(tally.selected - len(results), 0)}))
     else:
         _print_summary(header, results, summary)
         if code not in (0, 5) and summary["conformant"]:
             print(f"recall-rebase: pytest exited {code}", file=sys.stderr)
+        if stopped := tally.not_run_line(len(results)):
+            print(stopped)
     if summary["total"] == 0:
         print("recall-rebase: no scenario ran (exit 5 is a failure here)", file=sys.stderr)
         return EXIT_NOT_CONFORMANT
