@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from testkit.conformance_runs import PARTIAL_PORT, Outcome, conformance
 
+from conformance import schemas
 from conformance.check import scenario_rows
 from conformance.selection import Selection, keyword_problem, selected_rows
 
@@ -116,6 +117,7 @@ def test_list_shows_every_row_a_run_reports_and_filters_them() -> None:
     listed = conformance("list", "--json", timeout=TIMEOUT_S)
     assert listed.code == 0, listed.stderr
     rows = json.loads(listed.stdout)
+    assert [schemas.describe(e) for e in schemas.errors(rows, "list/v1/rows.schema.json")] == []
     assert [row["id"] for row in rows] == scenario_rows()
     assert {row["scenario"] for row in rows} > {OUTLINE}
     text = conformance("list", "--id", OUTLINE, timeout=TIMEOUT_S)
