@@ -49,9 +49,11 @@ def _scenarios(document: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def list_scenarios() -> list[dict[str, str]]:
+def list_scenarios() -> list[dict[str, Any]]:
+    """One entry per scenario: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``)."""
     items = []
     for path, document in _features():
+        feature_tags = [t["name"].lstrip("@") for t in document["feature"].get("tags", [])]
         for scenario in _scenarios(document):
             ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
             items.append({
@@ -59,6 +61,7 @@ def list_scenarios() -> list[dict[str, str]]:
                 "feature": document["feature"]["name"],
                 "title": scenario["name"],
                 "file": path.relative_to(features_dir()).as_posix(),
+                "tags": [*feature_tags, *(t["name"].lstrip("@") for t in scenario["tags"])],
             })
     return sorted(items, key=lambda item: item["id"])
 

@@ -38,17 +38,34 @@ def _manifest_problem(path: str | None) -> int | None:
     return None
 
 
+def _selection_problem(args: argparse.Namespace) -> int | None:
+    """Exit 2 with one line for a selection that matches no row, or a ``-k`` pytest would refuse."""
+    from conformance.selection import Selection, empty_selection, keyword_problem
+
+    selection = Selection.parse([args.only, args.ids], args.area, args.tag)
+    message = empty_selection(selection) or keyword_problem(getattr(args, "k", None))
+    return fail("usage", message) if message else None
+
+
+def _ids(args: argparse.Namespace) -> str | None:
+    """``--id`` and its alias ``--only``, joined."""
+    return ",".join(text for text in (args.only, args.ids) if text) or None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.runner import run_conformance
 
-    if (problem := _manifest_problem(args.expectations)) is not None:
+    if (problem := _manifest_problem(args.expectations) or _selection_problem(args)) is not None:
         return problem
     return run_conformance(
         stdio_command=args.stdio_command,
         report=args.report,
         junitxml=args.junitxml,
         select=args.k,
-        only=args.only,
+        only=_ids(args),
+        area=args.area,
+        tag=args.tag,
+        max_fail=1 if args.exitfirst else args.max_fail,
         as_json=args.json,
         verbose=args.verbose,
         expectations=args.expectations,
@@ -87,15 +104,37 @@ def cmd_update_expectations(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from conformance.check import list_scenarios
+    """One line (or JSON object) per row a run reports: the scenario ids, and ``ID[case]`` of outlines."""
+    from conformance.selection import Selection, selected_rows
 
-    scenarios = list_scenarios()
+    if (problem := _selection_problem(args)) is not None:
+        return problem
+    rows = selected_rows(Selection.parse([args.only, args.ids], args.area, args.tag))
     if args.json:
-        sys.stdout.write(json.dumps(scenarios, ensure_ascii=False, separators=(",", ":")) + "\n")
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
-        for item in scenarios:
-            print(f"{item['id']:<14} {item['feature']}: {item['title']}")
+        width = max((len(item["id"]) for item in rows), default=0)
+        for item in rows:
+            print(f"{item['id']:<{width}} {item['feature']}: {item['title']}")
+    scenarios = len({item["scenario"] for item in rows})
+    print(f"recall-rebase: {len(rows)} rows of {scenarios} scenarios", file=sys.stderr)
     return 0
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    """``--id``/``--only``, ``--area``, ``--tag``: an intersection (see conformance.selection)."""
+    parser.add_argument("--id", dest="ids", metavar="IDS",
+                        help="only these scenarios or rows, comma-separated, globs allowed "
+                        "(READER-021 selects every READER-021[case])")
+    parser.add_argument("--only", metavar="IDS", help="the same as --id")
+    parser.add_argument("--area", metavar="AREAS", help="only these areas, comma-separated (e.g. READER,TREE)")
+    parser.add_argument("--tag", metavar="TAGS", help="only scenarios with one of these Gherkin tags (no @)")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive count")
+    return int(text)
 
 
 def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentParser:
@@ -110,7 +149,9 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     )
     run.add_argument("--report", metavar="PATH", help="write the NDJSON conformance report here")
     run.add_argument("--junitxml", metavar="PATH", help="also write JUnit XML")
-    run.add_argument("--only", metavar="IDS", help="only these scenario ids, comma-separated patterns (e.g. 'TREE-*,READER-001')")
+    _add_selection(run)
+    run.add_argument("-x", "--exitfirst", action="store_true", help="stop after the first unexpected outcome")
+    run.add_argument("--max-fail", metavar="N", type=_positive, help="stop after N unexpected outcomes")
     run.add_argument("-k", metavar="EXPR", help="only scenarios whose test name matches this pytest -k expression")
     run.add_argument("--expectations", metavar="FILE", help="the implementation's expectations manifest (TOML)")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -134,8 +175,9 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     update.add_argument("report", metavar="REPORT", help="the NDJSON report of a run")
     update.add_argument("--write", metavar="FILE", required=True, help="the manifest to update (created if absent)")
     update.set_defaults(handler=cmd_update_expectations)
-    listing = commands.add_parser("list", help="list the scenarios by id")
+    listing = commands.add_parser("list", help="list the rows a run reports: scenario ids and outline rows")
     listing.add_argument("--json", action="store_true")
+    _add_selection(listing)
     listing.set_defaults(handler=cmd_list)
     return parser
 

@@ -12,7 +12,6 @@ group (``--rr-adapter NAME``, ``reference`` by default) or, for a port under dev
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
 import json
 import platform
@@ -31,6 +30,7 @@ from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
 from conformance.judging import ExpectationsPlugin, is_conformant
 from conformance.protocol import PROTOCOL_VERSION, Adapter
+from conformance.selection import Selection, scenario_of, tags_by_scenario
 from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
 from conformance.supervisor import PortSupervisor
 
@@ -54,6 +54,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rr-stdio", default=None, help="command serving the adapter protocol on stdio")
     group.addoption("--rr-report", default=None, help="path of the NDJSON conformance report")
     group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
+    group.addoption("--rr-area", default=None, help="comma-separated areas, e.g. READER,TREE")
+    group.addoption("--rr-tag", default=None, help="comma-separated Gherkin tags (without @, globs allowed)")
     group.addoption("--rr-expectations", default=None, help="the implementation's expectations manifest (TOML)")
     group.addoption("--rr-timeout", type=float, default=DEFAULT_REQUEST_TIMEOUT,
                     help="seconds a --rr-stdio port may take per request (0: no timeout); @timeout:N scales it")
@@ -115,16 +117,17 @@ def timeout_factor_of(item: pytest.Item) -> float:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--rr-only``: keep the scenarios whose id (or ``ID[case]``) matches one of the patterns."""
-    only = config.getoption("--rr-only")
-    if not only:
+    """``--rr-only``/``--rr-area``/``--rr-tag``: keep the rows :mod:`conformance.selection` selects."""
+    selection = Selection.parse([config.getoption("--rr-only")], config.getoption("--rr-area"),
+                                config.getoption("--rr-tag"))
+    if not selection:
         return
-    patterns = [p.strip() for p in str(only).split(",") if p.strip()]
+    tags = tags_by_scenario() if selection.tags else {}
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
-        scenario = scenario_id_of(item) or ""
-        (keep if any(fnmatch.fnmatchcase(scenario, p) for p in patterns) else drop).append(item)
+        row = scenario_id_of(item) or ""
+        (keep if selection.matches(row, tags.get(scenario_of(row), ())) else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

@@ -15,6 +15,7 @@ import pytest
 
 from conformance import interruption, outcome, outputs, procgroup
 from conformance.judging import verdict_line
+from conformance.selection import pytest_selection_args, selection_words
 from conformance.suite import features_dir
 
 EXIT_NOT_CONFORMANT = 1
@@ -86,6 +87,9 @@ def run_conformance(
     expectations: str | None = None,
     timeout: float | None = None,
     start_timeout: float | None = None,
+    area: str | None = None,
+    tag: str | None = None,
+    max_fail: int | None = None,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
     problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml})
@@ -106,6 +110,7 @@ def run_conformance(
         args = _pytest_args(bound_module, scratch_path, ini, report_path, stdio_command=stdio_command,
                             junitxml=junitxml, select=select, only=only, verbose=verbose,
                             expectations=expectations, timeouts=(timeout, start_timeout))
+        args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)
@@ -122,13 +127,21 @@ def run_conformance(
     stopped = summary.get("interrupted")
     if stopped is not None:
         return _report_interrupted(header, results, summary, as_json=as_json)
+    if summary["total"] == 0 and (select or only or area or tag):  # -k: known only once collected
+        print(f"recall-rebase: usage: {selection_words(select, only, area, tag)} selects no scenario",
+              file=sys.stderr)
+        return EXIT_USAGE
+    not_run = sum(1 for r in results if r["status"] == "NOTRUN")
     if as_json:
         print(json.dumps({"implementation": header["implementation"], "summary": summary,
-                          "results": [{"id": r["id"], "status": r["status"]} for r in results]}))
+                          "results": [{"id": r["id"], "status": r["status"]} for r in results],
+                          "not_run": not_run}))
     else:
         _print_summary(header, results, summary)
         if code not in (0, 5) and summary["conformant"]:
             print(f"recall-rebase: pytest exited {code}", file=sys.stderr)
+        if not_run and max_fail is not None:
+            print(f"stopped early: {not_run} of {len(results)} selected scenarios not run (NOTRUN)")
     if summary["total"] == 0:
         print("recall-rebase: no scenario ran (exit 5 is a failure here)", file=sys.stderr)
         return EXIT_NOT_CONFORMANT

@@ -34,6 +34,9 @@ def test_in_process_and_stdio_runs_agree_and_pass(tmp_path: Path) -> None:
     assert len(results_a) >= 100
     assert results_a == results_b
     assert set(results_a.values()) == {"PASS"}
+    listed = subprocess.run([sys.executable, "-m", "reference.cli", "conformance", "list", "--json"],
+                            capture_output=True, text=True, timeout=120, check=True)
+    assert sorted(results_a) == [row["id"] for row in json.loads(listed.stdout)]  # list shows the rows a run reports
     areas = {scenario_id.split("-")[0] for scenario_id in results_a}
     assert {"READER", "TREE", "CONTEXT", "TOOLX", "CONFIG", "HOST", "PRIM", "INDEX", "RECALL", "SCOPE", "PRIVACY",
             "REF", "READ", "STATUS", "REBASE", "ATOMIC", "CHECKPOINT", "JOURNAL", "LOCK", "RECOVER", "LINEAGE",
@@ -66,7 +69,9 @@ def test_a_broken_implementation_is_reported_not_conformant(tmp_path: Path) -> N
     assert "NOT conformant" in output
 
 
-def test_a_selection_that_matches_nothing_fails(tmp_path: Path) -> None:
-    code, _, output = conformance_run(tmp_path, "empty", "--only", "NOPE-*")
-    assert code == 1
-    assert "no scenario ran" in output
+def test_a_selection_that_matches_nothing_is_a_usage_error(tmp_path: Path) -> None:
+    code, lines, output = conformance_run(tmp_path, "empty", "--only", "NOPE-*")
+    assert code == 2
+    assert output.splitlines() == ["recall-rebase: usage: --id NOPE-* selects no scenario "
+                                   "(see 'recall-rebase conformance list')"]
+    assert lines == []
