@@ -18,6 +18,7 @@ from reference.pi.session import load_session
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
+from reference.primitives.params import string_param
 from reference.primitives.paths import canonical_path, session_dir_name
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
 
@@ -28,26 +29,19 @@ IMPLEMENTATION: Final = {"name": "recall-rebase-reference", "version": __version
 RECORDS_LIMIT: Final = 100_000
 
 
-def _text(params: Mapping[str, Any], name: str) -> str:
-    value = params.get(name)
-    if not isinstance(value, str):
-        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
-    return value
-
-
 def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
-    path = _text(params, "path")
+    path = string_param(params, "path")
     leaf = params.get("leaf", DEFAULT_LEAF)
     return inspect_session(path, leaf)
 
 
 def op_session_node(params: Mapping[str, Any]) -> JsonObject:
-    return describe_node(_text(params, "path"), _text(params, "id"))
+    return describe_node(string_param(params, "path"), string_param(params, "id"))
 
 
 def op_session_records(params: Mapping[str, Any]) -> JsonObject:
     """Every physical record with locator, raw SHA-256 and kind (for small files)."""
-    path = _text(params, "path")
+    path = string_param(params, "path")
     load_session(path)  # the same refusals as inspect for bad input
     records: list[JsonObject] = []
     with open_session_file(path) as stream:
@@ -74,14 +68,14 @@ def op_session_records(params: Mapping[str, Any]) -> JsonObject:
 def op_json_canonicalize(params: Mapping[str, Any]) -> JsonObject:
     """``JSON.stringify(JSON.parse(text))``: the serializer seen through a portable request."""
     try:
-        value = js_parse(_text(params, "text"))
+        value = js_parse(string_param(params, "text"))
     except JsonParseError as exc:
         raise ContractViolation(Code.INVALID_JSON, str(exc)) from None
     return {"text": js_stringify(value)}
 
 
 def op_text_measure(params: Mapping[str, Any]) -> JsonObject:
-    text = _text(params, "text")
+    text = string_param(params, "text")
     return {"utf16Length": utf16_length(text), "utf8Length": utf8_length(text), "tokens": chars_v1_tokens(text)}
 
 
@@ -89,15 +83,15 @@ def op_text_slice(params: Mapping[str, Any]) -> JsonObject:
     units = params.get("maxUnits")
     if not isinstance(units, int) or isinstance(units, bool) or units < 0:
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'maxUnits' must be a non-negative integer")
-    return {"text": slice_utf16(_text(params, "text"), units)}
+    return {"text": slice_utf16(string_param(params, "text"), units)}
 
 
 def op_path_canonical(params: Mapping[str, Any]) -> JsonObject:
-    return {"path": canonical_path(_text(params, "path"))}
+    return {"path": canonical_path(string_param(params, "path"))}
 
 
 def op_path_session_dir_name(params: Mapping[str, Any]) -> JsonObject:
-    return {"name": session_dir_name(_text(params, "cwd"))}
+    return {"name": session_dir_name(string_param(params, "cwd"))}
 
 
 def _host_facts(params: Mapping[str, Any]) -> JsonObject:

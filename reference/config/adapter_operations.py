@@ -17,18 +17,12 @@ from reference.config.show import render_show
 from reference.pi.hostfacts import HostFacts, resolve_host
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-
-
-def _string_param(params: Mapping[str, Any], name: str) -> str:
-    value = params.get(name)
-    if not isinstance(value, str):
-        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
-    return value
+from reference.primitives.params import string_param
 
 
 def host_facts(params: Mapping[str, Any]) -> HostFacts:
     """Resolve the host facts a request carries (home, cwd, env, argv) with ``reference.pi.hostfacts``."""
-    home, cwd = _string_param(params, "home"), _string_param(params, "cwd")
+    home, cwd = string_param(params, "home"), string_param(params, "cwd")
     env, argv = params.get("env", {}), params.get("argv", [])
     if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'env' must map strings to strings")
@@ -54,7 +48,7 @@ def op_config_show(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:
-    path = _string_param(params, "path")
+    path = string_param(params, "path")
     global_target = params.get("global", False)
     if not isinstance(global_target, bool):
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'global' must be a boolean")
@@ -68,7 +62,7 @@ def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:
 def op_config_set(params: Mapping[str, Any]) -> dict[str, Any]:
     """``config.set``: params add ``path``, ``value`` (as typed), ``global`` and optional ``options``."""
     path, global_target = _edit_params(params)
-    raw_value = _string_param(params, "value")
+    raw_value = string_param(params, "value")
     targets = _request_targets(params)
     return set_value(path, raw_value, global_target=global_target, targets=targets).to_json()
 

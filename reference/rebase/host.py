@@ -22,6 +22,7 @@ from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.params import string_param
 from reference.rebase.crashpoints import ENV_VAR
 from reference.rebase.service import RebaseService
 from reference.rebase.session_host import ACTIVATIONS, RebaseHost
@@ -84,7 +85,7 @@ class RebaseHostState:
 
     def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
         host, default_index = build_rebase_host(
-            home=_text(params, "home"), cwd=_text(params, "cwd"), env=params.get("env") or {},
+            home=string_param(params, "home"), cwd=string_param(params, "cwd"), env=params.get("env") or {},
             argv=params.get("argv") or (), session_file=params.get("sessionFile"), leaf=params.get("leaf", DEFAULT_LEAF))
         apply_facts(host, params)
         index_path = params.get("indexPath") or default_index
@@ -122,25 +123,20 @@ class RebaseHostState:
         if point not in CRASH_POINTS:
             raise ContractViolation(Code.INVALID_CRASH_POINT, f"crash point must be one of {', '.join(CRASH_POINTS)}")
         opened, host = self.opened, service.host
-        env = {**os.environ, **(opened.get("env") or {}), "HOME": _text(opened, "home"), ENV_VAR: point}
+        env = {**os.environ, **(opened.get("env") or {}), "HOME": string_param(opened, "home"), ENV_VAR: point}
         # The child runs in the project folder: put this checkout on its path (an installed wheel
         # would be found anyway), or ``-m reference.cli`` is not importable there.
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         command = [sys.executable, "-m", "reference.cli", "rebase", "--session", str(host.session_file),
-                   "--cwd", _text(opened, "cwd"), "--index", str(service.index_path), "--json",
+                   "--cwd", string_param(opened, "cwd"), "--index", str(service.index_path), "--json",
                    *(opened.get("argv") or ())]
         if host.leaf is not DEFAULT_LEAF:
             command += ["--leaf", str(host.leaf)]
         if params.get("operationId"):
             command += ["--recover", str(params["operationId"])]
-        done = subprocess.run(command, cwd=_text(opened, "cwd"), env=env, capture_output=True, text=True,
+        done = subprocess.run(command, cwd=string_param(opened, "cwd"), env=env, capture_output=True, text=True,
                               timeout=CHILD_TIMEOUT_S, check=False)
         return {"exitCode": done.returncode, "stderr": done.stderr[-2000:]}
 
 
-def _text(params: Mapping[str, Any], name: str) -> str:
-    value = params.get(name)
-    if not isinstance(value, str):
-        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
-    return value

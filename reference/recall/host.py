@@ -19,6 +19,7 @@ from reference.pi.session import SessionFile, load_session
 from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.params import string_param
 from reference.recall.index_schema import default_index_path
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -100,8 +101,8 @@ class HistoryHostState:
         """Start (or switch) the current session; refs survive unless ``restart`` is true."""
         leaf = params.get("leaf", DEFAULT_LEAF)
         host, default_path = build_host(
-            home=_text(params, "home"),
-            cwd=_text(params, "cwd"),
+            home=string_param(params, "home"),
+            cwd=string_param(params, "cwd"),
             env=params.get("env") or {},
             argv=params.get("argv") or (),
             session_file=params.get("sessionFile"),
@@ -154,8 +155,3 @@ class HistoryHostState:
         return self.clock
 
 
-def _text(params: Mapping[str, Any], name: str) -> str:
-    value = params.get(name)
-    if not isinstance(value, str):
-        raise ContractViolation(Code.INVALID_PARAMS, f"parameter {name!r} must be a string")
-    return value
