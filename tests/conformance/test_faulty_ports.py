@@ -9,26 +9,16 @@ and every report validates against its schema.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from testkit.ports import Run, faulty_port, kill_recorded, live_pids, recorded_pids, run_suite
+from testkit.ports import Run, faulty_port, live_pids, recorded_pids, run_suite
 
 from conformance import schemas
 from conformance.runner import EXIT_NOT_CONFORMANT, EXIT_PORT_START
 
 ONLY = ("--only", "PRIM-*")
 REPORT_SCHEMA = "report/v1/report-line.schema.json"
-
-
-@pytest.fixture
-def state(tmp_path: Path) -> Iterator[Path]:
-    """The faulty ports' folder (marker and pids); whatever they left is killed after the test."""
-    folder = tmp_path / "port"
-    folder.mkdir()
-    yield folder
-    kill_recorded(folder)
 
 
 def schema_problems(run: Run) -> list[str]:

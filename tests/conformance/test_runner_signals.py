@@ -5,24 +5,15 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from testkit.ports import faulty_port, kill_recorded, live_pids, read_report, recorded_pids, runner_command
+from testkit.ports import faulty_port, live_pids, read_report, recorded_pids, runner_command
 
 from conformance import schemas
 from conformance.interruption import EXIT_CODES
 
 WAIT_SECONDS = 60
-
-
-@pytest.fixture
-def state(tmp_path: Path) -> Iterator[Path]:
-    folder = tmp_path / "port"
-    folder.mkdir()
-    yield folder
-    kill_recorded(folder)
 
 
 def wait_for(path: Path) -> None:
