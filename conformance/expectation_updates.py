@@ -10,7 +10,6 @@ line, so it stays with its entry whatever the order). The same report gives the 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
@@ -18,10 +17,9 @@ from typing import Any, Final, cast
 import tomlkit
 from tomlkit.items import AoT, Comment, Table, Whitespace
 
-from conformance import schemas
+from conformance import reports
 from conformance.expectations import Expected, ManifestError, load_manifest, parse_manifest
 
-REPORT_SCHEMA: Final = "report/v1/report-line.schema.json"
 BAD_REPORT: Final = "expectations-report"
 FAILING: Final = frozenset({"FAIL", "ERROR", "XFAIL"})
 PASSING: Final = frozenset({"PASS", "XPASS"})
@@ -48,18 +46,12 @@ class Changes:
 
 
 def read_report(path: Path) -> tuple[str, dict[str, dict[str, Any]]]:
-    """The implementation's name and the result rows by id, every line checked against its schema."""
+    """The implementation's name and the result rows by id (:func:`conformance.reports.read_report`)."""
     try:
-        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UpdateError(BAD_REPORT, f"cannot read the report {path}: {exc}") from None
-    for number, line in enumerate(lines, 1):
-        if problems := schemas.errors(line, REPORT_SCHEMA):
-            raise UpdateError(BAD_REPORT, f"{path}:{number}: not a report line: {schemas.describe(problems[0])}")
-    header = next((line for line in lines if line["type"] == "header"), None)
-    if header is None:
-        raise UpdateError(BAD_REPORT, f"{path}: no header line")
-    return str(header["implementation"]["name"]), {r["id"]: r for r in lines if r["type"] == "result"}
+        report = reports.read_report(path)
+    except reports.ReportError as error:
+        raise UpdateError(BAD_REPORT, error.message) from None
+    return str(report.implementation["name"]), {row["id"]: row for row in report.results}
 
 
 def _split(document: tomlkit.TOMLDocument) -> tuple[tomlkit.TOMLDocument, list[Table], list[Comment]]:

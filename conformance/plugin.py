@@ -13,7 +13,6 @@ group (``--rr-adapter NAME``, ``reference`` by default) or, for a port under dev
 from __future__ import annotations
 
 import importlib
-import json
 import platform
 import shlex
 from collections.abc import Iterator
@@ -24,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from conformance import __version__, interruption, outcome
+from conformance import __version__, interruption, outcome, reports
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
-from conformance.judging import ExpectationsPlugin, is_conformant
+from conformance.judging import ExpectationsPlugin
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 from conformance.selection import Selection, scenario_of, tags_by_scenario
 from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
@@ -259,35 +258,20 @@ class _Reporter:
         info = port_of(self.config).info
         if info is not None:
             self.implementation = {"name": info.name, "version": info.version, "language": info.language}
-        counts: dict[str, int] = {}
-        for result in self.results.values():
-            counts[result["status"]] = counts.get(result["status"], 0) + 1
-        lines: list[dict[str, Any]] = [{
+        header: dict[str, Any] = {
             "type": "header",
             "suite_version": __version__,
             "protocol_version": PROTOCOL_VERSION,
-            "implementation": self.implementation or {"name": "unknown", "version": "unknown", "language": "unknown"},
+            "implementation": self.implementation or dict(reports.UNKNOWN_IMPLEMENTATION),
             "run_info": {
                 "os": platform.system(),
                 "python": platform.python_version(),
                 "adapter": self.config.getoption("--rr-stdio") or self.config.getoption("--rr-adapter"),
             },
             "started": self.started,
-        }]
-        lines.extend({"type": "result", **self.results[key]} for key in sorted(self.results))
-        total = len(self.results)
-        lines.append({
-            "type": "summary",
-            "total": total,
-            "counts": counts,
-            "conformant": is_conformant(counts),
-            **({"interrupted": stopped} if stopped is not None else {}),
-        })
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("w", encoding="utf-8") as handle:
-            for line in lines:
-                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+        }
+        results = [self.results[key] for key in sorted(self.results)]
+        reports.write_report(Path(path), reports.Report(header, results, reports.summary_line(results, stopped)))
 
     def _interruption(self, session: pytest.Session, exitstatus: int) -> dict[str, str] | None:
         """Why the run stopped early: a signal, or a port that could not be (re)started."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conformance import interruption, outcome, outputs, procgroup
+from conformance import interruption, outcome, outputs, procgroup, reports
 from conformance.judging import verdict_line
 from conformance.selection import pytest_selection_args, selection_words
 from conformance.suite import features_dir
@@ -21,14 +21,6 @@ from conformance.suite import features_dir
 EXIT_NOT_CONFORMANT = 1
 EXIT_USAGE = 2
 EXIT_PORT_START = 3
-
-
-def _read_report(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    header = next(line for line in lines if line["type"] == "header")
-    results = [line for line in lines if line["type"] == "result"]
-    summary = next(line for line in lines if line["type"] == "summary")
-    return header, results, summary
 
 
 def _pytest_args(
@@ -123,7 +115,12 @@ def run_conformance(
             sys.stderr.write(captured[-6000:])
             print(f"recall-rebase: the run produced no report (pytest exit {code})", file=sys.stderr)
             return EXIT_NOT_CONFORMANT
-        header, results, summary = _read_report(report_path)
+        try:
+            read = reports.read_report(report_path)
+        except reports.ReportError as error:
+            print(f"recall-rebase: {error.code}: {error.message}", file=sys.stderr)
+            return EXIT_NOT_CONFORMANT
+        header, results, summary = read.header, read.results, read.summary
     stopped = summary.get("interrupted")
     if stopped is not None:
         return _report_interrupted(header, results, summary, as_json=as_json)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from testkit.conformance_runs import conformance, run_partial_port
+
+from conformance.reports import summary_line
 
 BROKEN = ("--break", "text.slice,path.canonical")  # PRIM-005, PRIM-007 and PRIM-008 fail
 
@@ -111,7 +114,7 @@ def synthetic_report(path: Path, **statuses: str) -> Path:
               '"started":"2026-01-01T00:00:00Z"}')
     rows = [f'{{"type":"result","id":"{_row(key)}","feature":"f","title":"t","status":"{status}",'
             f'"message":"","duration_ms":1}}' for key, status in statuses.items()]
-    summary = '{"type":"summary","total":0,"counts":{},"conformant":false}'
+    summary = json.dumps(summary_line([{"status": status} for status in statuses.values()]))
     path.write_text("\n".join([header, *rows, summary]) + "\n", encoding="utf-8")
     return path
 
