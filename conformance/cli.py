@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations|validate-report``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -121,6 +121,27 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_validate_report(args: argparse.Namespace) -> int:
+    """Every problem of each report (``conformance.report_validation``): exit 0 valid, 1 invalid."""
+    from conformance.report_validation import print_verdicts, validate
+
+    return print_verdicts(validate(args.reports), as_json=args.json)
+
+
+def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``validate-report``: it reads NDJSON reports, it runs nothing."""
+    validate = commands.add_parser(
+        "validate-report", help="check NDJSON reports against schemas/report/v1 and list every problem",
+        description="Check each report: JSON lines valid against schemas/report/v1, one header first, one "
+        "summary last, ids unique, total, counts and 'conformant' that follow from the rows. "
+        "Exit 0: all valid; 1: one is invalid (or cannot be read); 2: usage.",
+    )
+    validate.add_argument("reports", metavar="REPORT", nargs="+", help="NDJSON reports to check")
+    validate.add_argument("--json", action="store_true",
+                          help="print schemas/validate-report/v1/verdicts.schema.json instead of text")
+    validate.set_defaults(handler=cmd_validate_report)
+
+
 def _add_selection(parser: argparse.ArgumentParser) -> None:
     """``--id``/``--only``, ``--area``, ``--tag``: an intersection (see conformance.selection)."""
     parser.add_argument("--id", dest="ids", metavar="IDS",
@@ -179,6 +200,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     listing.add_argument("--json", action="store_true")
     _add_selection(listing)
     listing.set_defaults(handler=cmd_list)
+    _add_report_commands(commands)
     return parser
 
 

@@ -2,9 +2,11 @@
 
 A report is a header line, one result line per row (``AREA-NNN`` or ``AREA-NNN[case]``) and a
 summary line (``schemas/report/v1/report-line.schema.json``). The runner, ``summary``,
-``validate-report`` and ``update-expectations`` all read it through :func:`read_report`, which
-checks every line against the schema and the rules a schema cannot say (one header first, one
-summary last, ids unique, counts that add up), so no reader trusts a file another one refused.
+``validate-report`` and ``update-expectations`` all read it through :func:`read_report` (or
+:func:`examine_file`, which lists every problem rather than the first). :func:`examine` is the one
+keeper of the rules: every line JSON and valid against the schema, and what a schema cannot say
+(one header first, one summary last, ids unique, counts and verdict that follow from the rows), so
+no reader trusts a file another one refused.
 """
 
 from __future__ import annotations
@@ -87,44 +89,143 @@ def write_report(path: Path, report: Report) -> None:
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
-def parse_lines(text: str, source: str) -> Report:
-    """The report these NDJSON lines make, or :class:`ReportError` naming the first problem."""
-    lines: list[dict[str, Any]] = []
+LINE_TYPES: Final = ("header", "result", "summary")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One rule of ``schemas/report/v1`` a report breaks, at a line (1-based; 0: the whole file)."""
+
+    line: int
+    message: str
+
+    def where(self, source: str) -> str:
+        """``source:line: message``, the form every reader prints."""
+        return f"{source}:{self.line}: {self.message}" if self.line else f"{source}: {self.message}"
+
+
+def _schema_problems(line: Any) -> list[str]:
+    """What the schema says of one decoded line, checked against the definition its ``type`` names."""
+    if not isinstance(line, dict):
+        return [f"a {type(line).__name__}, not a JSON object"]
+    kind = line.get("type")
+    if kind not in LINE_TYPES:
+        return [f"'type' is {kind!r}, not one of {', '.join(LINE_TYPES)}"]
+    return [schemas.describe(error) for error in schemas.errors(line, f"{REPORT_SCHEMA}#/$defs/{kind}")]
+
+
+def _decoded(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem], list[int]]:
+    """The numbered lines that are JSON and follow the schema, the problems of the others, and the
+    numbers of every non-blank line."""
+    good: list[tuple[int, dict[str, Any]]] = []
+    problems: list[Problem] = []
+    numbers: list[int] = []
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
+        numbers.append(number)
         try:
             line = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise ReportError(f"{source}:{number}: not JSON: {exc.msg}") from None
-        if problems := schemas.errors(line, REPORT_SCHEMA):
-            raise ReportError(f"{source}:{number}: not a report line: {schemas.describe(problems[0])}")
-        lines.append(line)
-    if not lines or lines[0]["type"] != "header":
-        raise ReportError(f"{source}: the first line is not the header")
-    if lines[-1]["type"] != "summary":
-        raise ReportError(f"{source}: the last line is not the summary (an unfinished run?)")
-    middle = lines[1:-1]
-    if any(line["type"] != "result" for line in middle):
-        raise ReportError(f"{source}: a header or summary line between the result lines")
-    results = [{key: value for key, value in line.items() if key != "type"} for line in middle]
-    seen: set[str] = set()
-    for row in results:
+            problems.append(Problem(number, f"not JSON: {exc.msg}"))
+            continue
+        if found := _schema_problems(line):
+            problems += [Problem(number, f"not a report line: {message}") for message in found]
+        else:
+            good.append((number, line))
+    return good, problems, numbers
+
+
+def _placement_problems(good: list[tuple[int, dict[str, Any]]], numbers: list[int]) -> list[Problem]:
+    """One header, first; one summary, last."""
+    if not numbers:
+        return [Problem(0, "the report is empty: no header, no results, no summary")]
+    first, last = numbers[0], numbers[-1]
+    problems: list[Problem] = []
+    for number, line in good:
+        kind = line["type"]
+        if number == first and kind != "header":
+            problems.append(Problem(number, f"the first line is not the header (a {kind} line)"))
+        elif number == last and kind != "summary":
+            problems.append(Problem(number, f"the last line is not the summary (a {kind} line: an unfinished run?)"))
+        elif kind == "header" and number != first:
+            problems.append(Problem(number, "a header line after the first line"))
+        elif kind == "summary" and number != last:
+            problems.append(Problem(number, "a summary line before the last line"))
+    return problems
+
+
+def _id_problems(results: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
+    """Every row id once."""
+    seen: dict[str, int] = {}
+    problems: list[Problem] = []
+    for number, row in results:
         if row["id"] in seen:
-            raise ReportError(f"{source}: the row {row['id']} appears twice")
-        seen.add(row["id"])
-    summary = lines[-1]
-    if summary["total"] != len(results) or summary["counts"] != counts_of(results):
-        raise ReportError(f"{source}: the summary's total or counts do not match its {len(results)} rows")
+            problems.append(Problem(number, f"the row {row['id']} appears twice (first at line {seen[row['id']]})"))
+        seen.setdefault(row["id"], number)
+    return problems
+
+
+def _summary_problems(number: int, summary: dict[str, Any], results: list[dict[str, Any]] | None) -> list[Problem]:
+    """The summary's verdict follows from its counts, and its total and counts from the rows
+    (``results`` None: some lines could not be read, so the rows are not known)."""
+    problems: list[Problem] = []
+    if results is not None and summary["total"] != len(results):
+        problems.append(Problem(number, f"the summary's total {summary['total']} does not match "
+                                        f"its {len(results)} result rows"))
+    if results is not None and summary["counts"] != (counted := counts_of(results)):
+        problems.append(Problem(number, f"the summary's counts {json.dumps(summary['counts'], sort_keys=True)} "
+                                        f"do not match its rows' {json.dumps(counted, sort_keys=True)}"))
     if summary["conformant"] != is_conformant(summary["counts"]):
-        raise ReportError(f"{source}: the summary's 'conformant' does not follow from its counts")
-    return Report(lines[0], sorted(results, key=lambda row: row["id"]), summary)
+        problems.append(Problem(number, f"the summary's 'conformant' ({json.dumps(summary['conformant'])}) "
+                                        "does not follow from its counts"))
+    return problems
+
+
+def examine(text: str) -> tuple[Report | None, list[Problem]]:
+    """Every rule these NDJSON lines break, in line order, and the report they make (None unless
+    they break none). The one place the rules of a report are kept. The summary's total and counts
+    are judged only when every line could be read: until then the rows are not known."""
+    good, problems, numbers = _decoded(text)
+    all_read = not problems
+    problems += _placement_problems(good, numbers)
+    results = [(n, {k: v for k, v in line.items() if k != "type"}) for n, line in good if line["type"] == "result"]
+    problems += _id_problems(results)
+    summaries = [(n, line) for n, line in good if line["type"] == "summary"]
+    if summaries:
+        problems += _summary_problems(*summaries[-1], [row for _, row in results] if all_read else None)
+    problems.sort(key=lambda problem: problem.line)
+    if problems:
+        return None, problems
+    rows = sorted((row for _, row in results), key=lambda row: row["id"])
+    return Report(good[0][1], rows, good[-1][1]), []
+
+
+def parse_lines(text: str, source: str) -> Report:
+    """The report these NDJSON lines make, or :class:`ReportError` naming the first problem."""
+    report, problems = examine(text)
+    if report is None:
+        raise ReportError(problems[0].where(source))
+    return report
+
+
+def _why_unreadable(exc: OSError | UnicodeDecodeError) -> str:
+    return str(getattr(exc, "strerror", None) or exc)
 
 
 def read_report(path: Path) -> Report:
-    """The report at ``path``, checked (see :func:`parse_lines`)."""
+    """The report at ``path``, checked (see :func:`examine`)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"cannot read the report {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise ReportError(f"cannot read the report {path}: {_why_unreadable(exc)}") from None
     return parse_lines(text, str(path))
+
+
+def examine_file(path: Path) -> tuple[Report | None, list[Problem]]:
+    """:func:`examine` of the file at ``path``; a file that cannot be read is one problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(0, f"cannot be read: {_why_unreadable(exc)}")]
+    return examine(text)
