@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations|validate-report``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations|summary|validate-report``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -121,6 +121,28 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_summary(args: argparse.Namespace) -> int:
+    """Several reports side by side per area (``conformance.summary``); a bad report is exit 2."""
+    from conformance.reports import ReportError
+    from conformance.summary import summarize
+    from conformance.summary_render import Format, render
+
+    try:
+        summary = summarize(args.reports, show_failures=args.show == "failures")
+    except ReportError as error:
+        return fail(error.code, error.message)
+    text = render(summary, Format(args.format))
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        return fail("output-unwritable", f"cannot write the summary to {args.output}: {exc.strerror or exc}")
+    return 0
+
+
 def cmd_validate_report(args: argparse.Namespace) -> int:
     """Every problem of each report (``conformance.report_validation``): exit 0 valid, 1 invalid."""
     from conformance.report_validation import print_verdicts, validate
@@ -129,7 +151,21 @@ def cmd_validate_report(args: argparse.Namespace) -> int:
 
 
 def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``validate-report``: it reads NDJSON reports, it runs nothing."""
+    """``summary`` and ``validate-report``: they read NDJSON reports, they run nothing."""
+    summary = commands.add_parser(
+        "summary", help="several implementations' reports side by side, per area (as bowtie summary)",
+        description="Lay NDJSON reports side by side: one column per report, one line per area, a total. "
+        "A cell is 'passed/rows (other statuses)'; a status that fails a run stands out; '—': no row there.",
+    )
+    summary.add_argument("reports", metavar="REPORT", nargs="+", help="NDJSON reports of conformance run --report")
+    summary.add_argument("--format", choices=["text", "markdown", "json", "html"], default="text",
+                         help="text (default: aligned columns), markdown (a GFM table), json "
+                         "(schemas/summary/v1/summary.schema.json) or html (one self-contained page)")
+    summary.add_argument("--output", metavar="PATH", help="write here instead of stdout")
+    summary.add_argument("--show", choices=["areas", "failures"], default="areas",
+                         help="failures: also list, per report, the rows that are not PASS with the first "
+                         "line of their message")
+    summary.set_defaults(handler=cmd_summary)
     validate = commands.add_parser(
         "validate-report", help="check NDJSON reports against schemas/report/v1 and list every problem",
         description="Check each report: JSON lines valid against schemas/report/v1, one header first, one "
