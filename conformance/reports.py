@@ -146,11 +146,11 @@ def _placement_problems(good: list[tuple[int, dict[str, Any]]], numbers: list[in
         kind = line["type"]
         if number == first and kind != "header":
             problems.append(Problem(number, f"the first line is not the header (a {kind} line)"))
-        elif number == last and kind != "summary":
+        if number == last and kind != "summary":
             problems.append(Problem(number, f"the last line is not the summary (a {kind} line: an unfinished run?)"))
-        elif kind == "header" and number != first:
+        if kind == "header" and number != first:
             problems.append(Problem(number, "a header line after the first line"))
-        elif kind == "summary" and number != last:
+        if kind == "summary" and number != last:
             problems.append(Problem(number, "a summary line before the last line"))
     return problems
 

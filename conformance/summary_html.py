@@ -39,7 +39,7 @@ def _part(part: Part) -> str:
 
 def _cell(cell: Cell) -> str:
     """A table cell, coloured by what it holds: all passing, something unexpected, or nothing."""
-    kind = "none" if not cell.total else "unexpected" if cell.unexpected else "all-pass" if not cell.parts else ""
+    kind = "none" if not cell.total else "unexpected" if cell.unexpected else "all-pass" if not cell.parts else "expected"
     text = for_html(cell.fraction())
     if cell.parts:
         text += f" ({', '.join(_part(part) for part in cell.parts)})"

@@ -11,7 +11,7 @@ from testkit import report_files
 from testkit.conformance_runs import conformance
 from testkit.report_files import row
 
-from conformance import schemas, summary
+from conformance import reports, schemas, summary
 from conformance.cli import main
 from conformance.summary_render import Format, render
 
@@ -78,6 +78,18 @@ def test_text_is_aligned_and_statuses_that_fail_a_run_are_in_capitals(two: list[
     assert "1/3 (1 FAIL, 1 xfail)" in tree and "1/3 (1 unsupported, 1 CRASH)" in tree
     assert tree.index("1/3 (1 unsupported") == table[0].index("other")
     assert next(line for line in table if line.startswith("verdict")).split()[1:] == ["NOT", "conformant"] * 2
+
+
+def test_the_verdict_line_says_how_each_run_ended(tmp_path: Path) -> None:
+    rows = [row("PRIM-001"), row("PRIM-002", "NOTRUN", "not run to its end")]
+    stopped = reports.Report(report_files.header(), rows,
+                             reports.summary_line(rows, {"reason": "SIGINT", "message": "interrupted"}))
+    made = summary.build(["a", "b"], [stopped, report_files.report([row("PRIM-001")], name="ok")])
+    assert [column.verdict for column in made.columns] == ["interrupted (SIGINT): NOT conformant", "conformant"]
+    document = json.loads(render(made, Format.JSON))
+    assert schemas.errors(document, "summary/v1/summary.schema.json") == []
+    assert document["columns"][0]["interrupted"]["reason"] == "SIGINT" and "interrupted" not in document["columns"][1]
+    assert _cells(made)["PRIM"] == ["1/2 (1 notrun)", "1/1"]
 
 
 def test_show_failures_lists_each_reports_rows_not_pass_with_the_first_message_line(two: list[str]) -> None:

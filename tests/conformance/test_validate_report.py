@@ -69,6 +69,11 @@ def test_the_summary_must_be_the_last_line_and_the_only_one() -> None:
     assert _problems(lines)[0] == (3, "a summary line before the last line")
 
 
+def test_a_lone_result_line_has_neither_header_nor_summary() -> None:
+    assert _problems([_valid()[1]]) == [(1, "the first line is not the header (a result line)"),
+                                        (1, "the last line is not the summary (a result line: an unfinished run?)")]
+
+
 def test_row_ids_are_unique() -> None:
     lines = _valid()
     lines.insert(2, lines[1])
