@@ -2,9 +2,9 @@
 
 A pytest plugin of ``conformance run``. pytest-bdd names each step before it runs and the one
 that raised; assertion rewriting hands every failing comparison of the step modules to
-``pytest_assertrepr_compare``, which remembers the last ``==`` of the running step (left is the
-actual value, right the expected one: the steps' convention) and returns ``None``, so pytest's
-own explanation stays. The comparison is kept only when the step failed on an assertion.
+``pytest_assertrepr_compare``, which remembers the last failed ``==`` (or ``is``) of the
+running step (left is the actual value, right the expected one: the steps' convention) and
+returns ``None``, so pytest's own explanation stays. The comparison is kept only when the step failed on an assertion.
 """
 
 from __future__ import annotations
@@ -82,9 +82,10 @@ class FailureDetails:
         self._comparison = None
 
     def pytest_assertrepr_compare(self, config: pytest.Config, op: str, left: Any, right: Any) -> None:
-        """Remember a failing ``left == right`` (pytest asks for passing parts of an ``and`` too)."""
+        """Remember a failing ``left == right`` or ``left is right`` (pytest asks for the passing
+        parts of an ``and`` too)."""
         try:
-            differs = op == "==" and not bool(left == right)
+            differs = (op == "==" and not bool(left == right)) or (op == "is" and left is not right)
         except Exception:  # a comparison that raises compares nothing we can report
             differs = False
         if differs:

@@ -38,8 +38,8 @@ def environment(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "tests")]), **extra}
 
 
-def run_in_process(tmp_path: Path, adapter: str, *, wrong_at: int) -> reports.Report:
-    """The PRIM rows against an in-process adapter, the plugin driven as the runner drives it."""
+def run_in_process(tmp_path: Path, adapter: str, *options: str, wrong_at: int) -> reports.Report:
+    """The PRIM rows (or ``options``' rows) against an in-process adapter, driven as the runner does."""
     spec = importlib.util.find_spec("conformance.suite_tests.test_features")
     assert spec is not None and spec.origin is not None
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
@@ -47,8 +47,8 @@ def run_in_process(tmp_path: Path, adapter: str, *, wrong_at: int) -> reports.Re
     subprocess.run(
         [sys.executable, "-m", "pytest", spec.origin, "-p", "conformance.plugin", "-p", "no:cacheprovider",
          "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "--import-mode=importlib",
-         "--basetemp", str(tmp_path / "tmp"), "-q", "--rr-report", str(report), "--rr-only", "PRIM-*",
-         "--rr-adapter", adapter],
+         "--basetemp", str(tmp_path / "tmp"), "-q", "--rr-report", str(report), "--rr-adapter", adapter,
+         *(options or ("--rr-only", "PRIM-*"))],
         capture_output=True, text=True, timeout=RUN_SECONDS, check=False, env=environment(**{AT_ENV: str(wrong_at)}),
     )
     return reports.read_report(report)
@@ -98,12 +98,32 @@ def test_a_wrong_answer_is_a_fail_row_with_its_place_step_and_values(tmp_path: P
     assert "stderr" not in row  # in process there is no port process to listen to
 
 
-def test_every_row_names_its_feature_relative_to_the_suite_and_its_line(tmp_path: Path) -> None:
-    report = run_in_process(tmp_path, "reference", wrong_at=0)
-    assert len(report.results) >= 20 and not not_passed(report)
+def test_every_row_of_the_suite_names_its_feature_relative_to_the_suite_and_its_line(tmp_path: Path) -> None:
+    report = run_in_process(tmp_path, "reference", "--collect-only", wrong_at=0)  # every row, NOTRUN
+    assert len(report.results) > 500
     for row in report.results:
         assert_located(row)
         assert not {"step", "expected", "actual", "stderr"} & set(row), row
+
+
+def test_a_passing_run_has_no_details(tmp_path: Path) -> None:
+    report = run_in_process(tmp_path, "reference", wrong_at=0)
+    assert len(report.results) >= 20 and not not_passed(report)
+    assert all(not {"step", "expected", "actual", "stderr"} & set(row) for row in report.results)
+
+
+def test_an_expected_failure_keeps_its_step_and_values(tmp_path: Path) -> None:
+    manifest = tmp_path / "expectations.toml"
+    manifest.write_text('implementation = "recall-rebase-reference"\n[[expectation]]\nid = "PRIM-003"\n'
+                        'status = "xfail"\nreason = "measures wrongly"\n', encoding="utf-8")
+    report = run_in_process(tmp_path, "testkit.ports.wrong_answer:WrongOnce", "--rr-only", "PRIM-*",
+                            "--rr-expectations", str(manifest), wrong_at=3)
+    rows = {row["id"]: row for row in not_passed(report)}
+    assert {key: row["status"] for key, row in rows.items()} == {
+        "PRIM-003[accent]": "XPASS", "PRIM-003[ascii]": "XPASS", "PRIM-003[astral]": "XFAIL", "PRIM-003[cjk]": "XPASS"}
+    assert (rows["PRIM-003[astral]"]["expected"], rows["PRIM-003[astral]"]["actual"]) == (MEASURED[3][2], WRONG)
+    assert rows["PRIM-003[astral]"]["step"]["line"] == 33
+    assert "step" not in rows["PRIM-003[ascii]"]  # an unexpected pass failed no step
 
 
 def test_a_fail_row_over_stdio_carries_the_ports_stderr(tmp_path: Path) -> None:
@@ -142,8 +162,12 @@ def test_only_a_failing_equality_is_remembered() -> None:
     details.pytest_assertrepr_compare(config, "==", [1], [2])
     details.pytest_assertrepr_compare(config, "==", "same", "same")  # a passing part of an ``and``
     details.pytest_assertrepr_compare(config, "in", 1, [2])
+    details.pytest_assertrepr_compare(config, "is", None, None)
     remembered = details._comparison
     assert remembered is not None and (remembered.actual, remembered.expected) == ([1], [2])
+    details.pytest_assertrepr_compare(config, "is", False, True)
+    remembered = details._comparison
+    assert remembered is not None and (remembered.actual, remembered.expected) == (False, True)
 
 
 def test_a_feature_path_is_relative_to_the_suite_root_wherever_it_lives(tmp_path: Path) -> None:
