@@ -4,7 +4,8 @@ A pytest plugin of ``conformance run``. pytest-bdd names each step before it run
 that raised; assertion rewriting hands every failing comparison of the step modules to
 ``pytest_assertrepr_compare``, which remembers the last failed ``==`` (or ``is``) of the
 running step (left is the actual value, right the expected one: the steps' convention) and
-returns ``None``, so pytest's own explanation stays. The comparison is kept only when the step failed on an assertion.
+returns ``None``, so pytest's own explanation stays. The comparison is kept only when the step
+failed on an assertion.
 """
 
 from __future__ import annotations
