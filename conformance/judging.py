@@ -2,8 +2,8 @@
 
 A pytest plugin of ``conformance run``: a ``skip`` entry marks the scenario skipped before it
 runs; after each phase, the raw outcome (PASS, FAIL, ERROR) meets the scenario's entry and
-becomes the report's status. pytest's own outcome is set to agree, so its exit code, terminal
-and JUnit XML say what the report says (an expected failure is pytest's ``xfailed``, a strict
+becomes the report's status. pytest's own outcome is set to agree, so its exit code and
+terminal say what the report says (an expected failure is pytest's ``xfailed``, a strict
 unexpected pass ``failed``). Only PASS, XFAIL, SKIP and UNSUPPORTED are expected.
 """
 

@@ -21,10 +21,11 @@ MESSAGE_CHARS: Final = 4000
 NOT_RUN: Final = "not run"
 
 
-def new_row(scenario: str, feature: str, title: str) -> dict[str, Any]:
-    """The row of a collected scenario, before it runs."""
-    return {"id": scenario, "feature": feature, "title": title, "status": Status.NOTRUN,
-            "message": NOT_RUN, "duration_ms": 0.0}
+def new_row(scenario: str, feature: str, title: str, line: int | None = None) -> dict[str, Any]:
+    """The row of a collected scenario, before it runs (``line``: where it stands in ``feature``)."""
+    where = {"feature": feature} if line is None else {"feature": feature, "line": line}
+    return {"id": scenario, **where, "title": title, "status": Status.NOTRUN, "message": NOT_RUN,
+            "duration_ms": 0.0}
 
 
 def after_phase(row: dict[str, Any], report: pytest.TestReport, error: BaseException | None,

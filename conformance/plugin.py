@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from conformance import __version__, interruption, outcome, reports
+from conformance import __version__, failure_details, interruption, locations, outcome, reports
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
@@ -76,6 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.import_plugin(name)
     config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
+    config.pluginmanager.register(failure_details.FailureDetails(), "recall-rebase-failure-details")
     expectations = ExpectationsPlugin(config, _manifest(config), scenario_id_of)
     config.pluginmanager.register(expectations, "recall-rebase-expectations")
 
@@ -226,9 +227,9 @@ class _Reporter:
         if scenario not in self.results:
             module = getattr(getattr(item, "module", None), "__name__", "")
             doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
-            feature, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
-            self.results[scenario] = outcome.new_row(scenario, feature if separator else module,
-                                                     title if separator else item.name)
+            _, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
+            feature, line = locations.row_location(item) or (module, None)
+            self.results[scenario] = outcome.new_row(scenario, feature, title if separator else item.name, line)
         return self.results[scenario]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -247,6 +248,7 @@ class _Reporter:
         self.running = None if report.when == "teardown" else scenario
         error = call.excinfo.value if call.excinfo is not None else None
         outcome.after_phase(self._row(item, scenario), report, error, port_of(self.config).fault)
+        failure_details.add_details(self._row(item, scenario), item, port_of(self.config))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         path = self.config.getoption("--rr-report")

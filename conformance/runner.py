@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conformance import interruption, outcome, outputs, procgroup, reports
+from conformance import interruption, junit, outcome, outputs, procgroup, reports
 from conformance.judging import verdict_line
 from conformance.selection import pytest_selection_args, selection_words
 from conformance.suite import features_dir
@@ -30,7 +30,6 @@ def _pytest_args(
     report_path: Path,
     *,
     stdio_command: Sequence[str] | None,
-    junitxml: str | None,
     select: str | None,
     only: str | None,
     verbose: bool,
@@ -53,8 +52,6 @@ def _pytest_args(
         args += ["--no-header", "--tb=short"]
     if stdio_command:
         args += ["--rr-stdio", shlex.join(stdio_command)]
-    if junitxml:
-        args += ["--junitxml", junitxml]
     if select:
         args += ["-k", select]
     if only:
@@ -100,7 +97,7 @@ def run_conformance(
         ini = scratch_path / "pytest.ini"
         ini.write_text("[pytest]\n", encoding="utf-8")
         args = _pytest_args(bound_module, scratch_path, ini, report_path, stdio_command=stdio_command,
-                            junitxml=junitxml, select=select, only=only, verbose=verbose,
+                            select=select, only=only, verbose=verbose,
                             expectations=expectations, timeouts=(timeout, start_timeout))
         args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
@@ -117,7 +114,9 @@ def run_conformance(
             return EXIT_NOT_CONFORMANT
         try:
             read = reports.read_report(report_path)
-        except reports.ReportError as error:
+            if junitxml:
+                junit.write_junit(read, Path(junitxml))
+        except (reports.ReportError, junit.JunitError) as error:
             print(f"recall-rebase: {error.code}: {error.message}", file=sys.stderr)
             return EXIT_NOT_CONFORMANT
         header, results, summary = read.header, read.results, read.summary

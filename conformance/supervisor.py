@@ -38,6 +38,7 @@ class PortSupervisor:
         self.start_failure: PortStartFailed | None = None
         self.restarts = 0
         self._closed = False
+        self._over_stdio = False
 
     def start(self) -> ImplInfo:
         """Start an implementation unless one runs: the first start, or a restart after a fault."""
@@ -45,6 +46,7 @@ class PortSupervisor:
             raise PortExited("not started: the run is over", "")
         if self._port is None:
             port = self._make()
+            self._over_stdio = isinstance(port, SubprocessAdapter)
             try:
                 self._port, info = port, _started(port)
             except PortStartFailed as failure:
@@ -84,6 +86,16 @@ class PortSupervisor:
             broke = PortErrored(f"{op} raised {type(exc).__name__}: {exc}", traceback.format_exc(limit=8).strip())
             self._charge(broke)
             raise broke from exc
+
+    def stderr_lines(self) -> list[str]:
+        """The port process's last stderr lines: the fault's, else the live port's (none in process)."""
+        if not self._over_stdio:
+            return []
+        if self.fault is not None:
+            tail = self.fault.stderr_tail
+        else:
+            tail = self._port.stderr_tail() if isinstance(self._port, SubprocessAdapter) else ""
+        return [line for line in tail.splitlines() if line.strip()]
 
     def _charge(self, fault: PortFault) -> None:
         """The current scenario carries the fault; the port is discarded (killed with its group)."""
