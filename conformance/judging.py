@@ -17,6 +17,7 @@ import pytest
 
 from conformance.capabilities import OperationNotDeclared, unknown_operations
 from conformance.expectations import Expectation, Expected, Manifest
+from conformance.outcome import failure_text
 from conformance.protocol import ImplInfo
 from conformance.statuses import Status
 
@@ -80,7 +81,7 @@ def judge(report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException
         report.outcome, report.longrepr = "skipped", (str(report.fspath), 0, message)
         _mark(report, Status.UNSUPPORTED, message)
     elif report.failed and (why := _expected_failure(report, expectation)):
-        message = f"{why}\n{report.longreprtext}"[-4000:]
+        message = f"{why}\n{failure_text(report)}"[-4000:]
         report.outcome, report.wasxfail = "skipped", why
         _mark(report, Status.XFAIL, message)
     elif report.passed and report.when == "call" and (why := _unexpected_pass(expectation)):

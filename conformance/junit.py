@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.outputs import OUTPUT_UNWRITABLE
-from conformance.reports import Report, area_of
+from conformance.reports import Report, area_of, headline
 from conformance.statuses import Status
 
 FAILURES: Final = frozenset({Status.FAIL, Status.XPASS})
@@ -101,7 +101,7 @@ def _case(area: str, row: Mapping[str, Any]) -> ET.Element:
         case.set("line", str(row["line"]))
     status = Status(row["status"])
     message = str(row["message"])
-    first = xml_text(headline(message) or status.value)
+    first = xml_text(headline(message)[:MESSAGE_CHARS] or status.value)
     if status in FAILURES:
         ET.SubElement(case, "failure", type=status.value, message=first).text = _body(row)
     elif status in ERRORS:
@@ -124,13 +124,6 @@ def _body(row: Mapping[str, Any]) -> str:
         parts.append(f"expected: {json.dumps(row['expected'], ensure_ascii=False)}")
         parts.append(f"actual:   {json.dumps(row.get('actual'), ensure_ascii=False)}")
     return xml_text("\n".join([*parts, str(row["message"])]))
-
-
-def headline(message: str) -> str:
-    """A message's telling line: pytest's first ``E`` line (the exception), else its first line."""
-    lines = [line.strip() for line in message.splitlines() if line.strip()]
-    raised = [line[1:].strip() for line in lines if line.startswith("E ") and line[1:].strip()]
-    return (raised or lines or [""])[0][:MESSAGE_CHARS]
 
 
 def xml_text(text: str) -> str:

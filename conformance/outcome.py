@@ -10,6 +10,7 @@ kind is XFAIL, an unexpected pass XPASS, an undeclared operation UNSUPPORTED.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import pytest
@@ -19,6 +20,23 @@ from conformance.statuses import Status
 
 MESSAGE_CHARS: Final = 4000
 NOT_RUN: Final = "not run"
+
+
+#: Frames of the harness's own machinery, which say nothing about the port (pytest, pytest-bdd, pluggy).
+HARNESS_FRAME: Final = re.compile(r"[\\/](?:_pytest|pytest_bdd|pluggy)[\\/]")
+NOISE_LINE: Final = re.compile(r"E\s+Use -v to get more diff")
+
+
+def drop_harness_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """Cut pytest's own frames from a failure's traceback, so its text starts at the step that failed."""
+    kept = excinfo.traceback.filter(lambda entry: HARNESS_FRAME.search(str(entry.path)) is None)
+    if len(kept):
+        excinfo.traceback = kept
+
+
+def failure_text(report: pytest.TestReport) -> str:
+    """pytest's traceback of a failed phase, without its advice to rerun with ``-v``."""
+    return "\n".join(line for line in str(report.longreprtext).splitlines() if not NOISE_LINE.fullmatch(line.strip()))
 
 
 def new_row(scenario: str, feature: str, title: str, line: int | None = None) -> dict[str, Any]:
@@ -37,7 +55,7 @@ def after_phase(row: dict[str, Any], report: pytest.TestReport, error: BaseExcep
         return
     if report.failed:
         row["status"] = Status.FAIL if report.when == "call" else Status.ERROR
-        row["message"] = str(report.longreprtext)[-MESSAGE_CHARS:]
+        row["message"] = failure_text(report)[-MESSAGE_CHARS:]
     elif report.skipped and row["status"] in (Status.NOTRUN, Status.PASS):
         row["status"], row["message"] = Status.SKIP, str(report.longreprtext)[-1000:]
     elif report.when == "call" and report.passed and row["status"] == Status.NOTRUN:

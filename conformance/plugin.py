@@ -240,6 +240,8 @@ class _Reporter:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+        if call.excinfo is not None:
+            outcome.drop_harness_frames(call.excinfo)
         made = yield
         report: pytest.TestReport = made.get_result()  # type: ignore[attr-defined]
         scenario = scenario_id_of(item)

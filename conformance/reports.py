@@ -63,6 +63,13 @@ def area_of(row_id: str) -> str:
     return row_id.split("-", 1)[0]
 
 
+def headline(message: str) -> str:
+    """A row message's telling line: pytest's first ``E`` line (the exception), else its first line."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    raised = [line[1:].strip() for line in lines if line.startswith("E ") and line[1:].strip()]
+    return (raised or lines or [""])[0]
+
+
 def counts_of(results: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for row in results:

@@ -151,10 +151,17 @@ def _cell(rows: Sequence[dict[str, Any]]) -> Cell:
     return Cell({status: counted[status] for status in STATUS_ORDER if counted[status]})
 
 
+def _telling(row: dict[str, Any]) -> str:
+    """The failing step (when the report names it) and the message's headline."""
+    step = row.get("step")
+    said = reports.headline(row["message"])
+    return f"{step['keyword']} {step['text']}: {said}" if step else said
+
+
 def _row_line(row_id: str, columns: Sequence[dict[str, dict[str, Any]]]) -> RowLine:
     found = [rows.get(row_id) for rows in columns]
     title = next((row["title"] for row in found if row is not None), "")
-    outcomes = tuple(None if row is None else Outcome(Status(row["status"]), first_line(row["message"]))
+    outcomes = tuple(None if row is None else Outcome(Status(row["status"]), first_line(_telling(row)))
                      for row in found)
     return RowLine(row_id, reports.area_of(row_id), title, outcomes)
 

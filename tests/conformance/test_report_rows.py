@@ -95,6 +95,9 @@ def test_a_wrong_answer_is_a_fail_row_with_its_place_step_and_values(tmp_path: P
     assert template.startswith("Then it is ") and "chars-v1 tokens" in template, template
     assert (row["expected"], row["actual"]) == (expected, WRONG)
     assert "AssertionError" in row["message"]  # the short traceback stays
+    # from the step on: no frame of pytest's machinery
+    assert "conformance/steps/" in row["message"] and "_pytest" not in row["message"], row["message"]
+    assert "Use -v to get more diff" not in row["message"]
     assert "stderr" not in row  # in process there is no port process to listen to
 
 
