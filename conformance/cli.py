@@ -71,6 +71,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         expectations=args.expectations,
         timeout=args.timeout,
         start_timeout=args.start_timeout,
+        validate_messages=args.validate_messages,
     )
 
 
@@ -217,6 +218,9 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      "a scenario tagged @timeout:N gets N times as long")
     run.add_argument("--start-timeout", metavar="SECONDS", type=seconds, default=None,
                      help="seconds a --stdio port may take to start and answer its handshake (default 30)")
+    run.add_argument("-V", "--validate-messages", action="store_true",
+                     help="check every request and response against schemas/adapter/v1 (as Bowtie's -V): "
+                     "a response off the schema fails its scenario, a request off it is an ERROR")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     run.set_defaults(handler=cmd_run, stdio_command=None)
     check = commands.add_parser(

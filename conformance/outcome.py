@@ -3,7 +3,9 @@
 A row is NOTRUN until its call phase has passed: a scenario that was interrupted, or never
 reached, is never PASS. A failed setup or teardown is ERROR, a failed call FAIL; a port fault
 (a hang, a crash, a desync, see :mod:`conformance.faults`) overrides both with TIMEOUT or CRASH
-and the port's message; a port that could not be (re)started leaves the row NOTRUN. Last, the judgement of the
+and the port's message; a port that could not be (re)started leaves the row NOTRUN. A message off
+the schema (:mod:`conformance.message_checks`) is FAIL when the port answered it, ERROR when the
+harness sent it, in any phase. Last, the judgement of the
 expectations and capabilities (:mod:`conformance.judging`) decides: an expected failure of any
 kind is XFAIL, an unexpected pass XPASS, an undeclared operation UNSUPPORTED.
 """
@@ -16,6 +18,7 @@ from typing import Any, Final
 import pytest
 
 from conformance.faults import PortFault, PortStartFailed
+from conformance.message_checks import MessageOffSchema
 from conformance.statuses import Status
 
 MESSAGE_CHARS: Final = 4000
@@ -56,6 +59,8 @@ def after_phase(row: dict[str, Any], report: pytest.TestReport, error: BaseExcep
     if report.failed:
         row["status"] = Status.FAIL if report.when == "call" else Status.ERROR
         row["message"] = failure_text(report)[-MESSAGE_CHARS:]
+        if isinstance(error, MessageOffSchema):  # --validate-messages: FAIL (the port's answer) or ERROR (ours)
+            row["status"], row["message"] = error.status, error.report_message()[-MESSAGE_CHARS:]
     elif report.skipped and row["status"] in (Status.NOTRUN, Status.PASS):
         row["status"], row["message"] = Status.SKIP, str(report.longreprtext)[-1000:]
     elif report.when == "call" and report.passed and row["status"] == Status.NOTRUN:

@@ -28,6 +28,7 @@ from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
 from conformance.judging import ExpectationsPlugin
+from conformance.message_checks import MessageChecks, ValidatingAdapter
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 from conformance.selection import Selection, scenario_of, tags_by_scenario
 from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
@@ -60,6 +61,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seconds a --rr-stdio port may take per request (0: no timeout); @timeout:N scales it")
     group.addoption("--rr-start-timeout", type=float, default=DEFAULT_START_TIMEOUT,
                     help="seconds a --rr-stdio port may take to start and complete its handshake")
+    group.addoption("--rr-validate-messages", action="store_true", default=False,
+                    help="check every request and response against schemas/adapter/v1 (Bowtie's -V)")
 
 
 def _step_modules() -> list[str]:
@@ -136,12 +139,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _supervisor(config: pytest.Config) -> PortSupervisor:
     """The run's supervisor: a ``--rr-stdio`` port with timeouts, or the in-process adapter (none)."""
     stdio = config.getoption("--rr-stdio")
+    checks = MessageChecks() if config.getoption("--rr-validate-messages") else None
     if stdio:
         command, timeout = shlex.split(stdio), float(config.getoption("--rr-timeout"))
         start_timeout = float(config.getoption("--rr-start-timeout"))
-        return PortSupervisor(lambda: SubprocessAdapter(command, start_timeout=start_timeout or None),
-                              request_timeout=timeout or None)
+        return PortSupervisor(
+            lambda: SubprocessAdapter(command, start_timeout=start_timeout or None, checks=checks),
+            request_timeout=timeout or None)
     implementation = adapter_class(str(config.getoption("--rr-adapter")))
+    if checks is not None:
+        return PortSupervisor(lambda: ValidatingAdapter(implementation(), checks), request_timeout=None)
     return PortSupervisor(implementation, request_timeout=None)
 
 

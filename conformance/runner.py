@@ -79,6 +79,7 @@ def run_conformance(
     area: str | None = None,
     tag: str | None = None,
     max_fail: int | None = None,
+    validate_messages: bool = False,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
     problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml})
@@ -100,6 +101,7 @@ def run_conformance(
                             select=select, only=only, verbose=verbose,
                             expectations=expectations, timeouts=(timeout, start_timeout))
         args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
+        args += ["--rr-validate-messages"] if validate_messages else []
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)

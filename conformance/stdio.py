@@ -13,7 +13,7 @@ import shlex
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from conformance.faults import (
     PORT_HANDSHAKE_FAILED,
@@ -27,6 +27,9 @@ from conformance.faults import (
 )
 from conformance.portpipe import LineTimeout, PortPipe
 from conformance.protocol import PROTOCOL_VERSION, ContractError, ImplInfo, JsonObject
+
+if TYPE_CHECKING:  # not at run time: the reference's stdio server imports this module, not jsonschema
+    from conformance.message_checks import MessageChecks
 
 DEFAULT_REQUEST_TIMEOUT: Final = 10.0
 DEFAULT_START_TIMEOUT: Final = 30.0
@@ -97,6 +100,7 @@ class SubprocessAdapter:
     A request waits at most ``request_timeout`` seconds (``None``: for ever), the handshake at
     most ``start_timeout``. A port that hangs, exits or writes what is not the answer is killed
     with its whole process group and the request raises a :class:`~conformance.faults.PortFault`.
+    With ``checks`` (``--validate-messages``) every line is held against the schemas both ways.
     """
 
     def __init__(
@@ -106,7 +110,9 @@ class SubprocessAdapter:
         env: Mapping[str, str] | None = None,
         request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
         start_timeout: float | None = DEFAULT_START_TIMEOUT,
+        checks: MessageChecks | None = None,
     ) -> None:
+        self.checks = checks
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         self.env = dict(env) if env is not None else None
         self.request_timeout = request_timeout
@@ -153,11 +159,14 @@ class SubprocessAdapter:
         pipe = self._pipe
         if pipe is None:
             raise PortExited("the implementation process is not running", self._last_tail)
+        request = {"seq": self._seq + 1, **message}
+        if self.checks is not None:
+            self.checks.request(request)
         self._seq += 1
         what = "the handshake" if message["cmd"] == "start" else f"request {self._seq} ({message.get('op') or message['cmd']})"
         if (stray := pipe.pending_line()) is not None:
             raise self._fault(PortDesync, f"an unasked stdout line before {what}: {stray[:200]!r}")
-        pipe.send(json.dumps({"seq": self._seq, **message}) + "\n")
+        pipe.send(json.dumps(request) + "\n")
         try:
             line = pipe.next_line(timeout)
         except LineTimeout:
@@ -166,7 +175,10 @@ class SubprocessAdapter:
             code = pipe.exit_code(wait=EXIT_WAIT_SECONDS)
             ended = f"the implementation exited (code {code})" if code is not None else "the port closed its stdout"
             raise self._fault(PortExited, f"{ended} during {what}")
-        return self._parse(line, what)
+        response = self._parse(line, what)
+        if self.checks is not None:
+            self.checks.response(response, request)
+        return response
 
     def _parse(self, line: str, what: str) -> JsonObject:
         try:

@@ -4,7 +4,8 @@ A port that hangs, crashes or desyncs fails the scenario it was serving (TIMEOUT
 its last stderr lines) and is killed with its whole process group; the next scenario starts a
 fresh one, with its handshake, and the run goes on (as Bowtie restarts a crashed
 implementation). An in-process adapter that raises anything but a contract error is a CRASH too,
-and is replaced by a new instance; it has no timeout (a hang there hangs the run).
+and is replaced by a new instance; it has no timeout (a hang there hangs the run). A message off
+the schema (``--validate-messages``) fails its row but keeps the port: it is still in sync.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from conformance.faults import (
     PortFault,
     PortStartFailed,
 )
+from conformance.message_checks import MessageOffSchema
 from conformance.protocol import PROTOCOL_VERSION, Adapter, ContractError, ImplInfo, JsonObject
 from conformance.stdio import SubprocessAdapter
 
@@ -77,7 +79,7 @@ class PortSupervisor:
             assert port is not None
         try:
             return port.request(op, params)
-        except ContractError:
+        except (ContractError, MessageOffSchema):  # an answer (or a request) off the schema: the port is in sync
             raise
         except PortFault as fault:
             self._charge(fault)

@@ -1,4 +1,4 @@
-"""The main job: the packaged features pass in-process and through ``host --stdio`` alike."""
+"""The main job: the packaged features pass in-process and over ``host --stdio``, every message checked."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ def conformance_run(tmp_path: Path, name: str, *extra: str) -> tuple[int, list[d
 
 
 def test_in_process_and_stdio_runs_agree_and_pass(tmp_path: Path) -> None:
-    code_a, in_process, out_a = conformance_run(tmp_path, "in-process")
+    code_a, in_process, out_a = conformance_run(tmp_path, "in-process", "-V")  # every message checked too
     code_b, over_stdio, out_b = conformance_run(
-        tmp_path, "stdio", "--stdio", "--", sys.executable, "-m", "reference.cli", "host", "--stdio"
+        tmp_path, "stdio", "--validate-messages", "--stdio", "--", sys.executable, "-m", "reference.cli", "host",
+        "--stdio"
     )
     assert code_a == 0, out_a
     assert code_b == 0, out_b

@@ -12,7 +12,8 @@ writes one ``faulty-port:`` line on stderr, which the harness must show in its r
 Kinds: ``hang`` (never answers, ignores SIGTERM, and leaves a process that holds none of the
 port's pipes: only a kill of the whole group ends it), ``crash`` (exits at once), ``stray`` (one
 non-protocol stdout line before the answer), ``errored`` (answers ``errored`` instead),
-``crash-for-good`` (crashes, then every later start exits at once), ``bad-hello``,
+``bad-result`` (the port's answer, with the first field of its result of a wrong JSON type: off
+the schema, in sync), ``crash-for-good`` (crashes, then every later start exits at once), ``bad-hello``,
 ``wrong-version``, ``exit-at-once``, ``slow-start`` (sleeps before the handshake).
 """
 
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-REQUEST_FAULTS = ("hang", "crash", "stray", "errored", "crash-for-good")
+REQUEST_FAULTS = ("hang", "crash", "stray", "errored", "bad-result", "crash-for-good")
 START_FAULTS = ("bad-hello", "wrong-version", "exit-at-once", "slow-start")
 FIRED = "fired"
 PIDS = "pids"
@@ -43,6 +44,25 @@ def say(text: str) -> None:
 def write(stream: IO[str], line: str) -> None:
     stream.write(line if line.endswith("\n") else line + "\n")
     stream.flush()
+
+
+def wrong_type(value: Any) -> Any:
+    """A value of another JSON type than ``value``'s."""
+    if isinstance(value, str):
+        return len(value)
+    if value is None or isinstance(value, (list, dict)):
+        return 0
+    return str(value)
+
+
+def bad_result(answer: str) -> str:
+    """The port's own answer, with the first field of its ``ok`` result of a wrong type."""
+    response = json.loads(answer)
+    result = response.get("ok")
+    if isinstance(result, dict) and result:
+        first = next(iter(result))
+        result[first] = wrong_type(result[first])
+    return json.dumps(response)
 
 
 def fire(kind: str, state: Path, what: str, seq: Any) -> str | None:
@@ -102,6 +122,9 @@ def serve(args: argparse.Namespace, child: subprocess.Popen[str]) -> int:
             count += 1
             if count == args.nth and not (state / FIRED).exists():
                 replaced = fire(args.fault, state, what, message.get("seq"))
+                if args.fault == "bad-result":
+                    say(f"answering {what} with a result of a wrong type")
+                    replaced = bad_result(relay(child, line))
         answer = replaced or relay(child, line)
         if cmd == "start":
             answer = json.dumps(start_fault(args.fault, message, json.loads(answer)))
