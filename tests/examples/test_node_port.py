@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from testkit.paths import REPO_ROOT
 
 from conformance import schemas
@@ -62,16 +63,24 @@ def _exchange(node: Path, lines: list[dict[str, Any] | str]) -> tuple[list[dict[
     return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
 
 
-def test_the_port_is_conformant_with_its_manifest_over_stdio(node: Path, tmp_path: Path) -> None:
-    """The whole suite with ``--expectations``: the implemented areas pass, the others are SKIP."""
-    areas = _implemented_areas()
-    assert areas == {"PRIM", "READER", "TREE", "CONTEXT", "TOOLX"}, "the manifest and the README disagree"
-    report = tmp_path / "node-port.ndjson"
+@pytest.fixture(scope="module")
+def node_run(node: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The whole suite against the port over ``--stdio`` with its manifest: the run and its report."""
+    report = tmp_path_factory.mktemp("node-port") / "node-port.ndjson"
     done = subprocess.run(
         [*RECALL_REBASE, "conformance", "run", "--report", str(report), "--expectations", str(EXPECTATIONS),
          "--stdio", "--", str(node), str(PORT)],
         capture_output=True, text=True, timeout=600,
     )
+    return done, report
+
+
+def test_the_port_is_conformant_with_its_manifest_over_stdio(node_run: tuple[subprocess.CompletedProcess[str],
+                                                                              Path]) -> None:
+    """The whole suite with ``--expectations``: the implemented areas pass, the others are SKIP."""
+    areas = _implemented_areas()
+    assert areas == {"PRIM", "READER", "TREE", "CONTEXT", "TOOLX"}, "the manifest and the README disagree"
+    done, report = node_run
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("-> conformant"), done.stdout
     lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
@@ -87,6 +96,18 @@ def test_the_port_is_conformant_with_its_manifest_over_stdio(node: Path, tmp_pat
     assert len(ran) >= 98
     assert {s for i, s in statuses.items() if _area(i) not in areas} == {"SKIP"}
     assert summary["conformant"] is True
+
+
+def test_the_readme_shows_the_summary_of_the_reference_and_the_port(
+        node_run: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path) -> None:
+    """README.md's table is ``conformance summary`` of a reference run and this port's run, today."""
+    reference = tmp_path / "reference.ndjson"
+    subprocess.run([*RECALL_REBASE, "conformance", "run", "--report", str(reference)], capture_output=True,
+                   text=True, timeout=600, check=False)
+    check = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "readme_summary.py"), str(reference),
+                            str(node_run[1]), "--check"], capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, (f"{check.stdout}{check.stderr}: run `python tools/readme_summary.py "
+                                   "REFERENCE_REPORT NODE_REPORT` to rewrite it")
 
 
 def test_the_manifest_skips_every_other_area_and_names_only_known_ones() -> None:
