@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,6 +72,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         expectations=args.expectations,
         timeout=args.timeout,
         start_timeout=args.start_timeout,
+        jobs=args.jobs,
+        progress=not args.no_progress,
+        cucumber_json=args.cucumber_json,
     )
 
 
@@ -137,6 +141,22 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _jobs(text: str) -> int:
+    """``-j N`` (a positive count) or ``-j auto`` (one worker per CPU)."""
+    if text == "auto":
+        return os.cpu_count() or 1
+    return _positive(text)
+
+
+def _add_parallel(parser: argparse.ArgumentParser) -> None:
+    """``-j N``, ``--no-progress`` and ``--cucumber-json`` (see conformance.parallel, conformance.progress)."""
+    parser.add_argument("-j", "--jobs", metavar="N", type=_jobs, default=1,
+                        help="split the rows over N worker processes, one port each ('auto': one per CPU)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no live progress on stderr (a bar on a terminal, a few plain lines otherwise)")
+    parser.add_argument("--cucumber-json", metavar="PATH", help="also write pytest-bdd's Cucumber JSON")
+
+
 def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Run or check the conformance suite.")
     parser.add_argument("--version", action="version", version=f"recall-rebase conformance {__version__}")
@@ -161,6 +181,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     run.add_argument("--start-timeout", metavar="SECONDS", type=seconds, default=None,
                      help="seconds a --stdio port may take to start and answer its handshake (default 30)")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
+    _add_parallel(run)
     run.set_defaults(handler=cmd_run, stdio_command=None)
     check = commands.add_parser(
         "check", help="suite sanity: ids unique, fixtures resolve, schemas valid, fixtures as declared"

@@ -128,3 +128,30 @@ def read_report(path: Path) -> Report:
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"cannot read the report {path}: {getattr(exc, 'strerror', None) or exc}") from None
     return parse_lines(text, str(path))
+
+
+#: Why a merged run ended early, most telling first: a port that could not start wins.
+_INTERRUPTION_RANK: Final = ("port-start-failed", "SIGTERM", "SIGINT")
+
+
+def _merged_interruption(summaries: Iterable[Mapping[str, Any]]) -> dict[str, str] | None:
+    """The ``interrupted`` of the shards' summaries: any one's, ``port-start-failed`` first."""
+    stopped = [dict(summary["interrupted"]) for summary in summaries if "interrupted" in summary]
+    if not stopped:
+        return None
+    rank = {reason: place for place, reason in enumerate(_INTERRUPTION_RANK)}
+    return min(stopped, key=lambda line: rank.get(line["reason"], len(rank)))
+
+
+def merge_reports(shards: list[Report], *, interrupted: Mapping[str, str] | None = None) -> Report:
+    """One report of a run split over workers (``-j N``): the first shard's header, the union of
+    the rows in id order, the summary recomputed; ``interrupted`` (the runner's own signal) wins
+    over the shards' reasons."""
+    if not shards:
+        raise ReportError("no report to merge")
+    results = sorted((row for shard in shards for row in shard.results), key=lambda row: row["id"])
+    ids = [row["id"] for row in results]
+    if len(set(ids)) != len(ids):
+        raise ReportError("the shards of the run report one row twice")
+    stopped = dict(interrupted) if interrupted is not None else _merged_interruption(s.summary for s in shards)
+    return Report(shards[0].header, results, summary_line(results, stopped))

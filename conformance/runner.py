@@ -13,14 +13,16 @@ from typing import Any
 
 import pytest
 
-from conformance import interruption, outcome, outputs, procgroup, reports
+from conformance import interruption, outcome, outputs, parallel, procgroup, reports
 from conformance.judging import verdict_line
+from conformance.progress import watching
 from conformance.selection import pytest_selection_args, selection_words
 from conformance.suite import features_dir
 
 EXIT_NOT_CONFORMANT = 1
 EXIT_USAGE = 2
 EXIT_PORT_START = 3
+PROGRESS_FILE = "progress.ndjson"
 
 
 def _pytest_args(
@@ -82,9 +84,12 @@ def run_conformance(
     area: str | None = None,
     tag: str | None = None,
     max_fail: int | None = None,
+    jobs: int = 1,
+    progress: bool = True,
+    cucumber_json: str | None = None,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
-    problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml})
+    problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml, "Cucumber JSON": cucumber_json})
     if problem is not None:
         print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -103,10 +108,14 @@ def run_conformance(
                             junitxml=junitxml, select=select, only=only, verbose=verbose,
                             expectations=expectations, timeouts=(timeout, start_timeout))
         args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
+        args += ["-p", "conformance.progress_events", "--rr-progress", str(scratch_path / PROGRESS_FILE)]
+        if cucumber_json and jobs == 1:
+            args += ["--cucumberjson", cucumber_json]
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)
-        code, captured = _pytest_main(args, verbose=verbose)
+        code, captured = _execute(args, scratch_path, report_path, jobs=jobs, max_fail=max_fail, verbose=verbose,
+                                  show_progress=progress and not (verbose and jobs == 1), cucumber_json=cucumber_json)
         if not report_path.exists():
             if (signal_name := interruption.received()) is not None:
                 print(f"recall-rebase: the run was interrupted by {signal_name} before it wrote a report",
@@ -145,6 +154,19 @@ def run_conformance(
     if not summary["conformant"] or code not in (0,):
         return EXIT_NOT_CONFORMANT
     return 0
+
+
+def _execute(args: list[str], scratch: Path, report_path: Path, *, jobs: int, max_fail: int | None,
+             verbose: bool, show_progress: bool, cucumber_json: str | None) -> tuple[int, str]:
+    """``-j 1``: pytest in this process, as ever; ``-j N``: N workers, their reports merged into one."""
+    if jobs == 1:
+        with watching([scratch / PROGRESS_FILE], show=show_progress):
+            return _pytest_main(args, verbose=verbose)
+    workers, stop_file = parallel.plan(jobs, scratch, cucumber_json=bool(cucumber_json)), scratch / "stop"
+    with watching([w.progress for w in workers], show=show_progress, stop_after=max_fail, stop_file=stop_file):
+        code, captured = parallel.run_workers(workers, args, stop_file)
+    parallel.merge(workers, report_path, cucumber_json)
+    return code, captured
 
 
 def _pytest_main(args: list[str], *, verbose: bool) -> tuple[int, str]:

@@ -92,6 +92,7 @@ class Code(StrEnum):
     REBASE_UNAVAILABLE = "rebase-unavailable"
     REFERENCE_EXPIRED = "reference-expired"
     REFERENCE_OUT_OF_SCOPE = "reference-out-of-scope"
+    REPORT_INVALID = "report-invalid"
     RETRIEVAL_DEGRADED = "retrieval-degraded"
     RUNTIME_UNAVAILABLE = "runtime-unavailable"
     SESSION_BUSY = "session-busy"
@@ -141,5 +142,5 @@ GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Session rebase: crash points": frozenset({Code.INVALID_CRASH_POINT}),
     "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED}),
     "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND}),
-    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.OUTPUT_UNWRITABLE}),
+    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID}),
 }
