@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,8 @@ from testkit.ports import faulty_port, live_pids, run_suite
 from conformance import schemas
 from conformance.progress import Bar, NoDisplay, PlainLines, Tally, Watcher, display_for
 from conformance.progress_events import PROGRESS_SCHEMA, ProgressTail
+from conformance.runner import _pytest_args
+from conformance.selection import Selection, selected_rows
 
 EVENTS = [{"event": "collected", "rows": 4}, {"event": "started", "id": "PRIM-001"},
           {"event": "finished", "id": "PRIM-001", "status": "PASS"}, {"event": "started", "id": "PRIM-002[a]"},
@@ -119,3 +124,25 @@ def test_no_progress_turns_it_off_and_json_keeps_stdout_one_document(tmp_path: P
     else:
         assert json.loads(run.stdout)["summary"]["counts"]["CRASH"] == 1  # stdout is the JSON alone
         assert "recall-rebase: progress: CRASH" in run.stderr
+
+
+def test_a_worker_writes_progress_events_that_follow_the_schema(tmp_path: Path) -> None:
+    """``python -m conformance.worker``, as ``-j N`` starts it, on two rows: their events, in order."""
+    spec = importlib.util.find_spec("conformance.suite_tests.test_features")
+    assert spec is not None and spec.origin is not None
+    ini, progress, report = tmp_path / "pytest.ini", tmp_path / "progress.ndjson", tmp_path / "report.ndjson"
+    ini.write_text("[pytest]\n", encoding="utf-8")
+    args = _pytest_args(spec.origin, tmp_path, ini, report, stdio_command=None, junitxml=None, select=None,
+                        only="PRIM-001,PRIM-002", verbose=False)
+    args += ["-p", "conformance.progress_events", "--rr-progress", str(progress),
+             "-p", "conformance.shards", "--rr-shard", "0/1"]
+    done = subprocess.run([sys.executable, "-m", "conformance.worker", *args], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = ProgressTail(progress).read()
+    assert [problem for event in events for problem in schemas.errors(event, PROGRESS_SCHEMA)] == []
+    rows = [row["id"] for row in selected_rows(Selection.parse(["PRIM-001,PRIM-002"], None, None))]
+    assert events[0] == {"event": "collected", "rows": len(rows)} and len(rows) > 2  # PRIM-002 is an outline
+    for started, finished in zip(events[1::2], events[2::2], strict=True):  # one row at a time
+        assert started["event"] == "started" and finished == {**started, "event": "finished", "status": "PASS"}
+    assert sorted(e["id"] for e in events if e["event"] == "finished") == sorted(rows)
