@@ -28,7 +28,6 @@ from conformance.shards import Shard
 POLL_SECONDS: Final = 0.1
 #: How long workers asked to stop get to write their reports before their groups are killed.
 STOP_SECONDS: Final = 30.0
-LOG_TAIL_CHARS: Final = 3000
 
 
 @dataclass
@@ -166,17 +165,16 @@ def _exit_code(codes: Sequence[int]) -> int:
 
 
 def merge(workers: Sequence[Worker], report_path: Path, cucumber_json: str | None) -> None:
-    """Write the run's report (and Cucumber JSON) from the workers'; a missing one is said, not guessed.
-
-    The runner's own signal, if one came, is the run's ``interrupted``."""
+    """Write the run's report (and Cucumber JSON) from the workers'; a missing one is said, not guessed
+    (the runner then shows the workers' output). The runner's own signal, if one came, is the run's
+    ``interrupted``."""
     if cucumber_json:
         cucumber.write_merged([w.cucumber_json for w in workers], Path(cucumber_json))
     _relay_warnings(workers)
     missing = [worker for worker in workers if not worker.report.exists()]
     for worker in missing:
         code = worker.process.returncode if worker.process is not None else None
-        print(f"recall-rebase: worker {worker.shard} wrote no report (exit {code}); its last output:\n"
-              f"{worker.output()[-LOG_TAIL_CHARS:]}", file=sys.stderr)
+        print(f"recall-rebase: worker {worker.shard} wrote no report (exit {code})", file=sys.stderr)
     signal_name = interruption.received()
     stopped = {"reason": signal_name, "message": f"the run was interrupted by {signal_name}"} if signal_name else None
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit.conformance_runs import conformance, write_manifest
 from testkit.ports import (
     Run,
     alive,
@@ -192,3 +193,19 @@ def test_a_signal_to_a_parallel_run_writes_notrun_rows_and_leaves_no_process(tmp
     assert f"interrupted ({name})" in stdout.strip().splitlines()[-1]
     assert "Traceback" not in stdout + stderr
     assert [schemas.describe(e) for line in lines for e in schemas.errors(line, REPORT_SCHEMA)] == []
+
+
+def test_a_manifest_applies_in_every_worker_and_its_warnings_are_said_once(tmp_path: Path) -> None:
+    """The manifest applies in every worker; its warning lines reach stderr once, not once per worker."""
+    manifest = write_manifest(tmp_path / "m.toml", 'id = "NOPE-001"\nstatus = "xfail"\nreason = "stale"',
+                              'id = "PRIM-001"\nstatus = "skip"\nreason = "an outline: its rows are in both shards"',
+                              implementation="recall-rebase-reference")
+    report = tmp_path / "report.ndjson"
+    outcome = conformance("run", "--area", "PRIM", "-j", "2", "--no-progress", "--expectations", manifest,
+                          "--report", report, report=report, timeout=120)
+    assert outcome.code == 0, outcome.stdout + outcome.stderr
+    warnings = [line for line in outcome.stderr.splitlines() if "warning" in line]
+    assert warnings == ["recall-rebase: warning: expectation 'NOPE-001' matches no scenario"]
+    skipped = {row for row, status in outcome.statuses().items() if status == "SKIP"}
+    assert skipped == {row for row in outcome.statuses() if row.startswith("PRIM-001[")} and len(skipped) >= 2
+    assert set(outcome.statuses().values()) == {"PASS", "SKIP"} and len(outcome.statuses()) >= 20
