@@ -114,7 +114,8 @@ def test_a_hang_in_one_worker_is_a_timeout_for_that_row_only(tmp_path: Path, sta
 
 
 def test_max_fail_1_stops_both_workers(tmp_path: Path, state: Path) -> None:
-    run = run_suite(tmp_path, faulty_port("crash", state, nth=1), *AREAS, "-j", "2", "--max-fail", "1")
+    run = run_suite(tmp_path, faulty_port("crash", state, op="session.records"), *AREAS, "-j", "2",
+                    "--max-fail", "1")  # the first rows run (READER) read records: a crash at once
     assert live_pids(state) == []
     assert run.code == EXIT_NOT_CONFORMANT, run.stdout + run.stderr
     counts = run.summary["counts"]
