@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -72,6 +73,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         start_timeout=args.start_timeout,
         validate_messages=args.validate_messages,
+        jobs=args.jobs,
+        progress=not args.no_progress,
+        cucumber_json=args.cucumber_json,
     )
 
 
@@ -124,6 +128,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_summary(args: argparse.Namespace) -> int:
     """Several reports side by side per area (``conformance.summary``); a bad report is exit 2."""
+    from conformance.outputs import write_owner_only
     from conformance.reports import ReportError
     from conformance.summary import summarize
     from conformance.summary_render import Format, render
@@ -137,8 +142,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     try:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        write_owner_only(Path(args.output), text)
     except OSError as exc:
         return fail("output-unwritable", f"cannot write the summary to {args.output}: {exc.strerror or exc}")
     return 0
@@ -195,6 +199,22 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _jobs(text: str) -> int:
+    """``-j N`` (a positive count) or ``-j auto`` (one worker per CPU)."""
+    if text == "auto":
+        return os.cpu_count() or 1
+    return _positive(text)
+
+
+def _add_parallel(parser: argparse.ArgumentParser) -> None:
+    """``-j N``, ``--no-progress`` and ``--cucumber-json`` (see conformance.parallel, conformance.progress)."""
+    parser.add_argument("-j", "--jobs", metavar="N", type=_jobs, default=1,
+                        help="split the rows over N worker processes, one port each ('auto': one per CPU)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no live progress on stderr (a bar on a terminal, a few plain lines otherwise)")
+    parser.add_argument("--cucumber-json", metavar="PATH", help="also write pytest-bdd's Cucumber JSON")
+
+
 def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Run or check the conformance suite.")
     parser.add_argument("--version", action="version", version=f"recall-rebase conformance {__version__}")
@@ -222,6 +242,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      help="check every request and response against schemas/adapter/v1 (as Bowtie's -V): "
                      "a response off the schema fails its scenario, a request off it is an ERROR")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
+    _add_parallel(run)
     run.set_defaults(handler=cmd_run, stdio_command=None)
     check = commands.add_parser(
         "check", help="suite sanity: ids unique, fixtures resolve, schemas valid, fixtures as declared"

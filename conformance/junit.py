@@ -10,14 +10,13 @@ A case's ``name`` is the row id and its ``classname`` the area (docs/INTERPRETIN
 from __future__ import annotations
 
 import json
-import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.outputs import OUTPUT_UNWRITABLE
+from conformance.outputs import OUTPUT_UNWRITABLE, owner_only
 from conformance.reports import Report, area_of, headline
 from conformance.statuses import Status
 
@@ -41,13 +40,11 @@ class JunitError(Exception):
 
 
 def write_junit(report: Report, path: Path) -> None:
-    """Write ``report`` as JUnit XML at ``path``, owner-only (as :func:`conformance.reports.write_report`)."""
+    """Write ``report`` as JUnit XML at ``path``, owner-only (:func:`conformance.outputs.owner_only`)."""
     tree = ET.ElementTree(junit_tree(report))
     ET.indent(tree)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(descriptor, "wb") as handle:
+        with owner_only(path) as handle:
             tree.write(handle, encoding="utf-8", xml_declaration=True)
     except OSError as exc:
         raise JunitError(f"cannot write the JUnit XML to {path}: {exc.strerror or exc}") from None

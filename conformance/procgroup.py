@@ -50,6 +50,16 @@ def kill_group(process: subprocess.Popen[str]) -> None:
         _live.discard(process)
 
 
+def ask_to_stop(process: subprocess.Popen[str]) -> None:
+    """Ask a child started with :func:`isolated_popen_kwargs` to stop: SIGTERM on POSIX,
+    Ctrl-Break on Windows (which :mod:`conformance.interruption` takes for SIGTERM)."""
+    with contextlib.suppress(ProcessLookupError, OSError):
+        if IS_WINDOWS:
+            process.send_signal(getattr(signal, "CTRL_BREAK_EVENT", signal.SIGTERM))
+        else:
+            process.send_signal(signal.SIGTERM)
+
+
 def kill_all_live() -> None:
     """Kill every group still remembered: the runner's last act, whatever interrupted it."""
     with _live_lock:

@@ -12,7 +12,6 @@ no reader trusts a file another one refused.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Final
 
 from conformance import schemas
 from conformance.judging import is_conformant
+from conformance.outputs import write_owner_only
 
 REPORT_SCHEMA: Final = "report/v1/report-line.schema.json"
 #: The code of a report that cannot be read or does not follow ``schemas/report/v1``.
@@ -88,12 +88,8 @@ def summary_line(results: list[dict[str, Any]], interrupted: Mapping[str, str] |
 
 
 def write_report(path: Path, report: Report) -> None:
-    """Write the report, owner-only (a new file is created 0600; an existing one keeps its mode)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-        for line in report.lines():
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    """Write the report, owner-only (:func:`conformance.outputs.write_owner_only`)."""
+    write_owner_only(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in report.lines()))
 
 
 LINE_TYPES: Final = ("header", "result", "summary")
@@ -236,3 +232,30 @@ def examine_file(path: Path) -> tuple[Report | None, list[Problem]]:
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(0, f"cannot be read: {_why_unreadable(exc)}")]
     return examine(text)
+
+
+#: Why a merged run ended early, most telling first: a port that could not start wins.
+_INTERRUPTION_RANK: Final = ("port-start-failed", "SIGTERM", "SIGINT")
+
+
+def _merged_interruption(summaries: Iterable[Mapping[str, Any]]) -> dict[str, str] | None:
+    """The ``interrupted`` of the shards' summaries: any one's, ``port-start-failed`` first."""
+    stopped = [dict(summary["interrupted"]) for summary in summaries if "interrupted" in summary]
+    if not stopped:
+        return None
+    rank = {reason: place for place, reason in enumerate(_INTERRUPTION_RANK)}
+    return min(stopped, key=lambda line: rank.get(line["reason"], len(rank)))
+
+
+def merge_reports(shards: list[Report], *, interrupted: Mapping[str, str] | None = None) -> Report:
+    """One report of a run split over workers (``-j N``): the first shard's header, the union of
+    the rows in id order, the summary recomputed; ``interrupted`` (the runner's own signal) wins
+    over the shards' reasons."""
+    if not shards:
+        raise ReportError("no report to merge")
+    results = sorted((row for shard in shards for row in shard.results), key=lambda row: row["id"])
+    ids = [row["id"] for row in results]
+    if len(set(ids)) != len(ids):
+        raise ReportError("the shards of the run report one row twice")
+    stopped = dict(interrupted) if interrupted is not None else _merged_interruption(s.summary for s in shards)
+    return Report(shards[0].header, results, summary_line(results, stopped))

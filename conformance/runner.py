@@ -13,14 +13,18 @@ from typing import Any
 
 import pytest
 
-from conformance import interruption, junit, outcome, outputs, procgroup, reports
+from conformance import cucumber, interruption, junit, outcome, outputs, parallel, procgroup, reports
 from conformance.judging import verdict_line
+from conformance.progress import watching
 from conformance.selection import pytest_selection_args, selection_words
 from conformance.suite import features_dir
+from conformance.untrusted_text import for_terminal
 
 EXIT_NOT_CONFORMANT = 1
 EXIT_USAGE = 2
 EXIT_PORT_START = 3
+PROGRESS_FILE = "progress.ndjson"
+CUCUMBER_FILE = "cucumber.json"
 
 
 def _pytest_args(
@@ -80,9 +84,12 @@ def run_conformance(
     tag: str | None = None,
     max_fail: int | None = None,
     validate_messages: bool = False,
+    jobs: int = 1,
+    progress: bool = True,
+    cucumber_json: str | None = None,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
-    problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml})
+    problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml, "Cucumber JSON": cucumber_json})
     if problem is not None:
         print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -102,10 +109,14 @@ def run_conformance(
                             expectations=expectations, timeouts=(timeout, start_timeout))
         args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
         args += ["--rr-validate-messages"] if validate_messages else []
+        args += ["-p", "conformance.progress_events", "--rr-progress", str(scratch_path / PROGRESS_FILE)]
+        if cucumber_json and jobs == 1:  # into the scratch folder: the runner writes it owner-only
+            args += ["--cucumberjson", str(scratch_path / CUCUMBER_FILE)]
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
               file=sys.stderr)
-        code, captured = _pytest_main(args, verbose=verbose)
+        code, captured = _execute(args, scratch_path, report_path, jobs=jobs, max_fail=max_fail, verbose=verbose,
+                                  show_progress=progress and not (verbose and jobs == 1), cucumber_json=cucumber_json)
         if not report_path.exists():
             if (signal_name := interruption.received()) is not None:
                 print(f"recall-rebase: the run was interrupted by {signal_name} before it wrote a report",
@@ -148,6 +159,22 @@ def run_conformance(
     return 0
 
 
+def _execute(args: list[str], scratch: Path, report_path: Path, *, jobs: int, max_fail: int | None,
+             verbose: bool, show_progress: bool, cucumber_json: str | None) -> tuple[int, str]:
+    """``-j 1``: pytest in this process, as ever; ``-j N``: N workers, their reports merged into one."""
+    if jobs == 1:
+        with watching([scratch / PROGRESS_FILE], show=show_progress):
+            done = _pytest_main(args, verbose=verbose)
+        if cucumber_json:
+            cucumber.write_merged([scratch / CUCUMBER_FILE], Path(cucumber_json))
+        return done
+    workers, stop_file = parallel.plan(jobs, scratch, cucumber_json=bool(cucumber_json)), scratch / "stop"
+    with watching([w.progress for w in workers], show=show_progress, stop_after=max_fail, stop_file=stop_file):
+        code, captured = parallel.run_workers(workers, args, stop_file)
+    parallel.merge(workers, report_path, cucumber_json)
+    return code, captured
+
+
 def _pytest_main(args: list[str], *, verbose: bool) -> tuple[int, str]:
     """pytest's exit code and its captured output; SIGINT and SIGTERM interrupt it, and no port outlives it."""
     import contextlib
@@ -184,6 +211,20 @@ def _report_interrupted(header: dict[str, Any], results: list[dict[str, Any]], s
     return interruption.EXIT_CODES.get(stopped["reason"], EXIT_NOT_CONFORMANT)
 
 
+def _details(row: dict[str, Any]) -> list[str]:
+    """What a person needs of a row that went wrong: where, which step, the values, the message's end."""
+    lines = []
+    if "step" in row:
+        step = row["step"]
+        lines.append(f"{row['feature']}:{step['line']}: {step['keyword']} {step['text']}")
+    elif "line" in row:
+        lines.append(f"{row['feature']}:{row['line']}")
+    if "expected" in row:
+        lines += [f"expected: {json.dumps(row['expected'], ensure_ascii=False)[:300]}",
+                  f"actual:   {json.dumps(row['actual'], ensure_ascii=False)[:300]}"]
+    return lines + (row["message"] or "").strip().splitlines()[-6:]
+
+
 def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any]) -> None:
     impl = header["implementation"]
     print(f"implementation: {impl['name']} {impl['version']} ({impl['language']})")
@@ -200,9 +241,8 @@ def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summar
                 print(f"    {label:<5} {line}")
         for r in items:
             if r["status"] != "PASS" and r["id"] not in never_ran:
-                first = (r["message"] or "").strip().splitlines()
                 print(f"    {r['status']:<5} {r['id']}  {r['title']}")
-                for line in first[-6:]:
-                    print(f"           {line}")
+                for line in _details(r):  # the port's words among them: no terminal control reaches the screen
+                    print(f"           {for_terminal(line)}")
     interrupted = summary["interrupted"]["reason"] if "interrupted" in summary else None
     print(verdict_line(summary["total"], summary["counts"], summary["conformant"], interrupted))

@@ -65,6 +65,16 @@ def bad_result(answer: str) -> str:
     return json.dumps(response)
 
 
+def claim(state: Path) -> bool:
+    """Whether this proxy is the one to fire: the marker is created atomically, so of the ports
+    of a parallel run (``-j N``: one per worker) exactly one fires."""
+    try:
+        os.close(os.open(state / FIRED, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
 def fire(kind: str, state: Path, what: str, seq: Any) -> str | None:
     """Misbehave as ``kind`` on this request (once: the marker file); an answer that replaces the port's."""
     (state / FIRED).write_text(what, encoding="utf-8")
@@ -120,7 +130,7 @@ def serve(args: argparse.Namespace, child: subprocess.Popen[str]) -> int:
         replaced = None
         if cmd == "request" and message.get("op") == args.op and args.fault in REQUEST_FAULTS:
             count += 1
-            if count == args.nth and not (state / FIRED).exists():
+            if count == args.nth and claim(state):
                 replaced = fire(args.fault, state, what, message.get("seq"))
                 if args.fault == "bad-result":
                     say(f"answering {what} with a result of a wrong type")

@@ -1,0 +1,39 @@
+"""The readable output of ``conformance run``: what a person needs of a row that went wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import runner
+from conformance.reports import summary_line
+
+HEADER = {"implementation": {"name": "p", "version": "1", "language": "go"}}
+
+
+def failed_row(**extra: object) -> dict[str, object]:
+    return {"id": "TREE-006", "feature": "features/tree/tree.feature", "line": 52, "title": "Children",
+            "status": "FAIL", "message": "E   AssertionError: assert 1 == 2", "duration_ms": 1.0, **extra}
+
+
+def test_a_failed_row_shows_its_step_and_values(capsys: pytest.CaptureFixture[str]) -> None:
+    row = failed_row(step={"keyword": "Then", "text": 'its ancestors are "u1"', "line": 54},
+                     expected=["u1"], actual=["u1", "bogus"])
+    runner._print_summary(HEADER, [row], summary_line([row]))
+    out = capsys.readouterr().out
+    assert 'features/tree/tree.feature:54: Then its ancestors are "u1"' in out
+    assert 'expected: ["u1"]' in out and 'actual:   ["u1", "bogus"]' in out
+    assert "AssertionError: assert 1 == 2" in out
+
+
+def test_a_row_without_a_step_shows_where_it_is(capsys: pytest.CaptureFixture[str]) -> None:
+    row = failed_row()
+    runner._print_summary(HEADER, [row], summary_line([row]))
+    assert "features/tree/tree.feature:52\n" in capsys.readouterr().out
+
+
+def test_no_terminal_control_from_a_port_reaches_the_screen(capsys: pytest.CaptureFixture[str]) -> None:
+    row = failed_row(message="E   port said \x1b[2J\x1b]0;pwned\x07 and \u202egnp.exe", stderr=["\x1b[31mred"])
+    runner._print_summary(HEADER, [row], summary_line([row]))
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "port said" in out
