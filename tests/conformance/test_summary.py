@@ -169,9 +169,18 @@ def test_html_hides_controls_and_bidi_overrides(tmp_path: Path) -> None:
 
 
 def test_extra_optional_row_fields_are_ignored() -> None:
-    extra = {**row("PRIM-001", "FAIL", "boom"), "line": 12, "step": "Then x", "expected": 1, "actual": 2}
+    extra = {**row("PRIM-001", "FAIL", "boom"), "line": 12, "step": {"keyword": "Then", "text": "x", "line": 14},
+             "expected": 1, "actual": 2, "stderr": ["a log line"]}
     made = summary.build(["a"], [report_files.report([extra, row("PRIM-002")])])
     assert _cells(made)["PRIM"] == ["1/2 (1 fail)"]
+
+
+def test_a_failure_line_names_the_failing_step() -> None:
+    failed = {**row("PRIM-001", "FAIL", "x.py:3: in f\nE   AssertionError: assert 1 == 2\nE   more"),
+              "step": {"keyword": "Then", "text": "it is 4 units", "line": 14}}
+    made = summary.build(["a"], [report_files.report([failed])], show_failures=True)
+    text = render(made, Format.TEXT)
+    assert "Then it is 4 units: AssertionError: assert 1 == 2" in text, text
 
 
 def test_the_command_writes_the_same_bytes_each_time(two: list[str], tmp_path: Path) -> None:
