@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,7 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 from testkit.paths import REPO_ROOT
-from testkit.ports import RUNNER
+from testkit.ports import RUNNER, run_plugin_in_process
 
 from conformance import schemas
 from conformance.codes import catalogue_codes
@@ -129,19 +126,8 @@ def test_a_writable_report_path_is_left_as_it_was_by_the_check(tmp_path: Path) -
 
 
 def test_an_in_process_adapter_that_raises_makes_one_crash_row(tmp_path: Path) -> None:
-    spec = importlib.util.find_spec("conformance.suite_tests.test_features")
-    assert spec is not None and spec.origin is not None
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    report = tmp_path / "report.ndjson"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "tests")])}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", spec.origin, "-p", "conformance.plugin", "-p", "no:cacheprovider",
-         "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "--import-mode=importlib",
-         "--basetemp", str(tmp_path / "tmp"), "-q", "--rr-report", str(report), "--rr-only", "PRIM-*",
-         "--rr-adapter", "testkit.ports.broken_inprocess:BrokenOnce"],
-        capture_output=True, text=True, timeout=120, check=False, env=env,
-    )
-    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    run = run_plugin_in_process(tmp_path, "testkit.ports.broken_inprocess:BrokenOnce", "--rr-only", "PRIM-*")
+    done, lines = run, run.lines
     assert [schemas.describe(e) for line in lines for e in schemas.errors(line, "report/v1/report-line.schema.json")] == []
     broken = [line for line in lines if line["type"] == "result" and line["status"] != "PASS"]
     assert [row["status"] for row in broken] == ["CRASH"], done.stdout[-3000:]

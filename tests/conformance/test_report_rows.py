@@ -8,7 +8,6 @@ report is read back through :func:`conformance.reports.read_report`, which check
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 from testkit.paths import REPO_ROOT
-from testkit.ports import RUNNER, faulty_port, live_pids
+from testkit.ports import RUNNER, faulty_port, live_pids, run_plugin_in_process
 from testkit.ports.wrong_answer import AT_ENV, WRONG
 
 from conformance import reports, schemas
@@ -40,18 +39,9 @@ def environment(**extra: str) -> dict[str, str]:
 
 def run_in_process(tmp_path: Path, adapter: str, *options: str, wrong_at: int) -> reports.Report:
     """The PRIM rows (or ``options``' rows) against an in-process adapter, driven as the runner does."""
-    spec = importlib.util.find_spec("conformance.suite_tests.test_features")
-    assert spec is not None and spec.origin is not None
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    report = tmp_path / "report.ndjson"
-    subprocess.run(
-        [sys.executable, "-m", "pytest", spec.origin, "-p", "conformance.plugin", "-p", "no:cacheprovider",
-         "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "--import-mode=importlib",
-         "--basetemp", str(tmp_path / "tmp"), "-q", "--rr-report", str(report), "--rr-adapter", adapter,
-         *(options or ("--rr-only", "PRIM-*"))],
-        capture_output=True, text=True, timeout=RUN_SECONDS, check=False, env=environment(**{AT_ENV: str(wrong_at)}),
-    )
-    return reports.read_report(report)
+    run_plugin_in_process(tmp_path, adapter, *(options or ("--rr-only", "PRIM-*")), env={AT_ENV: str(wrong_at)},
+                          seconds=RUN_SECONDS)
+    return reports.read_report(tmp_path / "report.ndjson")
 
 
 def run_over_stdio(tmp_path: Path, port: list[str], *options: str) -> tuple[subprocess.CompletedProcess[str],

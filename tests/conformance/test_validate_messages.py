@@ -8,19 +8,13 @@ status) are checked one at a time.
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from testkit.paths import REPO_ROOT
-from testkit.ports import HOST, Run, faulty_port, live_pids, recorded_pids, run_suite
+from testkit.ports import HOST, Run, faulty_port, live_pids, recorded_pids, run_plugin_in_process, run_suite
 
 from conformance import message_checks, outcome, schemas
 from conformance.cli import build_parser
@@ -73,21 +67,8 @@ def test_without_the_flag_the_same_port_passes(tmp_path: Path, state: Path) -> N
 
 
 def run_in_process(tmp_path: Path, adapter: str, *options: str) -> Run:
-    """The plugin in a child pytest with an in-process ``adapter`` (``module:attr``), bounded in time."""
-    spec = importlib.util.find_spec("conformance.suite_tests.test_features")
-    assert spec is not None and spec.origin is not None
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    report = tmp_path / "report.ndjson"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "tests")])}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", spec.origin, "-p", "conformance.plugin", "-p", "no:cacheprovider",
-         "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "--import-mode=importlib",
-         "--basetemp", str(tmp_path / "tmp"), "-q", "--rr-report", str(report), "--rr-area", "STATUS",
-         "--rr-adapter", adapter, *options],
-        capture_output=True, text=True, timeout=RUN_SECONDS, check=False, env=env,
-    )
-    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()] if report.exists() else []
-    return Run(done.returncode, done.stdout, done.stderr, lines)
+    """The STATUS rows against an in-process ``adapter`` (``module:attr``)."""
+    return run_plugin_in_process(tmp_path, adapter, "--rr-area", "STATUS", *options)
 
 
 @pytest.mark.parametrize("validate", [True, False])

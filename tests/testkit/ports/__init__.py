@@ -9,6 +9,7 @@ misbehaves on cue; :func:`faulty_port` builds its command line. :func:`run_suite
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -17,6 +18,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from testkit.paths import REPO_ROOT
 
 FAULTY_PORT = Path(__file__).with_name("faulty_port.py")
 HOST = [sys.executable, "-m", "reference.cli", "host", "--stdio"]
@@ -67,6 +70,26 @@ def run_suite(tmp_path: Path, port: list[str], *options: str, seconds: float = R
     report = tmp_path / "report.ndjson"
     done = subprocess.run(runner_command(report, port, *options), capture_output=True, text=True,
                           timeout=seconds, check=False)
+    return Run(done.returncode, done.stdout, done.stderr, read_report(report))
+
+
+def run_plugin_in_process(tmp_path: Path, adapter: str, *options: str, env: dict[str, str] | None = None,
+                          seconds: float = RUN_SECONDS) -> Run:
+    """The conformance plugin in a child pytest against an in-process ``adapter`` (an entry point
+    name or ``module:attr``, importable from ``tests/``), as the runner drives it; bounded in time."""
+    spec = importlib.util.find_spec("conformance.suite_tests.test_features")
+    assert spec is not None and spec.origin is not None
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    report = tmp_path / "report.ndjson"
+    report.unlink(missing_ok=True)
+    paths = os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "tests")])
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", spec.origin, "-p", "conformance.plugin", "-p", "no:cacheprovider",
+         "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "--import-mode=importlib",
+         "--basetemp", str(tmp_path / "tmp"), "-q", "--rr-report", str(report), "--rr-adapter", adapter, *options],
+        capture_output=True, text=True, timeout=seconds, check=False,
+        env={**os.environ, "PYTHONPATH": paths, **(env or {})},
+    )
     return Run(done.returncode, done.stdout, done.stderr, read_report(report))
 
 
