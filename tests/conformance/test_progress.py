@@ -132,7 +132,7 @@ def test_a_worker_writes_progress_events_that_follow_the_schema(tmp_path: Path) 
     assert spec is not None and spec.origin is not None
     ini, progress, report = tmp_path / "pytest.ini", tmp_path / "progress.ndjson", tmp_path / "report.ndjson"
     ini.write_text("[pytest]\n", encoding="utf-8")
-    args = _pytest_args(spec.origin, tmp_path, ini, report, stdio_command=None, junitxml=None, select=None,
+    args = _pytest_args(spec.origin, tmp_path, ini, report, stdio_command=None, select=None,
                         only="PRIM-001,PRIM-002", verbose=False)
     args += ["-p", "conformance.progress_events", "--rr-progress", str(progress),
              "-p", "conformance.shards", "--rr-shard", "0/1"]
