@@ -1,0 +1,1 @@
+"""``recall-rebase audit``: DuckDB holds the projections and journals against the canonical JSONL."""
