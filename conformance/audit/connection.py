@@ -1,10 +1,14 @@
-"""A DuckDB connection for the audit that can never reach the network.
+"""A DuckDB connection for the audit that can never reach the network, nor touch a file once sealed.
 
 Extensions are neither installed nor loaded behind the audit's back (autoinstall and autoload
 off), the extension folder is a private empty one, the repository an explicit ``INSTALL`` would
-use is a local folder that does not exist, community extensions are refused, and the
-configuration is locked before any query of the auditor's runs: a missing piece fails at once
-with DuckDB's own message instead of reaching for ``extensions.duckdb.org``.
+use is a local folder that does not exist, and community extensions are refused: a missing piece
+fails at once with DuckDB's own message instead of reaching for ``extensions.duckdb.org``.
+
+Once the audit has loaded what it reads, :func:`seal` turns every view into a table, turns file
+access off and locks the configuration, so a query of the auditor's (``audit sql``) can read
+the loaded data but can neither write a session file, an index or a journal nor read anything
+else.
 """
 
 from __future__ import annotations
@@ -38,7 +42,20 @@ def offline_connection(*, memory_limit: str = DEFAULT_MEMORY_LIMIT) -> Iterator[
         }
         connection = duckdb.connect(":memory:", config=config)
         try:
-            connection.execute("SET lock_configuration = true")
             yield connection
         finally:
             connection.close()
+
+
+def seal(connection: duckdb.DuckDBPyConnection) -> None:
+    """Materialise every view (they may read files), then no file access and no setting changes."""
+    views = [name for (name,) in connection.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' ORDER BY view_name").fetchall()]
+    for name in views:
+        connection.execute(f'CREATE TABLE "{name}__sealed" AS SELECT * FROM "{name}"')
+    for name in views:  # a view may read another: drop them only once all are copied
+        connection.execute(f'DROP VIEW "{name}" CASCADE')
+    for name in views:
+        connection.execute(f'ALTER TABLE "{name}__sealed" RENAME TO "{name}"')
+    connection.execute("SET enable_external_access = false")
+    connection.execute("SET lock_configuration = true")
