@@ -57,3 +57,13 @@ def write_owner_only(path: Path, text: str) -> None:
     """``text`` (UTF-8, as written) in the file at ``path`` (see :func:`owner_only`)."""
     with owner_only(path) as handle:
         handle.write(text.encode("utf-8"))
+
+
+@contextmanager
+def private_umask() -> Iterator[None]:
+    """While it lasts, files another library creates (DuckDB's ``COPY``) are born owner-only."""
+    previous = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(previous)
