@@ -37,6 +37,17 @@ def _mapped_rows(index: sqlite3.Connection, mapping: ProjectionMapping, view: Au
     return (dict(zip(columns, row, strict=True)) for row in cursor)
 
 
+def _load_mapped(connection: duckdb.DuckDBPyConnection, mapping: ProjectionMapping, view: AuditView,
+                 columns: Mapping[str, str], rows: Iterator[dict[str, Any]], scratch: Path) -> int:
+    """Load one mapped view; a value that does not fit its column's type is the mapping's fault."""
+    try:
+        return load_rows(connection, view.value, columns, rows, scratch)
+    except (duckdb.ConversionException, duckdb.InvalidInputException) as exc:
+        first_line = str(exc).strip().splitlines()[0]
+        raise MappingError(f"{mapping.source}: view {view.value}: a value does not fit the view's column types: "
+                           f"{first_line}") from None
+
+
 def load_projection(connection: duckdb.DuckDBPyConnection, index: Path, journal_dirs: Sequence[Path],
                     mapping: ProjectionMapping) -> Mapping[AuditView, int]:
     """Create and fill every projection view; return each one's row count.
@@ -51,7 +62,7 @@ def load_projection(connection: duckdb.DuckDBPyConnection, index: Path, journal_
         for view in MAPPED_VIEWS:
             columns = create_view_table(connection, view)
             rows = _mapped_rows(source, mapping, view, list(columns))
-            counts[view] = load_rows(connection, view.value, columns, rows, Path(scratch))
+            counts[view] = _load_mapped(connection, mapping, view, columns, rows, Path(scratch))
         columns = create_view_table(connection, AuditView.JOURNALS)
         counts[AuditView.JOURNALS] = load_rows(connection, AuditView.JOURNALS.value, columns,
                                                journal_rows(journal_dirs), Path(scratch))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import tomllib
 from contextlib import closing
@@ -27,7 +28,7 @@ from conformance.audit.index_snapshot import IndexUnreadable
 from conformance.audit.journals import JOURNAL_LIMIT_BYTES, JournalProblem, operations_dir
 from conformance.audit.mapping import MAPPING_SCHEMA, MappingError, parse_mapping, reference_mapping
 from conformance.audit.projection import load_projection
-from conformance.audit.views import MAPPED_VIEWS, AuditView
+from conformance.audit.views import MAPPED_VIEWS, AuditView, create_view_table
 from conformance.suite import suite_root
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
@@ -216,6 +217,27 @@ def test_a_live_index_with_frames_in_its_wal_is_read_whole_and_left_alone(projec
     assert "delta" in {row[0] for row in rows[AuditView.STATE]}
 
 
+def test_an_idle_live_index_with_an_empty_wal_is_read_in_place_and_left_alone(project: Project) -> None:
+    with closing(open_index(project.index)) as writer:
+        writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert Path(f"{project.index}-wal").stat().st_size == 0 and Path(f"{project.index}-shm").is_file()
+        before = tree(project.root)
+        rows, _ = load(project)
+        assert tree(project.root) == before
+    assert rows[AuditView.ENTRIES] == direct(project.index, DIRECT_SQL[AuditView.ENTRIES])
+
+
+def test_docs_audit_lists_each_view_with_the_columns_its_sql_declares() -> None:
+    documented = {}
+    for line in (Path(__file__).parents[3] / "docs" / "audit.md").read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| `") and cells[0].strip("`") in {view.value for view in AuditView}:
+            documented[cells[0].strip("`")] = [name.strip() for name in re.sub(r" \(.*?\)", "", cells[1]).split(",")]
+    with offline_connection() as connection:
+        declared = {view.value: list(create_view_table(connection, view)) for view in AuditView}
+    assert documented == declared
+
+
 def test_the_shipped_mapping_is_valid_against_its_schema() -> None:
     shipped = Path(__file__).parents[3] / "conformance" / "audit" / "mappings" / "reference.toml"
     document = tomllib.loads(shipped.read_text(encoding="utf-8"))
@@ -253,6 +275,8 @@ BAD_SQL = {
                          "gives columns (fts_rowid), the view needs (fts_rowid, entry_key)"),
     "a renamed column": ("SELECT fts_rowid, entry_key FROM", "SELECT fts_rowid AS id, entry_key FROM",
                          "gives columns (id, entry_key)"),
+    "a value of the wrong type": ("SELECT fts_rowid, entry_key FROM", "SELECT entry_key AS fts_rowid, entry_key FROM",
+                                  "a value does not fit the view's column types"),
     "a write": ("SELECT fts_rowid, entry_key FROM entries_fts_keys",
                 "WITH x AS (SELECT 1) DELETE FROM entries_fts_keys", "readonly"),
 }
