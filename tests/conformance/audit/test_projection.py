@@ -26,7 +26,13 @@ from conformance import schemas
 from conformance.audit.connection import offline_connection
 from conformance.audit.index_snapshot import IndexUnreadable
 from conformance.audit.journals import JOURNAL_LIMIT_BYTES, JournalProblem, operations_dir
-from conformance.audit.mapping import MAPPING_SCHEMA, MappingError, parse_mapping, reference_mapping
+from conformance.audit.mapping import (
+    MAPPING_SCHEMA,
+    MappingError,
+    load_mapping,
+    parse_mapping,
+    reference_mapping,
+)
 from conformance.audit.projection import load_projection
 from conformance.audit.views import MAPPED_VIEWS, AuditView, create_view_table
 from conformance.suite import suite_root
@@ -294,6 +300,26 @@ def test_a_mapping_whose_sql_does_not_fit_the_index_is_one_clear_line(project: P
     assert message.startswith("mine.toml: view proj_fts_keys: ") and "\n" not in message, message
     assert expected in message, message
     assert tree(project.root) == before
+
+
+def test_a_port_writes_its_own_mapping_file_and_the_views_follow_it(project: Project, tmp_path: Path) -> None:
+    own = tmp_path / "port.toml"
+    own.write_text(_reference_toml().replace('implementation = "reference"', 'implementation = "port"').replace(
+        "content_hash FROM entries", "content_hash FROM entries WHERE role = 'user'"), encoding="utf-8")
+    mapping = load_mapping(own)
+    assert mapping.implementation == "port" and mapping.source == str(own)
+    rows, _ = load(project, mapping)
+    assert rows[AuditView.ENTRIES] == direct(project.index, DIRECT_SQL[AuditView.ENTRIES] + " WHERE role = 'user'")
+    assert 0 < len(rows[AuditView.ENTRIES]) < len(direct(project.index, DIRECT_SQL[AuditView.ENTRIES]))
+
+
+def test_a_mapping_file_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(MappingError, match=r"absent\.toml: cannot read the mapping") as refused:
+        load_mapping(tmp_path / "absent.toml")
+    assert "\n" not in str(refused.value)
+    (tmp_path / "latin.toml").write_bytes(b'implementation = "caf\xe9"')
+    with pytest.raises(MappingError, match=r"latin\.toml: cannot read the mapping"):
+        load_mapping(tmp_path / "latin.toml")
 
 
 def test_an_index_that_is_missing_or_not_sqlite_fails_at_once(tmp_path: Path) -> None:
