@@ -1,0 +1,63 @@
+"""A mapping: how one implementation's projection tables give the audit's views (a TOML data file).
+
+The audit reads a projection only through a mapping, so a port whose projection keeps the
+contract §5 tables is audited by writing its own file; the reference's ships as
+``mappings/reference.toml``.  A file that is not valid TOML or not valid against
+``schemas/audit/mapping.schema.json`` is refused with one line naming the file and the fault.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from conformance import schemas
+from conformance.audit.views import MAPPED_VIEWS, AuditView
+
+MAPPING_SCHEMA: Final = "audit/mapping.schema.json"
+REFERENCE_MAPPING: Final = "reference.toml"
+
+
+class MappingError(ValueError):
+    """A mapping file the audit cannot use; the message is one line for the auditor."""
+
+
+@dataclass(frozen=True)
+class ProjectionMapping:
+    """Which implementation, and the SQLite SELECT that gives each mapped view."""
+
+    implementation: str
+    views: Mapping[AuditView, str]
+    source: str
+
+
+def load_mapping(path: Path) -> ProjectionMapping:
+    """Read and validate a mapping file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MappingError(f"{path}: cannot read the mapping: {exc}") from None
+    return parse_mapping(text, str(path))
+
+
+def reference_mapping() -> ProjectionMapping:
+    """The mapping of the reference implementation's index, as the package ships it."""
+    shipped = resources.files("conformance.audit") / "mappings" / REFERENCE_MAPPING
+    return parse_mapping(shipped.read_text(encoding="utf-8"), f"conformance/audit/mappings/{REFERENCE_MAPPING}")
+
+
+def parse_mapping(text: str, source: str) -> ProjectionMapping:
+    """A mapping from its TOML text; ``source`` names it in errors."""
+    try:
+        document: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MappingError(f"{source}: not valid TOML: {exc}") from None
+    problems = schemas.errors(document, MAPPING_SCHEMA)
+    if problems:
+        raise MappingError(f"{source}: not a valid audit mapping: {schemas.describe(problems[0])}")
+    views = {view: str(document["views"][view.value]) for view in MAPPED_VIEWS}
+    return ProjectionMapping(str(document["implementation"]), views, source)

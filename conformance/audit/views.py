@@ -1,0 +1,43 @@
+"""The named views an auditor queries: their names, and their columns as the audit's SQL declares them.
+
+Each view is a table of the audit's DuckDB connection whose columns are declared once, in
+``sql/projection_<view>.sql``; whatever fills it (a mapping's SQL over a projection, or the
+journal reader) must give exactly those columns.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from importlib import resources
+
+import duckdb
+
+
+class AuditView(StrEnum):
+    """The projection-side views (the canonical side's ``jsonl_*`` views are another module's)."""
+
+    SESSIONS = "proj_sessions"
+    ENTRIES = "proj_entries"
+    LOCATIONS = "proj_locations"
+    STATE = "proj_state"
+    FTS_KEYS = "proj_fts_keys"
+    LINEAGE = "proj_lineage"
+    CHECKPOINTS = "proj_checkpoints"
+    OPERATIONS = "proj_operations"
+    JOURNALS = "journals"
+
+
+#: The views a mapping fills from an implementation's tables; ``journals`` comes from the files.
+MAPPED_VIEWS: tuple[AuditView, ...] = tuple(view for view in AuditView if view is not AuditView.JOURNALS)
+
+
+def audit_sql(name: str) -> str:
+    """The text of ``sql/<name>.sql``, shipped inside the package."""
+    return (resources.files("conformance.audit") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
+
+
+def create_view_table(connection: duckdb.DuckDBPyConnection, view: AuditView) -> dict[str, str]:
+    """Create the empty table of ``view`` and return its columns in order, name to DuckDB type."""
+    connection.execute(audit_sql(f"projection_{view.value}"))
+    rows = connection.execute(audit_sql("projection_columns"), [view.value]).fetchall()
+    return {str(name): str(data_type) for name, data_type in rows}
