@@ -1,0 +1,82 @@
+"""The canonical side of the audit: DuckDB reads the session files' bytes into queryable views.
+
+An independent second reading of Pi's JSONL (the toolkit never imports the reference): DuckDB's
+``read_blob`` takes each file's bytes, and SQL alone splits, locates, hashes and classifies every
+physical line, so a torn or malformed line is a classified row, never a NULL let through. Files
+are read one at a time (memory follows the largest file, not the project; docs/audit.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Final
+
+import duckdb
+
+from conformance.audit.blocks import DEFAULT_BLOCK_BYTES, iter_blocks
+
+
+class CanonicalView(StrEnum):
+    """The views :func:`load_canonical` creates, documented in docs/audit.md."""
+
+    LINES = "jsonl_lines"  # first: the other two are defined over it
+    ENTRIES = "jsonl_entries"
+    FILES = "jsonl_files"
+
+
+class LineKind(StrEnum):
+    """``jsonl_lines.kind``: how Pi's loader treats a line (the adapter's ``session.records``)."""
+
+    HEADER = "header"
+    ENTRY = "entry"
+    EXTRA_HEADER = "extra-header"
+    BLANK = "blank"
+    MALFORMED = "malformed"
+    FALSY = "falsy"
+    OVERSIZE = "oversize"
+
+
+#: Scripts run once per connection, in order: tables, then JSON.parse's rules as macros.
+_SETUP_SCRIPTS: Final = ("canonical_tables.sql", "canonical_macros.sql")
+#: Pi's record limit: a line longer than this, its LF counted, is ``oversize`` and never decoded.
+RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
+#: The view definitions, one statement each, named after their view.
+_VIEW_STATEMENTS: Final = {view: f"canonical_view_{view.value}.sql" for view in CanonicalView}
+
+
+def sql_text(name: str) -> str:
+    """One of the audit's SQL files, as shipped inside the package."""
+    return resources.files("conformance.audit").joinpath("sql", name).read_text(encoding="utf-8")
+
+
+def load_canonical(connection: duckdb.DuckDBPyConnection, session_files: Sequence[Path], *,
+                   block_bytes: int = DEFAULT_BLOCK_BYTES) -> None:
+    """Read every session file from its bytes and create the :class:`CanonicalView` views.
+
+    The files are only read (opened read-only), one block of ``block_bytes`` at a time.
+    """
+    for script in _SETUP_SCRIPTS:
+        connection.execute(sql_text(script))
+    for session_file in session_files:
+        _read_session_file(connection, session_file, block_bytes)
+    for view in CanonicalView:
+        connection.execute(sql_text(_VIEW_STATEMENTS[view]))
+
+
+def _read_session_file(connection: duckdb.DuckDBPyConnection, session_file: Path, block_bytes: int) -> None:
+    """The file row and the line rows of one session file: its lines are staged block by block
+    (a single block is one row, which DuckDB cannot share between threads), then classified
+    in one statement that runs in parallel."""
+    name = str(session_file)
+    connection.execute(sql_text("canonical_insert_file.sql"), {"session_file": name})
+    insert_block = sql_text("canonical_insert_block.sql")
+    for block in iter_blocks(session_file, block_bytes=block_bytes):
+        connection.execute(insert_block, {
+            "session_file": name, "block": block.data, "block_start": block.start,
+            "lines_before": block.lines_before,
+        })
+    connection.execute(sql_text("canonical_insert_records.sql"), {"record_limit": RECORD_LIMIT_BYTES})
+    connection.execute(sql_text("canonical_clear_raw_lines.sql"))
