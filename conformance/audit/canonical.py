@@ -8,7 +8,9 @@ are read one at a time (memory follows the largest file, not the project; docs/a
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Final
 
 import duckdb
 
-from conformance.audit.blocks import DEFAULT_BLOCK_BYTES, iter_blocks
+from conformance.audit.blocks import DEFAULT_BLOCK_BYTES, Block, iter_blocks
 
 
 class CanonicalView(StrEnum):
@@ -67,16 +69,34 @@ def load_canonical(connection: duckdb.DuckDBPyConnection, session_files: Sequenc
 
 
 def _read_session_file(connection: duckdb.DuckDBPyConnection, session_file: Path, block_bytes: int) -> None:
-    """The file row and the line rows of one session file: its lines are staged block by block
-    (a single block is one row, which DuckDB cannot share between threads), then classified
-    in one statement that runs in parallel."""
+    """The file row and the line rows of one session file.
+
+    A block is a single row to DuckDB, which cannot share one row between threads, so blocks are
+    read by as many cursors at once as DuckDB has threads; at most that many blocks are held.
+    """
     name = str(session_file)
     connection.execute(sql_text("canonical_insert_file.sql"), {"session_file": name})
     insert_block = sql_text("canonical_insert_block.sql")
-    for block in iter_blocks(session_file, block_bytes=block_bytes):
-        connection.execute(insert_block, {
-            "session_file": name, "block": block.data, "block_start": block.start,
-            "lines_before": block.lines_before,
-        })
-    connection.execute(sql_text("canonical_insert_records.sql"), {"record_limit": RECORD_LIMIT_BYTES})
-    connection.execute(sql_text("canonical_clear_raw_lines.sql"))
+
+    def read_block(block: Block) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(insert_block, {
+                "session_file": name, "block": block.data, "block_start": block.start,
+                "lines_before": block.lines_before, "record_limit": RECORD_LIMIT_BYTES,
+            })
+
+    workers = _thread_count(connection)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[None]] = deque()
+        for block in iter_blocks(session_file, block_bytes=block_bytes):
+            pending.append(pool.submit(read_block, block))
+            if len(pending) >= workers:
+                pending.popleft().result()
+        for future in pending:
+            future.result()
+
+
+def _thread_count(connection: duckdb.DuckDBPyConnection) -> int:
+    """How many blocks are read at once: DuckDB's own ``threads`` setting."""
+    row = connection.execute(sql_text("canonical_threads.sql")).fetchone()
+    return max(1, int(row[0])) if row else 1

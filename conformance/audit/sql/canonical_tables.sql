@@ -1,18 +1,7 @@
--- One row per session file and one per physical line, filled file by file; raw lines are staged
--- (their bytes, which DuckDB spills beyond its memory_limit) and cleared once classified.
+-- One row per session file and one per physical line, filled block by block.
 CREATE TABLE canonical_files (
     session_file VARCHAR NOT NULL PRIMARY KEY,
     size_bytes BIGINT NOT NULL
-);
-
-CREATE TABLE canonical_raw_lines (
-    session_file VARCHAR NOT NULL,
-    line_no BIGINT NOT NULL,
-    start_offset BIGINT NOT NULL,
-    end_offset BIGINT NOT NULL,
-    terminated BOOLEAN NOT NULL,
-    crlf BOOLEAN NOT NULL,
-    data BLOB NOT NULL              -- the line's bytes without its LF
 );
 
 CREATE TABLE canonical_records (

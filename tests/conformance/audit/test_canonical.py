@@ -23,7 +23,7 @@ from conformance.audit.canonical import RECORD_LIMIT_BYTES, CanonicalView, LineK
 from conformance.audit.connection import offline_connection
 from conformance.protocol import ContractError
 from reference.adapter.operations import ReferenceAdapter
-from reference.pi.reader import decode_value, iter_records, read_line_bytes
+from reference.pi.reader import decode_value, iter_records
 from reference.primitives.jsvalues import date_time_ms
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -73,19 +73,21 @@ def reference_records(path: Path) -> list[dict[str, Any]]:
 def reference_entries(path: Path) -> list[tuple[Any, ...]]:
     """The fields of every entry line, parsed as JavaScript's ``JSON.parse`` does."""
     rows = []
+    content = path.read_bytes()
     with path.open("rb") as stream:
-        for record in iter_records(stream):
-            if str(record.kind) != LineKind.ENTRY:
-                continue
-            value = decode_value(read_line_bytes(stream, record))
-            fields = value if isinstance(value, dict) else {}
-            message = fields.get("message")
-            role = message.get("role") if isinstance(message, dict) else None
-            stamp = fields.get("timestamp")
-            ms = date_time_ms(stamp) if isinstance(stamp, str) else math.nan
-            rows.append((record.line, record.start, record.end, record.sha256, isinstance(value, dict),
-                         _string(fields.get("id")), _string(fields.get("parentId")), _string(fields.get("type")),
-                         _string(role), None if math.isnan(ms) else int(ms)))
+        records = list(iter_records(stream))
+    for record in records:
+        if str(record.kind) != LineKind.ENTRY:
+            continue
+        value = decode_value(content[record.start:record.end].removesuffix(b"\n"))
+        fields = value if isinstance(value, dict) else {}
+        message = fields.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        stamp = fields.get("timestamp")
+        ms = date_time_ms(stamp) if isinstance(stamp, str) else math.nan
+        rows.append((record.line, record.start, record.end, record.sha256, isinstance(value, dict),
+                     _string(fields.get("id")), _string(fields.get("parentId")), _string(fields.get("type")),
+                     _string(role), None if math.isnan(ms) else int(ms)))
     return rows
 
 
