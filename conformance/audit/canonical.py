@@ -1,9 +1,10 @@
 """The canonical side of the audit: DuckDB reads the session files' bytes into queryable views.
 
-An independent second reading of Pi's JSONL (the toolkit never imports the reference): DuckDB's
-``read_blob`` takes each file's bytes, and SQL alone splits, locates, hashes and classifies every
-physical line, so a torn or malformed line is a classified row, never a NULL let through. Files
-are read one at a time (memory follows the largest file, not the project; docs/audit.md).
+An independent second reading of Pi's JSONL (the toolkit never imports the reference): each
+file's bytes reach DuckDB as LF-aligned blocks (:mod:`conformance.audit.blocks`), and SQL alone
+splits, locates, hashes and classifies every physical line, so a torn or malformed line is a
+classified row, never a NULL let through. Memory follows the block size and the longest line,
+never the size of a file or of the project (docs/audit.md, "Reading the canonical bytes").
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def load_canonical(connection: duckdb.DuckDBPyConnection, session_files: Sequenc
                    block_bytes: int = DEFAULT_BLOCK_BYTES) -> None:
     """Read every session file from its bytes and create the :class:`CanonicalView` views.
 
-    The files are only read (opened read-only), one block of ``block_bytes`` at a time.
+    The files are only read (opened read-only), a few blocks of ``block_bytes`` at a time.
+    Once per connection: the tables it fills are created here.
     """
     for script in _SETUP_SCRIPTS:
         connection.execute(sql_text(script))

@@ -1,4 +1,2 @@
--- One session file ($session_file) and its size, as read_blob reports it (the content is not read).
-INSERT INTO canonical_files
-SELECT $session_file, size
-FROM read_blob($session_file);
+-- One session file ($session_file), so that a file without a line (an empty one) has its row too.
+INSERT INTO canonical_files VALUES ($session_file);

@@ -1,7 +1,6 @@
 -- One row per session file and one per physical line, filled block by block.
 CREATE TABLE canonical_files (
-    session_file VARCHAR NOT NULL PRIMARY KEY,
-    size_bytes BIGINT NOT NULL
+    session_file VARCHAR NOT NULL PRIMARY KEY
 );
 
 CREATE TABLE canonical_records (

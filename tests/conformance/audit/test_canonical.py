@@ -179,6 +179,15 @@ def test_files_view_gives_the_header_and_the_size(tmp_path: Path) -> None:
     assert row == [(str(path), path.stat().st_size, 3, False, 2, "s-1", "3", "/p")]
 
 
+def test_an_empty_file_has_its_row(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    with offline_connection() as connection:
+        load_canonical(connection, [path])
+        row = connection.execute(f"SELECT * FROM {CanonicalView.FILES}").fetchall()
+    assert row == [(str(path), 0, 0, True, None, None, None, None)]
+
+
 def test_several_files_are_kept_apart_and_left_unchanged(tmp_path: Path) -> None:
     paths = []
     for name in ("crlf", "falsy", "torn-tail"):
@@ -201,7 +210,7 @@ LINE_PIECES = st.sampled_from([
 LINES = st.lists(st.lists(LINE_PIECES, max_size=6).map(b"".join), min_size=0, max_size=8)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=LINES, terminated=st.booleans())
 def test_random_soups_of_lines_read_as_session_records_reports_them(
         tmp_path: Path, lines: list[bytes], terminated: bool) -> None:
