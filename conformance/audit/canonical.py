@@ -46,6 +46,8 @@ class LineKind(StrEnum):
 _SETUP_SCRIPTS: Final = ("canonical_tables.sql", "canonical_macros.sql")
 #: Pi's record limit: a line longer than this, its LF counted, is ``oversize`` and never decoded.
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
+#: The catch-up cursor hashes at most this many bytes up to its offset (contract §5.1).
+CHECKPOINT_HASH_BYTES: Final = 64 * 1024
 #: The view definitions, one statement each, named after their view.
 _VIEW_STATEMENTS: Final = {view: f"canonical_view_{view.value}.sql" for view in CanonicalView}
 
@@ -85,6 +87,7 @@ def _read_session_file(connection: duckdb.DuckDBPyConnection, session_file: Path
             cursor.execute(insert_block, {
                 "session_file": name, "block": block.data, "block_start": block.start,
                 "lines_before": block.lines_before, "record_limit": RECORD_LIMIT_BYTES,
+                "checkpoint_hash_bytes": CHECKPOINT_HASH_BYTES,
             })
 
     workers = _thread_count(connection)

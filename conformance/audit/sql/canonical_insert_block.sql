@@ -9,7 +9,10 @@
 -- backslash as \x5C, so \x0A can only be an LF) and each line cast back to its exact bytes.
 -- Lines are located by cumulative lengths. A line that is not valid UTF-8 is decoded with '?' for
 -- each invalid sequence where JavaScript puts U+FFFD (DuckDB's decode has no other replacement):
--- utf8_valid says which lines those are.
+-- utf8_valid says which lines those are. The last LF-terminated line of a block also gets the
+-- index cursor's hash (contract §5.1): the SHA-256 of at most its last $checkpoint_hash_bytes
+-- bytes, its LF included, from tail_hash_start (hex is two characters a byte, so a substring of
+-- it is a byte range).
 INSERT INTO canonical_records
 WITH block AS (
     SELECT TRY(decode($block)) IS NOT NULL AS utf8
@@ -21,22 +24,24 @@ WITH block AS (
     SELECT utf8, unnest(parts) AS piece, generate_subscripts(parts, 1) AS piece_no, len(parts) AS piece_count
     FROM split
 ), lines AS (
-    SELECT utf8, $lines_before + piece_no AS line_no,
+    SELECT utf8, $lines_before + piece_no AS line_no, piece_no = piece_count - 1 AS last_terminated,
            CASE WHEN utf8 THEN encode(piece) ELSE piece::BLOB END AS data,
            piece_no < piece_count AS terminated,
            ends_with(piece, CASE WHEN utf8 THEN chr(13) ELSE '\x0D' END) AS crlf
     FROM pieces
     WHERE piece_no < piece_count OR piece <> ''
 ), located AS (
-    SELECT utf8, line_no, data, terminated, crlf, octet_length(data) AS data_bytes,
-           $block_start + sum(octet_length(data) + terminated::INTEGER)
-               OVER (ORDER BY line_no ROWS UNBOUNDED PRECEDING) AS end_offset
+    SELECT utf8, line_no, last_terminated, data, terminated, crlf, octet_length(data) AS data_bytes,
+           ($block_start + sum(octet_length(data) + terminated::INTEGER)
+               OVER (ORDER BY line_no ROWS UNBOUNDED PRECEDING))::BIGINT AS end_offset
     FROM lines
 ), decoded AS (
     SELECT *, octet_length(data) + terminated::INTEGER > $record_limit AS oversize,
            CASE WHEN octet_length(data) + terminated::INTEGER <= $record_limit THEN decode(data, 'replace') END
                AS text,
-           utf8 OR TRY(decode(data)) IS NOT NULL AS utf8_valid
+           utf8 OR TRY(decode(data)) IS NOT NULL AS utf8_valid,
+           CASE WHEN last_terminated THEN greatest(start_offset, end_offset - $checkpoint_hash_bytes) END
+               AS tail_hash_start
     FROM (SELECT *, end_offset - data_bytes - terminated::INTEGER AS start_offset FROM located)
 ), classified AS (
     SELECT *,
@@ -58,5 +63,8 @@ SELECT $session_file, line_no, start_offset, end_offset, terminated, crlf, sha25
        parsed_kind = 'entry' AND starts_with(ltrim(json_text, E' \t\r\n'), '{') AS is_object,
        canonical_string(fields[1]), canonical_string(fields[2]), canonical_string(fields[3]),
        canonical_fragment_type(fields[3]), canonical_string(fields[4]), canonical_string(fields[5]),
-       canonical_string(fields[6]), fields[7]::VARCHAR, canonical_string(fields[8]), utf8_valid
+       canonical_string(fields[6]), fields[7]::VARCHAR, canonical_string(fields[8]), utf8_valid,
+       tail_hash_start,
+       CASE WHEN last_terminated THEN sha256(unhex(substring(hex(data || '\x0A'::BLOB),
+                                                             2 * (tail_hash_start - start_offset) + 1))) END
 FROM fielded;

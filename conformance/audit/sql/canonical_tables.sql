@@ -23,5 +23,7 @@ CREATE TABLE canonical_records (
     version_json VARCHAR,
     cwd VARCHAR,
     utf8_valid BOOLEAN NOT NULL,    -- false: invalid sequences were decoded as '?' (Pi: U+FFFD)
+    tail_hash_start BIGINT,         -- the last LF-terminated line of a block: the cursor hash's start
+    tail_sha256 VARCHAR,            -- and the SHA-256 of [tail_hash_start, end_offset)
     PRIMARY KEY (session_file, line_no)
 );

@@ -23,8 +23,10 @@ from conformance.audit.canonical import RECORD_LIMIT_BYTES, CanonicalView, LineK
 from conformance.audit.connection import offline_connection
 from conformance.protocol import ContractError
 from reference.adapter.operations import ReferenceAdapter
+from reference.pi.entries import is_pi_entry
 from reference.pi.reader import decode_value, iter_records
 from reference.primitives.jsvalues import date_time_ms
+from reference.recall.catchup_state import new_checkpoint
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "fixtures"
@@ -53,6 +55,7 @@ EDGE_FILES: dict[str, bytes] = {
                + b'{"s":"NaN, [1,]"}\n 1 \n',
     "oversize": HEADER + b"\n" + b'{"pad":"' + b"a" * (RECORD_LIMIT_BYTES - 10) + b'"}\n' + ENTRY + b"\n",
     "exactly-the-limit": HEADER + b"\n" + b'{"pad":"' + b"a" * (RECORD_LIMIT_BYTES - 11) + b'"}\n',
+    "long-last-line": HEADER + b"\n" + b'{"pad":"' + b"b" * 100_000 + b'"}\n' + CHILD[:12],
     "empty": b"",
     "only-lf": b"\n",
 }
@@ -87,7 +90,7 @@ def reference_entries(path: Path) -> list[tuple[Any, ...]]:
         ms = date_time_ms(stamp) if isinstance(stamp, str) else math.nan
         rows.append((record.line, record.start, record.end, record.sha256, isinstance(value, dict),
                      _string(fields.get("id")), _string(fields.get("parentId")), _string(fields.get("type")),
-                     _string(role), None if math.isnan(ms) else int(ms)))
+                     _string(role), None if math.isnan(ms) else int(ms), is_pi_entry(value)))
     return rows
 
 
@@ -115,7 +118,7 @@ def canonical_entries(path: Path) -> list[tuple[Any, ...]]:
         load_canonical(connection, [path])
         return connection.execute(
             f"SELECT line_no, start_offset, end_offset, sha256, is_object, entry_id, parent_id, entry_type, "
-            f"role, timestamp_ms FROM {CanonicalView.ENTRIES} ORDER BY line_no").fetchall()
+            f"role, timestamp_ms, pi_entry FROM {CanonicalView.ENTRIES} ORDER BY line_no").fetchall()
 
 
 def bare_records(path: Path) -> list[dict[str, Any]]:
@@ -170,13 +173,50 @@ def test_a_repeated_member_is_read_as_duckdb_reads_it_the_first_one(tmp_path: Pa
     assert [row[5] for row in reference_entries(path)] == ["y"]
 
 
+def reference_cursor(path: Path) -> tuple[int, int | None, str | None]:
+    """The catch-up cursor the reference's indexer would store for the file as it is."""
+    with path.open("rb") as stream:
+        spans = [(r.start, r.end) for r in iter_records(stream) if r.terminated]
+        return new_checkpoint(stream, spans[-1]) if spans else (0, None, None)
+
+
+def canonical_cursor(path: Path, **options: int) -> tuple[Any, ...]:
+    with offline_connection() as connection:
+        load_canonical(connection, [path], **options)
+        row = connection.execute(
+            f"SELECT checkpoint_offset, checkpoint_hash_start, checkpoint_hash FROM {CanonicalView.FILES}").fetchone()
+    assert row is not None
+    return tuple(row)
+
+
 def test_files_view_gives_the_header_and_the_size(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\n" + HEADER + b"\n" + ENTRY)
     with offline_connection() as connection:
         load_canonical(connection, [path])
-        row = connection.execute(f"SELECT * FROM {CanonicalView.FILES}").fetchall()
-    assert row == [(str(path), path.stat().st_size, 3, False, 2, "s-1", "3", "/p")]
+        row = connection.execute(
+            f"SELECT session_file, size_bytes, line_count, terminated, header_line_no, header_sha256, session_id, "
+            f"version, cwd FROM {CanonicalView.FILES}").fetchall()
+    assert row == [(str(path), path.stat().st_size, 3, False, 2, hashlib.sha256(HEADER).hexdigest(), "s-1", "3", "/p")]
+
+
+def test_entries_carry_their_key_from_the_header(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(HEADER + b"\n" + ENTRY + b"\n")
+    with offline_connection() as connection:
+        load_canonical(connection, [path])
+        rows = connection.execute(f"SELECT session_id, entry_key FROM {CanonicalView.ENTRIES}").fetchall()
+    assert rows == [("s-1", "s-1:e1")]
+
+
+@pytest.mark.parametrize("path", FIXTURE_PATHS, ids=[item["path"] for item in MANIFEST["fixtures"]])
+def test_the_cursor_of_every_fixture_is_the_one_the_indexer_stores(path: Path) -> None:
+    assert canonical_cursor(path) == reference_cursor(path)
+
+
+@pytest.mark.parametrize("block_bytes", [16, 1 << 20])
+def test_the_cursor_of_every_edge_file_is_the_one_the_indexer_stores(edge_file: Path, block_bytes: int) -> None:
+    assert canonical_cursor(edge_file, block_bytes=block_bytes) == reference_cursor(edge_file)
 
 
 def test_an_empty_file_has_its_row(tmp_path: Path) -> None:
@@ -185,7 +225,7 @@ def test_an_empty_file_has_its_row(tmp_path: Path) -> None:
     with offline_connection() as connection:
         load_canonical(connection, [path])
         row = connection.execute(f"SELECT * FROM {CanonicalView.FILES}").fetchall()
-    assert row == [(str(path), 0, 0, True, None, None, None, None)]
+    assert row == [(str(path), 0, 0, True, None, None, None, None, None, 0, None, None)]
 
 
 def test_several_files_are_kept_apart_and_left_unchanged(tmp_path: Path) -> None:
@@ -218,3 +258,15 @@ def test_random_soups_of_lines_read_as_session_records_reports_them(
     path.write_bytes(b"\n".join(lines) + (b"\n" if terminated and lines else b""))
     assert canonical_lines([path], block_bytes=16)[str(path)] == bare_records(path)
     assert canonical_entries(path) == reference_entries(path)
+
+
+def test_the_examples_of_docs_audit_md_run_on_the_views() -> None:
+    section = (ROOT / "docs" / "audit.md").read_text(encoding="utf-8").split("## Reading the canonical bytes", 1)[1]
+    example = section.split("```sql", 1)[1].split("```", 1)[0]
+    statements = [line.split("--")[0].strip() for line in example.strip().splitlines()]
+    torn = FIXTURES / "invalid" / "torn-tail.jsonl"
+    with offline_connection() as connection:
+        load_canonical(connection, [torn])
+        results = [connection.execute(statement).fetchall() for statement in statements]
+    assert len(statements) == 3 and all(results)
+    assert results[1][0][3] == LineKind.MALFORMED  # the torn tail is a row of its own kind
