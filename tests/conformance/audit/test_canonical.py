@@ -19,10 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conformance.audit.blocks import iter_blocks
 from conformance.audit.canonical import RECORD_LIMIT_BYTES, CanonicalView, LineKind, load_canonical
 from conformance.audit.connection import offline_connection
 from conformance.protocol import ContractError
 from reference.adapter.operations import ReferenceAdapter
+from reference.fixturegen.generator import generate
+from reference.fixturegen.options import GenOptions
 from reference.pi.entries import is_pi_entry
 from reference.pi.reader import decode_value, iter_records
 from reference.primitives.jsvalues import date_time_ms
@@ -270,3 +273,26 @@ def test_the_examples_of_docs_audit_md_run_on_the_views() -> None:
         results = [connection.execute(statement).fetchall() for statement in statements]
     assert len(statements) == 3 and all(results)
     assert results[1][0][3] == LineKind.MALFORMED  # the torn tail is a row of its own kind
+
+
+@pytest.mark.parametrize("damage", [{}, {"crlf": True}, {"torn_tail": True, "malformed": 5, "blank": 5}])
+def test_generated_sessions_read_in_many_blocks_as_session_records_reports_them(
+        tmp_path: Path, damage: dict[str, Any]) -> None:
+    sessions = generate(tmp_path / "sessions", GenOptions(seed=11, sessions=2, target_bytes=300_000, **damage))
+    paths = [session.path for session in sessions]
+    before = [digest(path) for path in paths]
+    read = canonical_lines(paths, block_bytes=4096)
+    assert [read[str(path)] for path in paths] == [bare_records(path) for path in paths]
+    assert [digest(path) for path in paths] == before
+
+
+def test_blocks_cover_every_byte_once_and_end_after_an_lf(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    content = b"a\n" + b"b" * 50 + b"\n\nccc\r\nd"
+    path.write_bytes(content)
+    blocks = list(iter_blocks(path, block_bytes=8))
+    assert b"".join(block.data for block in blocks) == content
+    assert [block.start for block in blocks] == [sum(len(b.data) for b in blocks[:i]) for i in range(len(blocks))]
+    assert all(block.data.endswith(b"\n") for block in blocks[:-1]) and blocks[-1].data == b"d"
+    assert [block.lines_before for block in blocks] == [content[:block.start].count(b"\n") for block in blocks]
+    assert max(len(block.data) for block in blocks) <= 51 + 8  # the longest line and one read, at most
