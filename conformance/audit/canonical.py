@@ -1,0 +1,107 @@
+"""The canonical side of the audit: DuckDB reads the session files' bytes into queryable views.
+
+An independent second reading of Pi's JSONL (the toolkit never imports the reference): each
+file's bytes reach DuckDB as LF-aligned blocks (:mod:`conformance.audit.blocks`), and SQL alone
+splits, locates, hashes and classifies every physical line, so a torn or malformed line is a
+classified row, never a NULL let through. Memory follows the block size and the longest line,
+never the size of a file or of the project (docs/audit.md, "Reading the canonical bytes").
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Final
+
+import duckdb
+
+from conformance.audit.blocks import DEFAULT_BLOCK_BYTES, Block, iter_blocks
+
+
+class CanonicalView(StrEnum):
+    """The views :func:`load_canonical` creates, documented in docs/audit.md."""
+
+    LINES = "jsonl_lines"  # first: the other two are defined over it
+    ENTRIES = "jsonl_entries"
+    FILES = "jsonl_files"
+
+
+class LineKind(StrEnum):
+    """``jsonl_lines.kind``: how Pi's loader treats a line (the adapter's ``session.records``)."""
+
+    HEADER = "header"
+    ENTRY = "entry"
+    EXTRA_HEADER = "extra-header"
+    BLANK = "blank"
+    MALFORMED = "malformed"
+    FALSY = "falsy"
+    OVERSIZE = "oversize"
+
+
+#: Scripts run once per connection, in order: tables, then JSON.parse's rules as macros.
+_SETUP_SCRIPTS: Final = ("canonical_tables.sql", "canonical_macros.sql")
+#: Pi's record limit: a line longer than this, its LF counted, is ``oversize`` and never decoded.
+RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
+#: The catch-up cursor hashes at most this many bytes up to its offset (contract §5.1).
+CHECKPOINT_HASH_BYTES: Final = 64 * 1024
+#: The view definitions, one statement each, named after their view.
+_VIEW_STATEMENTS: Final = {view: f"canonical_view_{view.value}.sql" for view in CanonicalView}
+
+
+def sql_text(name: str) -> str:
+    """One of the audit's SQL files, as shipped inside the package."""
+    return resources.files("conformance.audit").joinpath("sql", name).read_text(encoding="utf-8")
+
+
+def load_canonical(connection: duckdb.DuckDBPyConnection, session_files: Sequence[Path], *,
+                   block_bytes: int = DEFAULT_BLOCK_BYTES) -> None:
+    """Read every session file from its bytes and create the :class:`CanonicalView` views.
+
+    The files are only read (opened read-only), a few blocks of ``block_bytes`` at a time.
+    Once per connection: the tables it fills are created here.
+    """
+    for script in _SETUP_SCRIPTS:
+        connection.execute(sql_text(script))
+    for session_file in session_files:
+        _read_session_file(connection, session_file, block_bytes)
+    for view in CanonicalView:
+        connection.execute(sql_text(_VIEW_STATEMENTS[view]))
+
+
+def _read_session_file(connection: duckdb.DuckDBPyConnection, session_file: Path, block_bytes: int) -> None:
+    """The file row and the line rows of one session file.
+
+    A block is a single row to DuckDB, which cannot share one row between threads, so blocks are
+    read by as many cursors at once as DuckDB has threads; at most that many blocks are held.
+    """
+    name = str(session_file)
+    connection.execute(sql_text("canonical_insert_file.sql"), {"session_file": name})
+    insert_block = sql_text("canonical_insert_block.sql")
+
+    def read_block(block: Block) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(insert_block, {
+                "session_file": name, "block": block.data, "block_start": block.start,
+                "lines_before": block.lines_before, "record_limit": RECORD_LIMIT_BYTES,
+                "checkpoint_hash_bytes": CHECKPOINT_HASH_BYTES,
+            })
+
+    workers = _thread_count(connection)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[None]] = deque()
+        for block in iter_blocks(session_file, block_bytes=block_bytes):
+            pending.append(pool.submit(read_block, block))
+            if len(pending) >= workers:
+                pending.popleft().result()
+        for future in pending:
+            future.result()
+
+
+def _thread_count(connection: duckdb.DuckDBPyConnection) -> int:
+    """How many blocks are read at once: DuckDB's own ``threads`` setting."""
+    row = connection.execute(sql_text("canonical_threads.sql")).fetchone()
+    return max(1, int(row[0])) if row else 1
