@@ -13,13 +13,13 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from enum import StrEnum
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
 import duckdb
 
 from conformance.audit.blocks import DEFAULT_BLOCK_BYTES, Block, iter_blocks
+from conformance.audit.sql_files import sql_text
 
 
 class CanonicalView(StrEnum):
@@ -50,11 +50,6 @@ RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
 #: The view definitions, one statement each, named after their view.
 _VIEW_STATEMENTS: Final = {view: f"canonical_view_{view.value}.sql" for view in CanonicalView}
-
-
-def sql_text(name: str) -> str:
-    """One of the audit's SQL files, as shipped inside the package."""
-    return resources.files("conformance.audit").joinpath("sql", name).read_text(encoding="utf-8")
 
 
 def load_canonical(connection: duckdb.DuckDBPyConnection, session_files: Sequence[Path], *,

@@ -49,13 +49,14 @@ def offline_connection(*, memory_limit: str = DEFAULT_MEMORY_LIMIT) -> Iterator[
 
 def seal(connection: duckdb.DuckDBPyConnection) -> None:
     """Materialise every view (they may read files), then no file access and no setting changes."""
-    views = [name for (name,) in connection.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' ORDER BY view_name").fetchall()]
-    for name in views:
-        connection.execute(f'CREATE TABLE "{name}__sealed" AS SELECT * FROM "{name}"')
-    for name in views:  # a view may read another: drop them only once all are copied
-        connection.execute(f'DROP VIEW "{name}" CASCADE')
-    for name in views:
-        connection.execute(f'ALTER TABLE "{name}__sealed" RENAME TO "{name}"')
+    views = connection.execute(
+        "SELECT database_name, view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
+        "ORDER BY view_name").fetchall()
+    for _, name in views:
+        connection.execute(f'CREATE TABLE memory.main."{name}__sealed" AS SELECT * FROM "{name}"')
+    for database, name in views:  # a view may read another: drop them only once all are copied
+        connection.execute(f'DROP VIEW "{database}".main."{name}" CASCADE')
+    for _, name in views:
+        connection.execute(f'ALTER TABLE memory.main."{name}__sealed" RENAME TO "{name}"')
     connection.execute("SET enable_external_access = false")
     connection.execute("SET lock_configuration = true")

@@ -17,7 +17,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Final
 
-from conformance.audit.views import audit_sql
+from conformance.audit.sql_files import sql_text
 
 WAL_SUFFIX: Final = "-wal"
 
@@ -35,8 +35,8 @@ def _connect(index: Path, *, immutable: bool) -> sqlite3.Connection:
     uri = index.absolute().as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
     try:
         connection = sqlite3.connect(uri, uri=True, isolation_level=None)
-        connection.execute(audit_sql("projection_query_only"))
-        connection.execute(audit_sql("projection_probe")).fetchone()
+        connection.execute(sql_text("projection_query_only"))
+        connection.execute(sql_text("projection_probe")).fetchone()
     except sqlite3.Error as exc:
         raise IndexUnreadable(f"{index}: not a readable SQLite index: {exc}") from None
     return connection

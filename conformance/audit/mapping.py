@@ -20,6 +20,8 @@ from conformance.audit.views import MAPPED_VIEWS, AuditView
 
 MAPPING_SCHEMA: Final = "audit/mapping.schema.json"
 REFERENCE_MAPPING: Final = "reference.toml"
+#: The code of a mapping the audit cannot use (``schemas/codes/v1``, ``commandLine``).
+AUDIT_MAPPING: Final = "audit-mapping"
 
 
 class MappingError(ValueError):

@@ -8,9 +8,10 @@ journal reader) must give exactly those columns.
 from __future__ import annotations
 
 from enum import StrEnum
-from importlib import resources
 
 import duckdb
+
+from conformance.audit.sql_files import sql_text
 
 
 class AuditView(StrEnum):
@@ -31,13 +32,8 @@ class AuditView(StrEnum):
 MAPPED_VIEWS: tuple[AuditView, ...] = tuple(view for view in AuditView if view is not AuditView.JOURNALS)
 
 
-def audit_sql(name: str) -> str:
-    """The text of ``sql/<name>.sql``, shipped inside the package."""
-    return (resources.files("conformance.audit") / "sql" / f"{name}.sql").read_text(encoding="utf-8")
-
-
 def create_view_table(connection: duckdb.DuckDBPyConnection, view: AuditView) -> dict[str, str]:
     """Create the empty table of ``view`` and return its columns in order, name to DuckDB type."""
-    connection.execute(audit_sql(f"projection_{view.value}"))
-    rows = connection.execute(audit_sql("projection_columns"), [view.value]).fetchall()
+    connection.execute(sql_text(f"projection_{view.value}"))
+    rows = connection.execute(sql_text("projection_columns"), [view.value]).fetchall()
     return {str(name): str(data_type) for name, data_type in rows}

@@ -1,8 +1,9 @@
 """``recall-rebase``: the console script.
 
 Product commands (``session inspect``, ``history``, ``rebase``, ``host``, ``config``,
-``fixtures``) live in this package; ``recall-rebase conformance ...`` is handed whole to the
-toolkit's own command line (:mod:`conformance.cli`), which never imports the reference. Bad input
+``fixtures``) live in this package; ``recall-rebase conformance ...`` and ``recall-rebase audit ...``
+are handed whole to the toolkit's own command lines (:mod:`conformance.cli`,
+:mod:`conformance.audit.cli`), which never import the reference. Bad input
 gives one line ``recall-rebase: <code>: <message>`` on stderr, never a traceback; ``--json``
 prints exactly one JSON document on stdout for scripts.
 """
@@ -26,6 +27,7 @@ from reference.cli.output import fail
 from reference.primitives.codes import Code
 
 TOOLKIT_COMMAND = "conformance"
+AUDIT_COMMAND = "audit"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     interactive.add_parser(commands)
     commands.add_parser(TOOLKIT_COMMAND, add_help=False,
                         help="run or check the conformance suite (recall-rebase conformance --help)")
+    commands.add_parser(AUDIT_COMMAND, add_help=False,
+                        help="query the projections and journals against the canonical JSONL (recall-rebase audit --help)")
     return parser
 
 
@@ -56,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from conformance.cli import main as toolkit_main
 
         return toolkit_main(arguments[1:], prog=f"recall-rebase {TOOLKIT_COMMAND}")
+    if arguments[:1] == [AUDIT_COMMAND]:
+        from conformance.audit.cli import main as audit_main
+
+        return audit_main(arguments[1:], prog=f"recall-rebase {AUDIT_COMMAND}")
     try:
         arm_from_environment()  # RECALL_REBASE_CRASH_AT is read once, at start-up (decisions D11)
     except ContractViolation as exc:

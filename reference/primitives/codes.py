@@ -19,6 +19,9 @@ class Code(StrEnum):
     ARCHIVE_CHANGED = "archive-changed"
     ARCHIVE_INCOMPLETE = "archive-incomplete"
     ARCHIVE_INVALID_IDS = "archive-invalid-ids"
+    AUDIT_INPUT = "audit-input"
+    AUDIT_MAPPING = "audit-mapping"
+    AUDIT_QUERY = "audit-query"
     BAD_OPTION = "bad-option"
     CANONICAL_SESSION_UNAVAILABLE = "canonical-session-unavailable"
     CHECKPOINT_BUDGET = "checkpoint-budget"
@@ -142,5 +145,5 @@ GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Session rebase: crash points": frozenset({Code.INVALID_CRASH_POINT}),
     "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED}),
     "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND}),
-    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID}),
+    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID, Code.AUDIT_INPUT, Code.AUDIT_MAPPING, Code.AUDIT_QUERY}),
 }

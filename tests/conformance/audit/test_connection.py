@@ -37,7 +37,7 @@ def test_a_sealed_connection_keeps_its_data_and_touches_no_file(tmp_path: Path) 
     victim.write_bytes(b'{"type":"session"}\n')
     with offline_connection() as connection:
         connection.execute(f"CREATE VIEW lines AS SELECT * FROM read_csv('{source}')")
-        connection.execute("CREATE VIEW doubled AS SELECT a * 2 AS b FROM lines")
+        connection.execute("CREATE TEMP VIEW doubled AS SELECT a * 2 AS b FROM lines")  # temporary ones too
         seal(connection)
         source.unlink()  # the sealed tables hold the data; the file is no longer read
         assert connection.execute("SELECT sum(b) FROM doubled").fetchone() == (6,)

@@ -15,17 +15,16 @@ import re
 import sqlite3
 import tomllib
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit.pilines import jsonl, message, ts
+from testkit.audit_projects import Project, make_project, write_session
 
 from conformance import schemas
 from conformance.audit.connection import offline_connection
 from conformance.audit.index_snapshot import IndexUnreadable
-from conformance.audit.journals import JOURNAL_LIMIT_BYTES, JournalProblem, operations_dir
+from conformance.audit.journals import JOURNAL_LIMIT_BYTES, JournalProblem
 from conformance.audit.mapping import (
     MAPPING_SCHEMA,
     MappingError,
@@ -36,10 +35,6 @@ from conformance.audit.mapping import (
 from conformance.audit.projection import load_projection
 from conformance.audit.views import MAPPED_VIEWS, AuditView, create_view_table
 from conformance.suite import suite_root
-from reference.config.defaults import default_config
-from reference.primitives.clock import ManualClock
-from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
 
@@ -54,53 +49,6 @@ DIRECT_SQL = {
                      "tail_unterminated = 1 FROM session_index_state",  # sqlite3 gives 0/1, DuckDB a BOOLEAN
     AuditView.FTS_KEYS: "SELECT fts_rowid, entry_key FROM entries_fts_keys",
 }
-
-
-@dataclass
-class Project:
-    """A project folder, its sessions folder (with a rebase's journal) and the index of all of it."""
-
-    root: Path
-    sessions: Path
-    index: Path
-
-    @property
-    def journals(self) -> Path:
-        return operations_dir(self.sessions)
-
-
-def _session(sessions: Path, cwd: Path, session_id: str, count: int) -> Path:
-    records: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": session_id, "timestamp": ts(0),
-                                      "cwd": str(cwd)}]
-    for number in range(count):
-        parent = records[-1]["id"] if number else None
-        records.append(message(f"{session_id}-{number}", parent, number + 1, ("user", "assistant")[number % 2],
-                               f"text {number} of {session_id}"))
-    path = sessions / f"2025-06-01T12-00-00-000Z_{session_id}.jsonl"
-    path.write_bytes(jsonl(records))
-    return path
-
-
-def _rebase(project: Path, source: Path, index: Path) -> Path:
-    host = RebaseHost(session_file=str(source), project_path=str(project), project_trusted=True,
-                      config=default_config())
-    result = RebaseService(host, clock=ManualClock(1_750_000_000_000), index_path=str(index)).rebase_session()
-    assert result["status"] == "verified", result
-    return Path(host.session_file)
-
-
-def make_project(root: Path) -> Project:
-    """Three generated sessions, the first rebased, all four session files caught up into one index."""
-    project, sessions = root / "project", root / "sessions"
-    project.mkdir()
-    sessions.mkdir()
-    index = root / "agent" / "recall-rebase" / "index.sqlite"
-    files = [_session(sessions, project, name, count) for name, count in (("alpha", 7), ("beta", 5), ("gamma", 3))]
-    files.append(_rebase(project, files[0], index))
-    with closing(open_index(index)) as connection:
-        for path in files:
-            catch_up(connection, str(path))
-    return Project(root, sessions, index)
 
 
 @pytest.fixture
@@ -211,7 +159,7 @@ def test_nothing_read_changes_and_nothing_appears_beside_the_index(project: Proj
 
 
 def test_a_live_index_with_frames_in_its_wal_is_read_whole_and_left_alone(project: Project) -> None:
-    extra = _session(project.sessions, project.root / "project", "delta", 4)
+    extra = write_session(project.sessions, project.root / "project", "delta", 4)
     with closing(open_index(project.index)) as writer:
         writer.execute("PRAGMA wal_autocheckpoint = 0")
         catch_up(writer, str(extra))  # committed, but only in the -wal while the writer lives
