@@ -52,6 +52,11 @@ class Worker:
         return self.folder / "output.log"
 
     @property
+    def ready(self) -> Path:
+        """Created by the worker once its signal handler defers a signal until its rows exist."""
+        return self.folder / "ready"
+
+    @property
     def cucumber_json(self) -> Path:
         return self.folder / "cucumber.json"
 
@@ -67,7 +72,8 @@ class Worker:
         return args
 
     def start(self, run_args: Sequence[str], stop_file: Path) -> None:
-        command = [sys.executable, "-m", "conformance.worker", *self.arguments(run_args, stop_file)]
+        command = [sys.executable, "-m", "conformance.worker", "--ready", str(self.ready),
+                   *self.arguments(run_args, stop_file)]
         with self.log.open("w", encoding="utf-8") as log:
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                             text=True, **procgroup.isolated_popen_kwargs())
@@ -137,11 +143,14 @@ def _wait(workers: Sequence[Worker], stop_file: Path) -> None:
 
 
 def _stop(workers: Sequence[Worker]) -> None:
-    """Forward the interruption: SIGTERM to every worker, then wait for them (bounded)."""
+    """Forward the interruption: SIGTERM to every worker once it can take one without losing its
+    report (it is ready, or has ended), then wait for them (bounded)."""
+    deadline = time.monotonic() + STOP_SECONDS
+    while time.monotonic() < deadline and any(w.running() and not w.ready.exists() for w in workers):
+        time.sleep(POLL_SECONDS)
     for worker in workers:
         if worker.running() and worker.process is not None:
             procgroup.ask_to_stop(worker.process)
-    deadline = time.monotonic() + STOP_SECONDS
     for worker in workers:
         if worker.process is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):  # then killed with its group by the caller
@@ -174,7 +183,9 @@ def merge(workers: Sequence[Worker], report_path: Path, cucumber_json: str | Non
     missing = [worker for worker in workers if not worker.report.exists()]
     for worker in missing:
         code = worker.process.returncode if worker.process is not None else None
-        print(f"recall-rebase: worker {worker.shard} wrote no report (exit {code})", file=sys.stderr)
+        print(f"recall-rebase: worker {worker.shard} wrote no report (exit {code}); its last output:", file=sys.stderr)
+        for line in worker.output().splitlines()[-20:]:
+            print(f"    {line}", file=sys.stderr)
     signal_name = interruption.received()
     stopped = {"reason": signal_name, "message": f"the run was interrupted by {signal_name}"} if signal_name else None
     try:

@@ -169,7 +169,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Stop the port before the last teardowns; an interrupted run kills its group without asking."""
+    """Stop the port before the last teardowns; an interrupted run kills its group without asking.
+    From here on a signal cannot cost the report."""
+    interruption.disarm()
     port = port_of(session.config)
     if exitstatus == pytest.ExitCode.INTERRUPTED:
         port.kill()
@@ -244,6 +246,7 @@ class _Reporter:
         for item in session.items:
             if (scenario := scenario_id_of(item)) is not None:
                 self._row(item, scenario)
+        interruption.arm()  # a worker's deferred signal interrupts now, with every row NOTRUN
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:

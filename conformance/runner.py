@@ -175,7 +175,7 @@ def _execute(args: list[str], scratch: Path, report_path: Path, *, jobs: int, ma
     return code, captured
 
 
-def _pytest_main(args: list[str], *, verbose: bool) -> tuple[int, str]:
+def _pytest_main(args: list[str], *, verbose: bool, ready: Path | None = None) -> tuple[int, str]:
     """pytest's exit code and its captured output; SIGINT and SIGTERM interrupt it, and no port outlives it."""
     import contextlib
     import io
@@ -183,7 +183,9 @@ def _pytest_main(args: list[str], *, verbose: bool) -> tuple[int, str]:
     captured = io.StringIO()
     code = int(pytest.ExitCode.INTERRUPTED)
     output = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(captured)
-    with interruption.signals_interrupt_the_run():
+    with interruption.signals_interrupt_the_run(deferred=ready is not None):
+        if ready is not None:  # a worker: signals are now safe to send, deferred until its rows exist
+            ready.touch()
         try:
             with contextlib.suppress(KeyboardInterrupt), output:  # one that came before or after the session
                 code = int(pytest.main(args))

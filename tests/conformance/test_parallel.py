@@ -7,6 +7,7 @@ signal stop every worker; no worker or port process outlives the run (checked by
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from testkit.conformance_runs import conformance, write_manifest
 from testkit.ports import (
+    HOST,
     Run,
     alive,
     faulty_port,
@@ -187,6 +189,7 @@ def test_a_signal_to_a_parallel_run_writes_notrun_rows_and_leaves_no_process(tmp
     assert live_pids(state) == []
     lines = read_report(report)
     rows = [line for line in lines if line["type"] == "result"]
+    assert lines, f"no report: {stdout}{stderr}"
     assert lines[-1]["interrupted"]["reason"] == name
     assert {r["status"] for r in rows} == {"PASS", "NOTRUN"}
     assert len([r for r in rows if "interrupted" in r["message"]]) >= 1  # the hung row, not PASS
@@ -194,6 +197,34 @@ def test_a_signal_to_a_parallel_run_writes_notrun_rows_and_leaves_no_process(tmp
     assert f"interrupted ({name})" in stdout.strip().splitlines()[-1]
     assert "Traceback" not in stdout + stderr
     assert [schemas.describe(e) for line in lines for e in schemas.errors(line, REPORT_SCHEMA)] == []
+
+
+def test_a_signal_while_the_workers_start_still_gives_every_row_notrun(tmp_path: Path) -> None:
+    """A signal before the workers know their rows is deferred, not lost: each worker still writes
+    its report (its share NOTRUN), so the merged report has every row and names the signal."""
+    report = tmp_path / "report.ndjson"
+    runner = subprocess.Popen(runner_command(report, HOST, *AREAS, "-j", "2"), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    workers: set[int] = set()
+    try:
+        wait_for("two workers", lambda: len(workers_of(runner.pid)) == 2)
+        workers = workers_of(runner.pid)
+        runner.send_signal(signal.SIGTERM)  # at once: the workers are still importing or collecting
+        stdout, stderr = runner.communicate(timeout=WAIT_SECONDS)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate(timeout=WAIT_SECONDS)
+        for pid in (pid for pid in workers if alive(pid)):
+            os.kill(pid, signal.SIGKILL)
+    assert runner.returncode == EXIT_CODES["SIGTERM"], stdout + stderr
+    assert not any(alive(pid) for pid in workers)
+    lines = read_report(report)
+    assert lines, f"no report: {stdout}{stderr}"
+    rows = [line for line in lines if line["type"] == "result"]
+    listed = conformance("list", "--area", "PRIM,READER", "--json")
+    assert sorted(r["id"] for r in rows) == sorted(item["id"] for item in json.loads(listed.stdout))
+    assert lines[-1]["interrupted"]["reason"] == "SIGTERM" and "NOTRUN" in lines[-1]["counts"]
 
 
 def test_a_manifest_applies_in_every_worker_and_its_warnings_are_said_once(tmp_path: Path) -> None:
