@@ -14,17 +14,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
 
 from conformance import __version__
-
-EXIT_CONTRACT_ERROR: Final = 2
-
-
-def fail(code: str, message: str) -> int:
-    """One readable line on stderr for bad input."""
-    print(f"recall-rebase: {code}: {message}", file=sys.stderr)
-    return EXIT_CONTRACT_ERROR
+from conformance.commandline import fail, run_handler
 
 
 def _manifest_problem(path: str | None) -> int | None:
@@ -277,10 +269,4 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase confor
     args = build_parser(prog).parse_args(arguments)
     if stdio_command is not None:
         args.stdio_command = stdio_command
-    try:
-        result: int = args.handler(args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
-    return result
+    return run_handler(args)

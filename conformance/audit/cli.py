@@ -12,17 +12,15 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
+
+from conformance.commandline import fail, run_handler
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
-EXIT_BAD_INPUT: Final = 2
 
 
-def fail(code: str, message: str) -> int:
-    print(f"recall-rebase: {code}: {message}", file=sys.stderr)
-    return EXIT_BAD_INPUT
 
 
 def _loaded_then(args: argparse.Namespace, work: Callable[[DuckDBPyConnection], int]) -> int:
@@ -116,10 +114,4 @@ def build_parser(prog: str = "recall-rebase audit") -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase audit") -> int:
     args = build_parser(prog).parse_args(list(sys.argv[1:] if argv is None else argv))
-    try:
-        result: int = args.handler(args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
-    return result
+    return run_handler(args)

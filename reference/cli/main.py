@@ -14,6 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from conformance.commandline import run_handler
 from reference import __version__
 from reference.cli import (
     config_command,
@@ -74,10 +75,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "command", None) == "config":  # /context config semantics: one clear line
             return fail(Code.CONFIG_UNKNOWN_OPTION, f"Unknown option(s): {' '.join(extras)}; only --global is accepted")
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
-    try:
-        result: int = args.handler(args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
-    return result
+    return run_handler(args)
