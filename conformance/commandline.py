@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Final
+from typing import ClassVar, Final
 
 EXIT_BAD_INPUT: Final = 2
 EXIT_INTERRUPTED: Final = 130
 EXIT_PIPE_CLOSED: Final = 1
+
+
+class OneLineError(Exception):
+    """Input a command refuses: its ``code`` (a class attribute) and one line for the user."""
+
+    code: ClassVar[str]
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def fail(code: str, message: str) -> int:

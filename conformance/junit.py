@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.commandline import OneLineError
 from conformance.outputs import OUTPUT_UNWRITABLE, owner_only
 from conformance.reports import Report, area_of, headline
 from conformance.statuses import Status
@@ -30,13 +31,10 @@ MESSAGE_CHARS: Final = 300
 NOT_XML: Final = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-class JunitError(Exception):
+class JunitError(OneLineError):
     """The JUnit XML could not be written after all (the path was checked before the run)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.code = OUTPUT_UNWRITABLE
-        self.message = message
+    code = OUTPUT_UNWRITABLE
 
 
 def write_junit(report: Report, path: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance import schemas
+from conformance.commandline import OneLineError
 from conformance.judging import is_conformant
 from conformance.outputs import write_owner_only
 
@@ -27,13 +28,10 @@ REPORT_INVALID: Final = "report-invalid"
 UNKNOWN_IMPLEMENTATION: Final = {"name": "unknown", "version": "unknown", "language": "unknown"}
 
 
-class ReportError(Exception):
+class ReportError(OneLineError):
     """A report that cannot be used: one line for the user."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.code = REPORT_INVALID
-        self.message = message
+    code = REPORT_INVALID
 
 
 @dataclass(frozen=True)

@@ -14,34 +14,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from conformance.commandline import fail, run_handler
+from conformance.commandline import OneLineError, fail, run_handler
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
 
-
-
-
 def _loaded_then(args: argparse.Namespace, work: Callable[[DuckDBPyConnection], int]) -> int:
     """Load the inputs the options name into an offline DuckDB, then ``work(connection)``; every
     refusal of the inputs, the mapping or the query is one line and exit 2."""
-    from conformance.audit.index_snapshot import IndexUnreadable
-    from conformance.audit.inputs import AUDIT_INPUT, AuditInputs, InputError
-    from conformance.audit.mapping import AUDIT_MAPPING, MappingError, load_mapping, reference_mapping
-    from conformance.audit.queries import QueryError, loaded
+    from conformance.audit.inputs import AuditInputs
+    from conformance.audit.mapping import load_mapping, reference_mapping
+    from conformance.audit.queries import loaded
 
     try:
         inputs = AuditInputs.of([Path(d) for d in args.sessions], Path(args.index))
         mapping = load_mapping(Path(args.mapping)) if args.mapping else reference_mapping()
         with loaded(inputs, mapping, memory_limit=args.memory_limit) as connection:
             return work(connection)
-    except (InputError, QueryError) as error:
+    except OneLineError as error:  # an input, the mapping, the index or the query refused
         return fail(error.code, error.message)
-    except MappingError as error:
-        return fail(AUDIT_MAPPING, str(error))
-    except IndexUnreadable as error:
-        return fail(AUDIT_INPUT, str(error))
 
 
 def cmd_sql(args: argparse.Namespace) -> int:

@@ -17,13 +17,17 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Final
 
+from conformance.audit.inputs import AUDIT_INPUT
 from conformance.audit.sql_files import sql_text
+from conformance.commandline import OneLineError
 
 WAL_SUFFIX: Final = "-wal"
 
 
-class IndexUnreadable(ValueError):
+class IndexUnreadable(OneLineError, ValueError):
     """The index file cannot be read; the message is one line for the auditor."""
+
+    code = AUDIT_INPUT
 
 
 def _wal_has_frames(index: Path) -> bool:

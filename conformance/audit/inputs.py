@@ -13,19 +13,17 @@ from pathlib import Path
 from typing import Final
 
 from conformance.audit.journals import operations_dir
+from conformance.commandline import OneLineError
 
 SESSION_SUFFIX: Final = ".jsonl"
 #: The code of an audit input that cannot be read (``schemas/codes/v1``, ``commandLine``).
 AUDIT_INPUT: Final = "audit-input"
 
 
-class InputError(Exception):
+class InputError(OneLineError):
     """An input that cannot be audited: one line for the user."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.code = AUDIT_INPUT
-        self.message = message
+    code = AUDIT_INPUT
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from conformance import schemas
 from conformance.audit.views import MAPPED_VIEWS, AuditView
+from conformance.commandline import OneLineError
 
 MAPPING_SCHEMA: Final = "audit/mapping.schema.json"
 REFERENCE_MAPPING: Final = "reference.toml"
@@ -24,8 +25,10 @@ REFERENCE_MAPPING: Final = "reference.toml"
 AUDIT_MAPPING: Final = "audit-mapping"
 
 
-class MappingError(ValueError):
+class MappingError(OneLineError, ValueError):
     """A mapping file the audit cannot use; the message is one line for the auditor."""
+
+    code = AUDIT_MAPPING
 
 
 @dataclass(frozen=True)

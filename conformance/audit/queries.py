@@ -26,6 +26,7 @@ from conformance.audit.inputs import AuditInputs
 from conformance.audit.mapping import ProjectionMapping
 from conformance.audit.projection import load_projection
 from conformance.audit.views import AuditView
+from conformance.commandline import OneLineError
 from conformance.outputs import private_umask
 
 #: The code of a query DuckDB refused (``schemas/codes/v1``, ``commandLine``).
@@ -34,13 +35,10 @@ AUDIT_QUERY: Final = "audit-query"
 VIEW_NAMES: Final = (*(view.value for view in CanonicalView), *(view.value for view in AuditView))
 
 
-class QueryError(Exception):
+class QueryError(OneLineError):
     """DuckDB refused the auditor's query: its first line, for the user."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.code = AUDIT_QUERY
-        self.message = message
+    code = AUDIT_QUERY
 
 
 class OutputFormat(StrEnum):
