@@ -33,6 +33,7 @@ class AuditInputs:
     session_files: tuple[Path, ...]
     journal_dirs: tuple[Path, ...]
     index: Path
+    session_dirs: tuple[Path, ...] = ()
 
     @classmethod
     def of(cls, session_dirs: Sequence[Path], index: Path) -> AuditInputs:
@@ -47,4 +48,4 @@ class AuditInputs:
                 journals.append(operations_dir(folder))
         if not index.is_file():
             raise InputError(f"{index}: no index file there")
-        return cls(tuple(files), tuple(journals), index)
+        return cls(tuple(files), tuple(journals), index, tuple(session_dirs))

@@ -16,6 +16,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
 
+from conformance import schemas
+
+#: What a journal must be valid against (AUDIT-012).
+JOURNAL_SCHEMA: Final = "rebase/journal.schema.json"
 #: Contract §6.5: a journal is at most this many bytes.
 JOURNAL_LIMIT_BYTES: Final = 32_000
 #: Where the journals of the sessions in one folder live.
@@ -96,7 +100,9 @@ def journal_row(path: Path, folder: Path) -> dict[str, Any]:
         return {**row, "problem": JournalProblem.NOT_A_FILE.value}
     problem, text, document = _parse(data)
     fields = {column: _field(document, key, kind) for key, column, kind in JOURNAL_FIELDS}
-    return {**row, "problem": problem.value if problem else None, **fields, "raw_text": text}
+    invalid = schemas.errors(document, JOURNAL_SCHEMA) if problem is None else []
+    return {**row, "problem": problem.value if problem else None, **fields, "raw_text": text,
+            "schema_error": schemas.describe(invalid[0])[:300] if invalid else None}
 
 
 def journal_rows(folders: Sequence[Path]) -> Iterator[dict[str, Any]]:

@@ -38,6 +38,10 @@ class ProjectionMapping:
     implementation: str
     views: Mapping[AuditView, str]
     source: str
+    #: Statements run on a private copy of the index that fail when it is corrupt (FTS5's integrity-check).
+    integrity: tuple[str, ...] = ()
+    #: Where the implementation keeps its index, relative to Pi's agent dir (the default of ``--index``).
+    default_index: str | None = None
 
 
 def load_mapping(path: Path) -> ProjectionMapping:
@@ -65,4 +69,7 @@ def parse_mapping(text: str, source: str) -> ProjectionMapping:
     if problems:
         raise MappingError(f"{source}: not a valid audit mapping: {schemas.describe(problems[0])}")
     views = {view: str(document["views"][view.value]) for view in MAPPED_VIEWS}
-    return ProjectionMapping(str(document["implementation"]), views, source)
+    integrity = tuple(str(statement) for statement in document.get("integrity", {}).get("statements", ()))
+    default_index = document.get("default_index")
+    return ProjectionMapping(str(document["implementation"]), views, source, integrity,
+                             str(default_index) if default_index is not None else None)

@@ -7,6 +7,7 @@ by a golden test, so a released migration can never change silently under an exi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -289,6 +290,13 @@ def migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
+def _create_owner_only(location: str) -> None:
+    """Create an absent index file with mode 0600: SQLite gives its ``-wal`` and ``-shm`` the
+    database file's permissions, so the whole projection is owner-only (the audit's AUDIT-017)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(location, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def open_index(path: str | Path) -> sqlite3.Connection:
     """Open (creating if needed) the index: WAL, foreign keys on, busy timeout, migrated.
 
@@ -298,7 +306,8 @@ def open_index(path: str | Path) -> sqlite3.Connection:
     location = os.fspath(path)
     if location != ":memory:" and not location.startswith("file:"):
         parent = os.path.dirname(os.path.abspath(location))
-        os.makedirs(parent, exist_ok=True)
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+        _create_owner_only(location)
     conn = sqlite3.connect(location, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")

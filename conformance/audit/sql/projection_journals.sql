@@ -21,5 +21,6 @@ CREATE TABLE journals (
   created_at BIGINT,
   updated_at BIGINT,
   error_code VARCHAR,
-  raw_text VARCHAR             -- the file's text, for schema validation (NULL when it is not UTF-8)
+  raw_text VARCHAR,            -- the file's text (NULL when it is not UTF-8)
+  schema_error VARCHAR         -- NULL, or the first way it is invalid against schemas/rebase/journal.schema.json
 );
