@@ -57,6 +57,8 @@ class ImplInfo:
     language: str
     protocol_version: int
     capabilities: tuple[str, ...] = ()
+    #: The hello's ``auditMapping``: a shipped mapping's name or a mapping file's path (docs/audit.md).
+    audit_mapping: str | None = None
 
 
 @dataclass(frozen=True)

@@ -249,6 +249,7 @@ def handshake_info(hello: JsonObject) -> ImplInfo:
         language=str(impl["language"]),
         protocol_version=int(version),
         capabilities=tuple(hello["operations"]),
+        audit_mapping=str(hello["auditMapping"]) if "auditMapping" in hello else None,
     )
 
 

@@ -51,7 +51,8 @@ CHECKS: Final[tuple[AuditCheck, ...]] = (
     AuditCheck("AUDIT-009", Severity.ERROR, "SQLite's or FTS5's own integrity check fails"),
     AuditCheck("AUDIT-010", Severity.ERROR, "a lineage or checkpoint row has no matching checkpoint and link on its "
                                             "target's active branch"),
-    AuditCheck("AUDIT-011", Severity.ERROR, "the source prefix a lineage row names does not hash as recorded"),
+    AuditCheck("AUDIT-011", Severity.ERROR, "the source prefix a lineage or checkpoint row names differs from its "
+                                            "link or checkpoint, or does not hash as recorded"),
     AuditCheck("AUDIT-012", Severity.ERROR, "a journal is unreadable, over 32,000 bytes, or invalid against "
                                             "schemas/rebase/journal.schema.json"),
     AuditCheck("AUDIT-013", Severity.ERROR, "a journal's phase disagrees with the files (target missing or changed, "

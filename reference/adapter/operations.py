@@ -27,6 +27,8 @@ Handler = Callable[[Mapping[str, Any]], JsonObject]
 
 IMPLEMENTATION: Final = {"name": "recall-rebase-reference", "version": __version__, "language": "python"}
 RECORDS_LIMIT: Final = 100_000
+#: The audit mapping the toolkit ships for the reference's index (the hello's ``auditMapping``).
+AUDIT_MAPPING: Final = "reference"
 
 
 def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
@@ -220,6 +222,7 @@ class ReferenceAdapter:
             language=IMPLEMENTATION["language"],
             protocol_version=PROTOCOL_VERSION,
             capabilities=(*OPERATIONS, *STATEFUL_OPERATIONS),
+            audit_mapping=AUDIT_MAPPING,
         )
 
     def stop(self) -> None:

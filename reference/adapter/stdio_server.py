@@ -9,7 +9,13 @@ def serve_stdio() -> int:
     """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
     from conformance.protocol import PROTOCOL_VERSION
     from conformance.stdio import serve
-    from reference.adapter.operations import IMPLEMENTATION, OPERATIONS, STATEFUL_OPERATIONS, ReferenceAdapter
+    from reference.adapter.operations import (
+        AUDIT_MAPPING,
+        IMPLEMENTATION,
+        OPERATIONS,
+        STATEFUL_OPERATIONS,
+        ReferenceAdapter,
+    )
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
@@ -17,6 +23,7 @@ def serve_stdio() -> int:
         "implementation": IMPLEMENTATION,
         "protocolVersion": PROTOCOL_VERSION,
         "operations": [*OPERATIONS, *STATEFUL_OPERATIONS],
+        "auditMapping": AUDIT_MAPPING,
     }
     implementation = ReferenceAdapter()  # one host process: its references live as long as it does
     # Reconfigure so a crash in the middle of a line never leaves half a message behind.

@@ -1,5 +1,6 @@
 -- A lineage or checkpoint row whose target session is audited has no checkpoint and link on the
--- active branch of the target's file that say what the row says (contract §6.8, §6.13).
+-- active branch of the target's file with its identity (operation, checkpoint and its hash, source
+-- session and leaf, target; contract §6.8, §6.13). The source prefix a row names is AUDIT-011's.
 WITH branch_entries AS (
     SELECT custom.custom_type, custom.data_json, files.session_id
     FROM jsonl_custom AS custom JOIN audited_files AS files USING (session_file)
@@ -22,11 +23,6 @@ SELECT 'lineage' AS row_kind, lineage.target_session_id AS session_id, lineage.c
                  AND json_extract_string(links.data_json, '$.checkpointHash') IS NOT DISTINCT FROM lineage.checkpoint_hash
                  AND json_extract_string(links.data_json, '$.sourceSessionId') IS NOT DISTINCT FROM lineage.source_session_id
                  AND json_extract_string(links.data_json, '$.sourceLeafId') IS NOT DISTINCT FROM lineage.source_leaf_id
-                 AND json_extract_string(links.data_json, '$.sourceSessionFile')
-                     IS NOT DISTINCT FROM lineage.source_session_file
-                 AND TRY_CAST(json_extract(links.data_json, '$.sourceSize') AS BIGINT)
-                     IS NOT DISTINCT FROM lineage.source_size
-                 AND json_extract_string(links.data_json, '$.sourceHash') IS NOT DISTINCT FROM lineage.source_hash
                  AND json_extract_string(links.data_json, '$.targetSessionId')
                      IS NOT DISTINCT FROM lineage.target_session_id) THEN 'no-matching-link'
            WHEN NOT EXISTS (
@@ -50,9 +46,6 @@ SELECT 'checkpoint', rows.session_id, rows.checkpoint_id, NULL,
                      IS NOT DISTINCT FROM rows.source_session_id
                  AND json_extract_string(checkpoints.data_json, '$.sourceLeafId')
                      IS NOT DISTINCT FROM rows.source_leaf_id
-                 AND TRY_CAST(json_extract(checkpoints.data_json, '$.sourceSize') AS BIGINT)
-                     IS NOT DISTINCT FROM rows.source_size
-                 AND json_extract_string(checkpoints.data_json, '$.sourceHash') IS NOT DISTINCT FROM rows.source_hash
                  AND TRY_CAST(json_extract(checkpoints.data_json, '$.createdAt') AS BIGINT)
                      IS NOT DISTINCT FROM rows.created_at) THEN 'no-matching-checkpoint'
        END AS problem
