@@ -1,4 +1,4 @@
-"""``recall-rebase audit sql|views|export``: the auditor's own questions over the named views.
+"""``recall-rebase audit [check]|sql|views|export``: the checks, and the auditor's own questions.
 
 The product's ``recall-rebase`` hands ``audit ...`` here whole, as it does ``conformance``; it
 never imports the reference. Bad input is one line ``recall-rebase: <code>: <message>`` on
@@ -9,31 +9,91 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from conformance.audit.progress_bar import audit_progress
 from conformance.commandline import OneLineError, fail, run_handler
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
+    from conformance.audit.inputs import AuditInputs
+    from conformance.audit.mapping import ProjectionMapping
+
+#: The exit code of an audit that found something (0: clean, 2: bad input).
+EXIT_FINDINGS: Final = 1
+#: The subcommands; anything else first on the command line is the checks' (``audit --sessions ...``).
+SUBCOMMANDS: Final = ("check", "sql", "views", "export")
+
+
+def _mapping(args: argparse.Namespace) -> ProjectionMapping:
+    from conformance.audit.mapping import load_mapping, reference_mapping
+
+    return load_mapping(Path(args.mapping)) if args.mapping else reference_mapping()
+
+
+def _inputs(args: argparse.Namespace, mapping: ProjectionMapping) -> AuditInputs:
+    """The folders and the index the options name: ``--sessions`` or ``--project``, and ``--index``
+    or the index the mapping keeps under Pi's agent dir."""
+    from conformance.audit.inputs import AuditInputs, InputError
+    from conformance.audit.pi_locations import agent_dir, project_sessions
+
+    home, cwd = str(Path.home()), os.getcwd()
+    if args.project:
+        folders = [project_sessions(args.project, os.environ, home, cwd)]
+    else:
+        folders = [Path(folder) for folder in args.sessions]
+    if args.index:
+        index = Path(args.index)
+    elif mapping.default_index:
+        index = agent_dir(os.environ, home, cwd) / mapping.default_index
+    else:
+        raise InputError(f"{mapping.source} names no default index: give --index PATH")
+    return AuditInputs.of(folders, index)
+
 
 def _loaded_then(args: argparse.Namespace, work: Callable[[DuckDBPyConnection], int]) -> int:
     """Load the inputs the options name into an offline DuckDB, then ``work(connection)``; every
     refusal of the inputs, the mapping or the query is one line and exit 2."""
-    from conformance.audit.inputs import AuditInputs
-    from conformance.audit.mapping import load_mapping, reference_mapping
     from conformance.audit.queries import loaded
 
     try:
-        inputs = AuditInputs.of([Path(d) for d in args.sessions], Path(args.index))
-        mapping = load_mapping(Path(args.mapping)) if args.mapping else reference_mapping()
-        with loaded(inputs, mapping, memory_limit=args.memory_limit) as connection:
+        mapping = _mapping(args)
+        with loaded(_inputs(args, mapping), mapping, memory_limit=args.memory_limit) as connection:
             return work(connection)
     except OneLineError as error:  # an input, the mapping, the index or the query refused
         return fail(error.code, error.message)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run the checks; print what disagrees (or the JSON document); exit 0 clean, 1 with findings."""
+    from conformance.audit.check_output import render_text, selected_checks, write_report
+    from conformance.audit.engine import run_audit
+    from conformance.outputs import OUTPUT_UNWRITABLE, unwritable
+
+    if args.report and (problem := unwritable(args.report, "audit report")) is not None:
+        return fail(OUTPUT_UNWRITABLE, problem)
+    try:
+        only = selected_checks(args.check or ())
+        mapping = _mapping(args)
+        inputs = _inputs(args, mapping)
+        with audit_progress(inputs, enabled=not args.json and not args.no_progress) as advance:
+            result = run_audit(inputs, mapping, samples=args.samples, show_content=args.show_content,
+                               memory_limit=args.memory_limit, only=only, progress=advance)
+    except OneLineError as error:
+        return fail(error.code, error.message)
+    document = result.to_json()
+    if args.report:
+        write_report(Path(args.report), document)
+    if args.json:
+        print(json.dumps(document, ensure_ascii=False, default=str))
+    else:
+        sys.stdout.write(render_text(result, inputs))
+    return 0 if result.clean else EXIT_FINDINGS
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
@@ -72,10 +132,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return _loaded_then(args, export)
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
 def _add_inputs(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sessions", nargs="+", metavar="DIR", required=True,
-                        help="folders of Pi session files (*.jsonl); their .ds4-rebase/operations journals too")
-    parser.add_argument("--index", metavar="PATH", required=True, help="the SQLite index (the projection)")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--sessions", nargs="+", metavar="DIR",
+                       help="folders of Pi session files (*.jsonl); their .ds4-rebase/operations journals too")
+    where.add_argument("--project", metavar="CWD",
+                       help="the project whose sessions Pi keeps in <agent dir>/sessions/--<cwd>-- "
+                       "(PI_CODING_AGENT_DIR, else ~/.pi/agent; PI_CODING_AGENT_SESSION_DIR replaces the folder)")
+    parser.add_argument("--index", metavar="PATH",
+                        help="the SQLite index (the projection); default: the one the mapping names under the "
+                        "agent dir (the reference's: <agent dir>/recall-rebase/index.sqlite)")
     parser.add_argument("--mapping", metavar="FILE",
                         help="how the views map onto the index's tables (default: the reference's)")
     parser.add_argument("--memory-limit", default="2GB", metavar="SIZE",
@@ -86,6 +159,19 @@ def build_parser(prog: str = "recall-rebase audit") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description="Hold the projections and journals against the "
                                      "canonical JSONL, read again from the bytes by DuckDB.")
     commands = parser.add_subparsers(dest="audit_command", metavar="SUBCOMMAND", required=True)
+    check = commands.add_parser("check", help="run every check (the default: recall-rebase audit --sessions DIR)",
+                                description="Hold the projection and the journals against the canonical JSONL: "
+                                "each check (AUDIT-NNN, docs/audit.md) counts what disagrees and shows a few samples "
+                                "(ids, offsets, hashes). Exit 0 when clean, 1 with findings, 2 for bad input.")
+    check.add_argument("--json", action="store_true", help="print one JSON document (schemas/audit/findings.schema.json)")
+    check.add_argument("--report", metavar="PATH", help="also write that JSON document to PATH (owner-only)")
+    check.add_argument("--show-content", action="store_true",
+                       help="add each sampled line's text to its sample (off: samples carry no content)")
+    check.add_argument("--samples", type=_positive, default=5, metavar="N", help="rows shown per finding (default 5)")
+    check.add_argument("--check", action="append", metavar="AUDIT-NNN", help="run only this check (repeatable)")
+    check.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _add_inputs(check)
+    check.set_defaults(handler=cmd_check)
     sql = commands.add_parser("sql", help="run a query over the named views (docs/audit.md)",
                               description="Run one DuckDB query over jsonl_*, proj_* and journals; it can read "
                               "nothing else and write nothing.")
@@ -105,5 +191,8 @@ def build_parser(prog: str = "recall-rebase audit") -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase audit") -> int:
-    args = build_parser(prog).parse_args(list(sys.argv[1:] if argv is None else argv))
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or arguments[0] not in (*SUBCOMMANDS, "-h", "--help"):
+        arguments.insert(0, "check")  # recall-rebase audit --sessions DIR: the checks
+    args = build_parser(prog).parse_args(arguments)
     return run_handler(args)

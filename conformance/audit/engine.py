@@ -71,7 +71,7 @@ def _with_content(sample: dict[str, Any]) -> dict[str, Any]:
                     data = stream.read(min(end - start, CONTENT_BYTES))
             except OSError:
                 return sample
-            return {**sample, "content": data.decode("utf-8", "replace")}
+            return {**sample, "content": data.removesuffix(b"\n").decode("utf-8", "replace")}
     return sample
 
 

@@ -54,11 +54,12 @@ def rebase_once(project: Path, source: Path, index: Path) -> Path:
     return Path(host.session_file)
 
 
-def make_project(root: Path) -> Project:
-    """Three generated sessions, the first rebased, all four session files caught up into one index."""
-    project, sessions = root / "project", root / "sessions"
+def make_project(root: Path, *, sessions: Path | None = None) -> Project:
+    """Three generated sessions, the first rebased, all four session files caught up into one index
+    (``<root>/agent/recall-rebase/index.sqlite``); the sessions in ``<root>/sessions`` unless named."""
+    project, sessions = root / "project", sessions or root / "sessions"
     project.mkdir()
-    sessions.mkdir()
+    sessions.mkdir(parents=True)
     index = root / "agent" / "recall-rebase" / "index.sqlite"
     files = [write_session(sessions, project, name, count) for name, count in (("alpha", 7), ("beta", 5), ("gamma", 3))]
     files.append(rebase_once(project, files[0], index))

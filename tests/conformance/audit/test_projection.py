@@ -125,8 +125,8 @@ def test_a_journal_row_holds_the_parsed_fields_and_the_raw_text(project: Project
     assert row[:5] == (str(journal_file), str(project.journals), journal_file.stat().st_size,
                        journal_file.stat().st_mode & 0o777, None)
     assert row[5:9] == (1, journal["id"], "Verified", journal["projectPath"])
-    assert row[-1] == journal_file.read_text(encoding="utf-8")
-    assert schemas.errors(json.loads(row[-1]), "rebase/journal.schema.json") == []
+    assert row[-2:] == (journal_file.read_text(encoding="utf-8"), None)  # the raw text; no schema error
+    assert schemas.errors(json.loads(row[-2]), "rebase/journal.schema.json") == []
 
 
 def test_a_journal_that_is_not_usable_is_a_row_naming_its_problem(project: Project) -> None:
@@ -146,9 +146,10 @@ def test_a_journal_that_is_not_usable_is_a_row_naming_its_problem(project: Proje
                         next(p.name for p in folder.glob("rebase_*.json")): None}
     by_name = {Path(row[0]).name: row for row in rows[AuditView.JOURNALS]}
     assert by_name["big.json"][6:8] == ("rebase_" + "a" * 32, "Prepared") and by_name["big.json"][2] > 32_000
-    assert by_name["wrong-types.json"][5:] == (None,) * 16 + ('{"id": 7, "sourceSize": "12", "phase": true, '
-                                                              '"targetSize": 1e3}',)
-    assert by_name["latin.json"][-1] is None and by_name["torn.json"][-1] == '{"id": "rebase_'
+    assert by_name["wrong-types.json"][5:-1] == (None,) * 16 + ('{"id": 7, "sourceSize": "12", "phase": true, '
+                                                                '"targetSize": 1e3}',)
+    assert by_name["wrong-types.json"][-1] == "$: 'schemaVersion' is a required property"
+    assert by_name["latin.json"][-2] is None and by_name["torn.json"][-2] == '{"id": "rebase_'
 
 
 def test_nothing_read_changes_and_nothing_appears_beside_the_index(project: Project) -> None:
@@ -279,3 +280,12 @@ def test_an_index_that_is_missing_or_not_sqlite_fails_at_once(tmp_path: Path) ->
         load(Project(tmp_path, tmp_path, tmp_path / "junk.sqlite"))
     assert sorted(os.listdir(tmp_path)) == ["junk.sqlite"]
 
+
+
+def test_a_journal_invalid_against_its_schema_says_how(project: Project) -> None:
+    (journal_file,) = sorted(project.journals.glob("*.json"))
+    journal = json.loads(journal_file.read_bytes())
+    journal_file.write_text(json.dumps({**journal, "phase": "Failed-ish"}))
+    rows, _ = load(project)
+    (row,) = rows[AuditView.JOURNALS]
+    assert row[4] is None and "phase" in row[-1] and "Failed-ish" in row[-1]

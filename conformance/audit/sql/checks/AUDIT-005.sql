@@ -1,7 +1,7 @@
 -- A row's projected fields differ from its line's: which fields, by name (values are content).
-SELECT entry_key, session_file, line_no, fields
+SELECT entry_key, session_file, line_no, line_start, line_end, fields
 FROM (
-    SELECT rows.entry_key, rows.session_file, rows.line_no,
+    SELECT rows.entry_key, rows.session_file, rows.line_no, rows.line_start, rows.line_end,
            list_filter([
                CASE WHEN rows.entry_id IS DISTINCT FROM rows.line_entry_id THEN 'entry_id' END,
                CASE WHEN rows.parent_id IS DISTINCT FROM rows.line_parent_id THEN 'parent_id' END,
