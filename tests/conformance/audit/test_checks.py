@@ -184,3 +184,29 @@ def test_docs_audit_lists_every_check_with_its_severity_and_title() -> None:
 def test_every_check_has_its_sql_file_and_no_other_file_is_there() -> None:
     folder = Path(__file__).resolve().parents[3] / "conformance" / "audit" / "sql" / "checks"
     assert sorted(path.name for path in folder.iterdir()) == sorted(f"{c.id}.sql" for c in CHECKS)
+
+
+def test_a_journal_naming_files_outside_the_audit_is_not_followed(project: Project) -> None:
+    """A journal (hostile or from another machine) names /dev/zero and a terabyte: nothing is read
+    of it, so the audit ends at once; the prefix it names in an audited file is judged."""
+    (journal_file,) = sorted(project.journals.glob("*.json"))
+    journal = json.loads(journal_file.read_bytes())
+    journal_file.write_text(json.dumps({**journal, "sourceSessionFile": "/dev/zero", "sourceSize": 10**12}),
+                            encoding="utf-8")
+    os.chmod(journal_file, 0o600)
+    result = run_audit(AuditInputs.of([project.sessions], project.index), reference_mapping())
+    assert {finding.check.id for finding in result.findings} == {"AUDIT-016"}  # the projection still says otherwise
+    journal_file.write_text(json.dumps({**journal, "targetSize": journal["targetSize"] + 10**9}), encoding="utf-8")
+    result = run_audit(AuditInputs.of([project.sessions], project.index), reference_mapping())
+    by_id = {finding.check.id: finding for finding in result.findings}
+    assert by_id["AUDIT-013"].samples[0]["problem"] == "target-shorter"
+
+
+def test_hostile_cursor_values_are_findings_not_errors(project: Project) -> None:
+    execute(project.index, "UPDATE session_index_state SET checkpoint_hash_start = -5 WHERE session_id = 'beta'")
+    execute(project.index, "UPDATE session_index_state SET checkpoint_offset = 10000000, file_size = 10000000 "
+                           "WHERE session_id = 'gamma'")
+    result = run_audit(AuditInputs.of([project.sessions], project.index), reference_mapping())
+    (finding,) = result.findings
+    assert finding.check.id == "AUDIT-007"
+    assert {(s["session_id"], s["problem"]) for s in finding.samples} == {("beta", "stale-hash"), ("gamma", "ahead")}
