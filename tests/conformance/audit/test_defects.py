@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from testkit.audit_projects import make_project
+from testkit.ports import run_plugin_in_process
 
 from conformance import schemas
 from conformance.audit.checks import CHECKS
@@ -29,7 +31,7 @@ from conformance.audit.defects import (
 from conformance.audit.engine import run_audit
 from conformance.audit.inputs import AuditInputs
 from conformance.audit.mapping import reference_mapping
-from conformance.suite import fixtures_dir
+from conformance.suite import features_dir, fixtures_dir
 
 CORPUS = load_corpus()
 
@@ -73,3 +75,29 @@ def test_a_statement_that_changes_nothing_is_refused_and_rolled_back(tmp_path: P
         plant(AuditProject(project.sessions.resolve(), project.index), missing)
     assert run_audit(AuditInputs.of([project.sessions], project.index), reference_mapping()).clean
     assert project.index.read_bytes() == before
+
+
+def _audit_rows(tmp_path: Path, adapter: str) -> dict[str, dict[str, Any]]:
+    """AUDIT-101's row when the suite runs against ``adapter`` in process."""
+    return run_plugin_in_process(tmp_path, adapter, "--rr-only", "AUDIT-101").rows
+
+
+def test_an_implementation_without_an_audit_mapping_is_unsupported(tmp_path: Path) -> None:
+    rows = _audit_rows(tmp_path, "testkit.ports.audit_ports:NoAuditMapping")
+    assert rows["AUDIT-101"]["status"] == "UNSUPPORTED", rows
+    assert "auditMapping" in str(rows["AUDIT-101"].get("message")), rows
+
+
+def test_a_port_that_projects_a_wrong_phase_fails_the_clean_scenario(tmp_path: Path) -> None:
+    rows = _audit_rows(tmp_path, "testkit.ports.audit_ports:PhaseInLowerCase")
+    assert rows["AUDIT-101"]["status"] == "FAIL", rows
+    assert "AUDIT-016" in str(rows["AUDIT-101"].get("message")), rows
+
+
+def test_the_outline_has_a_row_for_every_defect_of_the_corpus() -> None:
+    """AUDIT-102's rows are the corpus in its order (each row's step checks its check and count)."""
+    text = (features_dir() / "audit" / "audit.feature").read_text(encoding="utf-8")
+    rows = [cells[0] for line in text.split("Examples:", 1)[1].splitlines()
+            if (cells := [cell.strip() for cell in line.strip().strip("|").split("|")]) and cells[0]]
+    assert rows[0] == "case"
+    assert rows[1:] == [defect.name for defect in CORPUS]
