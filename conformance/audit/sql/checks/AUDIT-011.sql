@@ -26,17 +26,25 @@ WITH branch_entries AS (
         AND checkpoints.custom_type = 'ds4-rebase-checkpoint-v1'
         AND json_extract_string(checkpoints.data_json, '$.id') IS NOT DISTINCT FROM rows.checkpoint_id
 )
-SELECT named.row_kind, named.session_id, named.source_session_file, named.source_size,
-       named.source_hash AS recorded_hash, hashes.sha256 AS prefix_hash,
-       CASE
-           WHEN named.link_size IS DISTINCT FROM named.source_size OR named.link_hash IS DISTINCT FROM named.source_hash
-               OR (named.row_kind = 'lineage' AND named.link_file IS DISTINCT FROM named.source_session_file)
-               THEN 'differs-from-branch'
-           WHEN hashes.problem IS NOT NULL THEN hashes.problem
-           WHEN hashes.sha256 IS DISTINCT FROM named.source_hash THEN 'hash-differs'
-       END AS problem
-FROM named
-LEFT JOIN audit_hashes AS hashes ON named.row_kind = 'lineage' AND hashes.path = named.source_session_file
-    AND hashes.start_offset = 0 AND hashes.end_offset = named.source_size
+-- The outer WHERE names the CASE's alias: inside the joined query `problem` would be audit_hashes'
+-- own column, which is NULL for a prefix that hashed, and the row would vanish. Only a lineage row
+-- names a source file, so only a lineage row's prefix is hashed.
+SELECT row_kind, session_id, source_session_file, source_size, recorded_hash, prefix_hash, problem
+FROM (
+    SELECT named.row_kind, named.session_id, named.source_session_file, named.source_size,
+           named.source_hash AS recorded_hash, hashes.sha256 AS prefix_hash,
+           CASE
+               WHEN named.link_size IS DISTINCT FROM named.source_size
+                   OR named.link_hash IS DISTINCT FROM named.source_hash
+                   OR (named.row_kind = 'lineage' AND named.link_file IS DISTINCT FROM named.source_session_file)
+                   THEN 'differs-from-branch'
+               WHEN named.row_kind <> 'lineage' THEN NULL  -- a checkpoint names no file: its branch is all
+               WHEN hashes.problem IS NOT NULL THEN hashes.problem
+               WHEN hashes.sha256 IS DISTINCT FROM named.source_hash THEN 'hash-differs'
+           END AS problem
+    FROM named
+    LEFT JOIN audit_hashes AS hashes ON named.row_kind = 'lineage' AND hashes.path = named.source_session_file
+        AND hashes.start_offset = 0 AND hashes.end_offset = named.source_size
+)
 WHERE problem IS NOT NULL AND problem <> 'not-audited'
-ORDER BY named.session_id, named.row_kind
+ORDER BY session_id, row_kind
