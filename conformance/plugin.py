@@ -63,6 +63,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seconds a --rr-stdio port may take to start and complete its handshake")
     group.addoption("--rr-validate-messages", action="store_true", default=False,
                     help="check every request and response against schemas/adapter/v1 (Bowtie's -V)")
+    group.addoption("--rr-audit", action="store_true", default=False,
+                    help="after each scenario's steps, audit its history project through the declared mapping")
 
 
 def _step_modules() -> list[str]:
@@ -80,6 +82,10 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.import_plugin(name)
     config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
     config.pluginmanager.register(failure_details.FailureDetails(), "recall-rebase-failure-details")
+    if config.getoption("--rr-audit"):
+        from conformance.scenario_audit import ScenarioAudit
+
+        config.pluginmanager.register(ScenarioAudit(config.stash[PORT_KEY]), "recall-rebase-audit")
     expectations = ExpectationsPlugin(config, _manifest(config), scenario_id_of)
     config.pluginmanager.register(expectations, "recall-rebase-expectations")
 
