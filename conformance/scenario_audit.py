@@ -7,6 +7,9 @@ its hello (``auditMapping``). Any finding fails the scenario with one line per c
 how many rows), and the row carries the findings as its ``actual`` against none ``expected``; the
 expectations then judge it like any other failure. A scenario whose steps failed is not
 audited (its own failure stands), nor one whose project has no index file. The audit only reads.
+A scenario whose steps plant a disagreement themselves (they edit a session line, a journal or a
+checkpoint behind the implementation's back) says which checks find it, ``@planted:AUDIT-013,...``
+(``AUDIT-*``: every check): those findings are the scenario's doing, not the implementation's.
 
 Before the run, :func:`mapping_headline` greets the implementation once to learn its mapping:
 one it declares but that cannot be used stops the run before any scenario (``audit-mapping``,
@@ -34,6 +37,8 @@ AUDIT_OPTION: Final = "--rr-audit"
 ROW_SAMPLES: Final = 1
 #: The fixture of the scenario's history world (:class:`conformance.world.HistoryWorld`).
 HISTORY_FIXTURE: Final = "history"
+#: ``@planted:AUDIT-*``: the steps plant what any check may find; the scenario is not audited.
+ALL_CHECKS: Final = "AUDIT-*"
 
 
 def finding_line(finding: Finding) -> str:
@@ -79,13 +84,23 @@ class ScenarioAudit:
         project = request.getfixturevalue(HISTORY_FIXTURE).setup
         if project is None or not project.index_path.is_file():
             return
+        planted = planted_checks(item)
+        if ALL_CHECKS in planted:  # every finding would be the scenario's own
+            return
         mapping = self.mapping()
         if mapping is None:
             return
-        findings = _findings(project.folder, project.index_path, mapping)
+        findings = [finding for finding in _findings(project.folder, project.index_path, mapping)
+                    if finding.check.id not in planted]
         if findings:
             item.stash[AFTER_STEPS] = Comparison(actual=[_row_value(f) for f in findings], expected=[])
             pytest.fail("\n".join(finding_line(finding) for finding in findings), pytrace=False)
+
+
+def planted_checks(item: pytest.Item) -> tuple[str, ...]:
+    """The check ids (or ``AUDIT-*``) the scenario's ``@planted:`` tag names, if it has one."""
+    marker = item.get_closest_marker("planted")
+    return tuple(str(pattern) for pattern in marker.args) if marker is not None else ()
 
 
 def _findings(folder: Any, index: Any, mapping: ProjectionMapping) -> tuple[Finding, ...]:

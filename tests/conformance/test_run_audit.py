@@ -20,11 +20,14 @@ from testkit.ports import RUNNER, Run, read_report, run_plugin_in_process
 
 from conformance import schemas
 from conformance.audit.checks import CHECKS_BY_ID
+from conformance.scenario_audit import ALL_CHECKS
+from conformance.selection import tags_by_scenario
 
 AUDIT_PORT = [sys.executable, str(REPO_ROOT / "tests" / "testkit" / "ports" / "audit_port.py")]
 HOST = [sys.executable, "-m", "reference.cli", "host", "--stdio"]
-#: History and rebase rows whose projects keep an index, and a TREE row that has none.
-CLEAN_ROWS = "RECALL-001,INDEX-004,READ-002,REBASE-001,LINEAGE-001,RECOVER-001,TREE-001"
+#: History and rebase rows whose projects keep an index, two whose steps plant a disagreement
+#: (``@planted:``), and a TREE row that has none.
+CLEAN_ROWS = "RECALL-001,INDEX-004,READ-002,REBASE-001,LINEAGE-001,RECOVER-001,INDEX-005,JOURNAL-008,TREE-001"
 #: RECALL-001 and RECALL-012 pass their steps on a wrong hash; RECALL-005's own Then step fails on it.
 BROKEN_ROWS = "RECALL-001,RECALL-005,RECALL-012,TREE-001"
 WRONG_HASH = f"audit: AUDIT-004 {CHECKS_BY_ID['AUDIT-004'].title} (1)"
@@ -112,3 +115,11 @@ def test_a_mapping_that_cannot_be_used_is_one_line_and_exit_2_before_any_scenari
     assert run.code == 2
     assert run.stdout == "" and len(run.stderr.splitlines()) == 1 and run.stderr.startswith(says), run.stderr
     assert run.lines == []  # nothing ran: no report
+
+
+def test_every_planted_tag_names_checks_of_the_catalogue() -> None:
+    planted = {scenario: tag.removeprefix("planted:").split(",")
+               for scenario, tags in tags_by_scenario().items() for tag in tags if tag.startswith("planted:")}
+    assert len(planted) >= 10  # the scenarios that edit a session line, a journal or a checkpoint on purpose
+    assert [(scenario, check) for scenario, checks in planted.items() for check in checks
+            if check not in CHECKS_BY_ID and check != ALL_CHECKS] == []
