@@ -133,7 +133,10 @@ def _hello(stdio_command: Sequence[str] | None, start_timeout: float | None) -> 
         port = PortSupervisor(lambda: SubprocessAdapter(command, start_timeout=seconds or None),
                               request_timeout=None)
     else:
-        port = PortSupervisor(adapter_class(DEFAULT_ADAPTER), request_timeout=None)
+        try:
+            port = PortSupervisor(adapter_class(DEFAULT_ADAPTER), request_timeout=None)
+        except pytest.UsageError:  # no such adapter: the run itself says so
+            return None
     try:
         return port.start()
     except PortStartFailed:
