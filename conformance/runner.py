@@ -97,7 +97,7 @@ def run_conformance(
     audit_note = ""
     if audit:  # the hello's mapping, before any scenario: an unusable one is bad input
         from conformance.audit.mapping import MappingError
-        from conformance.scenario_audit import AUDIT_OPTION, mapping_headline
+        from conformance.scenario_audit import mapping_headline
 
         try:
             audit_note = f"; {mapping_headline(stdio_command, start_timeout)}"
@@ -120,7 +120,7 @@ def run_conformance(
                             expectations=expectations, timeouts=(timeout, start_timeout))
         args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
         args += ["--rr-validate-messages"] if validate_messages else []
-        args += [AUDIT_OPTION] if audit else []
+        args += ["--rr-audit"] if audit else []
         args += ["-p", "conformance.progress_events", "--rr-progress", str(scratch_path / PROGRESS_FILE)]
         if cucumber_json and jobs == 1:  # into the scratch folder: the runner writes it owner-only
             args += ["--cucumberjson", str(scratch_path / CUCUMBER_FILE)]

@@ -32,7 +32,6 @@ from conformance.faults import PortStartFailed
 from conformance.protocol import ImplInfo
 from conformance.supervisor import PortSupervisor
 
-AUDIT_OPTION: Final = "--rr-audit"
 #: The samples of each finding a row's ``actual`` carries (the audit command shows more).
 ROW_SAMPLES: Final = 1
 #: The fixture of the scenario's history world (:class:`conformance.world.HistoryWorld`).
