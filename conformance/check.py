@@ -28,6 +28,7 @@ from conformance.suite import docs_dir, features_dir, fixture_manifest, fixtures
 
 ID_PATTERN: Final = re.compile(r"^@id:([A-Z]+-[0-9]{3})$")
 FIXTURE_REFERENCE: Final = re.compile(r'fixture session "([^"]+)"')
+PLANTED_TAG: Final = re.compile(r"^@planted:AUDIT-(?:[0-9]{3}|\*)(?:,AUDIT-(?:[0-9]{3}|\*))*$")  # check ids or AUDIT-*
 TIMEOUT_TAG: Final = re.compile(r"^@timeout:(?=[0-9.]*[1-9])[0-9]+(?:\.[0-9]+)?$")  # a positive factor
 MANIFEST_SCHEMA: Final = "fixtures/manifest.schema.json"
 CODE_CATALOGUE: Final = "codes/v1/codes.schema.json"
@@ -115,6 +116,9 @@ def check_features(problems: list[str]) -> int:
             problems += [f"{where}:{line}: {tag} is not @timeout:N with N a positive number"
                          for t in scenario["tags"] if (tag := t["name"]).startswith("@timeout:")
                          and not TIMEOUT_TAG.match(tag)]
+            problems += [f"{where}:{line}: {tag} is not @planted:AUDIT-NNN[,AUDIT-NNN...] (or AUDIT-*)"
+                         for t in scenario["tags"] if (tag := t["name"]).startswith("@planted:")
+                         and not PLANTED_TAG.match(tag)]
             if scenario_id in seen:
                 problems.append(f"{where}:{line}: {scenario_id} is also used at {seen[scenario_id]}")
             seen[scenario_id] = f"{where}:{line}"

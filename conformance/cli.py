@@ -68,6 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         progress=not args.no_progress,
         cucumber_json=args.cucumber_json,
+        audit=args.audit,
     )
 
 
@@ -233,6 +234,10 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     run.add_argument("-V", "--validate-messages", action="store_true",
                      help="check every request and response against schemas/adapter/v1 (as Bowtie's -V): "
                      "a response off the schema fails its scenario, a request off it is an ERROR")
+    run.add_argument("--audit", action="store_true",
+                     help="after each recall or rebase scenario, audit the sessions folder and index it left "
+                     "through the mapping the implementation's hello declares (docs/audit.md): any finding "
+                     "fails the scenario with its AUDIT-NNN ids")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     _add_parallel(run)
     run.set_defaults(handler=cmd_run, stdio_command=None)

@@ -5,7 +5,8 @@ that raised; assertion rewriting hands every failing comparison of the step modu
 ``pytest_assertrepr_compare``, which remembers the last failed ``==`` (or ``is``) of the
 running step (left is the actual value, right the expected one: the steps' convention) and
 returns ``None``, so pytest's own explanation stays. The comparison is kept only when the step
-failed on an assertion.
+failed on an assertion. A check that runs after the steps (``conformance run --audit``) leaves its
+own comparison in the item's stash (:data:`AFTER_STEPS`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ STDERR_LINES: Final = 20
 #: The statuses whose rows carry no details: nothing failed in them.
 QUIET: Final = frozenset({Status.PASS, Status.SKIP, Status.NOTRUN})
 FAILED_STEP = pytest.StashKey["FailedStep"]()
+#: What a check after the steps compared, when it failed the scenario (``conformance.scenario_audit``).
+AFTER_STEPS = pytest.StashKey["Comparison"]()
 
 
 @dataclass(frozen=True)
@@ -101,5 +104,7 @@ def add_details(row: dict[str, Any], item: pytest.Item, port: PortSupervisor) ->
     step = item.stash.get(FAILED_STEP, None)
     if step is not None:
         row.update(step.fields())
+    elif (after := item.stash.get(AFTER_STEPS, None)) is not None:
+        row.update(expected=json_value(after.expected), actual=json_value(after.actual))
     if lines := port.stderr_lines()[-STDERR_LINES:]:
         row["stderr"] = lines

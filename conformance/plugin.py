@@ -40,6 +40,7 @@ ADAPTER_ENTRY_POINTS = "recall_rebase.adapters"
 DEFAULT_ADAPTER = "reference"
 ID_TAG_PREFIX = "id:"
 TIMEOUT_TAG_PREFIX = "timeout:"
+PLANTED_TAG_PREFIX = "planted:"
 PORT_KEY = pytest.StashKey[PortSupervisor]()
 
 
@@ -63,6 +64,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seconds a --rr-stdio port may take to start and complete its handshake")
     group.addoption("--rr-validate-messages", action="store_true", default=False,
                     help="check every request and response against schemas/adapter/v1 (Bowtie's -V)")
+    group.addoption("--rr-audit", action="store_true", default=False,
+                    help="after each scenario's steps, audit its history project through the declared mapping")
 
 
 def _step_modules() -> list[str]:
@@ -74,12 +77,17 @@ def _step_modules() -> list[str]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario_id(id): the stable @id of a conformance scenario")
     config.addinivalue_line("markers", "timeout_factor(n): @timeout:N, the per-request timeout times N")
+    config.addinivalue_line("markers", "planted(*checks): @planted:AUDIT-NNN,..., what the steps plant for --audit")
     config.stash[PORT_KEY] = _supervisor(config)
     for name in [WORLD_MODULE, *_step_modules()]:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.import_plugin(name)
     config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
     config.pluginmanager.register(failure_details.FailureDetails(), "recall-rebase-failure-details")
+    if config.getoption("--rr-audit"):
+        from conformance.scenario_audit import ScenarioAudit
+
+        config.pluginmanager.register(ScenarioAudit(config.stash[PORT_KEY]), "recall-rebase-audit")
     expectations = ExpectationsPlugin(config, _manifest(config), scenario_id_of)
     config.pluginmanager.register(expectations, "recall-rebase-expectations")
 
@@ -95,9 +103,13 @@ def _manifest(config: pytest.Config) -> Manifest:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_bdd_apply_tag(tag: str, function: Any) -> bool | None:
-    """``@id:X`` becomes ``scenario_id("X")`` (colons cannot be marker names)."""
+    """``@id:X`` becomes ``scenario_id("X")`` (colons cannot be marker names), ``@timeout:N``
+    ``timeout_factor("N")``, ``@planted:A,B`` ``planted("A", "B")``."""
     if tag.startswith(ID_TAG_PREFIX):
         pytest.mark.scenario_id(tag[len(ID_TAG_PREFIX) :])(function)
+        return True
+    if tag.startswith(PLANTED_TAG_PREFIX):
+        pytest.mark.planted(*tag[len(PLANTED_TAG_PREFIX) :].split(","))(function)
         return True
     if tag.startswith(TIMEOUT_TAG_PREFIX):
         pytest.mark.timeout_factor(tag[len(TIMEOUT_TAG_PREFIX) :])(function)

@@ -87,12 +87,23 @@ def run_conformance(
     jobs: int = 1,
     progress: bool = True,
     cucumber_json: str | None = None,
+    audit: bool = False,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
     problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml, "Cucumber JSON": cucumber_json})
     if problem is not None:
         print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    audit_note = ""
+    if audit:  # the hello's mapping, before any scenario: an unusable one is bad input
+        from conformance.audit.mapping import MappingError
+        from conformance.scenario_audit import mapping_headline
+
+        try:
+            audit_note = f"; {mapping_headline(stdio_command, start_timeout)}"
+        except MappingError as error:
+            print(f"recall-rebase: {error.code}: {error.message}", file=sys.stderr)
+            return EXIT_USAGE
     import importlib.util
 
     spec = importlib.util.find_spec("conformance.suite_tests.test_features")
@@ -109,11 +120,12 @@ def run_conformance(
                             expectations=expectations, timeouts=(timeout, start_timeout))
         args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
         args += ["--rr-validate-messages"] if validate_messages else []
+        args += ["--rr-audit"] if audit else []
         args += ["-p", "conformance.progress_events", "--rr-progress", str(scratch_path / PROGRESS_FILE)]
         if cucumber_json and jobs == 1:  # into the scratch folder: the runner writes it owner-only
             args += ["--cucumberjson", str(scratch_path / CUCUMBER_FILE)]
         target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
-        print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}",
+        print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}{audit_note}",
               file=sys.stderr)
         code, captured = _execute(args, scratch_path, report_path, jobs=jobs, max_fail=max_fail, verbose=verbose,
                                   show_progress=progress and not (verbose and jobs == 1), cucumber_json=cucumber_json)

@@ -35,7 +35,7 @@ Feature: The projection audit finds nothing in an implementation's own project, 
     And the audit read 3 session files and 1 journal
     And no byte of a session file, a journal or the index changed, and no file came or went
 
-  @id:AUDIT-102
+  @id:AUDIT-102 @planted:AUDIT-*
   Scenario Outline: A defect of the corpus, planted alone, is reported by exactly its check
     When the project is audited through the implementation's declared mapping
     Then the audit has no finding

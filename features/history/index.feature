@@ -90,7 +90,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     When the first hit is read
     Then the read text contains "Modified constraint: never rename it."
 
-  @id:INDEX-005
+  @id:INDEX-005 @planted:AUDIT-004
   Scenario: An earlier line edited while the file also grew is never shown from the stale index
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"

@@ -106,7 +106,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And recall is asked for "`BranchMarker`"
     Then the result is unavailable with code "source-scope-mismatch"
 
-  @id:SCOPE-008
+  @id:SCOPE-008 @planted:AUDIT-006
   Scenario: A current session whose header id changes on disk is a scope mismatch
     When the history host opens the current session
     And recall is asked for "`BranchMarker`"

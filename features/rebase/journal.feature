@@ -62,7 +62,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       | no-prefix  | 0123456789abcdef0123456789abcdef        |
       | path       | rebase_../../0123456789abcdef0123456789 |
 
-  @id:JOURNAL-006
+  @id:JOURNAL-006 @planted:AUDIT-014,AUDIT-016
   Scenario: Recovering an operation whose journal is missing is operation-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -71,7 +71,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase operation is recovered
     Then the rebase result is unavailable with code "operation-unavailable"
 
-  @id:JOURNAL-007
+  @id:JOURNAL-007 @planted:AUDIT-012
   Scenario: A journal over 32,000 bytes is operation-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -80,7 +80,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase operation is recovered
     Then the rebase result is unavailable with code "operation-unavailable"
 
-  @id:JOURNAL-008
+  @id:JOURNAL-008 @planted:AUDIT-012,AUDIT-014,AUDIT-016
   Scenario: A journal that is not JSON is rebase-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -89,7 +89,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase operation is recovered
     Then the rebase result is unavailable with code "rebase-unavailable"
 
-  @id:JOURNAL-009
+  @id:JOURNAL-009 @planted:AUDIT-012,AUDIT-013,AUDIT-016
   Scenario Outline: A journal edited to name another operation, schema or source file is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -105,7 +105,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       | schema-version | schemaVersion     | 2                                         |
       | source-alias   | sourceSessionFile | "{source}/../current.jsonl"               |
 
-  @id:JOURNAL-010
+  @id:JOURNAL-010 @planted:AUDIT-013,AUDIT-016
   Scenario: A journal whose target lies outside the source folder is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked

@@ -86,7 +86,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     Then the result is complete with no warnings
     And there are no hits
 
-  @id:LINEAGE-006
+  @id:LINEAGE-006 @planted:AUDIT-013
   Scenario: A tampered checkpoint is reported as lineage-integrity-unavailable and grants nothing
     When the rebase host opens the current session
     And a rebase is asked
@@ -99,7 +99,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     Then the result carries the warning "lineage-integrity-unavailable"
     And there are no hits
 
-  @id:LINEAGE-007
+  @id:LINEAGE-007 @planted:AUDIT-013
   Scenario: A source whose captured prefix was edited no longer verifies
     When the rebase host opens the current session
     And a rebase is asked

@@ -324,7 +324,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is recoverable with code "target-identity"
     And the host showed one warning notification naming the operation
 
-  @id:REBASE-022
+  @id:REBASE-022 @planted:AUDIT-013
   Scenario: A current session whose own lineage does not verify is refused by the runtime
     When the rebase host opens the current session
     And a rebase is asked

@@ -53,6 +53,12 @@ def break_timeout_tag(root: Path) -> None:
             "\n  @id:TREE-998 @timeout:0\n  Scenario: A timeout tag of no time\n    When the session is inspected\n")
 
 
+def break_planted_tag(root: Path) -> None:
+    _append(root / "features/tree/tree.feature",
+            "\n  @id:TREE-997 @planted:AUDIT-4\n  Scenario: A planted tag that names no check\n"
+            "    When the session is inspected\n")
+
+
 def break_schema_ref(root: Path) -> None:
     path = root / "schemas/inspect/session-inspect.schema.json"
     schema = json.loads(path.read_text(encoding="utf-8"))
@@ -81,8 +87,10 @@ def break_valid_fixture(root: Path) -> None:
         (break_schema_ref, "does not resolve"),
         (break_valid_fixture, "declared valid"),
         (break_timeout_tag, "@timeout:0 is not @timeout:N"),
+        (break_planted_tag, "@planted:AUDIT-4 is not @planted:AUDIT-NNN"),
     ],
-    ids=["duplicate-id", "missing-id", "fixture-reference", "schema-ref", "valid-fixture", "timeout-tag"],
+    ids=["duplicate-id", "missing-id", "fixture-reference", "schema-ref", "valid-fixture", "timeout-tag",
+         "planted-tag"],
 )
 def test_each_breakage_is_reported(tmp_path: Path, breakage: Callable[[Path], None], expected: str) -> None:
     root = tmp_path / "suite"
