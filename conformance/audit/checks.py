@@ -63,6 +63,8 @@ CHECKS: Final[tuple[AuditCheck, ...]] = (
     AuditCheck("AUDIT-017", Severity.ERROR, "a projection or journal file is not owner-only"),
 )
 CHECKS_BY_ID: Final = {check.id: check for check in CHECKS}
+#: Rows of a finding beyond its samples are counted this many at a time.
+COUNT_BATCH_ROWS: Final = 10_000
 #: How many rows of a finding are shown unless asked otherwise.
 DEFAULT_SAMPLES: Final = 5
 
@@ -92,17 +94,15 @@ class NotApplicable:
 
 
 def run_check(connection: duckdb.DuckDBPyConnection, check: AuditCheck, *, samples: int) -> Finding | None:
-    """Run one check on the sealed connection (its rows held once, in memory or spilled); ``None``
-    when it found nothing."""
-    connection.execute(f"CREATE OR REPLACE TEMP TABLE audit_finding AS {sql_text(check.sql_name)}")
-    try:
-        count_row = connection.execute("SELECT count(*) FROM audit_finding").fetchone()
-        count = int(count_row[0]) if count_row else 0
-        if count == 0:
-            return None
-        cursor = connection.execute("SELECT * FROM audit_finding LIMIT ?", [samples])
-        columns = [description[0] for description in cursor.description or ()]
-        rows = cursor.fetchall()
-    finally:
-        connection.execute("DROP TABLE audit_finding")
+    """Run one check on the sealed connection: its first ``samples`` rows are kept, the others only
+    counted (a clean check, the usual case, is one query); ``None`` when it found nothing."""
+    cursor = connection.execute(sql_text(check.sql_name))
+    columns = [description[0] for description in cursor.description or ()]
+    rows = cursor.fetchmany(samples) if samples else []
+    count = len(rows)
+    if count == samples:  # there may be more: count them without keeping them
+        while batch := cursor.fetchmany(COUNT_BATCH_ROWS):
+            count += len(batch)
+    if count == 0:
+        return None
     return Finding(check, count, tuple(dict(zip(columns, row, strict=True)) for row in rows))
