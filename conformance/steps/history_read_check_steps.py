@@ -115,6 +115,19 @@ def then_no_raw_lines(history: HistoryWorld) -> None:
     assert '{"type":' not in text and '\\"type\\":' not in text, "a result holds raw JSONL"
 
 
+@then(parsers.parse('the read envelope\'s keys are "{keys}"'))
+def then_read_keys(history: HistoryWorld, keys: str) -> None:
+    """The top-level keys in the order the implementation serialized them (D1: upstream's bytes)."""
+    assert list(history.last) == keys.split(), list(history.last)
+
+
+@then("the read envelope's JSON ends with:")
+def then_read_json_end(history: HistoryWorld, docstring: str) -> None:
+    """The envelope as ``JSON.stringify`` writes it, in the key order it came in."""
+    text = js_json(history.last)
+    assert text.endswith(docstring.strip()), text[-200:]
+
+
 @then(parsers.parse('the read source has relation "{relation}"'))
 def then_read_relation(history: HistoryWorld, relation: str) -> None:
     assert history.last["source"]["relation"] == relation, history.last

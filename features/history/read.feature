@@ -313,3 +313,33 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | custom-message  | {"type":"custom_message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","customType":"note","content":[{"type":"text","text":"RenderMarker custom"}],"display":true} | RenderMarker custom | custom_message | custom |
       | compaction      | {"type":"compaction","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","summary":"RenderMarker summary\\n\\nsecond paragraph","firstKeptEntryId":"start","tokensBefore":100} | RenderMarker summary\n\nsecond paragraph | compaction | summary |
       | branch-summary  | {"type":"branch_summary","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","fromId":"start","summary":"RenderMarker branch"} | start\nRenderMarker branch | branch_summary | summary |
+
+  @id:READ-016
+  Scenario: The read envelope's keys come in the TypeScript implementation's byte order
+    The TypeScript implementation builds the envelope with truncated and adds nextLine after
+    it, so its JSON ends "startLine":1,"truncated":true,"nextLine":3 (decisions D1, D2).
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-order","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"order","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"KeyOrderMarker\nsecond\nthird","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`KeyOrderMarker`"
+    And the first hit is read with:
+      """
+      {"maxLines": 2}
+      """
+    Then the read envelope's keys are "schema quotedData status coverage warnings source text startLine truncated nextLine"
+    And the read envelope's JSON ends with:
+      """
+      "text":"KeyOrderMarker\nsecond","startLine":1,"truncated":true,"nextLine":3}
+      """
+    When the first hit is read with:
+      """
+      {"startLine": 3}
+      """
+    Then the read envelope's keys are "schema quotedData status coverage warnings source text startLine truncated"
+    And the read envelope's JSON ends with:
+      """
+      "text":"third","startLine":3,"truncated":false}
+      """

@@ -15,9 +15,10 @@ from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
 from reference.recall.refs import SourceRef
 
-#: The contract's key order of a read result (``nextLine`` sits before ``truncated``).
+#: The key order of a read result as the TypeScript implementation serializes it: the object is
+#: built with ``truncated`` and ``nextLine`` is added afterwards, so it comes last (D1; READ-016).
 _KEY_ORDER: Final = ("schema", "quotedData", "status", "coverage", "warnings", "source", "text", "startLine",
-                     "nextLine", "truncated")
+                     "truncated", "nextLine")
 
 
 def line_window(text: str, start_line: int, count: int) -> tuple[int, list[str]]:

@@ -72,18 +72,15 @@ def _plain_envelope(ref: SourceRef, classification: str, text: str, start_line: 
     else:
         result["truncated"] = False
         result.pop("nextLine", None)
-    # Keep the contract's key order: nextLine sits before truncated.
-    ordered: dict[str, Any] = {k: result[k] for k in ("schema", "quotedData", "status", "coverage", "warnings", "source", "text",
-                                      "startLine") if k in result}
-    if "nextLine" in result:
-        ordered["nextLine"] = result["nextLine"]
-    ordered["truncated"] = result["truncated"]
-    return ordered
+    # The object was built with truncated, nextLine added afterwards: upstream's key order as it is.
+    return result
 
 
 def _outcome(build: Any, *args: Any) -> Any:
+    """The result with its key order (dict equality ignores it), or the refusal's code."""
     try:
-        return build(*args)
+        result = build(*args)
+        return list(result), result
     except ContractViolation as exc:
         return exc.code
 
