@@ -184,7 +184,6 @@ def run_index(args: argparse.Namespace) -> int:
         print(f"recall-rebase: ephemeral-session: no Pi session file at {args.session}", file=sys.stderr)
         return 2
     try:
-        Path(service.index_path).parent.mkdir(parents=True, exist_ok=True)
         conn = open_index(service.index_path)
         try:
             state = catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,

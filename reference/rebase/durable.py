@@ -26,26 +26,14 @@ from typing import Final
 from reference.artifacts.phases import CrashPoint
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.owner_only import FILE_MODE, ensure_private_dir
 from reference.primitives.paths import IS_WINDOWS
 
 # The TypeScript implementation has no dedicated code: its failed link falls back to this one.
 CODE_INSTALL_REFUSED: Final = Code.REBASE_UNAVAILABLE
-_PRIVATE_DIR_MODE: Final = 0o700
-_PRIVATE_FILE_MODE: Final = 0o600
+_PRIVATE_FILE_MODE: Final = FILE_MODE
 # O_BINARY keeps Windows from translating newlines; it is 0 (absent) elsewhere.
 _TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-
-
-def ensure_private_dir(folder: Path) -> None:
-    """``mkdir -p`` where every folder created gets mode 0700, as Node's recursive mkdir does."""
-    missing: list[Path] = []
-    current = folder
-    while not current.exists():
-        missing.append(current)
-        current = current.parent
-    for path in reversed(missing):
-        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
-            path.mkdir(mode=_PRIVATE_DIR_MODE)
 
 
 def _fsync(fd: int) -> None:

@@ -20,8 +20,8 @@ from typing import Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.owner_only import create_owner_only, ensure_private_dir
 from reference.primitives.paths import canonical_path
-from reference.rebase.durable import ensure_private_dir
 
 BUSY_TIMEOUT_MS: Final = 200
 # Exactly the TypeScript statements, in its order (src/pi-adapter/rebase-lock.ts).
@@ -62,6 +62,7 @@ class RebaseLock:
         if not os.path.exists(canonical_path(self.source)):  # the TypeScript realpath fails here too
             raise ContractViolation(Code.REBASE_UNAVAILABLE, "the source session file does not exist")
         ensure_private_dir(self.path.parent)
+        create_owner_only(self.path)  # 0600, and so its -journal (SQLite copies the database's mode)
         # Autocommit mode: the transaction is ours to open and to roll back.
         connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         try:

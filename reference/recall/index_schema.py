@@ -7,7 +7,6 @@ by a golden test, so a released migration can never change silently under an exi
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import sqlite3
@@ -17,6 +16,7 @@ from typing import Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.owner_only import create_owner_only, ensure_private_dir
 
 BUSY_TIMEOUT_MS: Final = 10_000  # a rebuild of a large session holds the write lock for seconds
 INDEX_DIR_NAME: Final = "recall-rebase"
@@ -290,13 +290,6 @@ def migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
-def _create_owner_only(location: str) -> None:
-    """Create an absent index file with mode 0600: SQLite gives its ``-wal`` and ``-shm`` the
-    database file's permissions, so the whole projection is owner-only (the audit's AUDIT-017)."""
-    with contextlib.suppress(FileExistsError):
-        os.close(os.open(location, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-
-
 def open_index(path: str | Path) -> sqlite3.Connection:
     """Open (creating if needed) the index: WAL, foreign keys on, busy timeout, migrated.
 
@@ -305,9 +298,10 @@ def open_index(path: str | Path) -> sqlite3.Connection:
     """
     location = os.fspath(path)
     if location != ":memory:" and not location.startswith("file:"):
-        parent = os.path.dirname(os.path.abspath(location))
-        os.makedirs(parent, mode=0o700, exist_ok=True)
-        _create_owner_only(location)
+        # Every folder created 0700; the file 0600 before SQLite opens it, so its -wal and -shm
+        # get 0600 too (SQLite copies the database's mode; AUDIT-017, OWNER-001).
+        ensure_private_dir(os.path.dirname(os.path.abspath(location)))
+        create_owner_only(location)
     conn = sqlite3.connect(location, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")

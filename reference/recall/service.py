@@ -16,7 +16,6 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final
 
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
@@ -81,7 +80,6 @@ class HistoryService:
     def connection(self) -> Iterator[sqlite3.Connection]:
         """The index, opened for one tool call; the read snapshot of a scope ends with it."""
         try:
-            Path(self.index_path).parent.mkdir(parents=True, exist_ok=True)
             conn = open_index(self.index_path)
         except (OSError, sqlite3.Error, ContractViolation) as exc:
             raise _RuntimeUnavailable(str(exc)) from None

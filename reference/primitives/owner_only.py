@@ -1,0 +1,42 @@
+"""Owner-only files and folders (decision D6; docs/privacy.md): what this project creates holds
+history or its names, so a file is created 0600 and a folder 0700, and nothing else may read it.
+
+Both helpers set the mode at creation (``open``/``mkdir`` with a mode, never a ``chmod`` after
+the fact, which would leave a window), and neither changes a path that already exists: a folder
+the user or Pi made keeps its mode.  On Windows the modes are ignored (only the read-only bit
+exists); files there take the inherited ACL of their folder, and this project sets no ACL
+(docs/privacy.md says why).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Final
+
+FILE_MODE: Final = 0o600
+FOLDER_MODE: Final = 0o700
+
+
+def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
+    """``mkdir -p`` where every folder created gets mode 0700, as Node's recursive mkdir with a mode
+    does (Python's ``os.makedirs`` gives the mode to the last folder only)."""
+    missing: list[Path] = []
+    current = Path(os.path.abspath(folder))
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+            path.mkdir(mode=FOLDER_MODE)
+
+
+def create_owner_only(path: str | os.PathLike[str]) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists (kept as it is).
+
+    For SQLite databases: SQLite gives a database's ``-wal``, ``-shm`` and ``-journal`` the
+    permissions of the database file, so creating that file first makes the whole set owner-only.
+    """
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), FILE_MODE))
