@@ -43,6 +43,7 @@ OPERATIONS: Final = (
     "rebase.setFacts",
     "rebase.run",
     "rebase.crash",
+    "rebase.beforeCompact",
 )
 
 JsonObject = dict[str, Any]

@@ -158,6 +158,7 @@ STATEFUL_OPERATIONS: Final = (
     "rebase.setFacts",
     "rebase.run",
     "rebase.crash",
+    "rebase.beforeCompact",
 )
 
 
@@ -193,7 +194,8 @@ class ReferenceAdapter:
         if op.startswith("rebase."):
             rebase = self._rebase_state()
             method = {"rebase.open": rebase.open, "rebase.setFacts": rebase.set_facts,
-                      "rebase.run": rebase.run, "rebase.crash": rebase.crash}[op]
+                      "rebase.run": rebase.run, "rebase.crash": rebase.crash,
+                      "rebase.beforeCompact": rebase.before_compact}[op]
             return dict(as_json_value(method(params)))
         state = self._history_state()
         if op in ("history.recall", "history.read", "history.status"):

@@ -109,12 +109,37 @@ class RebaseHostState:
         return {}
 
     def run(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One rebase; with ``compactDuringActivation`` Pi asks the before-compaction hook while
+        its ``switchSession`` awaits, and the answers come back as ``compactionAnswers``."""
         service = self.require()
-        service.host.notifications.clear()
-        result = run_mode(service, params)
-        return {"result": result, "notifications": [{"level": level, "message": message}
-                                                    for level, message in service.host.notifications],
-                "currentSession": service.host.session_file}
+        host = service.host
+        host.notifications.clear()
+        answers: list[dict[str, Any]] = []
+
+        def ask_hook() -> None:
+            answers.append(service.before_compact(signal_aborted=False))
+
+        probing = bool(params.get("compactDuringActivation"))
+        if probing:
+            host.during_switch.append(ask_hook)
+        try:
+            result = run_mode(service, params)
+        finally:
+            if probing:
+                host.during_switch.remove(ask_hook)
+        response = {"result": result, "notifications": [{"level": level, "message": message}
+                                                        for level, message in host.notifications],
+                    "currentSession": host.session_file}
+        if probing:
+            response["compactionAnswers"] = answers
+        return response
+
+    def before_compact(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Pi's ``session_before_compact``, ``signalAborted`` saying whether its abort signal fired."""
+        aborted = params.get("signalAborted", False)
+        if not isinstance(aborted, bool):
+            raise ContractViolation(Code.INVALID_PARAMS, "signalAborted must be a boolean")
+        return self.require().before_compact(signal_aborted=aborted)
 
     def crash(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Run ``recall-rebase rebase`` in a child process with the crash point armed (D11)."""

@@ -76,6 +76,14 @@ class RebaseService:
                 return unavailable_result(Code.MEMORY_STATE_REQUIRED)
             return self._service(dry_run=dry_run, recover=recover, conn=conn)
 
+    def before_compact(self, *, signal_aborted: bool) -> dict[str, Any]:
+        """Pi's ``session_before_compact`` (contract §6.16, §6.12's in-process guard): cancel while
+        a rebase is active in this process, or when the compaction's abort signal has already
+        fired; otherwise no answer (``{}``), and Pi compacts."""
+        if self.active or signal_aborted:
+            return {"cancel": True}
+        return {}
+
     # ------------------------------------------------------------------ the service
 
     def run(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ session, its session switch, and the session context Pi opens from disk."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -54,6 +54,9 @@ class RebaseHost:
     runtime_available: bool = True
     activation: str = "switch"
     notifications: list[tuple[str, str]] = field(default_factory=list)
+    #: What Pi runs while its ``switchSession`` awaits (the conformance host asks the compaction
+    #: hook there, contract §6.16); nothing in the product host.
+    during_switch: list[Callable[[], None]] = field(default_factory=list)
 
     def current_session_id(self) -> Any:
         if self.session_id is not None:
@@ -66,6 +69,8 @@ class RebaseHost:
     def switch_session(self, target_file: str) -> OpenedSession | None:
         """Pi's ``switchSession``: the fresh context opened from the target on disk, after which
         the host's current session is the target.  None when the switch was cancelled."""
+        for event in list(self.during_switch):
+            event()
         if self.activation == "cancel":
             return None
         fresh = open_from_disk(target_file)
