@@ -34,7 +34,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     And the rebase journal, the rebase lock and the rebase target are among the new paths
     And every new path is owner-only
 
-  @id:OWNER-003 @timeout:3
+  @id:OWNER-003 @timeout:3 @planted:AUDIT-015
   Scenario: The durable write's temporary target file is 0600 while it waits to be installed
     When the rebase host opens the current session
     And a rebase crashes at "TargetStaged" in a child process
