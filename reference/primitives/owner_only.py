@@ -3,9 +3,9 @@ history or its names, so a file is created 0600 and a folder 0700, and nothing e
 
 Both helpers set the mode at creation (``open``/``mkdir`` with a mode, never a ``chmod`` after
 the fact, which would leave a window), and neither changes a path that already exists: a folder
-the user or Pi made keeps its mode.  On Windows the modes are ignored (only the read-only bit
-exists); files there take the inherited ACL of their folder, and this project sets no ACL
-(docs/privacy.md says why).
+the user or Pi made keeps its mode.  On Windows a file's mode sets only the read-only bit and the
+file takes its folder's inherited ACL; ``mkdir(mode=0o700)`` gives a new folder an owner-only ACL
+on Python 3.11.10, 3.12.4, 3.13 and later (docs/privacy.md).
 """
 
 from __future__ import annotations
