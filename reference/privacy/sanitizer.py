@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference.privacy.detection import redact
 from reference.privacy.policy import (
     DS4,
     LEVEL_WORDS,
@@ -25,7 +26,6 @@ from reference.privacy.policy import (
 )
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.redaction import JS_SPACE, js_ci
-from reference.privacy.secrets import redact
 
 #: An opening marker at the start (after whitespace) classifies the rest when nothing closes.
 _PREFIX_MARKER: Final = re.compile(rf"\A{JS_SPACE}*(?<!\\)\[{DS4}:({LEVEL_WORDS})\]{JS_SPACE}*")
