@@ -12,6 +12,8 @@ process so that its peak RSS is its own.
     python bench/run.py rebase [--sizes 50,500] [--repeat 3] [--json]
                                            # session rebase: dry run, rebase, recovery
                                            # (python bench/run.py rebase --help)
+    python bench/run.py privacy [--mb 8] [--json]
+                                           # secret detection: corpus, throughput, 4 MiB read
 
 The reader benchmark (the default) reads, hashes, locates and decodes the tree fields of every
 record of a generated session, as a ratio of one bare ``hashlib.sha256`` pass over the same bytes.
@@ -141,12 +143,16 @@ def main() -> int:
         from history import main as history_main  # bench/ is this script's folder, first on sys.path
 
         return history_main(sys.argv[2:])
+    if sys.argv[1:2] == ["privacy"]:
+        from privacy import main as privacy_main  # bench/ is this script's folder, first on sys.path
+
+        return privacy_main(sys.argv[2:])
     if sys.argv[1:2] == ["rebase"]:
         from rebase import main as rebase_main  # bench/ is this script's folder, first on sys.path
 
         return rebase_main(sys.argv[2:])
     parser = argparse.ArgumentParser(
-        usage="python bench/run.py [history ... | rebase ...] [options]",
+        usage="python bench/run.py [history ... | rebase ... | privacy ...] [options]",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "FILE"), help=argparse.SUPPRESS)

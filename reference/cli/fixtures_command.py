@@ -76,12 +76,30 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     listing = commands.add_parser("list", help="the packaged fixtures/MANIFEST.json: id, valid, description")
     listing.add_argument("--json", action="store_true", help="print a JSON list")
     listing.set_defaults(handler=run)
+    corpus = commands.add_parser(
+        "privacy-corpus", help="write the labelled privacy corpus (fixtures/privacy/) from its seed, or --check it"
+    )
+    corpus.add_argument("--out", type=Path, metavar="DIR", help="directory to write into (default: the packaged one)")
+    corpus.add_argument("--seed", type=int, default=None, help="PRNG seed (default: the committed corpus's)")
+    corpus.add_argument("--check", action="store_true", help="exit 1 when the files differ from the generator")
+    corpus.set_defaults(handler=run)
+    check = commands.add_parser(
+        "privacy-check", help="measure secret detection on the privacy corpus: caught per family, false positives"
+    )
+    check.add_argument("--corpus", type=Path, metavar="DIR", help="corpus directory (default: the packaged one)")
+    check.add_argument("--verbose", action="store_true", help="list every missed secret and flagged near-miss")
+    check.add_argument("--families", action="store_true", help="print caught/total per family as a Markdown table")
+    check.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Dispatch ``fixtures`` sub-commands; returns the exit status."""
     if args.fixtures_command == "list":
         return _list(args)
+    if args.fixtures_command in ("privacy-corpus", "privacy-check"):
+        from reference.cli.privacy_command import run_privacy
+
+        return run_privacy(args)
     return _generate(args)
 
 

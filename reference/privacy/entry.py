@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from reference.primitives.jsonbytes import js_stringify
+from reference.privacy.detection import extended_redact
 from reference.privacy.policy import MARKER_LITERAL, history_privacy_classification, max_level
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.redaction import may_match_json
@@ -53,6 +54,12 @@ def _entry_findings(entry: Any, searchable_text: str, content_hash: str | None) 
     raw: Found | None = None
     if strings is None or MARKER_LITERAL in strings or may_match_json(strings):
         raw = find(js_stringify(entry))
+    if strings is not None and (raw is None or not raw.redactions):
+        # D13: a secret the extended layers find in any string raises the entry, even where the
+        # serialization's escapes hide it from them; the floor's literals were checked above.
+        hidden = extended_redact(strings)[1]
+        if hidden:
+            raw = Found(None, hidden, "", False) if raw is None else replace(raw, redactions=hidden)
     findings = (floor, raw, find(searchable_text))
     if content_hash is not None:
         _remembered[content_hash] = (searchable_text, *findings)

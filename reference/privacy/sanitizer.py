@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference.privacy.detection import redact
 from reference.privacy.policy import (
     DS4,
     LEVEL_WORDS,
@@ -24,7 +25,7 @@ from reference.privacy.policy import (
     max_level,
 )
 from reference.privacy.provider import ProviderPolicy
-from reference.privacy.redaction import JS_SPACE, js_ci, redact_secrets
+from reference.privacy.redaction import JS_SPACE, js_ci
 
 #: An opening marker at the start (after whitespace) classifies the rest when nothing closes.
 _PREFIX_MARKER: Final = re.compile(rf"\A{JS_SPACE}*(?<!\\)\[{DS4}:({LEVEL_WORDS})\]{JS_SPACE}*")
@@ -114,7 +115,7 @@ class Found:
 
 
 def find(text: str) -> Found:
-    redacted, redactions = redact_secrets(text)
+    redacted, redactions = redact(text)
     return Found(classify_markers(text), redactions, redacted, MARKER_LITERAL in redacted)
 
 

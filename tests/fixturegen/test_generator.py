@@ -459,7 +459,8 @@ def test_manifest_validates_and_names_real_small_files(registry: Registry[Any]) 
     assert not list(_validator(registry, MANIFEST_ID).iter_errors(manifest))
     ids = [item["id"] for item in manifest["fixtures"]]
     assert len(ids) == len(set(ids))
-    on_disk = {p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.jsonl")}
+    # The session fixtures live under valid/ and invalid/; corpora (privacy/) have their own labels.
+    on_disk = {p.relative_to(FIXTURES).as_posix() for d in ("valid", "invalid") for p in (FIXTURES / d).rglob("*.jsonl")}
     assert on_disk == {item["path"] for item in manifest["fixtures"]}
     for item in manifest["fixtures"]:
         assert (FIXTURES / item["path"]).stat().st_size < 50_000, item["id"]

@@ -1,0 +1,166 @@
+"""Secret detection: the one owner of what counts as a secret (decisions D6, D13).
+
+Three layers, each over the output of the one before:
+
+1. the contract's four families (``redaction.redact_secrets``, §2.11), unchanged: whatever
+   upstream redacts stays redacted with the same labels;
+2. the house rules below: published token formats (a fixed prefix, or a key name in an
+   assignment, a URL's userinfo, a PEM/PGP private block) matched without the word boundaries
+   that let a token inside a URL query or a JSON string slip past rule sets written for source
+   files; every found span becomes ``[DS4 REDACTED SECRET]``;
+3. ``betterleaks`` (gitleaks-style rules, a compiled Go engine, MIT) for the long tail, on texts
+   up to ``ENGINE_LIMIT`` characters (its cost grows faster than the text; docs/privacy.md).
+
+``redact(text) -> (text, count)`` is what every privacy check calls; ``count`` > 0 raises the
+text to ``sensitive``.  docs/privacy.md has the measurement that chose these layers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from reference.privacy.redaction import SECRET_LABEL, redact_secrets
+
+#: Texts longer than this are not given to the engine (the house rules still run on them).
+ENGINE_LIMIT: Final = 262_144
+
+#: The literal starts of the prefixed tokens: a text without any of them skips that rule.
+_PREFIXES: Final = (
+    "github_pat_", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "glpat-", "xox", "xapp-", "k_live_", "k_test_", "AIza",
+    "npm_", "SG.", "hvs.", "hvb.", "HRKU-", "shp", "dapi", "sk-", "key-", "pypi-", "dckr_pat_", "hf_", "_v1_",
+    "lin_api_", "AGE-SECRET-KEY-1", "SK", "AKIA", "ASIA", "eyJ",
+)  # fmt: skip
+_DISCORD_SHAPE: Final = re.compile(r"\.[A-Za-z0-9_-]{6}\.")
+_Q: Final = r"""(?:\\?["'])?"""  # an optional quote, JSON-escaped or not
+_VALUE_END: Final = r"""(?=$|[\s"'`,;&)}\]<>\\|]|\\[nrt"])"""
+
+#: (name, literals of which a match holds one, pattern, group of the secret).
+RULES: Final[tuple[tuple[str, tuple[str, ...], re.Pattern[str], int], ...]] = (
+    ("private-block", ("PRIVATE KEY",),
+     re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?[A-Z ]*-----(?:\\n|[\s\S])*?-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----"), 0),
+    ("prefixed-token", _PREFIXES,
+     re.compile(
+         r"(?<![A-Za-z0-9])(?:github_pat_[A-Za-z0-9_]{40,}|gh[pousr]_[A-Za-z0-9]{30,}|glpat-[A-Za-z0-9_-]{20,}"
+         r"|xox[abposr]-[A-Za-z0-9-]{20,}|xapp-[A-Za-z0-9-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
+         r"|AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"
+         r"|hv[sb]\.[A-Za-z0-9_-]{24,}|HRKU-[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
+         r"|dapi[a-f0-9]{32}(?:-\d)?|sk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}"
+         r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|hf_[A-Za-z]{30,}"
+         r"|do[pro]_v1_[a-f0-9]{64}|lin_api_[A-Za-z0-9]{40}|AGE-SECRET-KEY-1[0-9A-Z]{58}"
+         r"|SK[a-f0-9]{32}|A[KS]IA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"
+     ), 0),
+    ("webhook-url", ("hooks.slack.com", "/api/webhooks/"),
+     re.compile(r"(?:hooks\.slack\.com/(?:services|workflows)/|discord(?:app)?\.com/api/webhooks/)([A-Za-z0-9/_-]{20,})"), 1),
+    ("chat-bot-token", (":AA",), re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}"), 0),
+    ("discord-bot-token", (".",), re.compile(r"(?<![A-Za-z0-9])[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"), 0),
+    ("url-userinfo", ("://",),
+     re.compile(r"[a-z][a-z0-9+.-]*://[^\s:/?#@\"'\\]{1,64}:([^\s@/?#\"'\\]{3,128})@[A-Za-z0-9.-]"), 1),
+    ("azure-key", ("AccountKey=", "SharedAccessKey=", "sig="),
+     re.compile(r"(?:AccountKey|SharedAccessKey|[?&]sig)=([A-Za-z0-9+/%]{20,}={0,2})"), 1),
+    ("basic-auth", ("Basic",), re.compile(r"\bBasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})"), 1),
+    ("cli-password", ("-p", "--password", "-u "),
+     re.compile(r"(?:(?<!\S)-p(?!assword)([^\s'\"-][^\s'\"]{5,})|--password[= ]([^\s'\"]{4,})|(?<!\S)-u [A-Za-z0-9_.-]+:([^\s@'\"]{4,}))"), 0),
+    ("named-secret", ("pass", "pwd", "secret", "token", "key", "auth", "credential"),
+     re.compile(
+         r"(?i:[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth|credential)s?[A-Za-z0-9_]*)"
+         + _Q + r"[ \t]*[:=][ \t]*" + _Q + r"([A-Za-z0-9+/_.~!@#$%^*-]{8,}=*)" + _VALUE_END
+     ), 1),
+)
+
+
+def _masked(pattern: re.Pattern[str], group: int) -> Callable[[re.Match[str]], str]:
+    def replace(match: re.Match[str]) -> str:
+        index = group
+        if pattern is RULES[8][2]:  # the CLI rule has three alternatives
+            index = next(i for i in (1, 2, 3) if match.group(i) is not None)
+        if index == 0:
+            return SECRET_LABEL
+        whole, start, end = match.group(0), match.start(index) - match.start(), match.end(index) - match.start()
+        return whole[:start] + SECRET_LABEL + whole[end:]
+
+    return replace
+
+
+_REPLACERS: Final = tuple((name, words, pattern, _masked(pattern, group)) for name, words, pattern, group in RULES)
+_LABEL_RUN: Final = re.compile(r"\[DS4 REDACTED [A-Z ]+\]")
+
+
+#: Texts longer than this are scanned line by line, each rule only on the lines holding its literals.
+_BY_LINE: Final = 8192
+
+
+def _probe(name: str, words: tuple[str, ...], text: str, folded: str) -> bool:
+    if name == "discord-bot-token":
+        return _DISCORD_SHAPE.search(text) is not None
+    probe = folded if name == "named-secret" else text
+    return any(word in probe for word in words)
+
+
+def house_redact(text: str) -> tuple[str, int]:
+    """The house rules alone: the text with every found span replaced, and the count.
+
+    Only the private-block rule spans lines; on a long text the others run on the lines that hold
+    one of their literals (a 4 MiB build log is not scanned position by position ten times)."""
+    count = 0
+    folded = text.casefold()
+    for name, words, pattern, replace in _REPLACERS:
+        if not _probe(name, words, text, folded):
+            continue
+        if len(text) <= _BY_LINE or name == "private-block":
+            text, found = pattern.subn(replace, text)
+        else:
+            lines, found = text.split("\n"), 0
+            for index, line in enumerate(lines):
+                if _probe(name, words, line, line.casefold() if name == "named-secret" else line):
+                    lines[index], hits = pattern.subn(replace, line)
+                    found += hits
+            if found:
+                text = "\n".join(lines)
+        count += found
+        if found:
+            folded = text.casefold()
+    return text, count
+
+
+def _engine_values(text: str) -> list[str] | None:
+    """The engine's found values, longest first; None when the engine failed."""
+    import betterleaks
+
+    safe = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot cross to Go
+    try:
+        findings = betterleaks.scan_string(safe)
+    except Exception:  # the engine's failure must not become a traceback
+        return None
+    values = {f.match.value for f in findings if len(f.match.value) >= 8 and not _LABEL_RUN.fullmatch(f.match.value)}
+    return sorted(values, key=len, reverse=True)
+
+
+def engine_redact(text: str) -> tuple[str, int]:
+    """The engine alone (``betterleaks``): every found value replaced, and the count."""
+    if len(text) > ENGINE_LIMIT:
+        return text, 0
+    values = _engine_values(text)
+    if values is None:  # fail closed: the text counts as holding a secret
+        return text, 1
+    count = 0
+    for value in values:
+        if value in text and SECRET_LABEL not in value:
+            count += text.count(value)
+            text = text.replace(value, SECRET_LABEL)
+    return text, count
+
+
+def extended_redact(text: str) -> tuple[str, int]:
+    """The layers beyond the contract floor: the house rules, then the engine."""
+    text, house = house_redact(text)
+    text, engine = engine_redact(text)
+    return text, house + engine
+
+
+def redact(text: str) -> tuple[str, int]:
+    """Every layer in order: the contract floor, the house rules, the engine."""
+    text, floor = redact_secrets(text)
+    text, extended = extended_redact(text)
+    return text, floor + extended

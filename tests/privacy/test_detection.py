@@ -1,0 +1,77 @@
+"""reference.privacy.detection: the floor kept, the layers beyond it, long texts, failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reference.fixturegen.privacy_corpus import stale_files
+from reference.privacy import corpus_check, detection
+from reference.privacy.redaction import CREDENTIAL_LABEL, SECRET_LABEL, TOKEN_LABEL, redact_secrets
+
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "privacy"
+
+
+@pytest.mark.parametrize("text", [
+    "key ghp_FAKEabcdefghijklmnop1234 here",
+    "Authorization: Bearer abcdefgh12345678",
+    "password=hunter22",
+    "AKIAFAKE1234567890AB",
+])  # fmt: skip
+def test_the_floor_keeps_its_shapes(text: str) -> None:
+    floor, count = redact_secrets(text)
+    assert count and detection.redact(text)[0] == floor
+
+
+def test_the_labels_of_the_floor_are_not_redacted_again() -> None:
+    text = f"x {CREDENTIAL_LABEL} Bearer {TOKEN_LABEL} password: {SECRET_LABEL}"
+    assert detection.extended_redact(text) == (text, 0)
+
+
+def test_beyond_the_floor_a_url_password_and_a_prefixed_token_go() -> None:
+    text = "postgres://app:FAKE-pw-0123456789@db.test/app and ?token=sk_live_FAKE0123456789abcdefgh&x=1"
+    out, count = detection.redact(text)
+    assert count == 2 and "FAKE-pw" not in out and "sk_live_" not in out
+    assert out.startswith("postgres://app:" + SECRET_LABEL + "@db.test")
+
+
+def test_a_long_text_is_redacted_as_its_lines_are() -> None:
+    lines = [f"build ok line {i}" for i in range(2000)] + ["DB_PASSWORD=FAKEsecretvalue99", "-u root -pFAKEpass123"]
+    text = "\n".join(lines)
+    assert len(text) > 8192
+    whole, count = detection.house_redact(text)
+    assert count == 2
+    assert whole.split("\n") == [detection.house_redact(line)[0] for line in lines]
+
+
+def test_the_engine_fails_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import betterleaks
+
+    def broken(_text: str) -> list[object]:
+        raise RuntimeError("engine down")
+
+    monkeypatch.setattr(betterleaks, "scan_string", broken)
+    assert detection.engine_redact("nothing here") == ("nothing here", 1)
+
+
+def test_a_lone_surrogate_does_not_break_the_engine() -> None:
+    assert detection.engine_redact("a\udbeab") == ("a\udbeab", 0)
+
+
+def test_the_engine_skips_what_is_past_its_limit() -> None:
+    text = "x" * (detection.ENGINE_LIMIT + 1)
+    assert detection.engine_redact(text) == (text, 0)
+
+
+def test_the_committed_corpus_is_what_its_seed_generates() -> None:
+    assert stale_files(CORPUS) == []
+
+
+def test_the_chosen_detector_catches_the_corpus() -> None:
+    corpus = corpus_check.Corpus.load(CORPUS)
+    assert len(corpus.labels["secrets"]) >= 150 and len(corpus.labels["families"]) >= 40
+    assert len(corpus.labels["nearMisses"]) >= 50
+    chosen = corpus_check.score(corpus, "chosen", detection.redact)
+    assert chosen.missed == [] and chosen.flagged == []
+    assert len(chosen.floor_flagged) == sum(1 for n in corpus.labels["nearMisses"] if n["contractFloor"])
