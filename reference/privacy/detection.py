@@ -126,10 +126,10 @@ def house_redact(text: str) -> tuple[str, int]:
 
 def _engine_values(text: str) -> list[str] | None:
     """The engine's found values, longest first; None when the engine failed."""
-    import betterleaks
-
     safe = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate cannot cross to Go
     try:
+        import betterleaks  # a platform without its wheel fails closed too, never with a traceback
+
         findings = betterleaks.scan_string(safe)
     except Exception:  # the engine's failure must not become a traceback
         return None
