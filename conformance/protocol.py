@@ -43,6 +43,7 @@ OPERATIONS: Final = (
     "rebase.setFacts",
     "rebase.run",
     "rebase.crash",
+    "egress.sanitize",
 )
 
 JsonObject = dict[str, Any]
