@@ -197,6 +197,12 @@ def then_invalid(egress: EgressWorld, path: str) -> None:
     assert _at(egress.output, path) == INVALID, _at(egress.output, path)[:400]
 
 
+@then(parsers.parse('the result text at "{path}" is not invalid'))
+def then_not_invalid(egress: EgressWorld, path: str) -> None:
+    text = _at(egress.output, path)
+    assert isinstance(text, str) and text != INVALID and json.loads(text)["schema"] == SCHEMA, text[:400]
+
+
 @then(parsers.parse('the result text at "{path}" is the result "{name}"'))
 def then_result_kept(egress: EgressWorld, path: str, name: str) -> None:
     assert _at(egress.output, path) == egress.texts[name], _at(egress.output, path)[:400]

@@ -35,6 +35,9 @@ BODY_KEYS: Final = ("content", "output", "response")
 #: Step 5: limits and the grammar of what a rebuilt result keeps.
 MAX_RESULT_CHARS: Final = 32_000
 MAX_LISTED: Final = 12
+#: A text is sanitized again until a pass changes nothing; one that has not settled after this
+#: many passes is omitted (docs/privacy.md, "Egress settles").
+MAX_SETTLE_PASSES: Final = 8
 INVALID_RESULT_CODE: Final = "invalid-historical-result"
 SCALAR_KEYS: Final = frozenset({
     "schema", "quotedData", "status", "effectiveScope", "coverage", "sourceRef", "projectId", "sessionId",
@@ -58,6 +61,27 @@ def invalid_result_text() -> str:
 
 class _Invalid(Exception):
     """A history result that cannot be rebuilt: the whole text becomes ``invalid-historical-result``."""
+
+
+def settle(text: str, check: Callable[[str], Sanitized | None]) -> Sanitized:
+    """``check(text)`` repeated on its own output until the next pass would change nothing
+    (``check`` answers None for a text it leaves alone), so a second egress pass is a no-op.
+
+    Two upstream behaviours make one pass not enough: stripping an inner span can form a new
+    marker (``[ds4:`` + span + ``local-only]``), and redaction matches its own assignment label
+    again (``password=[DS4 REDACTED SECRET]``).  What has not settled after
+    :data:`MAX_SETTLE_PASSES` passes is omitted.
+    """
+    safe = check(text)
+    assert safe is not None
+    for _ in range(MAX_SETTLE_PASSES):
+        if safe.omitted:
+            return safe
+        again = check(safe.text)
+        if again is None or (not again.omitted and again.text == safe.text):
+            return safe
+        safe = again
+    return Sanitized("", safe.classification, True)
 
 
 def _tool_name(node: Mapping[str, Any]) -> str | None:
@@ -103,7 +127,7 @@ def _clean(node: Mapping[str, Any], inherited: str | None, sanitize: Sanitize) -
     out: dict[str, Any] = {}
     for key, child in node.items():
         if key in ("text", "excerpt"):
-            safe = sanitize(child, classification) if isinstance(child, str) else None
+            safe = settle(child, lambda text: sanitize(text, classification)) if isinstance(child, str) else None
             out[key] = OMISSION_SENTINEL if safe is None or safe.omitted else safe.text
         elif key == "source" and isinstance(child, dict):
             out[key] = _clean(child, None, sanitize)
@@ -139,9 +163,12 @@ def sanitize_result_text(value: Any, sanitize: Sanitize) -> str:
     source = result.get("source")
     floor = source.get("classification") if isinstance(source, dict) else None
     try:
-        return js_stringify(_clean(result, floor if is_level(floor) else None, sanitize))
+        rebuilt = js_stringify(_clean(result, floor if is_level(floor) else None, sanitize))
     except _Invalid:
         return invalid_result_text()
+    # Redaction labels and the sentinel can be longer than what they replace: a rebuilt text past
+    # the limit would be invalid on the next pass, so it is invalid now.
+    return rebuilt if utf16_length(rebuilt) <= MAX_RESULT_CHARS else invalid_result_text()
 
 
 def _body_text(child: Any) -> Any:
@@ -181,6 +208,12 @@ def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mappin
     def sanitize(text: str, stored: str | None) -> Sanitized:
         return history_sanitize(text, stored=stored, policy=policy, privacy_config=privacy_config)
 
+    def handoff_check(text: str) -> Sanitized | None:
+        """Step 2 on one string, as the next pass would see it (it leaves a non-handoff alone)."""
+        if HANDOFF_MARK not in text:
+            return None
+        return sanitize(text, history_privacy_classification(text))
+
     calls = collect_call_ids(payload)
     changed = False
     memo: dict[int, Any] = {}
@@ -191,7 +224,7 @@ def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mappin
             if HANDOFF_MARK not in node:
                 return node
             changed = True
-            safe = sanitize(node, history_privacy_classification(node))
+            safe = settle(node, handoff_check)
             return OMISSION_SENTINEL if safe.omitted else safe.text
         if not isinstance(node, (dict, list)):
             return node
