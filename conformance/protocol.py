@@ -44,6 +44,8 @@ OPERATIONS: Final = (
     "rebase.run",
     "rebase.crash",
     "egress.sanitize",
+    "history.contextEvent",
+    "history.providerRequest",
 )
 
 JsonObject = dict[str, Any]

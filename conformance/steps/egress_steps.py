@@ -142,6 +142,20 @@ def when_again(adapter: Adapter, outcome: Outcome, egress: EgressWorld, provider
     _send(adapter, outcome, egress, egress.output, provider)
 
 
+@when("Pi's context event carries the payload")
+def when_context_event(adapter: Adapter, outcome: Outcome, egress: EgressWorld) -> None:
+    """The history host's context hook (its current provider, its loaded configuration)."""
+    outcome.call(adapter, "history.contextEvent", {"messages": egress.payload})
+    egress.outputs.append(outcome.value()["messages"])
+
+
+@when("the payload is the final provider payload")
+def when_provider_request(adapter: Adapter, outcome: Outcome, egress: EgressWorld) -> None:
+    """The history host's ``before_provider_request`` hook."""
+    outcome.call(adapter, "history.providerRequest", {"payload": egress.payload})
+    egress.outputs.append(outcome.value()["payload"])
+
+
 # ------------------------------------------------------------------ then
 
 

@@ -159,6 +159,8 @@ STATEFUL_OPERATIONS: Final = (
     "history.setProvider",
     "history.setAborted",
     "history.restart",
+    "history.contextEvent",
+    "history.providerRequest",
     "clock.set",
     "clock.advance",
     "rebase.open",
@@ -215,6 +217,8 @@ class ReferenceAdapter:
             "history.setProvider": state.set_provider,
             "history.setAborted": state.set_aborted,
             "history.restart": state.restart,
+            "history.contextEvent": state.context_event,
+            "history.providerRequest": state.provider_request,
             "clock.set": state.clock_set,
             "clock.advance": state.clock_advance,
         }[op]
