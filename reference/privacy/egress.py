@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
 from reference.primitives.textunits import utf16_length
 from reference.privacy.policy import HISTORY_RESULT_SCHEMA, history_privacy_classification, is_level
@@ -38,7 +39,7 @@ MAX_LISTED: Final = 12
 #: A text is sanitized again until a pass changes nothing; one that has not settled after this
 #: many passes is omitted (docs/privacy.md, "Egress settles").
 MAX_SETTLE_PASSES: Final = 8
-INVALID_RESULT_CODE: Final = "invalid-historical-result"
+INVALID_RESULT_CODE: Final = Code.INVALID_HISTORICAL_RESULT
 SCALAR_KEYS: Final = frozenset({
     "schema", "quotedData", "status", "effectiveScope", "coverage", "sourceRef", "projectId", "sessionId",
     "entryId", "kind", "role", "timestamp", "relation", "classification", "score", "truncated", "startLine",
