@@ -44,6 +44,9 @@ OPERATIONS: Final = (
     "rebase.run",
     "rebase.crash",
     "rebase.beforeCompact",
+    "egress.sanitize",
+    "history.contextEvent",
+    "history.providerRequest",
 )
 
 JsonObject = dict[str, Any]

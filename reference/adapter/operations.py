@@ -102,6 +102,12 @@ def _host_facts(params: Mapping[str, Any]) -> JsonObject:
     return op_host_facts(dict(params))
 
 
+def _egress_sanitize(params: Mapping[str, Any]) -> JsonObject:
+    from reference.privacy.egress_hooks import op_egress_sanitize
+
+    return op_egress_sanitize(params)
+
+
 def _config(name: str) -> Handler:
     def handler(params: Mapping[str, Any]) -> JsonObject:
         from reference.config import adapter_operations as config
@@ -125,6 +131,7 @@ OPERATIONS: Final[dict[str, Handler]] = {
     "config.show": _config("op_config_show"),
     "config.set": _config("op_config_set"),
     "config.unset": _config("op_config_unset"),
+    "egress.sanitize": _egress_sanitize,
 }
 
 
@@ -152,6 +159,8 @@ STATEFUL_OPERATIONS: Final = (
     "history.setProvider",
     "history.setAborted",
     "history.restart",
+    "history.contextEvent",
+    "history.providerRequest",
     "clock.set",
     "clock.advance",
     "rebase.open",
@@ -210,6 +219,8 @@ class ReferenceAdapter:
             "history.setProvider": state.set_provider,
             "history.setAborted": state.set_aborted,
             "history.restart": state.restart,
+            "history.contextEvent": state.context_event,
+            "history.providerRequest": state.provider_request,
             "clock.set": state.clock_set,
             "clock.advance": state.clock_advance,
         }[op]

@@ -139,6 +139,21 @@ class HistoryHostState:
         self.service = HistoryService(service.host, index_path=service.index_path, clock=self.clock)
         return {}
 
+    def context_event(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Pi's context event: the egress sanitizer runs first, for the current provider and the
+        loaded configuration, whatever ``enabled`` and ``privacy.enabled`` say (contract §6.15)."""
+        from reference.privacy.egress_hooks import context_event
+
+        host = self.require().host
+        return {"messages": context_event(params.get("messages"), provider=host.provider, config=host.config)}
+
+    def provider_request(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``before_provider_request``: the final payload as it may leave, ``{}`` if unchecked."""
+        from reference.privacy.egress_hooks import provider_payload
+
+        host = self.require().host
+        return {"payload": provider_payload(params.get("payload"), provider=host.provider, config=host.config)}
+
     def clock_set(self, params: Mapping[str, Any]) -> dict[str, Any]:
         clock = self._manual()
         clock.set(int(params["nowMs"]))
