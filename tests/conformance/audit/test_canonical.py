@@ -56,6 +56,8 @@ EDGE_FILES: dict[str, bytes] = {
     "bom": b"\xef\xbb\xbf" + HEADER + b"\n" + ENTRY + b"\n\xef\xbb\xbf\n",
     "js-json": HEADER + b'\n{"a":NaN}\n[1,]\n{"a":1,}\nInfinity\n{"s":"\\ud800"}\n{"s":"\\\\ud800"}\n'
                + b'{"s":"NaN, [1,]"}\n 1 \n',
+    "js-json-spaced": HEADER + b'\n{"a": NaN}\n[ -Infinity]\n[1 , ]\n{"a":1,\t}\n{"a":\r-inf}\n  nan\n[0, iNf]\n'
+                      + b'{"s":"x: nan, [inf] ,]"}\n{"a": "Note: info", "b": [ "Inf" ]}\n-NaN\n',
     "oversize": HEADER + b"\n" + b'{"pad":"' + b"a" * (RECORD_LIMIT_BYTES - 10) + b'"}\n' + ENTRY + b"\n",
     "exactly-the-limit": HEADER + b"\n" + b'{"pad":"' + b"a" * (RECORD_LIMIT_BYTES - 11) + b'"}\n',
     "long-last-line": HEADER + b"\n" + b'{"pad":"' + b"b" * 100_000 + b'"}\n' + CHILD[:12],
@@ -296,3 +298,4 @@ def test_blocks_cover_every_byte_once_and_end_after_an_lf(tmp_path: Path) -> Non
     assert all(block.data.endswith(b"\n") for block in blocks[:-1]) and blocks[-1].data == b"d"
     assert [block.lines_before for block in blocks] == [content[:block.start].count(b"\n") for block in blocks]
     assert max(len(block.data) for block in blocks) <= 51 + 8  # the longest line and one read, at most
+
