@@ -68,7 +68,9 @@ WITH block AS (
 )
 SELECT $session_file, line_no, start_offset, end_offset, terminated, crlf,
        CASE WHEN utf8 THEN sha256(piece) ELSE sha256(raw) END, parsed_kind,
-       parsed_kind = 'entry' AND starts_with(ltrim(json_text, E' \t\r\n'), '{') AS is_object,
+       CASE WHEN parsed_kind <> 'entry' THEN false
+            WHEN starts_with(json_text, '{') THEN true
+            ELSE starts_with(ltrim(json_text, E' \t\r\n'), '{') END AS is_object,
        canonical_string(fields[1]), canonical_string(fields[2]), canonical_string(fields[3]),
        canonical_fragment_type(fields[3]), canonical_string(fields[4]), canonical_string(fields[5]),
        canonical_string(fields[6]), fields[7]::VARCHAR, canonical_string(fields[8]), utf8_valid,
