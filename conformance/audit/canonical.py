@@ -48,6 +48,8 @@ _SETUP_SCRIPTS: Final = ("canonical_tables.sql", "canonical_macros.sql")
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
 #: The catch-up cursor hashes at most this many bytes up to its offset (contract §5.1).
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
+#: After this many bytes read, the rows read so far are compressed before more are read.
+COMPRESS_EVERY_BYTES: Final = 128 * 1024 * 1024
 #: The view definitions, one statement each, named after their view.
 _VIEW_STATEMENTS: Final = {view: f"canonical_view_{view.value}.sql" for view in CanonicalView}
 
@@ -77,9 +79,13 @@ def _read_blocks(connection: duckdb.DuckDBPyConnection, session_files: Sequence[
 
     A block is a single row to DuckDB, which cannot share one row between threads; at most that
     many blocks are held. The blocks of the next file start while the last of a file are still
-    being read, so a project of many small files keeps every thread busy too.
+    being read, so a project of many small files keeps every thread busy too. With cursors always
+    at work DuckDB never checkpoints on its own, and an in-memory table stays uncompressed until it
+    does (five times the size), so every ``COMPRESS_EVERY_BYTES`` the blocks in flight are waited
+    for and the rows compressed.
     """
     insert_block = sql_text("canonical_insert_block.sql")
+    compress = sql_text("canonical_compress.sql")
 
     def read_block(name: str, block: Block) -> int:
         with connection.cursor() as cursor:
@@ -91,15 +97,25 @@ def _read_blocks(connection: duckdb.DuckDBPyConnection, session_files: Sequence[
         return len(block.data)
 
     workers = _thread_count(connection)
+    pending: deque[Future[int]] = deque()
+
+    def wait_until(held: int) -> None:
+        while len(pending) > held:
+            progress(pending.popleft().result())
+
+    uncompressed = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[int]] = deque()
         for session_file in session_files:
             for block in iter_blocks(session_file, block_bytes=block_bytes):
+                if uncompressed >= COMPRESS_EVERY_BYTES:
+                    wait_until(0)
+                    connection.execute(compress)
+                    uncompressed = 0
                 pending.append(pool.submit(read_block, str(session_file), block))
-                if len(pending) >= workers:
-                    progress(pending.popleft().result())
-        while pending:
-            progress(pending.popleft().result())
+                uncompressed += len(block.data)
+                wait_until(workers - 1)
+        wait_until(0)
+    connection.execute(compress)
 
 
 def _no_progress(_block_bytes: int) -> None:
