@@ -629,7 +629,8 @@ def print_report(report: dict[str, Any]) -> None:
     print(f"total {report['seconds']:.0f} s")
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The options, also read by bench/audit.py to find the same generated project."""
     parser = argparse.ArgumentParser(prog="python bench/run.py history", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "PARAMS"), help=argparse.SUPPRESS)
@@ -647,7 +648,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the index of an earlier run (skips the initial index figure; for development)")
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.worker:
         kind, params = args.worker
         print(json.dumps(WORKERS[kind](json.loads(params))))

@@ -14,13 +14,18 @@ process so that its peak RSS is its own.
                                            # (python bench/run.py rebase --help)
     python bench/run.py privacy [--mb 8] [--json]
                                            # secret detection: corpus, throughput, 4 MiB read
+    python bench/run.py audit [--gb X] [--memory-limit M] [--repeat N] [--json]
+                                           # audit: DuckDB's canonical read and the command, as
+                                           # ratios of a bare read_json (python bench/run.py audit --help)
 
 The reader benchmark (the default) reads, hashes, locates and decodes the tree fields of every
 record of a generated session, as a ratio of one bare ``hashlib.sha256`` pass over the same bytes.
 The history benchmark (bench/history.py) measures the recall index on a generated project of at
 least 1 GB and 1,000,000 entries; the rebase benchmark (bench/rebase.py) times a dry run, a rebase
 and a recovery on 50 MiB and 500 MiB sources as ratios of one bare SHA-256 pass over the source;
-docs/benchmarks.md has the figures and how long a run takes.
+the audit benchmark (bench/audit.py) reads the history benchmark's project with DuckDB as a ratio
+of DuckDB's bare ``read_json`` of the same files; docs/benchmarks.md has the figures and how long
+a run takes.
 """
 
 from __future__ import annotations
@@ -151,8 +156,12 @@ def main() -> int:
         from rebase import main as rebase_main  # bench/ is this script's folder, first on sys.path
 
         return rebase_main(sys.argv[2:])
+    if sys.argv[1:2] == ["audit"]:
+        from audit import main as audit_main  # bench/ is this script's folder, first on sys.path
+
+        return audit_main(sys.argv[2:])
     parser = argparse.ArgumentParser(
-        usage="python bench/run.py [history ... | rebase ... | privacy ...] [options]",
+        usage="python bench/run.py [history ... | rebase ... | privacy ... | audit ...] [options]",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "FILE"), help=argparse.SUPPRESS)

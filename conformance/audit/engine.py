@@ -96,7 +96,7 @@ def run_audit(inputs: AuditInputs, mapping: ProjectionMapping, *, samples: int =
     findings: list[Finding] = []
     with offline_connection(memory_limit=memory_limit) as connection, \
             tempfile.TemporaryDirectory(prefix="recall-rebase-audit-facts-") as scratch:
-        load_canonical(connection, inputs.session_files)
+        load_canonical(connection, inputs.session_files, progress=progress)
         counts = load_projection(connection, inputs.index, inputs.journal_dirs, mapping)
         load_facts(connection, inputs, mapping.integrity, Path(scratch))
         seal(connection)

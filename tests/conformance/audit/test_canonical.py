@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,8 @@ EDGE_FILES: dict[str, bytes] = {
     "bom": b"\xef\xbb\xbf" + HEADER + b"\n" + ENTRY + b"\n\xef\xbb\xbf\n",
     "js-json": HEADER + b'\n{"a":NaN}\n[1,]\n{"a":1,}\nInfinity\n{"s":"\\ud800"}\n{"s":"\\\\ud800"}\n'
                + b'{"s":"NaN, [1,]"}\n 1 \n',
+    "js-json-spaced": HEADER + b'\n{"a": NaN}\n[ -Infinity]\n[1 , ]\n{"a":1,\t}\n{"a":\r-inf}\n  nan\n[0, iNf]\n'
+                      + b'{"s":"x: nan, [inf] ,]"}\n{"a": "Note: info", "b": [ "Inf" ]}\n-NaN\n',
     "oversize": HEADER + b"\n" + b'{"pad":"' + b"a" * (RECORD_LIMIT_BYTES - 10) + b'"}\n' + ENTRY + b"\n",
     "exactly-the-limit": HEADER + b"\n" + b'{"pad":"' + b"a" * (RECORD_LIMIT_BYTES - 11) + b'"}\n',
     "long-last-line": HEADER + b"\n" + b'{"pad":"' + b"b" * 100_000 + b'"}\n' + CHILD[:12],
@@ -296,3 +299,21 @@ def test_blocks_cover_every_byte_once_and_end_after_an_lf(tmp_path: Path) -> Non
     assert all(block.data.endswith(b"\n") for block in blocks[:-1]) and blocks[-1].data == b"d"
     assert [block.lines_before for block in blocks] == [content[:block.start].count(b"\n") for block in blocks]
     assert max(len(block.data) for block in blocks) <= 51 + 8  # the longest line and one read, at most
+
+
+def test_progress_is_told_each_block_once_it_is_in_from_the_calling_thread(tmp_path: Path) -> None:
+    paths = []
+    for name in ("crlf", "empty", "long-last-line", "falsy"):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(EDGE_FILES[name])
+        paths.append(path)
+    calls: list[tuple[int, int]] = []
+    with offline_connection() as connection:
+        load_canonical(connection, paths, block_bytes=64,
+                       progress=lambda size: calls.append((size, threading.get_ident())))
+        lines = connection.execute(f"SELECT count(*) FROM {CanonicalView.LINES}").fetchone()
+    blocks = [len(block.data) for path in paths for block in iter_blocks(path, block_bytes=64)]
+    assert sorted(size for size, _ in calls) == sorted(blocks)
+    assert sum(size for size, _ in calls) == sum(path.stat().st_size for path in paths)
+    assert {thread for _, thread in calls} == {threading.get_ident()}
+    assert lines == (sum(len(bare_records(path)) for path in paths),)
