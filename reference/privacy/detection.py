@@ -56,7 +56,7 @@ RULES: Final[tuple[tuple[str, tuple[str, ...], re.Pattern[str], int], ...]] = (
     ("chat-bot-token", (":AA",), re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}"), 0),
     ("discord-bot-token", (".",), re.compile(r"(?<![A-Za-z0-9])[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"), 0),
     ("url-userinfo", ("://",),
-     re.compile(r"[a-z][a-z0-9+.-]*://[^\s:/?#@\"'\\]{1,64}:([^\s@/?#\"'\\]{3,128})@[A-Za-z0-9.-]"), 1),
+     re.compile(r"(?<![a-z])[a-z][a-z0-9+.-]*://[^\s:/?#@\"'\\]{1,64}:([^\s@/?#\"'\\]{3,128})@[A-Za-z0-9.-]"), 1),
     ("azure-key", ("AccountKey=", "SharedAccessKey=", "sig="),
      re.compile(r"(?:AccountKey|SharedAccessKey|[?&]sig)=([A-Za-z0-9+/%]{20,}={0,2})"), 1),
     ("basic-auth", ("Basic",), re.compile(r"\bBasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})"), 1),
@@ -64,7 +64,7 @@ RULES: Final[tuple[tuple[str, tuple[str, ...], re.Pattern[str], int], ...]] = (
      re.compile(r"(?:(?<!\S)-p(?!assword)([^\s'\"-][^\s'\"]{5,})|--password[= ]([^\s'\"]{4,})|(?<!\S)-u [A-Za-z0-9_.-]+:([^\s@'\"]{4,}))"), 0),
     ("named-secret", ("pass", "pwd", "secret", "token", "key", "auth", "credential"),
      re.compile(
-         r"(?i:[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth|credential)s?[A-Za-z0-9_]*)"
+         r"(?<![A-Za-z0-9_.-])(?i:[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth|credential)s?[A-Za-z0-9_]*)"
          + _Q + r"[ \t]*[:=][ \t]*" + _Q + r"([A-Za-z0-9+/_.~!@#$%^*-]{8,}=*)" + _VALUE_END
      ), 1),
 )
