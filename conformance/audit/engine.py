@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.audit.canonical import load_canonical
-from conformance.audit.checks import CHECKS, DEFAULT_SAMPLES, Finding, NotApplicable, run_check
+from conformance.audit.checks import CHECKS, CHECKS_BY_ID, DEFAULT_SAMPLES, Finding, NotApplicable, run_check
 from conformance.audit.connection import DEFAULT_MEMORY_LIMIT, offline_connection, seal
-from conformance.audit.facts import HAS_PERMISSION_BITS, load_facts
+from conformance.audit.facts import HAS_PERMISSION_BITS, load_facts, read_range
 from conformance.audit.inputs import AuditInputs
 from conformance.audit.mapping import ProjectionMapping
 from conformance.audit.projection import load_projection
@@ -66,9 +66,7 @@ def _with_content(sample: dict[str, Any]) -> dict[str, Any]:
         start, end = sample.get(start_key), sample.get(end_key)
         if isinstance(file, str) and isinstance(start, int) and isinstance(end, int) and 0 <= start <= end:
             try:
-                with open(file, "rb") as stream:
-                    stream.seek(start)
-                    data = stream.read(min(end - start, CONTENT_BYTES))
+                data = read_range(file, start, start + min(end - start, CONTENT_BYTES))
             except OSError:
                 return sample
             return {**sample, "content": data.removesuffix(b"\n").decode("utf-8", "replace")}
@@ -76,10 +74,9 @@ def _with_content(sample: dict[str, Any]) -> dict[str, Any]:
 
 
 def _not_applicable() -> tuple[NotApplicable, ...]:
-    by_id = {check.id: check for check in CHECKS}
     if HAS_PERMISSION_BITS:
         return ()
-    return (NotApplicable(by_id["AUDIT-017"], "this OS has no owner/group/other permission bits"),)
+    return (NotApplicable(CHECKS_BY_ID["AUDIT-017"], "this OS has no owner/group/other permission bits"),)
 
 
 def run_audit(inputs: AuditInputs, mapping: ProjectionMapping, *, samples: int = DEFAULT_SAMPLES,

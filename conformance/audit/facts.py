@@ -70,6 +70,13 @@ def load_paths(connection: duckdb.DuckDBPyConnection, inputs: AuditInputs) -> No
     _insert(connection, "audit_files", files)
 
 
+def read_range(path: str, start: int, end: int) -> bytes:
+    """Bytes ``[start, end)`` of the file at ``path`` (fewer at its end), opened read-only."""
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        return stream.read(end - start)
+
+
 def _hash_range(path: str, start: Any, end: Any, audited: set[str]) -> tuple[str | None, str | None]:
     """The SHA-256 of ``[start, end)`` of ``path``, or why there is none."""
     if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < start:
@@ -115,9 +122,7 @@ def _custom_rows(connection: duckdb.DuckDBPyConnection) -> Iterator[dict[str, An
     """The custom entries with their line's text; a rebase checkpoint or link knows its branch."""
     branches: dict[str, set[str]] = {}
     for session_file, line_no, start, end, entry_id in connection.execute(sql_text("facts_custom_lines")).fetchall():
-        with open(session_file, "rb") as stream:
-            stream.seek(start)
-            data = stream.read(end - start)
+        data = read_range(session_file, start, end)
         rebase_type = _REBASE_TYPE_PATTERN.search(data) is not None
         if rebase_type and session_file not in branches:
             branches[session_file] = _active_branch(connection, session_file)
