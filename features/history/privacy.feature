@@ -499,3 +499,32 @@ Feature: History results respect privacy classifications, markers and secrets
       """
     Then the read stops before line 6
     And the result with 64 tokens of room fits 256 chars-v1 tokens
+
+  @id:PRIVACY-026
+  Scenario Outline: The floor's Bearer and assignment bounds, and the two shapes D14 keeps whole (<case>)
+    Given the current history session gets a user message "floor" with this text:
+      """
+      FloorCheck <text>
+      """
+    When the history host opens the current session with provider "ollama"
+    And recall is asked for "`FloorCheck`"
+    Then the hit entry ids are "floor"
+    And the first hit has classification "<classification>"
+    And the first hit's excerpt is "FloorCheck <shown>"
+    When the first hit is read
+    Then the read text is "FloorCheck <shown>"
+
+    Examples:
+      | case                      | text                                      | classification | shown                                     |
+      | bearer-7-chars            | Bearer abcdefg                            | normal         | Bearer abcdefg                            |
+      | bearer-8-chars            | Bearer abcdefgh                           | sensitive      | Bearer [DS4 REDACTED TOKEN]               |
+      | bearer-word-then-comma    | Bearer abcdefgh, then                     | sensitive      | Bearer [DS4 REDACTED TOKEN], then         |
+      | bearer-prose              | the Bearer authentication scheme          | normal         | the Bearer authentication scheme          |
+      | bearer-capital-prose      | a Bearer Authorization header             | normal         | a Bearer Authorization header             |
+      | bearer-mixed-case-word    | Bearer abcdefgHij next                    | sensitive      | Bearer [DS4 REDACTED TOKEN] next          |
+      | bearer-word-with-digit    | Bearer abcdefgh1 next                     | sensitive      | Bearer [DS4 REDACTED TOKEN] next          |
+      | assignment-3-chars        | password=abc here                         | normal         | password=abc here                         |
+      | assignment-4-chars        | password=abcd here                        | sensitive      | password=[DS4 REDACTED SECRET] here       |
+      | placeholder               | password=<your-password-here> is an example | normal       | password=<your-password-here> is an example |
+      | placeholder-then-more     | password=<abc>x here                      | sensitive      | password=[DS4 REDACTED SECRET] here       |
+      | placeholder-unclosed      | password=<abcd here                       | sensitive      | password=[DS4 REDACTED SECRET] here       |

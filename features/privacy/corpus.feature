@@ -7,8 +7,8 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read or
   consecutive characters of its sensitive part appear in any envelope. Every entry with a secret
   is raised to at least sensitive: a remote provider gets nothing of it, a local one gets it
   redacted. A near-miss is a false positive when its entry is raised or its text is not shown
-  whole to a local provider; the near-misses upstream's own four families match
-  (contractFloor in the labels) are flagged by every conforming port and counted apart.
+  whole to a local provider; this counts the two shapes upstream's own families redact that D14
+  keeps whole (a Bearer prose word, an angle-bracket placeholder value).
 
   Background:
     Given a trusted history project
@@ -32,8 +32,7 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read or
     When the history host opens the current session with provider "<provider>"
     And every corpus near-miss is recalled by its term and every hit is read
     And the history status is asked
-    Then at most 2% of the near-misses beyond the contract floor's are false positives
-    And every near-miss the contract floor matches is flagged
+    Then at most 2% of the near-misses are false positives
 
     Examples:
       | case   | provider |

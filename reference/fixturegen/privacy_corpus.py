@@ -6,7 +6,7 @@ secret and each near-miss sits alone in one entry with a unique search term, in 
 assistant, tool-call arguments, tool result, bash output, custom message, compaction summary)
 and a position (plain, JSON-escaped, inside a URL; PEM blocks are multi-line).  The labels say
 for each secret its family, entry, term and sensitive part, and for each near-miss the text that
-must stay whole (``contractFloor``: the contract's own four families match it anyway).
+must stay whole.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from reference.fixturegen.privacy_families import ALNUM, FAMILIES, LOWER_HEX, FakeSecret, pick
-from reference.privacy.redaction import redact_secrets
 
 SEED: Final = 1101
 INSTANCES: Final = 3
@@ -174,10 +173,8 @@ def build_corpus(seed: int = SEED) -> tuple[bytes, dict[str, Any]]:
         role = ROLES[index % 2]  # user or assistant text
         term = f"kestrel-n{index:03d}"
         entry_id = writer.place(role, term, text, index)
-        # contractFloor: upstream's four families (§2.11) match it, so every conforming port flags it.
-        floor = redact_secrets(text)[1] > 0
         near.append({"id": f"n{index:03d}", "kind": kind, "role": role, "entryId": entry_id, "term": term,
-                     "whole": text, "contractFloor": floor})  # fmt: skip
+                     "whole": text})  # fmt: skip
     data = "".join(line + "\n" for line in writer.lines).encode("utf-8")
     labels = {"version": 1, "seed": seed, "session": SESSION_FILE, "families": sorted(FAMILIES),
               "secrets": secrets, "nearMisses": near}  # fmt: skip

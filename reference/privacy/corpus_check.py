@@ -73,7 +73,6 @@ class Score:
     families: dict[str, list[int]] = field(default_factory=dict)  # family -> [caught, total]
     missed: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)
-    floor_flagged: list[str] = field(default_factory=list)
     seconds: float = 0.0
     chars: int = 0
 
@@ -104,7 +103,7 @@ def score(corpus: Corpus, name: str, detector: Detector) -> Score:
         redacted, count = detector(text)
         result.chars += len(text)
         if count or near["whole"] not in redacted:
-            (result.floor_flagged if near["contractFloor"] else result.flagged).append(f"{near['id']} {near['kind']}")
+            result.flagged.append(f"{near['id']} {near['kind']}")
     result.seconds = time.perf_counter() - started
     return result
 
@@ -116,16 +115,15 @@ def report(corpus: Corpus, scores: list[Score], *, verbose: bool = False) -> lis
              f"(seed {corpus.labels['seed']})"]  # fmt: skip
     for item in scores:
         whole = sum(1 for caught, total in item.families.values() if caught == total)
-        flagged = len(item.flagged) + len(item.floor_flagged)
+        flagged = len(item.flagged)
         lines.append(
             f"{item.name}: caught {item.caught}/{item.total}, families whole {whole}/{families}, "
-            f"near-miss false positives {flagged}/{near} = {100 * flagged / near:.1f}% "
-            f"({len(item.floor_flagged)} of them the contract floor's, {len(item.flagged)} beyond), "
+            f"near-miss false positives {flagged}/{near} = {100 * flagged / near:.1f}%, "
             f"{item.chars / max(item.seconds, 1e-9) / 1e6:.2f} M chars/s"
         )
         if verbose:
             lines.extend(f"  missed {m}" for m in item.missed)
-            lines.extend(f"  flagged {m}" for m in item.flagged + item.floor_flagged)
+            lines.extend(f"  flagged {m}" for m in item.flagged)
     return lines
 
 

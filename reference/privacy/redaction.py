@@ -86,11 +86,35 @@ _ASSIGNMENT: Final = re.compile(
 _Replacement = Callable[[re.Match[str]], str]
 
 
+# D14 (docs/decisions.md): two shapes the floor matches are not secrets, and stay whole.
+#: A ``Bearer`` "token" that is one plain word with another word after it: prose about the scheme
+#: ("the Bearer authentication scheme"), never a machine-made token.
+_PROSE_WORD: Final = re.compile(r"[A-Z]?[a-z]+")
+_NEXT_WORD: Final = re.compile(r"[ \t]+[a-z]")
+#: An assignment value that is a placeholder in angle brackets, ``<your-password-here>``.
+_PLACEHOLDER: Final = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*>")
+
+
+def is_bearer_prose(match: re.Match[str]) -> bool:
+    """Whether a ``Bearer`` match is a word of a sentence rather than a token (D14)."""
+    token = match.group(0)[len(match.group(1)):]
+    return _PROSE_WORD.fullmatch(token) is not None and _NEXT_WORD.match(match.string, match.end()) is not None
+
+
+def is_placeholder_value(match: re.Match[str]) -> bool:
+    """Whether an assignment's value is a placeholder, not a value (D14)."""
+    key, separator, quote = match.group(1, 2, 3)
+    value = match.group(0)[len(key) + len(separator) + len(quote): len(match.group(0)) - len(quote)]
+    return _PLACEHOLDER.fullmatch(value) is not None
+
+
 def _keep_prefix(match: re.Match[str]) -> str:
-    return match.group(1) + TOKEN_LABEL
+    return match.group(0) if is_bearer_prose(match) else match.group(1) + TOKEN_LABEL
 
 
 def _keep_key(match: re.Match[str]) -> str:
+    if is_placeholder_value(match):
+        return match.group(0)
     key, separator, quote = match.group(1, 2, 3)
     return f"{key}{separator}{quote}{SECRET_LABEL}{quote}"
 
@@ -137,19 +161,35 @@ def may_match_json(strings: str) -> bool:
     return any(word in folded for word in _JSON_FOLDED)
 
 
+def _redact_family(pattern: re.Pattern[str], replacement: str | _Replacement, text: str) -> tuple[str, int]:
+    """One family over the text: the result and how many matches were redacted (not kept whole)."""
+    if isinstance(replacement, str):
+        return pattern.subn(replacement, text)  # the labels hold no backslash or group
+    redacted = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal redacted
+        label = replacement(match)
+        redacted += label != match.group(0)
+        return label
+
+    return pattern.sub(replace, text), redacted
+
+
 def redact_secrets(text: str) -> tuple[str, int]:
     """The text with every secret-like match replaced by its label, and the number of matches.
 
-    Each family runs over the output of the previous one, as upstream does.  Like upstream, a
-    second pass is not always a no-op: an assignment whose value is already a label (``password=
-    [DS4 REDACTED SECRET]``) matches again, because ``[DS4`` is a 4-character value.
+    Each family runs over the output of the previous one, as upstream does; a match that D14
+    keeps whole is not counted.  Like upstream, a second pass is not always a no-op: an
+    assignment whose value is already a label (``password=[DS4 REDACTED SECRET]``) matches
+    again, because ``[DS4`` is a 4-character value.
     """
     count = 0
     folded = text.casefold()
     for name, pattern, replacement in FAMILIES:
         if not _may_hold(name, text, folded):
             continue
-        text, found = pattern.subn(replacement, text)  # the labels hold no backslash or group
+        text, found = _redact_family(pattern, replacement, text)
         if found:
             count += found
             folded = text.casefold()

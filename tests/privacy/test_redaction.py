@@ -227,3 +227,22 @@ def test_may_match_json_sees_a_word_built_by_an_escape() -> None:
     assert _secrets.FAMILIES[2][1].search(js_stringify({"a": "\x08earer abcdefgh123"}))
     assert _secrets.may_match_json("a\0\x08earer abcdefgh123")
     assert not _secrets.may_match_json("a\0plain text\0[000123] build ok")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("the Bearer authentication scheme", ("the Bearer authentication scheme", 0)),
+    ("as Bearer Followed\tby", ("as Bearer Followed\tby", 0)),
+    ("Bearer abcdefgh", (f"Bearer {TOKEN_LABEL}", 1)),  # no word after it: a token
+    ("Bearer abcdefgh, next", (f"Bearer {TOKEN_LABEL}, next", 1)),
+    ("Bearer abcdefgh Next", (f"Bearer {TOKEN_LABEL} Next", 1)),  # the next word must be lower case
+    ("Bearer abCdefgh next", (f"Bearer {TOKEN_LABEL} next", 1)),
+    ("Bearer FAKEFAKEFAKE next", (f"Bearer {TOKEN_LABEL} next", 1)),
+    ("password=<your-password-here> is", ("password=<your-password-here> is", 0)),
+    ("password: '<db-pass>' ok", ("password: '<db-pass>' ok", 0)),
+    ("password=<abc>x", (f"password={SECRET_LABEL}", 1)),
+    ("password=<1abc>", (f"password={SECRET_LABEL}", 1)),
+    ("password=<abcd", (f"password={SECRET_LABEL}", 1)),
+])
+def test_d14_keeps_prose_and_placeholders_whole(text: str, expected: tuple[str, int]) -> None:
+    """D14: the two floor shapes that are not secrets; each neighbour of them stays redacted."""
+    assert redact_secrets(text) == expected
