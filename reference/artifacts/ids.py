@@ -88,7 +88,11 @@ def target_file_path(source_file: str, operation: str) -> str:
     return os.path.join(os.path.dirname(source_file), target_file_name(operation))
 
 
+def operations_dir(source_file: str | os.PathLike[str]) -> Path:
+    """``<source dir>/.ds4-rebase/operations``: the journals of every source in that folder."""
+    return Path(os.path.dirname(os.fspath(source_file))) / REBASE_DIR / OPERATIONS_DIR
+
+
 def journal_path(source_file: str | os.PathLike[str], operation: str) -> Path:
     """``<source dir>/.ds4-rebase/operations/<operationId>.json``; a bad id never becomes a path."""
-    name = require_operation_id(operation) + JOURNAL_SUFFIX
-    return Path(os.path.dirname(os.fspath(source_file))) / REBASE_DIR / OPERATIONS_DIR / name
+    return operations_dir(source_file) / (require_operation_id(operation) + JOURNAL_SUFFIX)

@@ -153,6 +153,23 @@ def write_phase(operation: Mapping[str, Any], phase: str, now_ms: int, writer: W
     return record
 
 
+#: ``"sourceSessionFile":"…"`` as :func:`encode_journal` writes it, found in whole or torn bytes.
+_SOURCE_FIELD: Final = re.compile(rb'"sourceSessionFile":("(?:[^"\\]|\\.)*")')
+
+
+def journal_source_file(data: bytes) -> str | None:
+    """The ``sourceSessionFile`` a journal's bytes name, even when they were torn after that field
+    (it is the sixth key, so a journal temporary a kill left names its source); else ``None``."""
+    match = _SOURCE_FIELD.search(data[:MAX_JOURNAL_BYTES])
+    if match is None:
+        return None
+    try:
+        value = js_parse(match.group(1).decode("utf-8", "replace"))
+    except JsonParseError:
+        return None
+    return value if isinstance(value, str) else None
+
+
 # ----------------------------------------------------------------------------------------------
 # reading a journal back (recovery)
 

@@ -114,22 +114,37 @@ def install_no_overwrite(target: Path, data: bytes, *, crash: Callable[[str], No
         raise
 
 
+#: ``<name>.<uuid4>.tmp``: the name :func:`_write_temporary` gives, and nothing else.
+_TEMPORARY_NAME: Final = re.compile(
+    r"(?P<name>.+)\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.tmp")
+
+
+def temporaries_in(folder: Path) -> list[tuple[Path, str]]:
+    """Our own temporaries in ``folder``: (the temporary, the name of the file it was for)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = [(folder / name, match["name"]) for name in names if (match := _TEMPORARY_NAME.fullmatch(name))]
+    return sorted(found)
+
+
 def stale_temporaries(path: Path) -> list[Path]:
     """Our own ``<path>.<uuid>.tmp`` files beside ``path``, left by a process that died inside a
     durable write (crash points ``TargetStaged`` and ``TargetInstalled``)."""
-    pattern = re.compile(re.escape(path.name) + r"\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.tmp")
-    try:
-        names = os.listdir(path.parent)
-    except OSError:
-        return []
-    return sorted(path.parent / name for name in names if pattern.fullmatch(name))
+    return [temporary for temporary, name in temporaries_in(path.parent) if name == path.name]
 
 
 def remove_stale_temporaries(path: Path) -> int:
     """Remove :func:`stale_temporaries` of ``path`` (recovery calls it once the target is known
     good or freshly installed); the count removed."""
+    return remove_temporaries(stale_temporaries(path))
+
+
+def remove_temporaries(temporaries: list[Path]) -> int:
+    """Unlink each of our own temporaries; the count removed (one that vanished is not counted)."""
     removed = 0
-    for temporary in stale_temporaries(path):
+    for temporary in temporaries:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
             removed += 1

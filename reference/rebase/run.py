@@ -10,11 +10,13 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from reference.artifacts.ids import journal_path, require_operation_id
+from reference.artifacts.ids import JOURNAL_SUFFIX, journal_path, operations_dir, require_operation_id
 from reference.artifacts.journal import (
     FALLBACK_CODE,
+    MAX_JOURNAL_BYTES,
     check_source_session,
     failure_code,
+    journal_source_file,
     load_journal,
     new_operation,
     recoverable_result,
@@ -36,7 +38,12 @@ from reference.primitives.paths import canonical_path
 from reference.rebase import crashpoints
 from reference.rebase.activation import activate, install
 from reference.rebase.archive import capture_source
-from reference.rebase.durable import durable_replace, remove_stale_temporaries
+from reference.rebase.durable import (
+    durable_replace,
+    remove_stale_temporaries,
+    remove_temporaries,
+    temporaries_in,
+)
 from reference.rebase.lock import RebaseLock
 from reference.rebase.session_host import current_branch
 from reference.rebase.target_checkpoint import build_target_checkpoint, existing_target
@@ -125,6 +132,7 @@ class RebaseRun:
         source_file = self._source_file()
         self.lock = RebaseLock(source_file)
         self.lock.acquire()  # rebase-busy
+        remove_journal_temporaries(source_file)
         operation = self.operation
         leaf = operation["sourceLeafId"] if operation is not None else self.host.leaf
         archive = capture_source(source_file, self.host.project_path, leaf)  # steps 15-21
@@ -166,3 +174,23 @@ class RebaseRun:
         remove_stale_temporaries(Path(target_file))  # a crash inside an earlier install left them
         activate(self, source_file, source_size, source_hash)
         return verified_result(result)
+
+
+def remove_journal_temporaries(source_file: str) -> int:
+    """Journal temporaries that a run of this source killed inside a write left behind (issue 12).
+
+    Called with the source's lock held, so no live process is writing one of this source's
+    journals; a temporary that names another source, or none (torn before that field), is
+    left alone, since another source's run may be writing it right now."""
+    own = []
+    for temporary, name in temporaries_in(operations_dir(source_file)):
+        if not name.endswith(JOURNAL_SUFFIX):
+            continue
+        try:
+            with open(temporary, "rb") as handle:
+                named = journal_source_file(handle.read(MAX_JOURNAL_BYTES))
+        except OSError:
+            continue
+        if named is not None and canonical_path(named) == source_file:
+            own.append(temporary)
+    return remove_temporaries(own)
