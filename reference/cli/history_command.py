@@ -150,11 +150,23 @@ def run_search(args: argparse.Namespace) -> int:
                        ("includeSummaries", args.include_summaries)):
         if value is not None:
             arguments[key] = value
-    return _emit(_service(args).recall(arguments), args.json, render_recall)
+    service = _service(args)
+    result = service.recall(arguments)
+    warn_repairs(service.repairs)
+    return _emit(result, args.json, render_recall)
 
 
 def run_status(args: argparse.Namespace) -> int:
-    return _emit(_service(args).status(), args.json, render_status)
+    service = _service(args)
+    result = service.status()
+    warn_repairs(service.repairs)
+    return _emit(result, args.json, render_status)
+
+
+def warn_repairs(repairs: list[str]) -> None:
+    """One stderr line per corrupt index set aside and rebuilt (D15); stdout stays the result."""
+    for line in repairs:
+        print(f"recall-rebase: warning: {line}", file=sys.stderr)
 
 
 def index_state_json(state: Any) -> dict[str, Any]:
@@ -176,23 +188,28 @@ def run_index(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
     from reference.recall.catchup import catch_up
-    from reference.recall.index_schema import open_index
+    from reference.recall.index_repair import open_repaired, run_repairing
 
     service = _service(args)
     host = service.host
     if host.session_id is None:
         print(f"recall-rebase: ephemeral-session: no Pi session file at {args.session}", file=sys.stderr)
         return 2
-    try:
-        conn = open_index(service.index_path)
+    def index() -> Any:
+        conn = open_repaired(service.index_path, service.repairs)
         try:
-            state = catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
-                             force=args.force)
+            return catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
+                            force=args.force)
         finally:
             conn.close()
+
+    try:
+        state = run_repairing(service.index_path, service.repairs, index)
     except ContractViolation as exc:
         print(f"recall-rebase: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
+    finally:
+        warn_repairs(service.repairs)
     report = index_state_json(state)
     if args.json:
         sys.stdout.write(js_stringify(report) + "\n")

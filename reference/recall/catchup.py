@@ -31,6 +31,7 @@ from reference.recall.catchup_state import (
     IndexState,
     StoredState,
     from_state,
+    keep_first_stamp,
     load_state,
     new_checkpoint,
     rebuild_reason,
@@ -324,6 +325,7 @@ def _sync(
     if reason is None:
         assert state is not None
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
+            keep_first_stamp(conn, sid, info)
             return from_state(sid, state)
         conn.execute("SAVEPOINT catch_up_append")
         try:

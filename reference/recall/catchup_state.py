@@ -10,6 +10,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import IO, Final
 
+from reference.primitives.file_identity import change_stamp
 from reference.recall.catchup_scan import SourceHeader
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
@@ -25,6 +26,10 @@ REASON_GREW_AFTER_TORN_TAIL: Final = "grew-after-unterminated-tail"
 REASON_CHECKPOINT_HASH_MISSING: Final = "checkpoint-hash-missing"
 REASON_CHECKPOINT_MISMATCH: Final = "checkpoint-mismatch"
 REASON_APPEND_ONLY_VIOLATION: Final = "append-only-violation"
+#: Ours (issue 12, D15): the state counts more rows than the index holds (deleted or lost).
+REASON_ROWS_MISSING: Final = "index-rows-missing"
+#: Ours (issue 12, D15): same size and mtime, but another file or other bytes (``cp -p``).
+REASON_FILE_STAMP_CHANGED: Final = "file-stamp-changed"
 _UPSERT_STATE: Final = """
 INSERT INTO session_index_state(session_id, session_file, header_hash, file_size, file_mtime_ns,
   checkpoint_offset, checkpoint_hash_start, checkpoint_hash, indexed_entries, malformed_lines,
@@ -45,6 +50,12 @@ FROM session_index_state WHERE session_id = ?
 """
 _COUNT_ENTRY_RANGE: Final = "SELECT count(*) FROM entries WHERE entry_key >= ? AND entry_key < ?"
 _COUNT_LOCATION_RANGE: Final = "SELECT count(*) FROM entry_source_locations WHERE entry_key >= ? AND entry_key < ?"
+_SELECT_STAMP: Final = "SELECT stamp FROM recall_rebase_file_stamps WHERE session_id = ?"
+_UPSERT_STAMP: Final = """
+INSERT INTO recall_rebase_file_stamps(session_id, stamp) VALUES (?, ?)
+ON CONFLICT(session_id) DO UPDATE SET stamp = excluded.stamp
+"""
+_COUNT_FTS_KEY_RANGE: Final = "SELECT count(*) FROM entries_fts_keys WHERE entry_key >= ? AND entry_key < ?"
 _LOCATOR_MISSING: Final = """
 SELECT 1 FROM entries AS e
 WHERE e.session_id = ?
@@ -98,6 +109,24 @@ def _hash_range(raw: IO[bytes], start: int, end: int) -> str:
     return hashlib.sha256(raw.read(end - start)).hexdigest()
 
 
+def _key_range(session_id: str) -> tuple[str, str]:
+    """The entry keys ``"<sessionId>:…"`` (and those of a session whose id starts so)."""
+    return f"{session_id}:", f"{session_id};"
+
+
+def rows_missing(conn: sqlite3.Connection, session_id: str, indexed_entries: int) -> bool:
+    """Fewer entry rows than the state counts, or entries without their FTS key: rows deleted by
+    hand or lost, so a ``complete`` state would answer with hits missing (issue 12, D15).
+
+    The key range may also hold another session's keys, so only *fewer* rows is certain."""
+    bounds = _key_range(session_id)
+    entries: int = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
+    if entries < indexed_entries:
+        return True
+    keys: int = conn.execute(_COUNT_FTS_KEY_RANGE, bounds).fetchone()[0]
+    return keys < entries
+
+
 def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
     """Some entry of the session has no locator row (how a database gets its locators back).
 
@@ -105,7 +134,7 @@ def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
     they differ does the exact per-entry query run (the range may also hold the keys of a
     session whose id starts with ``"<sessionId>:"``).
     """
-    bounds = (f"{session_id}:", f"{session_id};")
+    bounds = _key_range(session_id)
     entries = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
     located = conn.execute(_COUNT_LOCATION_RANGE, bounds).fetchone()[0]
     return located != entries and conn.execute(_LOCATOR_MISSING, (session_id,)).fetchone() is not None
@@ -127,6 +156,8 @@ def rebuild_reason(
         return REASON_INITIAL
     if _locators_missing(conn, header.session_id):
         return REASON_LOCATORS_MISSING
+    if rows_missing(conn, header.session_id, state.indexed_entries):
+        return REASON_ROWS_MISSING
     if state.session_file != path:
         return REASON_PATH_CHANGED
     if state.header_hash != header.record.sha256:
@@ -135,6 +166,8 @@ def rebuild_reason(
         return REASON_SHRANK
     if info.st_size == state.file_size and info.st_mtime_ns != state.file_mtime_ns:
         return REASON_CHANGED_IN_PLACE
+    if info.st_size == state.file_size and stored_stamp(conn, header.session_id) not in (None, change_stamp(info)):
+        return REASON_FILE_STAMP_CHANGED
     if info.st_size > state.file_size and state.checkpoint_offset < state.file_size:
         return REASON_GREW_AFTER_TORN_TAIL
     if state.checkpoint_offset > 0:
@@ -167,6 +200,23 @@ def write_state(
         session_id, path, header.record.sha256, info.st_size, info.st_mtime_ns,
         offset, hash_start, digest, indexed, malformed, int(offset < info.st_size),
     ))
+    remember_stamp(conn, session_id, info)
+
+
+def stored_stamp(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """The change stamp kept with the state (None: a state written before stamps, or by upstream)."""
+    row = conn.execute(_SELECT_STAMP, (session_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def remember_stamp(conn: sqlite3.Connection, session_id: str, info: os.stat_result) -> None:
+    conn.execute(_UPSERT_STAMP, (session_id, change_stamp(info)))
+
+
+def keep_first_stamp(conn: sqlite3.Connection, session_id: str, info: os.stat_result) -> None:
+    """Give an unchanged state its stamp when it has none (written before stamps, or by upstream)."""
+    if stored_stamp(conn, session_id) is None:
+        remember_stamp(conn, session_id, info)
 
 
 def from_state(session_id: str, state: StoredState) -> IndexState:

@@ -205,6 +205,15 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
     (4, "recall-filter-columns", _RECALL_FILTERS_SQL),
 )
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
+#: Ours, outside the migration ledger so the TypeScript implementation still opens the file (a
+#: migration it does not know would be ``index-schema-newer`` to it): each session file's change
+#: stamp when its state was last written (``primitives.file_identity``, issue 12, D15).
+FILE_STAMPS_SQL: Final = """
+CREATE TABLE IF NOT EXISTS recall_rebase_file_stamps (
+  session_id TEXT PRIMARY KEY,
+  stamp TEXT NOT NULL
+) STRICT
+"""
 
 _LEDGER_SQL: Final = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -309,6 +318,7 @@ def open_index(path: str | Path) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL").fetchone()
         conn.execute("PRAGMA synchronous = NORMAL")  # a projection: a lost last commit is rebuilt
         migrate(conn)
+        conn.execute(FILE_STAMPS_SQL)
     except BaseException:
         conn.close()
         raise

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from reference.primitives.codes import Code
+from reference.primitives.sqlite_errors import is_damage
 from reference.recall.candidate_rows import (
     exact_rows,
     filter_clauses,
@@ -113,7 +114,9 @@ def retrieve(
     if exact:
         try:
             _exact_candidates(conn, session_id, terms, plan, window, candidates)
-        except sqlite3.Error:
+        except sqlite3.Error as error:
+            if is_damage(error):
+                raise  # the index itself is damaged: the service repairs it (D15)
             return RetrievalResult(status="failed")
     if fts:
         _fts_candidates(conn, session_id, terms, plan, window, fts_rowid_ranges, candidates, warnings)
@@ -182,7 +185,9 @@ def _fts_candidates(conn: sqlite3.Connection, session_id: str, terms: QueryTerms
         rows = fts_rows(
             conn, session_id, fts_match_expression(terms.terms), filter_sql, filter_params, window, ranges,
         )
-    except sqlite3.Error:
+    except sqlite3.Error as error:
+        if is_damage(error):
+            raise
         warnings.append(Code.RETRIEVAL_DEGRADED)
         rows = []
     folded_terms = [(term, fold_for_match(term)) for term in terms.terms]

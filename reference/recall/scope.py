@@ -21,6 +21,7 @@ from reference.pi.reader import read_header_line
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import canonical_path
+from reference.primitives.sqlite_errors import is_damage
 from reference.recall.branch_sets import (
     UNSET,
     BranchSets,
@@ -135,7 +136,9 @@ class ScopeResolver:
         for other_id, path in others:
             try:
                 ranges = session_fts_ranges(conn, other_id, self.sets.known(conn, other_id, incarnation))
-            except sqlite3.Error:
+            except sqlite3.Error as error:
+                if is_damage(error):
+                    raise  # the index itself is damaged: the service repairs it (D15)
                 result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
                 continue
             result.sources.append(Source(other_id, path, SessionIds(conn, other_id), "other-branch",
@@ -175,7 +178,9 @@ class ScopeResolver:
             try:
                 caught = catch_up(conn, source.session_file, session_id=source.session_id,
                                   project_path=host.project_path)
-            except (ContractViolation, OSError, sqlite3.Error, ValueError):
+            except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
+                if is_damage(error):
+                    raise
                 result.warnings.append(Code.LINEAGE_SOURCE_UNAVAILABLE)
                 continue
             if caught.rebuilt:
@@ -211,7 +216,9 @@ class ScopeResolver:
                 if state.rebuilt:
                     self.sets.forget(other_id)
                 found.append((other_id, path))
-            except (ContractViolation, OSError, sqlite3.Error, ValueError):
+            except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
+                if is_damage(error):
+                    raise
                 result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
         return found
 

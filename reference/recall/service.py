@@ -23,7 +23,7 @@ from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
-from reference.recall.index_schema import open_index
+from reference.recall.index_repair import open_repaired, run_repairing
 from reference.recall.read_tool import run_read
 from reference.recall.recall_tool import run_recall
 from reference.recall.refs import RefTable
@@ -61,6 +61,8 @@ class HistoryService:
         self.clock = clock or SystemClock()
         self.refs = RefTable(self.clock)
         self.scopes = ScopeResolver()
+        #: One warning line per corrupt index this service set aside and rebuilt (D15).
+        self.repairs: list[str] = []
 
     @property
     def history_config(self) -> Mapping[str, Any]:
@@ -80,7 +82,7 @@ class HistoryService:
     def connection(self) -> Iterator[sqlite3.Connection]:
         """The index, opened for one tool call; the read snapshot of a scope ends with it."""
         try:
-            conn = open_index(self.index_path)
+            conn = open_repaired(self.index_path, self.repairs)
         except (OSError, sqlite3.Error, ContractViolation) as exc:
             raise _RuntimeUnavailable(str(exc)) from None
         try:
@@ -99,7 +101,7 @@ class HistoryService:
         if not self._enabled():
             return env.unavailable(Code.DISABLED)
         try:
-            return run()
+            return run_repairing(self.index_path, self.repairs, run)
         except _RuntimeUnavailable:
             return env.unavailable(Code.RUNTIME_UNAVAILABLE)
         except ContractViolation as exc:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from reference.primitives.codes import Code
 from reference.recall import envelope as env
 from reference.recall.catchup import index_state
+from reference.recall.catchup_state import rows_missing
 
 if TYPE_CHECKING:
     from reference.recall.service import HistoryService
@@ -21,6 +22,8 @@ def run_status(service: HistoryService) -> dict[str, Any]:
         return env.unavailable(Code.EPHEMERAL_SESSION)
     with service.connection() as conn:
         state = index_state(conn, host.session_id)
+        if state is not None and rows_missing(conn, host.session_id, state.indexed_entries):
+            state = None  # the next recall rebuilds it (D15): not "complete" until then
     scope = service.history_config["defaultScope"]
     result: dict[str, Any] = {"schema": env.SCHEMA, "quotedData": True}
     if state is None:

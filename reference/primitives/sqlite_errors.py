@@ -1,0 +1,31 @@
+"""SQLite errors that mean the database itself is damaged (issue 12, docs/decisions.md D15).
+
+The one place that tells a damaged database from every other SQLite failure (locked, read-only,
+full disk, a bad FTS query), so that the layers that degrade on an SQLite error (a skipped project
+session, a degraded retrieval) still let a damaged index reach its repair.  Damaged: the file is
+not a database or its image is malformed, or its rows break its own constraints (an integrity
+error, which a consistent index never raises: rows deleted by hand with foreign keys off).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+#: SQLite's primary result codes for a damaged file (``sqlite3.Error.sqlite_errorcode`` & 0xFF).
+SQLITE_CORRUPT: Final = 11
+SQLITE_NOTADB: Final = 26
+#: The same, by message, for an error raised without a code.
+_CORRUPT_MESSAGES: Final = ("database disk image is malformed", "file is not a database")
+
+
+def is_damage(error: BaseException) -> bool:
+    """Whether the database itself is damaged (and a rebuilt one would not be)."""
+    if isinstance(error, sqlite3.IntegrityError):
+        return True
+    if not isinstance(error, sqlite3.DatabaseError):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
+    return any(message in str(error) for message in _CORRUPT_MESSAGES)

@@ -1,0 +1,63 @@
+"""The index is disposable (issue 12, docs/decisions.md D15): a damaged one is set aside and rebuilt.
+
+Pi's JSONL is canonical and the SQLite index only a projection of it, so when SQLite says the
+file is not a database or its image is malformed, or its rows break its own constraints
+(``sqlite_errors.is_damage``), on open or in the middle of a call, the file is moved to
+``<index>.corrupt`` (replacing an older one, kept for a post-mortem) with its ``-wal`` and
+``-shm``, and a new index is built from the session files by the next catch-up.
+Every other SQLite error (locked, read-only, full disk) is left to the caller: rebuilding would
+not cure it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Callable
+from typing import Final, TypeVar
+
+from reference.primitives.codes import Code
+from reference.primitives.sqlite_errors import is_damage
+from reference.recall.index_schema import open_index
+
+CORRUPT_SUFFIX: Final = ".corrupt"
+Result = TypeVar("Result")
+
+
+def set_aside(path: str, error: BaseException) -> str:
+    """Move a damaged index out of the way; the one warning line that says so."""
+    aside = path + CORRUPT_SUFFIX
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path + suffix)
+    return (f"{Code.INDEX_REBUILT}: the index {path} was damaged ({error}); it was moved to {aside} "
+            "and is rebuilt from the session files")
+
+
+def repairable(path: str) -> bool:
+    return path != ":memory:" and not path.startswith("file:") and os.path.isfile(path)
+
+
+def open_repaired(path: str, repairs: list[str]) -> sqlite3.Connection:
+    """``open_index``, setting a damaged file aside first (its warning appended to ``repairs``)."""
+    try:
+        return open_index(path)
+    except sqlite3.DatabaseError as error:
+        if not (is_damage(error) and repairable(path)):
+            raise
+        repairs.append(set_aside(path, error))
+    return open_index(path)
+
+
+def run_repairing(path: str, repairs: list[str], work: Callable[[], Result]) -> Result:
+    """Run ``work`` (which opens the index itself); once again after a damaged file met in the
+    middle of it is set aside.  A second failure is the caller's error."""
+    try:
+        return work()
+    except sqlite3.DatabaseError as error:
+        if not (is_damage(error) and repairable(path)):
+            raise
+        repairs.append(set_aside(path, error))
+    return work()
