@@ -1,6 +1,6 @@
 """One engine hit made into a recall hit (contract §2.7): the source verified against the file,
 the whole entry classified and sanitized for the current provider before an excerpt is cut
-(D3), then a reference minted for a later read."""
+(D3), then a reference drafted for a later read."""
 
 from __future__ import annotations
 
@@ -45,8 +45,9 @@ class HitContext:
 
 
 def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
-                warnings: list[str]) -> dict[str, Any] | None:
-    """The hit's result fields, or None with the warning that dropped it."""
+                warnings: list[str]) -> tuple[dict[str, Any], SourceRef] | None:
+    """The hit's result fields and its drafted ref (kept only if the hit is returned), or None
+    with the warning that dropped it."""
     entry = _verified_entry(conn, source, hit, context.host.project_path, warnings)
     if entry is None:
         return None
@@ -57,13 +58,13 @@ def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, contex
         warnings.append(Code.PRIVACY_OMITTED)
         return None
     excerpt, truncated = excerpt_around(private.text, context.terms)
-    ref = _mint(context, source, hit, private.classification)
+    ref = _draft(context, source, hit, private.classification)
     item = source_fields(ref, private.classification)
     item["excerpt"] = excerpt
     item["matchReasons"] = [hit.match_reason]
     item["score"] = hit.score
     item["truncated"] = truncated
-    return item
+    return item, ref
 
 
 def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, project_path: str,
@@ -89,13 +90,13 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, pr
     return verified.entry
 
 
-def _mint(context: HitContext, source: Source, hit: EngineHit, classification: str) -> SourceRef:
+def _draft(context: HitContext, source: Source, hit: EngineHit, classification: str) -> SourceRef:
     """A reference to the hit; ``other-branch`` for a current-session entry off the branch."""
     host = context.host
     relation = source.relation
     if source.branch is not None and hit.entry_id not in source.branch:
         relation = "other-branch"
-    return context.refs.mint(
+    return context.refs.draft(
         session_id=source.session_id,
         session_file=source.session_file,
         project_path=host.project_path,

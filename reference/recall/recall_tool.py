@@ -12,6 +12,7 @@ from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.hits import HitContext, process_hit
 from reference.recall.query_terms import QueryTerms, describe_query
+from reference.recall.refs import SourceRef
 from reference.recall.request import RecallQuery, validate_recall
 from reference.recall.retrieval import RetrievalResult, retrieve
 from reference.recall.scope import Source
@@ -36,15 +37,19 @@ def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, 
         privacy_config = host.config["privacy"]
         context = HitContext(service.refs, host, query.scope, terms.terms,
                              ProviderPolicy.from_config(privacy_config, host.provider), privacy_config)
-        hits: list[dict[str, Any]] = []
+        hits: list[tuple[dict[str, Any], SourceRef]] = []
         for source in scope.sources:
             found = _search(conn, source, query, terms, exact=exact, fts=fts)
             warnings.extend(found.warnings)
             for hit in found.hits:
-                item = process_hit(conn, source, hit, context, warnings)
-                if item is not None:
-                    hits.append(item)
-    return recall_envelope(query, warnings, hits)
+                processed = process_hit(conn, source, hit, context, warnings)
+                if processed is not None:
+                    hits.append(processed)
+    result = recall_envelope(query, warnings, [item for item, _ref in hits])
+    drafted = {id(item): ref for item, ref in hits}
+    for item in result["hits"]:  # only the returned hits' refs take a place among the 512
+        service.refs.keep(drafted[id(item)])
+    return result
 
 
 def _search(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms: QueryTerms, *, exact: bool,

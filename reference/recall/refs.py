@@ -61,18 +61,27 @@ class RefTable:
     def __len__(self) -> int:
         return len(self._refs)
 
-    def mint(self, **fields: object) -> SourceRef:
-        """A fresh ref valid for ten minutes from now; expired refs go first, then the oldest."""
+    def draft(self, **fields: object) -> SourceRef:
+        """A ref valid for ten minutes from now that is not live yet: :meth:`keep` makes it so,
+        so a recall spends the 512 places only on the hits it returns (issue 12)."""
+        ref = self._new_ref()
+        while ref in self._refs:
+            ref = self._new_ref()
+        return SourceRef(ref=ref, expires=self._clock.now_ms() + REF_TTL_MS, **fields)  # type: ignore[arg-type]
+
+    def keep(self, source: SourceRef) -> None:
+        """Make a drafted ref live; expired refs go first, then the oldest."""
         now = self._clock.now_ms()
         for key in [k for k, v in self._refs.items() if v.expires <= now]:
             del self._refs[key]
         while len(self._refs) >= REF_CAP:
             self._refs.popitem(last=False)
-        ref = self._new_ref()
-        while ref in self._refs:
-            ref = self._new_ref()
-        source = SourceRef(ref=ref, expires=now + REF_TTL_MS, **fields)  # type: ignore[arg-type]
-        self._refs[ref] = source
+        self._refs[source.ref] = source
+
+    def mint(self, **fields: object) -> SourceRef:
+        """A fresh live ref (:meth:`draft`, then :meth:`keep`)."""
+        source = self.draft(**fields)
+        self.keep(source)
         return source
 
     def resolve(self, ref: str, current_session_id: str | None) -> SourceRef | None:
