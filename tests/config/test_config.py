@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import stat
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -857,3 +861,21 @@ def test_schema_agrees_with_the_loader(
     loaded = load_config(global_path=str(target), project_path=str(tmp_path / "none.json"), project_trusted=True)
     accepted_cleanly = loaded.files[0].loaded and loaded.warnings == ()
     assert schema_validator.is_valid(document) == accepted_cleanly, (document, loaded.warnings)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="Windows has no FIFOs")
+@pytest.mark.parametrize("command", [["show"], ["set", "historyTools.maxResults", "5"]])
+def test_a_fifo_configuration_file_never_hangs_config(tmp_path: Path, command: list[str]) -> None:
+    """Issue 12: ``config show``/``set`` on a FIFO gave a hang; now one coded line or a warning."""
+    project = tmp_path / "project"
+    (project / ".pi").mkdir(parents=True)
+    os.mkfifo(project / ".pi" / "ds4-context.json")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("PI_CODING_AGENT_DIR", None)
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "config", *command, "--cwd", str(project)],
+                          env=env, capture_output=True, text=True, timeout=30, check=False)
+    assert "Traceback" not in done.stderr
+    assert "not a regular file" in done.stdout + done.stderr
+    if command[0] == "set":
+        assert done.returncode == 2 and done.stderr.startswith("recall-rebase: config-io-error: ")
+    assert stat.S_ISFIFO((project / ".pi" / "ds4-context.json").lstat().st_mode)  # left as it was
