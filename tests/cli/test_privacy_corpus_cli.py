@@ -87,6 +87,13 @@ class Outputs:
                     found.setdefault(secret, origin)
         return [f"{secret} in {origin}" for secret, origin in sorted(found.items())]
 
+    def report(self, what: str, flagged: list[str] | None = None) -> list[str]:
+        """Print the numbers (``pytest -s`` shows them) and return the leaks."""
+        leaks = self.leaks()
+        near = "" if flagged is None else f"; near-misses not shown whole to {LOCAL}: {len(flagged)}/{len(NEAR_MISSES)}"
+        print(f"{what}: {len(self.texts)} texts checked, {len(leaks)} of {len(SECRETS)} secrets leaked{near}")
+        return leaks
+
 
 @dataclass(frozen=True)
 class Project:
@@ -175,7 +182,7 @@ def test_one_shot_history_commands_leak_no_secret(project: Project) -> None:
                 code, _ = in_process(outputs, f"history index {force} {form}",
                                      [*project.argv("history", "index", "--provider", provider), *force, *form])
                 assert code == 0
-    assert outputs.leaks() == []
+    assert outputs.report("one-shot history commands (in-process)", flagged) == []
     assert wrong == []
     assert len(flagged) <= FP_LIMIT * len(NEAR_MISSES), f"near-misses not shown whole to {LOCAL}: {flagged}"
 
@@ -216,7 +223,7 @@ def test_one_shot_processes_leak_no_secret(project: Project) -> None:
         process(project, outputs, f"process: history status {provider}",
                 project.argv("history", "status", "--provider", provider, "--json"))
     process(project, outputs, "process: history index --force", [*project.argv("history", "index", "--force")])
-    assert outputs.leaks() == []
+    assert outputs.report("one-shot processes") == []
 
 
 class Host:
@@ -273,7 +280,7 @@ def test_host_search_and_read_leak_no_secret(project: Project, provider: str) ->
         assert host.close() == 0
         stderr.seek(0)
         outputs.add("host stderr", stderr.read())
-    assert outputs.leaks() == []
+    assert outputs.report(f"host --provider {provider}", flagged if provider == LOCAL else None) == []
     assert unredacted == []
     assert len(flagged) <= FP_LIMIT * len(NEAR_MISSES), f"near-misses not read whole by {LOCAL}: {flagged}"
 
@@ -314,4 +321,4 @@ def test_rebase_dry_run_run_and_recover_leak_no_secret(project: Project, tmp_pat
     assert recovered.returncode == 0, recovered.stderr
     dry = process(own, outputs, "process: rebase --dry-run", own.argv("rebase", "--leaf", leaves[1], "--dry-run"))
     assert dry.returncode == 3 and "operation-exists-use-recover" in dry.stdout
-    assert outputs.leaks() == []
+    assert outputs.report("rebase") == []
