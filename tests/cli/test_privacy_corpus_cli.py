@@ -253,7 +253,8 @@ class Host:
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_host_search_and_read_leak_no_secret(project: Project, provider: str) -> None:
     """Every term through ``/tool context_history_recall`` (with summaries) and ``/context history
-    search``, every hit through ``/context history read``, and ``/context history status``."""
+    search``, every hit through ``/context history read``, ``/context history status`` and
+    ``/context rebase --dry-run``."""
     outputs = Outputs()
     unredacted: list[str] = []
     flagged: list[str] = []
@@ -277,6 +278,9 @@ def test_host_search_and_read_leak_no_secret(project: Project, provider: str) ->
             elif item in SECRETS and provider == LOCAL and (not reads or any("REDACTED" not in read["text"] for read in reads)):
                 unredacted.append(item["id"])
         outputs.add("host status", host.ask("/context history status"))
+        preview = host.ask("/context rebase --dry-run")  # one JSON line: the session is not replaced
+        assert json.loads(preview)["status"] == "preview"
+        outputs.add("host rebase --dry-run", preview)
         assert host.close() == 0
         stderr.seek(0)
         outputs.add("host stderr", stderr.read())
