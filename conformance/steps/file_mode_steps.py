@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from pytest_bdd import given, parsers, then
 
-from conformance.world import HistoryWorld, RebaseWorld
+from conformance.protocol import Adapter
+from conformance.world import ConfigWorld, HistoryWorld, RebaseWorld
 
 HAS_PERMISSION_BITS = os.name == "posix"
 FILE_MODE = 0o600
@@ -123,3 +124,64 @@ def then_owner_only(noted_paths: NotedPaths) -> None:
 def then_index_folder_mode(history: HistoryWorld, mode: str) -> None:
     if HAS_PERMISSION_BITS:
         assert _mode(_index_folder(history)) == int(mode, 8), oct(_mode(_index_folder(history)))
+
+
+# ------------------------------------------------------------------ configuration files (OWNER-005..007)
+
+
+@given("the DS4 config host is the history project")
+def given_config_host(history: HistoryWorld, config_world: ConfigWorld) -> None:
+    """``config.*`` requests with the history project's facts: its home, agent dir and trusted cwd."""
+    project = history.project
+    config_world.host = {
+        "home": str(project.home),
+        "cwd": str(project.cwd),
+        "env": {"PI_CODING_AGENT_DIR": str(project.agent)},
+        "argv": ["--approve"],
+    }
+
+
+def _config_file(adapter: Adapter, config_world: ConfigWorld, scope: str) -> Path:
+    """The file of that scope as the implementation's ``config.show`` names it."""
+    shown = adapter.request("config.show", dict(config_world.host))
+    return next(Path(item["path"]) for item in shown["files"] if item["scope"] == scope)
+
+
+def _assert_new_resolved(noted_paths: NotedPaths, *paths: Path) -> None:
+    """As :func:`_assert_new`, comparing real paths (a reported path may be the real one of a link)."""
+    new = {path.resolve() for path in noted_paths.new_paths()}
+    missing = [str(path) for path in paths if path.resolve() not in new]
+    assert not missing, f"not created by the implementation: {missing}; new paths: {sorted(map(str, new))}"
+
+
+@then(parsers.re(r"the (?P<scope>global|project) DS4 config file and its folder are among the new paths$"))
+def then_config_file_and_folder_new(adapter: Adapter, config_world: ConfigWorld, noted_paths: NotedPaths,
+                                    scope: str) -> None:
+    path = _config_file(adapter, config_world, scope)
+    _assert_new_resolved(noted_paths, path, path.parent)
+
+
+@then(parsers.re(r"the (?P<scope>global|project) DS4 config file is among the new paths$"))
+def then_config_file_new(adapter: Adapter, config_world: ConfigWorld, noted_paths: NotedPaths, scope: str) -> None:
+    _assert_new_resolved(noted_paths, _config_file(adapter, config_world, scope))
+
+
+@given(parsers.re(r"the (?P<scope>global|project) DS4 config file has mode (?P<mode>0[0-7]{3})$"))
+def given_config_mode(adapter: Adapter, config_world: ConfigWorld, scope: str, mode: str) -> None:
+    os.chmod(_config_file(adapter, config_world, scope), int(mode, 8))  # the read-only bit only on Windows
+
+
+@then(parsers.re(r"the (?P<scope>global|project) DS4 config file has mode (?P<mode>0[0-7]{3})$"))
+def then_config_mode(adapter: Adapter, config_world: ConfigWorld, scope: str, mode: str) -> None:
+    path = _config_file(adapter, config_world, scope)
+    assert path.is_file(), f"{path} does not exist"
+    if not HAS_PERMISSION_BITS:
+        print(f"this platform has no POSIX permission bits: the mode of {path} was not read")
+        return
+    assert _mode(path) == int(mode, 8), f"{path} has mode {oct(_mode(path))}, not {mode}"
+
+
+@then("no path under the scenario folder is new")
+def then_nothing_new(noted_paths: NotedPaths) -> None:
+    new = noted_paths.new_paths()
+    assert not new, f"left behind: {[str(path) for path in new]}"

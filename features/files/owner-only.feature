@@ -2,8 +2,9 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
   Spec: [contract.md](../../docs/spec/contract.md) [§6.5](../../docs/spec/contract.md#65-operation-identity-journal-file-and-phases) (durable write: temporary file mode 0600), [§6.12](../../docs/spec/contract.md#612-inter-process-lock); [decisions.md](../../docs/spec/decisions.md) [D6](../../docs/spec/decisions.md#d6-privacy); [docs/privacy.md](../../docs/privacy.md) (owner-only files)
   The projection database (with its -wal and -shm), the recovery journal, the lock database, the
   rebase target and the durable write's temporaries hold history; the folders the implementation
-  creates for them hold their names. Each is created so that only its owner may read it: files
-  0600, folders 0700. The harness notes every path that exists before the implementation runs and
+  creates for them hold their names; the configuration files (ds4-context.json) that config set
+  writes say which providers may see what. Each is created so that only its owner may read it:
+  files 0600, folders 0700; a file that exists keeps its mode when it is rewritten. The harness notes every path that exists before the implementation runs and
   reads the modes of the real files and folders that appeared after it. Where the platform has no
   POSIX permission bits (Windows) the step checks that the paths exist and says the modes were
   not read: files there take the folder's inherited ACL (docs/privacy.md).
@@ -51,3 +52,33 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     Then the history index folder has mode 0755
     And the history index file is among the new paths
     And every new path is owner-only
+
+  @id:OWNER-005
+  Scenario: config set creates the project configuration file 0600 and its folder 0700
+    Given the DS4 config host is the history project
+    When DS4 config set "historyTools.maxResults" to "8" is run
+    Then the DS4 config command succeeds
+    And the project DS4 config file and its folder are among the new paths
+    And every new path is owner-only
+
+  @id:OWNER-006
+  Scenario: config set --global creates the global configuration file 0600 in the agent dir that exists
+    Given the DS4 config host is the history project
+    When DS4 config set "sessionRebase.enabled" to "false" is run with --global
+    Then the DS4 config command succeeds
+    And the global DS4 config file is among the new paths
+    And every new path is owner-only
+
+  @id:OWNER-007
+  Scenario: A configuration file that exists keeps its mode when config set rewrites it
+    Given the DS4 config host is the history project
+    And the global DS4 config file contains:
+      """
+      {}
+      """
+    And the global DS4 config file has mode 0640
+    And the paths of the scenario folder are noted
+    When DS4 config set "historyTools.maxResults" to "8" is run with --global
+    Then the DS4 config command succeeds
+    And the global DS4 config file has mode 0640
+    And no path under the scenario folder is new

@@ -3,7 +3,9 @@
 Reading follows Node's ``readFileSync(path, "utf-8")`` (invalid UTF-8 becomes U+FFFD).  As
 today, a path that exists is opened whatever it is: a directory fails with its ``OSError``
 (reported, not raised).  Writing is ``JSON.stringify(content, null, 2)`` plus a newline,
-installed by an atomic rename that keeps the file's mode.
+installed by an atomic rename that keeps the file's mode.  A new file is owner-only (0600) and
+every folder created for it 0700 (docs/privacy.md, owner-only files): the file says which
+providers may see what.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from reference.pi.hostfacts import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify_pretty
+from reference.primitives.owner_only import FILE_MODE, ensure_private_dir
 
 
 def read_saved_object(path: str) -> dict[str, Any]:
@@ -40,13 +43,14 @@ def read_saved_object(path: str) -> dict[str, Any]:
 
 
 def write_saved_object(path: str, content: Mapping[str, Any]) -> None:
-    """``JSON.stringify(content, null, 2)`` plus a newline, installed by an atomic rename."""
+    """``JSON.stringify(content, null, 2)`` plus a newline, installed by an atomic rename; a new
+    file 0600 and its new folders 0700, a file that exists keeps its mode."""
     data = (js_stringify_pretty(content) + "\n").encode("utf-8", "surrogatepass")
     directory = os.path.dirname(path) or "."
     try:
-        os.makedirs(directory, exist_ok=True)
-        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
-        handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)
+        ensure_private_dir(directory)
+        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else FILE_MODE
+        handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)  # 0600
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
