@@ -42,10 +42,16 @@ def fake(rng: random.Random, alphabet: str, count: int) -> str:
     return pick(rng, alphabet, count)
 
 
-def _plain(family: str, build: Callable[[random.Random], str]) -> Callable[[random.Random], FakeSecret]:
+def _plain(
+    family: str, build: Callable[[random.Random], str], *, public: str = ""
+) -> Callable[[random.Random], FakeSecret]:
+    """The whole value is the secret, less a ``public`` prefix that the format publishes: prose
+    may name ``github_pat_`` or ``sk_live_`` without leaking anything."""
+
     def make(rng: random.Random) -> FakeSecret:
         value = build(rng)
-        return FakeSecret(family, value, value)
+        assert value.startswith(public)
+        return FakeSecret(family, value, value[len(public):])
 
     return make
 
@@ -137,7 +143,7 @@ def _password_cli(rng: random.Random) -> FakeSecret:
 FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
     "aws-access-key-id": _plain("aws-access-key-id", lambda r: "AKIA" + "FAKE" + pick(r, UPPER_DIGITS, 12)),
     "aws-secret-access-key": _in_context("aws-secret-access-key", "aws_secret_access_key = {v}", lambda r: fake(r, B64, 40)),
-    "github-fine-grained-pat": _plain("github-fine-grained-pat", lambda r: "github_pat_11" + fake(r, UPPER_DIGITS, 20) + "_" + pick(r, ALNUM, 59)),
+    "github-fine-grained-pat": _plain("github-fine-grained-pat", lambda r: "github_pat_11" + fake(r, UPPER_DIGITS, 20) + "_" + pick(r, ALNUM, 59), public="github_pat_11"),
     "github-classic-pat": _plain("github-classic-pat", lambda r: "ghp_" + fake(r, ALNUM, 36)),
     "github-oauth": _plain("github-oauth", lambda r: "gho_" + fake(r, ALNUM, 36)),
     "github-app-token": _plain("github-app-token", lambda r: "ghs_" + fake(r, ALNUM, 36)),
@@ -145,9 +151,9 @@ FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
     "slack-bot-token": _plain("slack-bot-token", lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{fake(r, ALNUM, 24)}"),
     "slack-user-token": _plain("slack-user-token", lambda r: f"xoxp-{pick(r, string.digits, 12)}-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{pick(r, LOWER_HEX, 32)}"),
     "slack-webhook": _in_context("slack-webhook", "https://hooks.slack.com/services/{v}", lambda r: f"T{pick(r, UPPER_DIGITS, 8)}/B{pick(r, UPPER_DIGITS, 10)}/{fake(r, ALNUM, 24)}"),
-    "stripe-live-secret": _plain("stripe-live-secret", lambda r: "sk_live_" + fake(r, ALNUM, 24)),
-    "stripe-test-secret": _plain("stripe-test-secret", lambda r: "sk_test_" + fake(r, ALNUM, 24)),
-    "stripe-restricted": _plain("stripe-restricted", lambda r: "rk_live_" + fake(r, ALNUM, 24)),
+    "stripe-live-secret": _plain("stripe-live-secret", lambda r: "sk_live_" + fake(r, ALNUM, 24), public="sk_live_"),
+    "stripe-test-secret": _plain("stripe-test-secret", lambda r: "sk_test_" + fake(r, ALNUM, 24), public="sk_test_"),
+    "stripe-restricted": _plain("stripe-restricted", lambda r: "rk_live_" + fake(r, ALNUM, 24), public="rk_live_"),
     "google-api-key": _plain("google-api-key", lambda r: "AIza" + "SyFAKE" + pick(r, URLSAFE, 29)),
     "jwt": _jwt,
     "url-postgres": _url("postgres", 5432, "/app"),
@@ -180,16 +186,16 @@ FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
     "shopify-access-token": _plain("shopify-access-token", lambda r: "shpat_" + pick(r, LOWER_HEX, 32)),
     "shopify-shared-secret": _plain("shopify-shared-secret", lambda r: "shpss_" + pick(r, LOWER_HEX, 32)),
     "databricks-token": _plain("databricks-token", lambda r: "dapi" + pick(r, LOWER_HEX, 32)),
-    "openai-project-key": _plain("openai-project-key", lambda r: "sk-proj-" + fake(r, URLSAFE, 74) + "T3BlbkFJ" + pick(r, URLSAFE, 74)),
-    "anthropic-api-key": _plain("anthropic-api-key", lambda r: "sk-ant-api03-" + fake(r, URLSAFE, 93) + "AA"),
+    "openai-project-key": _plain("openai-project-key", lambda r: "sk-proj-" + fake(r, URLSAFE, 74) + "T3BlbkFJ" + pick(r, URLSAFE, 74), public="sk-proj-"),
+    "anthropic-api-key": _plain("anthropic-api-key", lambda r: "sk-ant-api03-" + fake(r, URLSAFE, 93) + "AA", public="sk-ant-api03-"),
     "gcp-service-account": _gcp_service_account,
     "mailgun-api-key": _plain("mailgun-api-key", lambda r: "key-" + pick(r, LOWER_HEX, 32)),
-    "pypi-token": _plain("pypi-token", lambda r: "pypi-AgEIcHlwaS5vcmc" + fake(r, URLSAFE, 70)),
-    "dockerhub-pat": _plain("dockerhub-pat", lambda r: "dckr_pat_" + fake(r, URLSAFE, 27)),
+    "pypi-token": _plain("pypi-token", lambda r: "pypi-AgEIcHlwaS5vcmc" + fake(r, URLSAFE, 70), public="pypi-AgEIcHlwaS5vcmc"),
+    "dockerhub-pat": _plain("dockerhub-pat", lambda r: "dckr_pat_" + fake(r, URLSAFE, 27), public="dckr_pat_"),
     "huggingface-token": _plain("huggingface-token", lambda r: "hf_" + fake(r, string.ascii_letters, 34)),
     "digitalocean-token": _plain("digitalocean-token", lambda r: "dop_v1_" + pick(r, LOWER_HEX, 64)),
-    "linear-api-key": _plain("linear-api-key", lambda r: "lin_api_" + fake(r, ALNUM, 40)),
-    "age-secret-key": _plain("age-secret-key", lambda r: "AGE-SECRET-KEY-1" + pick(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)),
+    "linear-api-key": _plain("linear-api-key", lambda r: "lin_api_" + fake(r, ALNUM, 40), public="lin_api_"),
+    "age-secret-key": _plain("age-secret-key", lambda r: "AGE-SECRET-KEY-1" + pick(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58), public="AGE-SECRET-KEY-1"),
     "http-basic-auth": _basic_auth,
     "bearer-header": _in_context("bearer-header", "Authorization: Bearer {v}", lambda r: fake(r, URLSAFE, 40)),
     "datadog-api-key": _in_context("datadog-api-key", "DD_API_KEY={v}", lambda r: pick(r, LOWER_HEX, 32)),
