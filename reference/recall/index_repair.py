@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Final, TypeVar
 
 from reference.primitives.codes import Code
+from reference.primitives.errors import ContractViolation
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.index_schema import open_index
 
@@ -44,11 +45,21 @@ def open_repaired(path: str, repairs: list[str]) -> sqlite3.Connection:
     """``open_index``, setting a damaged file aside first (its warning appended to ``repairs``)."""
     try:
         return open_index(path)
-    except sqlite3.DatabaseError as error:
-        if not (is_damage(error) and repairable(path)):
+    except (sqlite3.DatabaseError, UnicodeDecodeError, ContractViolation) as error:
+        if not (_damaged_at_open(error) and repairable(path)):
             raise
         repairs.append(set_aside(path, error))
     return open_index(path)
+
+
+def _damaged_at_open(error: BaseException) -> bool:
+    """Opening reads only the index (its header, schema and ledger), so there damage also shows
+    as a schema text that is not UTF-8 (Python's sqlite3 raises a ``UnicodeDecodeError``) or a
+    ledger row that no longer matches its migration, whose message says to delete the index to
+    rebuild it: this does just that.  A ledger from a *newer* version is left alone."""
+    if isinstance(error, ContractViolation):
+        return error.code == Code.INDEX_MIGRATION_CHANGED
+    return isinstance(error, UnicodeDecodeError) or is_damage(error)
 
 
 def run_repairing(path: str, repairs: list[str], work: Callable[[], Result]) -> Result:

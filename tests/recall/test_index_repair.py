@@ -178,6 +178,7 @@ def test_windows_stamps_are_the_identity_alone(tmp_path: Path) -> None:
     (sqlite3.DatabaseError("file is not a database"), True),
     (sqlite3.DatabaseError("database disk image is malformed"), True),
     (sqlite3.IntegrityError("UNIQUE constraint failed: t.x"), True),
+    (sqlite3.OperationalError("Could not decode to UTF-8 column 'parent_id' with text 'x'"), True),
     (sqlite3.OperationalError("database is locked"), False),
     (sqlite3.OperationalError("attempt to write a readonly database"), False),
     (sqlite3.OperationalError("database or disk is full"), False),
@@ -202,3 +203,20 @@ def test_an_error_that_is_not_damage_sets_nothing_aside(
     assert service.recall({"query": "`quokka`"})["status"] == "unavailable"
     assert service.repairs == [] and not Path(str(index) + CORRUPT_SUFFIX).exists() and index.is_file()
 
+
+
+def test_a_damaged_ledger_row_is_repaired_and_a_newer_ledger_is_not(built: tuple[Path, Path, list[str]]) -> None:
+    session, index, clean = built
+    conn = sqlite3.connect(index)
+    conn.execute("UPDATE schema_migrations SET name = 'flipped' WHERE version = 1")
+    conn.commit()
+    conn.close()
+    service = _service(session, index)
+    assert _hits(service) == clean and len(service.repairs) == 1
+    conn = sqlite3.connect(index)
+    conn.execute("INSERT INTO schema_migrations(version, name, checksum, applied_at) VALUES (999, 'next', 'x', 0)")
+    conn.commit()
+    conn.close()
+    newer = _service(session, index)
+    assert newer.recall({"query": "`quokka`"})["warnings"] == ["runtime-unavailable"]
+    assert newer.repairs == [] and index.is_file()
