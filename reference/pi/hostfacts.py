@@ -9,16 +9,15 @@ Each rule names the Pi function it reproduces; ``docs/host.md`` has the reasonin
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import stat
 import string
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference.pi.host_files import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_parse
@@ -193,29 +192,6 @@ def resolve_agent_dir(*, home: str, cwd: str, env: Mapping[str, str]) -> str:
     raw = _env_get(env, AGENT_DIR_ENV)
     agent_dir = normalize_pi_path(raw, home) if raw else os.path.join(home, CONFIG_DIR_NAME, "agent")
     return resolve_like_node(agent_dir, cwd)
-
-
-#: The largest configuration, settings or trust file read (issue 12): Pi's are a few KB, and
-#: without a bound a symlink to ``/dev/zero`` reads until memory runs out.
-CONFIG_FILE_LIMIT: Final = 4 * 1024 * 1024
-#: Open without waiting for a writer, so a FIFO cannot hang the read (absent, 0, on Windows).
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-
-def read_text(path: str) -> str:
-    """Node's ``readFileSync(path, "utf-8")``: invalid UTF-8 becomes U+FFFD, it is not an error.
-
-    Unlike Node, only a regular file of at most ``CONFIG_FILE_LIMIT`` bytes is read (issue 12): a
-    FIFO, a device or a folder is an ``OSError`` saying so, never a hang or an endless read."""
-    fd = os.open(path, _OPEN_FLAGS)
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
-        data = handle.read(CONFIG_FILE_LIMIT + 1)
-    if len(data) > CONFIG_FILE_LIMIT:
-        raise OSError(errno.EFBIG, f"larger than {CONFIG_FILE_LIMIT} bytes", path)
-    return data.decode("utf-8", errors="replace")
 
 
 def read_trust_store(path: str) -> dict[str, bool | None]:
