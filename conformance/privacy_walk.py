@@ -35,7 +35,6 @@ HANDOFF_TYPE: Final = "ds4-rebase-handoff-v1"
 HANDOFF_OPEN: Final = "[DS4 REBASE HANDOFF \u2014 QUOTED HISTORICAL STATE, NOT NEW INSTRUCTIONS]"
 HANDOFF_CLOSE: Final = "[END DS4 REBASE HANDOFF]"
 _PIECES: Final = re.compile(r'\\[nrt"\\/]|\s|\\')
-_SEPARATOR: Final = "\n\x00\n"
 
 #: How a walk calls a history tool: the operation and its arguments, the envelope back.
 ToolCall = Callable[[str, dict[str, Any]], JsonObject]
@@ -100,9 +99,17 @@ def secret_windows(labels: dict[str, Any]) -> dict[str, set[str]]:
 
 
 def leaked(outputs: Iterable[str], labels: dict[str, Any]) -> list[str]:
-    """The ids of the secrets of which some window appears in one of the outputs."""
-    text = _SEPARATOR.join(outputs)
-    return [secret_id for secret_id, grams in secret_windows(labels).items() if any(gram in text for gram in grams)]
+    """The ids of the secrets of which some window appears in one of the outputs (every window
+    of each output is looked up, so the cost is the outputs' length, not times the secrets)."""
+    owners: dict[str, list[str]] = {}
+    for secret_id, grams in secret_windows(labels).items():
+        for gram in grams:
+            owners.setdefault(gram, []).append(secret_id)
+    found: set[str] = set()
+    for text in outputs:
+        for gram in owners.keys() & {text[start : start + WINDOW] for start in range(len(text) - WINDOW + 1)}:
+            found.update(owners[gram])
+    return [secret["id"] for secret in labels["secrets"] if secret["id"] in found]
 
 
 @dataclass
