@@ -38,13 +38,14 @@ from conformance.privacy_walk import (
 )
 from conformance.protocol import Adapter, AdapterCrashed, ImplInfo, JsonObject
 from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
-from conformance.untrusted_text import for_terminal
+from conformance.untrusted_text import first_line, for_terminal
 from conformance.world import HistoryProject
 
 ADAPTER_ENTRY_POINTS: Final = "recall_rebase.adapters"
 ORDER: Final = ("recall", "read", "status", *PATHS, "egress")
 EXIT_CLEAN: Final = 0
 EXIT_LEAKS: Final = 1
+PORT_FAILED: Final = "port-failed"
 
 
 class BadAdapter(Exception):
@@ -158,7 +159,8 @@ def run_privacy(*, stdio_command: Sequence[str] | None, adapter_name: str, as_js
         with tempfile.TemporaryDirectory(prefix="rr-privacy-") as root:
             walk = walk_all(adapter, Path(root))
     except AdapterCrashed as exc:
-        print(f"recall-rebase: port-failed: the implementation failed during the walk: {exc}", file=sys.stderr)
+        print(f"recall-rebase: {PORT_FAILED}: the implementation failed during the walk: {first_line(str(exc))}",
+              file=sys.stderr)
         return EXIT_LEAKS
     finally:
         adapter.stop()

@@ -16,7 +16,7 @@ import pytest
 from conformance.cli import main
 from conformance.privacy_command import ORDER
 from conformance.privacy_walk import corpus_labels
-from conformance.protocol import PROTOCOL_VERSION, ImplInfo, JsonObject
+from conformance.protocol import PROTOCOL_VERSION, AdapterCrashed, ImplInfo, JsonObject
 
 SECRET = corpus_labels()["secrets"][0]
 SCHEMA = "ds4-history-result-v1"
@@ -106,3 +106,27 @@ def test_the_reference_in_process_walks_every_path_and_exits_by_its_verdict(
             assert rows[(path, case)]["falsePositives"] == [], (path, case)
         assert report["handoffs"][case] == {"secrets": 174, "nearMisses": 58, "parts": 27}
     assert rows[("rebase target context", "remote")]["leaked"] == []
+
+
+class CrashingAdapter(LeakyAdapter):
+    """Fails outside the contract at its first recall."""
+
+    def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
+        if op == "history.recall":
+            raise AdapterCrashed("the port died on history.recall")
+        return super().request(op, params)
+
+
+def test_a_port_that_fails_during_the_walk_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["privacy", "--adapter", f"{__name__}:CrashingAdapter"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "recall-rebase: port-failed: the implementation failed during the walk: " \
+                           "the port died on history.recall\n"
+
+
+def test_the_product_command_line_hands_privacy_to_the_toolkit(capsys: pytest.CaptureFixture[str]) -> None:
+    from reference.cli.main import main as product_main
+
+    assert product_main(["conformance", "privacy", "--adapter", f"{__name__}:LeakyAdapter"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("verdict: NOT CLEAN")
