@@ -2,18 +2,20 @@
 
 A handoff quotes the compaction-aware context of its source (contract §6.4): only the latest
 compaction's summary and the entries after its ``firstKeptEntryId``.  So that every corpus entry
-passes through a handoff, the corpus is rebased in parts: one session per stretch of entries
-that ends at a compaction (the last stretch ends the corpus), each with the corpus header (its
-id numbered per part), its entries chained in order, and its compaction keeping the whole
-stretch (``firstKeptEntryId`` = the stretch's first entry).  Each part is well under the
-default ``checkpointTargetTokens`` (8000).
+passes through a handoff, and no secret rides in a handoff that another secret raises, the corpus
+is rebased in parts (174): the entries in order, cut before each secret-bearing entry that would
+be the second of its part (a tool call and its result stay together) and after each compaction.
+Each part has the corpus header (its id numbered per part), its entries chained in order, and
+its compaction, if any, keeping the whole part (``firstKeptEntryId`` = the part's first entry).
+Each part is well under the default ``checkpointTargetTokens`` (8000).
 
 Per part: a dry run (the preview envelope), a run, a recover of the operation it reported, and
 then what the target sends to the provider: its handoff message through the history host's
 context event (``history.contextEvent``) and as the final provider payload
 (``history.providerRequest``), with the target opened in the history host for that provider.
-For the near-miss rule the corpus is rebased a second time with its secret entries left out,
-so that a near-miss is judged in a handoff no secret raises.
+For the near-miss rule the corpus is rebased a second time with its secret entries (and the other
+side of their tool exchanges) left out, in one part, so that a near-miss is judged in a handoff no
+secret raises.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ HANDOFF_MARK: Final = "[DS4 REBASE HANDOFF"
 PATHS: Final = ("rebase preview", "rebase run", "rebase recover", "rebase target context")
 
 
-def with_tool_partners(records: list[dict[str, Any]], drop: frozenset[str]) -> frozenset[str]:
-    """``drop`` and the other side of each tool exchange it touches, so no call or result is orphaned."""
+def tool_partners(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Entry id -> the entry on the other side of its tool exchange (a call and its result)."""
     calls: dict[str, str] = {}
     results: dict[str, str] = {}
     for entry in records[1:]:
@@ -54,18 +56,31 @@ def with_tool_partners(records: list[dict[str, Any]], drop: frozenset[str]) -> f
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 calls[str(block.get("id"))] = entry["id"]
-    pairs = [(calls[key], results[key]) for key in calls.keys() & results.keys()]
-    return drop | {side for pair in pairs if drop & set(pair) for side in pair}
+    partners: dict[str, str] = {}
+    for key in calls.keys() & results.keys():
+        partners[calls[key]], partners[results[key]] = results[key], calls[key]
+    return partners
 
 
-def corpus_parts(records: list[dict[str, Any]], drop: frozenset[str] = frozenset()) -> list[list[dict[str, Any]]]:
-    """The corpus entries (without ``drop`` and its tool partners) cut after each compaction,
-    each part chained anew."""
-    drop = with_tool_partners(records, drop)
+def corpus_parts(records: list[dict[str, Any]], *, drop: frozenset[str] = frozenset(),
+                 alone: frozenset[str] = frozenset()) -> list[list[dict[str, Any]]]:
+    """The corpus entries cut after each compaction, each part chained anew.
+
+    ``drop``: entries left out, with the other side of their tool exchanges (no call or result
+    is orphaned).  ``alone``: entries no two of which share a part (but a call and its result).
+    """
+    partners = tool_partners(records)
+    drop = drop | {partners[i] for i in drop if i in partners}
     stretches: list[list[dict[str, Any]]] = [[]]
     for entry in records[1:]:
-        if entry.get("id") not in drop:
-            stretches[-1].append(dict(entry))
+        if entry.get("id") in drop:
+            continue
+        stretch = stretches[-1]
+        partner = partners.get(entry["id"])
+        if entry["id"] in alone and any(e["id"] in alone and e["id"] != partner for e in stretch):
+            cut = next((n for n, e in enumerate(stretch) if e["id"] == partner), len(stretch))
+            stretches[-1:] = [stretch[:cut], stretch[cut:]]
+        stretches[-1].append(dict(entry))
         if entry.get("type") == "compaction":
             stretches.append([])
     parts = []
@@ -131,13 +146,14 @@ def walk_rebase(adapter: Adapter, project: HistoryProject, provider: str, labels
                 records: list[dict[str, Any]], *, near_misses_only: bool = False) -> RebaseWalk:
     """Rebase every part of the corpus (without its secret entries for ``near_misses_only``)."""
     walk = RebaseWalk({path: Tally(path, provider) for path in PATHS})
-    drop = frozenset(s["entryId"] for s in labels["secrets"]) if near_misses_only else frozenset()
+    secret_entries = frozenset(s["entryId"] for s in labels["secrets"])
+    drop, alone = (secret_entries, frozenset()) if near_misses_only else (frozenset(), secret_entries)
     items = labels["nearMisses"] if near_misses_only else labels["secrets"]
     kind = "near" if near_misses_only else "all"
     context = walk.tallies["rebase target context"]
     if near_misses_only:
         context.judged()
-    for number, entries in enumerate(corpus_parts(records, drop)):
+    for number, entries in enumerate(corpus_parts(records, drop=drop, alone=alone)):
         walk.parts += 1
         source = project.folder / f"privacy-{kind}-{provider}-{number:02d}.jsonl"
         source.parent.mkdir(parents=True, exist_ok=True)

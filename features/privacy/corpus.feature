@@ -12,15 +12,17 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
   keeps whole (a Bearer prose word, an angle-bracket placeholder value).
 
   A handoff quotes only the compaction-aware context of its source, so the corpus is rebased in
-  parts: one session per stretch of entries ending at a compaction (the last stretch ends the
-  corpus), each with the corpus header, its entries chained in order and its compaction keeping
-  the whole stretch (firstKeptEntryId: the stretch's first entry); each part fits the default
-  checkpointTargetTokens. Per part the dry run, the run, the recovery of its operation and what
-  its target sends out (its handoff through the history host's context event and as the final
-  provider payload) are walked. The near-misses are judged in a second rebase of the corpus with
-  its secret entries (and the other side of their tool exchanges) left out, so that no secret
-  raises the handoff they are in. Egress re-checks history results and handoffs only (a plain
-  message goes out as it is, §6.15 step 6), so every corpus entry's text goes out in both.
+  parts, one secret-bearing entry in each: the entries in order, cut before each secret-bearing
+  entry that would be the second of its part (a tool call and its result stay together) and after
+  each compaction; each part has the corpus header, its entries chained in order and its
+  compaction, if any, keeping the whole part (firstKeptEntryId: the part's first entry); each
+  fits the default checkpointTargetTokens. Per part the dry run, the run, the recovery of its
+  operation and what its target sends out (its handoff through the history host's context event
+  and as the final provider payload) are walked. The near-misses are judged in a second rebase of
+  the corpus with its secret entries (and the other side of their tool exchanges) left out, so
+  that no secret raises the handoff they are in. Egress re-checks history results and handoffs
+  only (a plain message goes out as it is, §6.15 step 6), so every corpus entry's text goes out
+  in both.
 
   Background:
     Given a trusted history project
