@@ -90,21 +90,13 @@ def envelope_text(result: Any) -> str:
     return line_of(result) + "\n" + "\n".join(strings_of(result))
 
 
-def secret_windows(labels: dict[str, Any]) -> dict[str, set[str]]:
-    """Each secret's windows, less those a near-miss holds too (``github_p`` of a prose near-miss
-    that names the ``github_pat_`` prefix): a near-miss must be shown whole, so they are public."""
-    public = "\n".join(item["whole"] for item in labels["nearMisses"])
-    return {secret["id"]: {gram for gram in windows(secret["sensitive"]) if gram not in public}
-            for secret in labels["secrets"]}
-
-
 def leaked(outputs: Iterable[str], labels: dict[str, Any]) -> list[str]:
     """The ids of the secrets of which some window appears in one of the outputs (every window
     of each output is looked up, so the cost is the outputs' length, not times the secrets)."""
     owners: dict[str, list[str]] = {}
-    for secret_id, grams in secret_windows(labels).items():
-        for gram in grams:
-            owners.setdefault(gram, []).append(secret_id)
+    for secret in labels["secrets"]:
+        for gram in set(windows(secret["sensitive"])):
+            owners.setdefault(gram, []).append(secret["id"])
     found: set[str] = set()
     for text in outputs:
         for gram in owners.keys() & {text[start : start + WINDOW] for start in range(len(text) - WINDOW + 1)}:

@@ -4,8 +4,8 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
   with a unique term, in user and assistant text, tool-call arguments, tool results, bash
   output, custom messages and compaction summaries, plain, JSON-escaped, inside URLs and as
   multi-line PEM blocks, and 58 near-misses that are not secrets. A secret leaks when 8 or more
-  consecutive characters of its sensitive part appear in any output (a run a near-miss holds too,
-  such as the github_p of prose naming the github_pat_ prefix, is public). Every entry with a secret
+  consecutive characters of its sensitive part appear in any output (a format's published prefix,
+  such as github_pat_, is not part of it). Every entry with a secret
   is raised to at least sensitive: a remote provider gets nothing of it, a local one gets it
   redacted. A near-miss is a false positive when its entry is raised or its text is not shown
   whole to a local provider; this counts the two shapes upstream's own families redact that D14
