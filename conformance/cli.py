@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations|summary|validate-report``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations|summary|validate-report|privacy``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -148,6 +148,34 @@ def cmd_validate_report(args: argparse.Namespace) -> int:
     return print_verdicts(validate(args.reports), as_json=args.json)
 
 
+def cmd_privacy(args: argparse.Namespace) -> int:
+    """The privacy corpus over every output path (``conformance.privacy_command``)."""
+    from conformance.privacy_command import run_privacy
+
+    return run_privacy(stdio_command=args.stdio_command, adapter_name=args.adapter, as_json=args.json,
+                       timeout=args.timeout, start_timeout=args.start_timeout)
+
+
+def _add_privacy(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    privacy = commands.add_parser(
+        "privacy", help="walk the labelled privacy corpus over every output path and print the numbers",
+        description="Walk fixtures/privacy over recall, read, status, rebase (preview, run, recover, the "
+        "target's context) and egress, for a remote (openai) and a local (ollama) provider: one row per path "
+        "and provider with the outputs walked, the secrets leaked and the near-miss false positives. By default "
+        "the in-process reference; '--stdio -- CMD ARGS...' any implementation of the adapter protocol. "
+        "Exit 0: no leak and at most 2%% false positives on every path; 1: not so; 2: bad input.",
+    )
+    privacy.add_argument("--json", action="store_true", help="print the rows and the verdict as one JSON object")
+    privacy.add_argument("--adapter", metavar="NAME", default="reference",
+                         help="in-process adapter: a recall_rebase.adapters entry point or module:attr "
+                         "(default: reference)")
+    privacy.add_argument("--timeout", metavar="SECONDS", type=seconds, default=None,
+                         help="seconds a --stdio port may take per request (default 10; 0: none)")
+    privacy.add_argument("--start-timeout", metavar="SECONDS", type=seconds, default=None,
+                         help="seconds a --stdio port may take to start (default 30)")
+    privacy.set_defaults(handler=cmd_privacy, stdio_command=None)
+
+
 def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``summary`` and ``validate-report``: they read NDJSON reports, they run nothing."""
     summary = commands.add_parser(
@@ -259,13 +287,14 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     _add_selection(listing)
     listing.set_defaults(handler=cmd_list)
     _add_report_commands(commands)
+    _add_privacy(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase conformance") -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     stdio_command: list[str] | None = None
-    if "--stdio" in arguments and "--" in arguments and arguments[:1] == ["run"]:
+    if "--stdio" in arguments and "--" in arguments and arguments[:1] in (["run"], ["privacy"]):
         split = arguments.index("--")
         stdio_command = arguments[split + 1 :]
         arguments = [a for a in arguments[:split] if a != "--stdio"]

@@ -83,6 +83,7 @@ class Code(StrEnum):
     OUTPUT_BUDGET = "output-budget"
     OUTPUT_UNWRITABLE = "output-unwritable"
     PENDING_OR_ORPHAN_TOOL_EXCHANGE = "pending-or-orphan-tool-exchange"
+    PORT_FAILED = "port-failed"
     PORT_HANDSHAKE_FAILED = "port-handshake-failed"
     PORT_START_FAILED = "port-start-failed"
     PRIVACY_OMITTED = "privacy-omitted"
@@ -148,5 +149,5 @@ GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Session rebase: crash points": frozenset({Code.INVALID_CRASH_POINT}),
     "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED, Code.INDEX_REBUILT}),
     "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND}),
-    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID, Code.AUDIT_INPUT, Code.AUDIT_MAPPING, Code.AUDIT_QUERY}),
+    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.PORT_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID, Code.AUDIT_INPUT, Code.AUDIT_MAPPING, Code.AUDIT_QUERY}),
 }

@@ -1,0 +1,174 @@
+"""``recall-rebase conformance privacy``: the privacy corpus walked over every output path, its numbers.
+
+One row per output path (recall, read, status, rebase preview, run, recover and target context,
+egress) and provider (remote ``openai``, local ``ollama``): the outputs walked, the corpus secrets
+leaked (of 174) and the near-miss false positives (of 58, where the path shows near-miss text).
+The walk and its rules are :mod:`conformance.privacy_walk` and :mod:`conformance.privacy_rebase`.
+The implementation is the in-process one of the ``recall_rebase.adapters`` entry points
+(``reference`` by default, ``--adapter NAME`` or ``module:attr``), or any port with
+``--stdio -- CMD ARGS...``, as ``conformance run`` picks it.  Exit 0: no leak, every row's false
+positives at most 2% and every labelled item through a handoff; 1: not so (or the port failed);
+2: bad input, one line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Final
+
+from conformance.commandline import fail
+from conformance.faults import PortStartFailed
+from conformance.privacy_rebase import PATHS, walk_rebase
+from conformance.privacy_walk import (
+    FP_LIMIT,
+    PROVIDERS,
+    Tally,
+    corpus_labels,
+    corpus_records,
+    corpus_session,
+    row,
+    walk_egress,
+    walk_history,
+)
+from conformance.protocol import Adapter, AdapterCrashed, ImplInfo, JsonObject
+from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
+from conformance.untrusted_text import first_line, for_terminal
+from conformance.world import HistoryProject
+
+ADAPTER_ENTRY_POINTS: Final = "recall_rebase.adapters"
+ORDER: Final = ("recall", "read", "status", *PATHS, "egress")
+EXIT_CLEAN: Final = 0
+EXIT_LEAKS: Final = 1
+PORT_FAILED: Final = "port-failed"
+
+
+class BadAdapter(Exception):
+    """``--adapter`` names no entry point and no importable class."""
+
+
+def in_process(name: str) -> Adapter:
+    """The adapter an entry point name (or ``module:attr``) designates, never the reference by import."""
+    try:
+        if ":" in name:
+            module_name, _, attribute = name.partition(":")
+            factory = getattr(importlib.import_module(module_name), attribute)
+        else:
+            found = entry_points(group=ADAPTER_ENTRY_POINTS, name=name)
+            if not found:
+                known = sorted(point.name for point in entry_points(group=ADAPTER_ENTRY_POINTS))
+                raise BadAdapter(f"no {ADAPTER_ENTRY_POINTS!r} entry point named {name!r} (installed: {known})")
+            factory = next(iter(found)).load()
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise BadAdapter(f"cannot load the adapter {name!r}: {exc}") from None
+    adapter: Adapter = factory()
+    return adapter
+
+
+def _project(root: Path, case: str) -> tuple[HistoryProject, Path]:
+    base = root / case
+    project = HistoryProject(home=base / "home", agent=base / "home" / "agent", cwd=base / "project",
+                             folder=base / "sessions", trusted=True)
+    for folder in (project.home, project.agent, project.cwd, project.folder):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    session = project.folder / "current.jsonl"
+    session.write_bytes(corpus_session(project.cwd))
+    session.chmod(0o600)
+    return project, session
+
+
+def walk_all(adapter: Adapter, root: Path) -> JsonObject:
+    """Every path for both providers; rows in :data:`ORDER`, then what passed through a handoff."""
+    labels, records = corpus_labels(), corpus_records()
+    rows: list[JsonObject] = []
+    handoffs: JsonObject = {}
+    for case, provider in PROVIDERS.items():
+        project, session = _project(root, case)
+        tallies: dict[str, Tally] = {t.path: t for t in walk_history(adapter, project, session, provider, labels)}
+        secrets = walk_rebase(adapter, project, provider, labels, records)
+        near = walk_rebase(adapter, project, provider, labels, records, near_misses_only=True)
+        for path in PATHS:
+            tally = secrets.tallies[path]
+            tally.outputs += near.tallies[path].outputs
+            tally.flagged = near.tallies[path].flagged
+            tallies[path] = tally
+        tallies["egress"] = walk_egress(adapter, provider, labels, records)
+        rows += [{**row(tallies[path], labels), "case": case} for path in ORDER]
+        handoffs[case] = {"secrets": len(secrets.handed_off), "nearMisses": len(near.handed_off),
+                          "parts": secrets.parts + near.parts}
+    return {"rows": rows, "handoffs": handoffs, "secrets": len(labels["secrets"]),
+            "nearMisses": len(labels["nearMisses"]), "families": len(labels["families"])}
+
+
+def verdict(walk: JsonObject) -> JsonObject:
+    leaked = sorted({secret for r in walk["rows"] for secret in r["leaked"]})
+    worst = max((len(r["falsePositives"]) for r in walk["rows"] if r["falsePositives"] is not None), default=0)
+    unpassed = [case for case, h in walk["handoffs"].items()
+                if h["secrets"] < walk["secrets"] or h["nearMisses"] < walk["nearMisses"]]
+    clean = not leaked and worst <= FP_LIMIT * walk["nearMisses"] and not unpassed
+    return {"clean": clean, "leaked": len(leaked), "worstFalsePositives": worst, "notThroughHandoff": unpassed}
+
+
+def render(info: ImplInfo, walk: JsonObject, final: JsonObject) -> str:
+    secrets, near = walk["secrets"], walk["nearMisses"]
+    name = for_terminal(f"{info.name} {info.version} ({info.language})")
+    lines = [f"{name} over fixtures/privacy: {secrets} secrets of "
+             f"{walk['families']} families, {near} near-misses",
+             f"{'path':<22} {'provider':<16} {'outputs':>7}  {'secrets leaked':>14}  {'near-miss false positives':>25}"]
+    for r in walk["rows"]:
+        fp = "-" if r["falsePositives"] is None else f"{len(r['falsePositives'])}/{near}"
+        ids = ", ".join(r["leaked"][:6]) + (" ..." if len(r["leaked"]) > 6 else "")
+        mark = "" if r["ok"] else "  <-- " + (f"leaked: {ids}" if r["leaked"] else "false positives")
+        lines.append(f"{r['path']:<22} {r['case'] + ' (' + r['provider'] + ')':<16} {r['outputs']:>7}  "
+                     f"{str(len(r['leaked'])) + '/' + str(secrets):>14}  {fp:>25}{mark}")
+    for case, h in walk["handoffs"].items():
+        lines.append(f"through a target's handoff ({case}): {h['secrets']}/{secrets} secrets, "
+                     f"{h['nearMisses']}/{near} near-misses, in {h['parts']} rebased parts")
+    state = "CLEAN" if final["clean"] else "NOT CLEAN"
+    lines.append(f"verdict: {state}: {final['leaked']}/{secrets} secrets leaked on some path, at most "
+                 f"{final['worstFalsePositives']}/{near} near-miss false positives on a path (limit 2%)"
+                 + (f", not every item through a handoff ({', '.join(final['notThroughHandoff'])})"
+                    if final["notThroughHandoff"] else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _seconds(value: float | None, default: float) -> float | None:
+    """A timeout option: its default when not given, none at all for 0."""
+    if value is None:
+        return default
+    return value or None
+
+
+def run_privacy(*, stdio_command: Sequence[str] | None, adapter_name: str, as_json: bool,
+                timeout: float | None, start_timeout: float | None) -> int:
+    try:
+        adapter = (SubprocessAdapter(list(stdio_command), request_timeout=_seconds(timeout, DEFAULT_REQUEST_TIMEOUT),
+                                     start_timeout=_seconds(start_timeout, DEFAULT_START_TIMEOUT))
+                   if stdio_command else in_process(adapter_name))
+        info = adapter.start()
+    except BadAdapter as exc:
+        return fail("usage", str(exc))
+    except PortStartFailed as exc:
+        return fail(exc.code, exc.message)
+    try:
+        with tempfile.TemporaryDirectory(prefix="rr-privacy-") as root:
+            walk = walk_all(adapter, Path(root))
+    except AdapterCrashed as exc:
+        print(f"recall-rebase: {PORT_FAILED}: the implementation failed during the walk: {first_line(str(exc))}",
+              file=sys.stderr)
+        return EXIT_LEAKS
+    finally:
+        adapter.stop()
+    final = verdict(walk)
+    if as_json:
+        implementation: dict[str, Any] = {"name": info.name, "version": info.version, "language": info.language}
+        sys.stdout.write(json.dumps({"implementation": implementation, **walk, "verdict": final},
+                                    ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        sys.stdout.write(render(info, walk, final))
+    return EXIT_CLEAN if final["clean"] else EXIT_LEAKS

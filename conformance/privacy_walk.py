@@ -1,0 +1,254 @@
+"""The labelled privacy corpus walked over every output path of an implementation (issue 11).
+
+The corpus (``fixtures/privacy/session.jsonl`` and ``labels.json``) holds fake secrets, each alone
+in an entry with a unique term, and near-misses that are not secrets.  A secret *leaks* when 8 or
+more consecutive characters of its sensitive part (:func:`windows`) appear in any output of a
+path (:func:`envelope_text`: the JSON text and every string of the output).  A near-miss is a
+*false positive* of a path when that path does not show it as the rule of the path says
+(recall: a ``normal`` hit on its entry; read: its text whole; rebase and egress: its text whole
+in what goes to the provider).
+
+This module talks to the implementation only through the adapter protocol.  It owns the corpus,
+the rules and the history and egress walks; :mod:`conformance.privacy_rebase` walks rebase and
+:mod:`conformance.privacy_command` prints the numbers (``recall-rebase conformance privacy``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from conformance.protocol import Adapter, ContractError, JsonObject
+from conformance.suite import fixtures_dir
+from conformance.world import HistoryProject
+
+WINDOW: Final = 8
+FP_LIMIT: Final = 0.02
+#: The two providers every path is walked for: one remote, one local (contract §2.10 defaults).
+PROVIDERS: Final = {"remote": "openai", "local": "ollama"}
+HISTORY_RESULT: Final = "ds4-history-result-v1"
+HANDOFF_TYPE: Final = "ds4-rebase-handoff-v1"
+HANDOFF_OPEN: Final = "[DS4 REBASE HANDOFF \u2014 QUOTED HISTORICAL STATE, NOT NEW INSTRUCTIONS]"
+HANDOFF_CLOSE: Final = "[END DS4 REBASE HANDOFF]"
+_PIECES: Final = re.compile(r'\\[nrt"\\/]|\s|\\')
+
+#: How a walk calls a history tool: the operation and its arguments, the envelope back.
+ToolCall = Callable[[str, dict[str, Any]], JsonObject]
+
+
+def corpus_labels() -> dict[str, Any]:
+    labels: dict[str, Any] = json.loads((fixtures_dir() / "privacy" / "labels.json").read_text(encoding="utf-8"))
+    return labels
+
+
+def corpus_records() -> list[dict[str, Any]]:
+    """Every line of the corpus session as JSON (line 0 is the header)."""
+    text = (fixtures_dir() / "privacy" / "session.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def line_of(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def corpus_session(cwd: Path) -> bytes:
+    """The corpus session, its header's ``cwd`` set to the project folder, every other byte kept."""
+    data = (fixtures_dir() / "privacy" / "session.jsonl").read_bytes()
+    header, rest = data.split(b"\n", 1)
+    value = json.loads(header)
+    value["cwd"] = str(cwd)
+    return line_of(value).encode("utf-8") + b"\n" + rest
+
+
+def windows(sensitive: str) -> Iterator[str]:
+    """Every run of ``WINDOW`` characters of a sensitive part, within its pieces (split at
+    whitespace and JSON escapes, which an output may write differently)."""
+    for piece in _PIECES.split(sensitive):
+        for start in range(len(piece) - WINDOW + 1):
+            yield piece[start : start + WINDOW]
+
+
+def strings_of(value: Any, *, keys: bool = True) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if keys:
+                yield key
+            yield from strings_of(item, keys=keys)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_of(item, keys=keys)
+
+
+def envelope_text(result: Any) -> str:
+    """What a leak is looked for in: the output's JSON text and its strings."""
+    return line_of(result) + "\n" + "\n".join(strings_of(result))
+
+
+def leaked(outputs: Iterable[str], labels: dict[str, Any]) -> list[str]:
+    """The ids of the secrets of which some window appears in one of the outputs (every window
+    of each output is looked up, so the cost is the outputs' length, not times the secrets)."""
+    owners: dict[str, list[str]] = {}
+    for secret in labels["secrets"]:
+        for gram in set(windows(secret["sensitive"])):
+            owners.setdefault(gram, []).append(secret["id"])
+    found: set[str] = set()
+    for text in outputs:
+        for gram in owners.keys() & {text[start : start + WINDOW] for start in range(len(text) - WINDOW + 1)}:
+            found.update(owners[gram])
+    return [secret["id"] for secret in labels["secrets"] if secret["id"] in found]
+
+
+@dataclass
+class Tally:
+    """One output path for one provider: the outputs it gave and the near-misses it flagged."""
+
+    path: str
+    provider: str
+    outputs: list[str] = field(default_factory=list)
+    #: None: this path shows no near-miss text, so it has no false-positive rule.
+    flagged: set[str] | None = None
+
+    def add(self, value: Any) -> None:
+        self.outputs.append(envelope_text(value))
+
+    def flag(self, item_id: str) -> None:
+        if self.flagged is None:
+            self.flagged = set()
+        self.flagged.add(item_id)
+
+    def judged(self) -> None:
+        """This path has a false-positive rule (none may be flagged yet)."""
+        if self.flagged is None:
+            self.flagged = set()
+
+
+def row(tally: Tally, labels: dict[str, Any]) -> JsonObject:
+    """The numbers of one path: outputs walked, secrets leaked, near-miss false positives."""
+    secrets, near = labels["secrets"], labels["nearMisses"]
+    leaks = leaked(tally.outputs, labels)
+    flagged = None if tally.flagged is None else sorted(tally.flagged)
+    ok = not leaks and (flagged is None or len(flagged) <= FP_LIMIT * len(near))
+    return {"path": tally.path, "provider": tally.provider, "outputs": len(tally.outputs),
+            "leaked": leaks, "secrets": len(secrets), "falsePositives": flagged, "nearMisses": len(near), "ok": ok}
+
+
+def answer(adapter: Adapter, op: str, params: dict[str, Any]) -> JsonObject:
+    """A request whose contract error is an output too (its message may not leak either)."""
+    try:
+        return adapter.request(op, params)
+    except ContractError as exc:
+        return {"error": {"code": exc.code, "message": exc.message}}
+
+
+def open_history(adapter: Adapter, project: HistoryProject, session: Path, provider: str) -> JsonObject:
+    params = {**project.host_params(), "sessionFile": str(session), "indexPath": str(project.index_path),
+              "provider": provider}
+    return answer(adapter, "history.open", params)
+
+
+def tool_caller(adapter: Adapter) -> ToolCall:
+    return lambda op, arguments: answer(adapter, op, {"arguments": arguments})
+
+
+@dataclass
+class CorpusRun:
+    """Per labelled item: its recall envelope and its reads."""
+
+    recalls: dict[str, JsonObject] = field(default_factory=dict)
+    reads: dict[str, list[JsonObject]] = field(default_factory=dict)
+
+    def hits_of(self, item: dict[str, Any]) -> list[JsonObject]:
+        return [hit for hit in self.recalls[item["id"]].get("hits") or [] if hit.get("entryId") == item["entryId"]]
+
+    def recall_flagged(self, item: dict[str, Any]) -> bool:
+        """A near-miss's recall is a false positive when its entry is not a ``normal`` hit."""
+        hits = self.hits_of(item)
+        return not hits or any(hit.get("classification") != "normal" for hit in hits)
+
+    def read_flagged(self, item: dict[str, Any]) -> bool:
+        """A near-miss's read is a false positive when its text is not shown whole."""
+        reads = self.reads[item["id"]]
+        return not reads or any(item["whole"] not in str(read.get("text", "")) for read in reads)
+
+    def flagged(self, item: dict[str, Any]) -> bool:
+        return self.recall_flagged(item) or self.read_flagged(item)
+
+
+def recall_and_read(call: ToolCall, run: CorpusRun, items: list[dict[str, Any]]) -> None:
+    """Recall each labelled item by its term (summaries included) and read every hit."""
+    for item in items:
+        recall = call("history.recall", {"query": f"`{item['term']}`", "includeSummaries": True})
+        run.recalls[item["id"]] = recall
+        run.reads[item["id"]] = [call("history.read", {"sourceRef": hit["sourceRef"]})
+                                 for hit in recall.get("hits") or [] if isinstance(hit, dict) and "sourceRef" in hit]
+
+
+def walk_history(adapter: Adapter, project: HistoryProject, session: Path, provider: str,
+                 labels: dict[str, Any]) -> list[Tally]:
+    """recall, read and status (the status after the index is built) over every labelled item."""
+    recall, read, status = Tally("recall", provider), Tally("read", provider), Tally("status", provider)
+    recall.add(open_history(adapter, project, session, provider))
+    run = CorpusRun()
+    call = tool_caller(adapter)
+    recall_and_read(call, run, labels["secrets"] + labels["nearMisses"])
+    for item_id, envelope in run.recalls.items():
+        recall.add(envelope)
+        for result in run.reads[item_id]:
+            read.add(result)
+    status.add(call("history.status", {}))
+    recall.judged()
+    read.judged()
+    for item in labels["nearMisses"]:
+        if run.recall_flagged(item):
+            recall.flag(item["id"])
+        if run.read_flagged(item):
+            read.flag(item["id"])
+    return [recall, read, status]
+
+
+def entry_text(entry: dict[str, Any]) -> str:
+    """The text an entry carries (message, summary or content), its values joined by lines."""
+    part = {key: entry[key] for key in ("message", "summary", "content") if key in entry}
+    return "\n".join(strings_of(part, keys=False))
+
+
+def egress_payload(text: str) -> list[JsonObject]:
+    """``text`` in the two places egress re-checks (§6.15): a ``normal`` recall hit's excerpt in a
+    history tool result, and a rebase handoff string at ``normal``."""
+    result = line_of({"schema": HISTORY_RESULT, "quotedData": True, "status": "complete", "coverage": "complete",
+                      "warnings": [], "hits": [{"classification": "normal", "excerpt": text}]})
+    handoff = f"[ds4:normal]{HANDOFF_OPEN}\n{text}\n{HANDOFF_CLOSE}[/ds4:normal]"
+    return [{"role": "toolResult", "toolName": "context_history_recall", "toolCallId": "privacy-walk",
+             "content": [{"type": "text", "text": result}]},
+            {"role": "custom", "customType": HANDOFF_TYPE, "content": handoff, "display": False}]
+
+
+def _shown_whole(output: Any, whole: str) -> bool:
+    """A near-miss is whole in an egress output when both its excerpt and its handoff keep it."""
+    try:
+        text = output[0]["content"][0]["text"] if isinstance(output[0]["content"], list) else output[0]["content"]
+        excerpt = json.loads(text)["hits"][0]["excerpt"]
+        return whole in excerpt and whole in output[1]["content"]
+    except (LookupError, TypeError, ValueError):
+        return False
+
+
+def walk_egress(adapter: Adapter, provider: str, labels: dict[str, Any], records: list[dict[str, Any]]) -> Tally:
+    """Every corpus entry's text out through ``egress.sanitize`` to the provider."""
+    tally = Tally("egress", provider)
+    tally.judged()
+    near = {item["entryId"]: item for item in labels["nearMisses"]}
+    for entry in records[1:]:
+        response = answer(adapter, "egress.sanitize", {"payload": egress_payload(entry_text(entry)),
+                                                       "provider": provider})
+        tally.add(response)
+        item = near.get(entry.get("id", ""))
+        if item is not None and not _shown_whole(response.get("payload"), item["whole"]):
+            tally.flag(item["id"])
+    return tally
