@@ -18,7 +18,13 @@ from typing import Any, Final
 from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
 from reference.primitives.textunits import utf16_length
-from reference.privacy.policy import HISTORY_RESULT_SCHEMA, history_privacy_classification, is_level
+from reference.privacy.handoff_context import redact_quoted_context
+from reference.privacy.policy import (
+    HISTORY_RESULT_SCHEMA,
+    history_privacy_classification,
+    is_level,
+    max_level,
+)
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.sanitizer import Sanitized, history_sanitize
 
@@ -213,7 +219,11 @@ def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mappin
         """Step 2 on one string, as the next pass would see it (it leaves a non-handoff alone)."""
         if HANDOFF_MARK not in text:
             return None
-        return sanitize(text, history_privacy_classification(text))
+        stored = history_privacy_classification(text)
+        text, found = redact_quoted_context(text)  # the quoted context, escaped twice (issue 11)
+        if found:
+            stored = max_level(stored or "normal", "sensitive")
+        return sanitize(text, stored)
 
     calls = collect_call_ids(payload)
     changed = False

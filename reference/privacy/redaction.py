@@ -93,6 +93,8 @@ _PROSE_WORD: Final = re.compile(r"[A-Z]?[a-z]+")
 _NEXT_WORD: Final = re.compile(r"[ \t]+[a-z]")
 #: An assignment value that is a placeholder in angle brackets, ``<your-password-here>``.
 _PLACEHOLDER: Final = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*>")
+#: What every label starts with; an assignment whose value starts so is one of them.
+_LABEL_HEAD: Final = "[DS4 REDACTED "
 
 
 def is_bearer_prose(match: re.Match[str]) -> bool:
@@ -102,8 +104,13 @@ def is_bearer_prose(match: re.Match[str]) -> bool:
 
 
 def is_placeholder_value(match: re.Match[str]) -> bool:
-    """Whether an assignment's value is a placeholder, not a value (D14)."""
+    """Whether an assignment's value is a placeholder, not a value (D14): ``<your-password>``, or
+    one of these labels, which is a redaction already (upstream matches its ``[DS4`` again, so a
+    second pass, or the assignment family after the credential one, grew the text)."""
     key, separator, quote = match.group(1, 2, 3)
+    start = match.start() + len(key) + len(separator) + len(quote)
+    if match.string.startswith(_LABEL_HEAD, start):
+        return True
     value = match.group(0)[len(key) + len(separator) + len(quote): len(match.group(0)) - len(quote)]
     return _PLACEHOLDER.fullmatch(value) is not None
 
@@ -180,9 +187,8 @@ def redact_secrets(text: str) -> tuple[str, int]:
     """The text with every secret-like match replaced by its label, and the number of matches.
 
     Each family runs over the output of the previous one, as upstream does; a match that D14
-    keeps whole is not counted.  Like upstream, a second pass is not always a no-op: an
-    assignment whose value is already a label (``password=[DS4 REDACTED SECRET]``) matches
-    again, because ``[DS4`` is a 4-character value.
+    keeps whole is not counted.  Unlike upstream, a second pass is a no-op: an assignment whose
+    value is already a label (``password=[DS4 REDACTED SECRET]``) is not matched again (D14).
     """
     count = 0
     folded = text.casefold()

@@ -108,11 +108,15 @@ def test_assignment_backtracks_to_close_its_quote() -> None:
     assert redact_secrets("password=FAKEFAKE'") == (f"password={SECRET_LABEL}'", 1)
 
 
-def test_upstream_is_not_idempotent_on_assignments() -> None:
+def test_assignments_are_idempotent_unlike_upstream() -> None:
+    """D14: a label is not an assignment's value, so a second pass changes nothing (upstream's
+    grows the text to ``password=[DS4 REDACTED SECRET] REDACTED SECRET]``)."""
     once, count = redact_secrets("password=hunter22")
     assert (once, count) == (f"password={SECRET_LABEL}", 1)
-    twice, again = redact_secrets(once)
-    assert (twice, again) == (f"password={SECRET_LABEL} REDACTED SECRET]", 1)
+    assert redact_secrets(once) == (once, 0)
+    assert redact_secrets(f"api_key: '{CREDENTIAL_LABEL}'") == (f"api_key: '{CREDENTIAL_LABEL}'", 0)
+    assert redact_secrets("password=[DS4x and") == (f"password={SECRET_LABEL} and", 1)  # not a label
+    assert redact_secrets("password=[DS4 REDACTE") == (f"password={SECRET_LABEL} REDACTE", 1)
 
 
 # ---------------------------------------------------------------- properties
