@@ -14,6 +14,7 @@ handshake as fast as it did without the checks.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import IO, Any, Final
@@ -30,6 +31,7 @@ MAX_SAFE_INTEGER: Final = 2**53 - 1
 MESSAGE_CHARS: Final = 300
 COMMANDS: Final = ("start", "request", "stop")
 ENVELOPES: Final = {"start": "startRequest", "request": "operationRequest", "stop": "stopRequest"}
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 MESSAGE_SCHEMA: Final = "adapter/v1/message.schema.json"
 OPERATIONS_SCHEMA: Final = "adapter/v1/operations.schema.json"
 
@@ -80,7 +82,7 @@ def _no_constant(name: str) -> Any:
 
 def parse(line: str) -> dict[str, Any]:
     """One JSON object, as ``JSON.parse`` reads it (no BOM, no NaN, nothing after the value)."""
-    if any("\ud800" <= char <= "\udfff" for char in line):  # undecodable bytes (surrogateescape)
+    if _SURROGATE.search(line):  # undecodable bytes (surrogateescape)
         raise Refusal(INVALID_REQUEST, "the line is not UTF-8")
     try:
         message = json.loads(line, parse_constant=_no_constant)
