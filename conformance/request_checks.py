@@ -151,7 +151,14 @@ def check(message: Mapping[str, Any], operations: frozenset[str] | None = None) 
         raise Refusal(INVALID_PARAMS, f"params must be an object, not {_kind(message['params'])}", seq)
     if found := _problems(dict(message), f"{MESSAGE_SCHEMA}#/$defs/{ENVELOPES[cmd]}"):
         raise Refusal(INVALID_REQUEST, f"the {cmd} line does not follow schemas/{MESSAGE_SCHEMA}: {found[0]}", seq)
-    if cmd == "request" and (found := _problems(message["params"], f"{OPERATIONS_SCHEMA}#/$defs/{op}/properties/params")):
+    if cmd == "request":
+        check_params(str(op), message["params"], seq)
+
+
+def check_params(op: str, params: Any, seq: int | None = None) -> None:
+    """``invalid-params`` for params that break ``$defs/<op>/properties/params`` (an operation the
+    schema does not name is not checked: its answer is ``unknown-operation``)."""
+    if op in operation_names() and (found := _problems(params, f"{OPERATIONS_SCHEMA}#/$defs/{op}/properties/params")):
         raise Refusal(INVALID_PARAMS, f"{op} params: {found[0]}", seq)
 
 

@@ -271,8 +271,13 @@ class ReferenceAdapter:
 
     def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
         from conformance.protocol import ContractError
+        from conformance.request_checks import Refusal, check_params
 
+        sent = as_json_value(dict(params))
         try:
-            return self.dispatch(op, as_json_value(dict(params)))
+            check_params(op, sent)  # as host --stdio checks it: both transports refuse alike
+            return self.dispatch(op, sent)
+        except Refusal as refusal:
+            raise ContractError(refusal.code, refusal.message) from None
         except ContractViolation as exc:
             raise ContractError(exc.code, exc.message) from None
