@@ -27,6 +27,7 @@ from conformance.faults import (
 )
 from conformance.portpipe import LineTimeout, PortPipe
 from conformance.protocol import PROTOCOL_VERSION, ContractError, ImplInfo, JsonObject
+from conformance.request_checks import NOT_STARTED, Refusal, check, parse, read_line, seq_of
 
 if TYPE_CHECKING:  # not at run time: the reference's stdio server imports this module, not jsonschema
     from conformance.message_checks import MessageChecks
@@ -53,45 +54,56 @@ def serve(
     stdout: IO[str] | None = None,
     encode: Callable[[Any], str] = json.dumps,
 ) -> int:
-    """Answer requests until ``stop`` or end of input. ``contract_error`` carries ``code``/``message``."""
+    """Answer requests until ``stop`` or end of input. ``contract_error`` carries ``code``/``message``.
+
+    Each line is checked before it is dispatched (:mod:`conformance.request_checks`): a line that
+    is not one JSON object following ``schemas/adapter/v1`` is refused with a code and one line,
+    and so is a request before a successful ``start`` (``not-started``); the server goes on.
+    """
     reader = stdin or sys.stdin
     writer = stdout or sys.stdout
-    for line in reader:
+    started = False
+    while True:
+        try:
+            line = read_line(reader)
+        except Refusal as refusal:
+            _send(writer, refusal.response(), encode)
+            continue
+        if line is None:
+            return 0
         if not line.strip():
             continue
         seq: Any = None
         try:
-            message = json.loads(line)
-            seq = message.get("seq")
-            cmd = message.get("cmd")
+            message = parse(line)
+            seq = seq_of(message)
+            check(message)
+            cmd = message["cmd"]
             if cmd == "start":
-                if message.get("protocolVersion") != PROTOCOL_VERSION:
-                    _send(writer, {"seq": seq, "error": {
-                        "code": "unsupported-protocol-version",
-                        "message": f"this host speaks protocol version {PROTOCOL_VERSION}",
-                    }}, encode)
-                    continue
+                started = True
                 _send(writer, {"seq": seq, "ok": hello}, encode)
-            elif cmd == "request":
-                try:
-                    result = dispatch(str(message.get("op")), message.get("params") or {})
-                except contract_error as exc:
-                    _send(writer, {"seq": seq, "error": {
-                        "code": getattr(exc, "code", "error"), "message": getattr(exc, "message", str(exc)),
-                    }}, encode)
-                    continue
-                _send(writer, {"seq": seq, "ok": result}, encode)
             elif cmd == "stop":
                 _send(writer, {"seq": seq, "ok": {}}, encode)
                 return 0
+            elif not started:
+                raise Refusal(NOT_STARTED, "no request is served before a successful start", seq)
             else:
-                _send(writer, {"seq": seq, "error": {"code": "unknown-command", "message": f"unknown cmd {cmd!r}"}},
-                      encode)
+                _send(writer, {"seq": seq, "ok": _dispatch(dispatch, message, contract_error)}, encode)
+        except Refusal as refusal:
+            refusal.seq = seq
+            _send(writer, refusal.response(), encode)
         except Exception as exc:  # report, never die silently: the harness records it
             _send(writer, {"seq": seq, "errored": True, "context": {
                 "message": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(),
             }}, encode)
-    return 0
+
+
+def _dispatch(dispatch: Dispatch, message: JsonObject, contract_error: type[Exception]) -> JsonObject:
+    """The operation's result; a contract error becomes a :class:`Refusal` with its code."""
+    try:
+        return dispatch(str(message["op"]), message["params"])
+    except contract_error as exc:
+        raise Refusal(str(getattr(exc, "code", "error")), str(getattr(exc, "message", exc))) from None
 
 
 class SubprocessAdapter:

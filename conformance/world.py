@@ -147,6 +147,9 @@ class HistoryWorld:
     messages: dict[str, list[str]] = field(default_factory=dict)
     kept_refs: dict[str, str] = field(default_factory=dict)
     remembered_hits: list[tuple[str, str, str, str]] | None = None
+    #: The answer to the last request sent as it is (``history host is sent``), or its refusal.
+    last_answer: JsonObject | None = None
+    last_refusal: ContractError | None = None
 
     @property
     def project(self) -> HistoryProject:

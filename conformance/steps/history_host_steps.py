@@ -14,9 +14,9 @@ import json
 import shutil
 from pathlib import Path
 
-from pytest_bdd import given, parsers, when
+from pytest_bdd import given, parsers, then, when
 
-from conformance.protocol import Adapter
+from conformance.protocol import Adapter, ContractError
 from conformance.steps.history_calls import open_history, session_lines
 from conformance.world import HistoryProject, HistoryWorld
 
@@ -127,6 +127,30 @@ def when_clock(adapter: Adapter, now: int) -> None:
 @when(parsers.parse("the clock moves on by {delta:d} ms"))
 def when_clock_advance(adapter: Adapter, delta: int) -> None:
     adapter.request("clock.advance", {"ms": delta})
+
+
+@when(parsers.parse("the history host is sent {op} with the params {params}"))
+def when_sent(adapter: Adapter, history: HistoryWorld, op: str, params: str) -> None:
+    """One host request with these params as they are (wrong types included)."""
+    history.last_answer, history.last_refusal = None, None
+    try:
+        history.last_answer = adapter.request(op, json.loads(params))
+    except ContractError as refusal:
+        history.last_refusal = refusal
+
+
+@then(parsers.parse('that request is refused with code "{code}"'))
+def then_sent_refused(history: HistoryWorld, code: str) -> None:
+    refusal = history.last_refusal
+    assert refusal is not None, f"the request was answered: {history.last_answer!r}"
+    assert refusal.code == code, f"{refusal.code}: {refusal.message}"
+
+
+@then(parsers.parse("that request answered nowMs {now:d}"))
+def then_sent_now(history: HistoryWorld, now: int) -> None:
+    refusal = history.last_refusal
+    assert refusal is None, f"the request was refused: {refusal.code}: {refusal.message}"
+    assert history.last_answer == {"nowMs": now}, history.last_answer
 
 
 @when("the history host restarts")

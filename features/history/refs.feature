@@ -5,6 +5,8 @@ Feature: Source references are opaque, expiring, capped and bound to the session
   inserted), it is forgotten when presented while another session is current, and a restart of
   the host forgets them all. What it points at was fixed at recall time from the index; a read
   re-authorizes it against the current leaf and the scope it was minted for.
+  The host's clock takes integers from 0 to 2^53-1 ms and never passes 2^53-1, and the abort
+  flag a boolean: a value of another type is invalid-params and changes nothing (issue 12).
 
   Background:
     Given a trusted history project
@@ -194,3 +196,41 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the read is whole
     When reference number 513 issued in this scenario is read
     Then the read is whole
+
+  @id:REF-013
+  Scenario Outline: The clock and the abort flag refuse a value of the wrong type and keep their own
+    When recall is asked for "`LastExportUtc`"
+    And the first hit's reference is kept as "kept"
+    And the history host is sent <op> with the params <params>
+    Then that request is refused with code "invalid-params"
+    When the reference "kept" is read
+    Then the read is whole
+    And the read source entry id is "old"
+
+    Examples:
+      | case                 | op                 | params                        |
+      | now-null             | clock.set          | {"nowMs": null}               |
+      | now-true             | clock.set          | {"nowMs": true}               |
+      | now-text             | clock.set          | {"nowMs": "5"}                |
+      | now-negative         | clock.set          | {"nowMs": -1}                 |
+      | now-past-safe        | clock.set          | {"nowMs": 9007199254740992}   |
+      | ms-text              | clock.advance      | {"ms": "700000"}              |
+      | ms-fraction          | clock.advance      | {"ms": 1.5}                   |
+      | ms-absent            | clock.advance      | {}                            |
+      | ms-past-safe         | clock.advance      | {"ms": 9007199254740992}      |
+      | aborted-text         | history.setAborted | {"aborted": "yes"}            |
+      | aborted-number       | history.setAborted | {"aborted": 1}                |
+      | aborted-absent       | history.setAborted | {}                            |
+
+  @id:REF-014
+  Scenario: The clock reaches 2^53-1 ms and goes no further
+    When the history host is sent clock.set with the params {"nowMs": 9007199254740990}
+    Then that request answered nowMs 9007199254740990
+    When the history host is sent clock.advance with the params {"ms": 1}
+    Then that request answered nowMs 9007199254740991
+    When the history host is sent clock.advance with the params {"ms": 1}
+    Then that request is refused with code "invalid-params"
+    When the history host is sent clock.advance with the params {"ms": 0}
+    Then that request answered nowMs 9007199254740991
+    When the history host is sent clock.set with the params {"nowMs": 0}
+    Then that request answered nowMs 0

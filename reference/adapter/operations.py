@@ -18,7 +18,7 @@ from reference.pi.session import load_session
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
-from reference.primitives.params import string_param
+from reference.primitives.params import string_param, unusable_path
 from reference.primitives.paths import canonical_path, session_dir_name
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
 
@@ -171,6 +171,31 @@ STATEFUL_OPERATIONS: Final = (
 )
 
 
+#: The parameters that name files or folders, per operation (the host facts' ``env`` and ``argv`` too).
+PATH_PARAMS: Final = {
+    "session.inspect": ("path",), "session.records": ("path",), "session.node": ("path",),
+    "path.canonical": ("path",), "path.sessionDirName": ("cwd",),
+    "host.facts": ("home", "cwd"), "config.show": ("home", "cwd"), "config.set": ("home", "cwd"),
+    "config.unset": ("home", "cwd"),
+    "history.open": ("home", "cwd", "sessionFile", "indexPath"),
+    "rebase.open": ("home", "cwd", "sessionFile", "indexPath"),
+}
+
+
+def check_paths(op: str, params: Mapping[str, Any]) -> None:
+    """``invalid-path`` for a path parameter, an ``env`` value or an ``argv`` word with a NUL or a
+    lone surrogate: no file can have that name (Node would throw or open another name)."""
+    keys = PATH_PARAMS.get(op, ())
+    env = params.get("env") if keys else None
+    argv = params.get("argv") if keys else None
+    named = [(key, params.get(key)) for key in keys]
+    named += [(f"env.{key}", value) for key, value in env.items()] if isinstance(env, dict) else []
+    named += [(f"argv[{i}]", value) for i, value in enumerate(argv)] if isinstance(argv, list) else []
+    for name, value in named:
+        if isinstance(value, str) and (why := unusable_path(value)):
+            raise ContractViolation(Code.INVALID_PATH, f"parameter {name!r} {why}")
+
+
 class ReferenceAdapter:
     """The in-process adapter: the reference is one implementation among others.
 
@@ -198,6 +223,7 @@ class ReferenceAdapter:
     def dispatch(self, op: str, params: Mapping[str, Any]) -> JsonObject:
         """Stateless operations from the table, stateful ones on this host's history and rebase
         state (one clock for both)."""
+        check_paths(op, params)
         if op not in STATEFUL_OPERATIONS:
             return dispatch(op, params)
         if op.startswith("rebase."):
@@ -210,7 +236,9 @@ class ReferenceAdapter:
         if op in ("history.recall", "history.read", "history.status"):
             service = state.require()
             tool = op.split(".", 1)[1]
-            arguments = params.get("arguments") or {}
+            arguments = params.get("arguments")
+            if not isinstance(arguments, dict):
+                raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
             result = service.status() if tool == "status" else getattr(service, tool)(arguments)
             return dict(as_json_value(result))
         handler = {
@@ -243,8 +271,13 @@ class ReferenceAdapter:
 
     def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
         from conformance.protocol import ContractError
+        from conformance.request_checks import Refusal, check_params
 
+        sent = as_json_value(dict(params))
         try:
-            return self.dispatch(op, as_json_value(dict(params)))
+            check_params(op, sent)  # as host --stdio checks it: both transports refuse alike
+            return self.dispatch(op, sent)
+        except Refusal as refusal:
+            raise ContractError(refusal.code, refusal.message) from None
         except ContractViolation as exc:
             raise ContractError(exc.code, exc.message) from None

@@ -28,4 +28,6 @@ def serve_stdio() -> int:
     implementation = ReferenceAdapter()  # one host process: its references live as long as it does
     # Reconfigure so a crash in the middle of a line never leaves half a message behind.
     sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
+    # Bytes that are not UTF-8 reach the server as lone surrogates, refused as invalid-request.
+    sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
     return serve(implementation.dispatch, hello, ContractViolation, encode=js_stringify)

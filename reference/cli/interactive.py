@@ -35,6 +35,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def cmd_host(args: argparse.Namespace) -> int:
     if args.stdio:
         return run_host(stdio=True)
+    # A line that is not UTF-8 is read (as lone surrogates) and answered, never a UnicodeDecodeError.
+    sys.stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+    sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     return run_host(stdio=False, session=args.session, leaf=args.leaf, cwd=args.cwd, provider=args.provider,
                     index=args.index)
 
@@ -117,10 +120,8 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
             return 0
         try:
             stdout.write(_answer(host, command, rest) + "\n")
-        except ContractViolation as exc:
+        except ContractViolation as exc:  # one coded line; the host and its live references go on
             stdout.write(f"error: {exc.code}: {exc.message}\n")
-        except json.JSONDecodeError as exc:
-            stdout.write(f"error: the tool arguments are not JSON: {exc}\n")
         stdout.flush()
 
 
@@ -163,11 +164,33 @@ def _answer(host: _Host, command: str, rest: str) -> str:
         name, _, payload = rest.strip().partition(" ")
         if name not in TOOLS:
             return f"unknown tool {name!r}; tools: {', '.join(TOOLS)}"
-        arguments = json.loads(payload) if payload.strip() else {}
+        arguments = tool_arguments(payload)
         tool = name.removeprefix("context_history_")
         service = host.service
         return js_stringify(service.status() if tool == "status" else getattr(service, tool)(arguments))
     return f"unknown command {command!r}; type /help"
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def tool_arguments(payload: str) -> dict[str, Any]:
+    """The JSON object of ``/tool NAME ARGS`` (none: ``{}``). Anything else is ``invalid-params``,
+    as Pi checks a tool's arguments against its parameters before it calls the tool."""
+    from reference.primitives.errors import ContractViolation
+
+    if not payload.strip():
+        return {}
+    try:
+        value = json.loads(payload, parse_constant=_not_json)
+    except RecursionError:
+        raise ContractViolation(Code.INVALID_PARAMS, "the tool arguments are nested too deeply") from None
+    except ValueError as exc:  # not JSON, NaN, an integer of more than 4,300 digits
+        raise ContractViolation(Code.INVALID_PARAMS, f"the tool arguments are not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ContractViolation(Code.INVALID_PARAMS, "the tool arguments must be a JSON object")
+    return value
 
 
 def _rebase_service(history_host: Any, project: str, index: str | None) -> Any:

@@ -62,9 +62,11 @@ class Code(StrEnum):
     INVALID_LEAF = "invalid-leaf"
     INVALID_OPERATION = "invalid-operation"
     INVALID_PARAMS = "invalid-params"
+    INVALID_PATH = "invalid-path"
     INVALID_QUERY = "invalid-query"
     INVALID_RANGE = "invalid-range"
     INVALID_REFERENCE = "invalid-reference"
+    INVALID_REQUEST = "invalid-request"
     INVALID_ROLE = "invalid-role"
     INVALID_SCOPE = "invalid-scope"
     IO = "io"
@@ -77,6 +79,7 @@ class Code(StrEnum):
     MORE_LINES = "more-lines"
     NO_MANIFEST = "no-manifest"
     NO_QUERY_TERMS = "no-query-terms"
+    NOT_STARTED = "not-started"
     OPERATION_EXISTS_USE_RECOVER = "operation-exists-use-recover"
     OPERATION_INTEGRITY = "operation-integrity"
     OPERATION_UNAVAILABLE = "operation-unavailable"
@@ -99,6 +102,7 @@ class Code(StrEnum):
     REFERENCE_EXPIRED = "reference-expired"
     REFERENCE_OUT_OF_SCOPE = "reference-out-of-scope"
     REPORT_INVALID = "report-invalid"
+    REQUEST_TOO_LARGE = "request-too-large"
     RETRIEVAL_DEGRADED = "retrieval-degraded"
     RUNTIME_UNAVAILABLE = "runtime-unavailable"
     SESSION_BUSY = "session-busy"
@@ -132,7 +136,7 @@ class Code(StrEnum):
 #: The groups of docs/errors.md: title -> the codes listed under it.
 GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Reading sessions": frozenset({Code.SESSION_FILE_MISSING, Code.SESSION_NOT_A_FILE, Code.SESSION_EMPTY, Code.SESSION_UNREADABLE, Code.SESSION_NO_HEADER, Code.SESSION_HEADER_SCAN_LIMIT, Code.SESSION_CHANGED, Code.UNSUPPORTED_SOURCE_VERSION, Code.UNKNOWN_LEAF, Code.UNKNOWN_ENTRY, Code.INVALID_LEAF, Code.TOO_MANY_RECORDS}),
-    "Primitives": frozenset({Code.INVALID_JSON, Code.INVALID_PARAMS}),
+    "Primitives": frozenset({Code.INVALID_JSON, Code.INVALID_PARAMS, Code.INVALID_PATH}),
     "Host facts": frozenset({Code.HOST_TRUST_STORE_INVALID, Code.HOST_SETTINGS_INVALID, Code.HOST_PATH_INVALID}),
     "Configuration": frozenset({Code.CONFIG_UNKNOWN_PATH, Code.CONFIG_INVALID_VALUE, Code.CONFIG_PROJECT_UNTRUSTED, Code.CONFIG_FILE_MALFORMED, Code.CONFIG_INVALID, Code.CONFIG_NOT_SET, Code.CONFIG_UNKNOWN_OPTION, Code.CONFIG_USAGE, Code.CONFIG_IO_ERROR}),
     "History tools: unavailable codes": frozenset({Code.ABORTED, Code.DISABLED, Code.RUNTIME_UNAVAILABLE, Code.INVALID_QUERY, Code.INVALID_SCOPE, Code.INVALID_BUDGET, Code.INVALID_DATE, Code.INVALID_DATE_RANGE, Code.INVALID_ROLE, Code.INVALID_FILTER, Code.INVALID_REFERENCE, Code.REFERENCE_EXPIRED, Code.REFERENCE_OUT_OF_SCOPE, Code.INVALID_RANGE, Code.RANGE_OUT_OF_BOUNDS, Code.LINE_EXCEEDS_OUTPUT_BUDGET, Code.SOURCE_UNAVAILABLE, Code.SOURCE_SCOPE_MISMATCH, Code.SOURCE_CHANGED, Code.PRIVACY_OMITTED, Code.EPHEMERAL_SESSION, Code.PROJECT_SCOPE_DISABLED, Code.PROJECT_UNTRUSTED, Code.HISTORY_UNAVAILABLE}),
@@ -148,6 +152,6 @@ GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Session rebase: target and activation": frozenset({Code.TARGET_INTEGRITY, Code.TARGET_IDENTITY, Code.ACTIVATION_CANCELLED}),
     "Session rebase: crash points": frozenset({Code.INVALID_CRASH_POINT}),
     "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED, Code.INDEX_REBUILT}),
-    "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND}),
+    "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND, Code.INVALID_REQUEST, Code.REQUEST_TOO_LARGE, Code.NOT_STARTED, Code.INVALID_PARAMS}),
     "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.PORT_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID, Code.AUDIT_INPUT, Code.AUDIT_MAPPING, Code.AUDIT_QUERY}),
 }

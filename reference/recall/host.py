@@ -19,7 +19,8 @@ from reference.pi.session import SessionFile, load_session
 from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.params import string_param
+from reference.primitives.jsvalues import MAX_SAFE_INTEGER
+from reference.primitives.params import bool_param, safe_integer_param, string_param
 from reference.recall.index_schema import default_index_path
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -130,7 +131,7 @@ class HistoryHostState:
         return {}
 
     def set_aborted(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        self.require().host.aborted = bool(params.get("aborted"))
+        self.require().host.aborted = bool_param(params, "aborted")
         return {}
 
     def restart(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -155,13 +156,17 @@ class HistoryHostState:
         return {"payload": provider_payload(params.get("payload"), provider=host.provider, config=host.config)}
 
     def clock_set(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        now = safe_integer_param(params, "nowMs")
         clock = self._manual()
-        clock.set(int(params["nowMs"]))
+        clock.set(now)
         return {"nowMs": clock.now}
 
     def clock_advance(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        delta = safe_integer_param(params, "ms")
         clock = self._manual()
-        clock.advance(int(params["ms"]))
+        if clock.now + delta > MAX_SAFE_INTEGER:
+            raise ContractViolation(Code.INVALID_PARAMS, f"the clock would pass {MAX_SAFE_INTEGER} ms")
+        clock.advance(delta)
         return {"nowMs": clock.now}
 
     def _manual(self) -> ManualClock:

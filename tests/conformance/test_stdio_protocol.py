@@ -50,7 +50,8 @@ def test_every_request_gets_one_schema_valid_response(tmp_path: Path) -> None:
 def test_garbage_and_wrong_versions_are_answered_not_fatal() -> None:
     responses = exchange(["this is not json", {"seq": 2, "cmd": "start", "protocolVersion": 99},
                           {"seq": 3, "cmd": "stop"}])
-    assert responses[0]["errored"] is True
+    assert responses[0] == {"seq": None, "error": {  # a protocol refusal with a code, no traceback
+        "code": "invalid-request", "message": "the line is not one JSON value: Expecting value at column 1"}}
     assert responses[1]["error"]["code"] == "unsupported-protocol-version"  # type: ignore[index]
     assert responses[2] == {"seq": 3, "ok": {}}
 
