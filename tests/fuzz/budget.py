@@ -12,7 +12,7 @@ from typing import Final
 from hypothesis import HealthCheck, settings
 
 EXAMPLES: Final = {
-    "stdio_requests": {"fuzz": 4000, "ci": 150, "dev": 40},
+    "stdio_requests": {"fuzz": 1000, "ci": 100, "dev": 40},  # per test: four tests
     "cli_argv": {"fuzz": 4000, "ci": 100, "dev": 30},
     "session_files": {"fuzz": 1200, "ci": 20, "dev": 10},
     "index_damage": {"fuzz": 800, "ci": 15, "dev": 8, "soak": 300},

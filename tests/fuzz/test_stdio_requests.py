@@ -1,8 +1,8 @@
-"""Issue 12, the ``--stdio`` server under Hypothesis: arbitrary JSON values and raw byte lines as
+"""Fuzz category ``stdio_requests`` (issue 12), the ``--stdio`` server under Hypothesis: arbitrary JSON values and raw byte lines as
 requests and as ``params`` never give a traceback (nor an ``errored`` answer), every line gets
 exactly one answer, and the server still serves the good request that follows.
 
-Bounded for CI by the profile (``HYPOTHESIS_PROFILE=ci``: 200 examples each; ``soak``: 5,000).
+Sized by tests/fuzz/budget.py (``ci`` bounded; ``fuzz``, ``tox -e fuzz``, 1,000 per test).
 The operations that write or spawn (``config.set``, ``config.unset``, ``rebase.*``) get arbitrary
 params too, in a scratch working directory, with the host facts pointed into it.
 """
@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from testkit.stdio_lines import GOOD, GOOD_ANSWER, START, answers, serve_text
 
 from conformance.request_checks import operation_names
+from fuzz.budget import fuzz_settings
+from fuzz.tally import count_case
 
 OPERATIONS = sorted(operation_names())
 PARAM_NAMES = ["path", "leaf", "id", "text", "maxUnits", "cwd", "home", "env", "argv", "value", "global",
@@ -31,11 +33,12 @@ json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
 params = st.dictionaries(st.sampled_from(PARAM_NAMES) | st.text(max_size=8), json_values, max_size=6)
 raw_lines = st.binary(max_size=200).map(lambda data: data.replace(b"\n", b" "))
 
-FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = fuzz_settings("stdio_requests")
 
 
 def _served(lines: list[str]) -> list[dict[str, Any]]:
     """Every line answered once, then the good request; nothing broke."""
+    count_case("stdio_requests")
     output = serve_text("".join(line + "\n" for line in [START, *lines, GOOD]))
     found = answers(output)
     expected = 2 + sum(1 for line in lines if line.strip())
