@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from reference.privacy.redaction import SECRET_LABEL, redact_secrets
 
@@ -92,38 +92,87 @@ _LABEL_HEAD: Final = "[DS4 REDACTED "
 
 #: Texts longer than this are scanned line by line, each rule only on the lines holding its literals.
 _BY_LINE: Final = 8192
+#: The rules whose literals are matched in the case-folded text, and the one whose probe is a pattern.
+_FOLDED_RULE: Final = "named-secret"
+_SHAPE_RULE: Final = "discord-bot-token"
 
 
 def _probe(name: str, words: tuple[str, ...], text: str, folded: str) -> bool:
-    if name == "discord-bot-token":
+    if name == _SHAPE_RULE:
         return _DISCORD_SHAPE.search(text) is not None
-    probe = folded if name == "named-secret" else text
+    probe = folded if name == _FOLDED_RULE else text
     return any(word in probe for word in words)
+
+
+def _literal_matcher(folded: bool) -> tuple[Any, tuple[int, ...]] | None:
+    """One Aho-Corasick automaton over the literals of the rules (the folded rule's, or every
+    other rule's but the shape rule) and the rule of each literal; None without ``ahocorasick_rs``."""
+    try:
+        import ahocorasick_rs
+    except ImportError:  # then every literal is probed with ``in``: the same answer, slower
+        return None
+    pairs = [(index, word) for index, (name, words, _p, _g) in enumerate(RULES) if name != _SHAPE_RULE
+             and (name == _FOLDED_RULE) == folded for word in words]  # fmt: skip
+    automaton = ahocorasick_rs.BytesAhoCorasick([word.encode() for _i, word in pairs])
+    return automaton, tuple(index for index, _w in pairs)
+
+
+_MATCHERS: Final = tuple(_literal_matcher(folded) for folded in (False, True))
+
+
+def _literal_lines(text: str) -> dict[int, list[int]] | None:
+    """For every rule with literals (all but the shape rule) one of which the text holds, the
+    numbers of the lines (``text.split("\n")``) holding one, in one pass over the text and one over
+    its case fold; None without the automaton.  No literal holds a newline, and case folding
+    neither adds nor removes one, so a match's line is the count of newlines before it."""
+    found: dict[int, set[int]] = {}
+    for matcher, data in zip(_MATCHERS, (text, text.casefold()), strict=True):
+        if matcher is None:
+            return None
+        automaton, rules = matcher
+        raw = data.encode("utf-8", "surrogatepass")  # a lone surrogate holds no ASCII byte
+        starts = sorted((start, rules[pattern]) for pattern, start, _end in automaton.find_matches_as_indexes(raw, overlapping=True))
+        line, at = 0, 0
+        for start, rule in starts:
+            line, at = line + raw.count(b"\n", at, start), start
+            found.setdefault(rule, set()).add(line)
+    return {rule: sorted(lines) for rule, lines in found.items()}
 
 
 def house_redact(text: str) -> tuple[str, int]:
     """The house rules alone: the text with every found span replaced, and the count.
 
     Only the private-block rule spans lines; on a long text the others run on the lines that hold
-    one of their literals (a 4 MiB build log is not scanned position by position ten times)."""
+    one of their literals (a 4 MiB build log is not scanned position by position ten times).  The
+    literals of every rule are found in one pass (``_literal_lines``), again after a rule changed
+    the text; without the automaton each literal is probed with ``in``."""
     count = 0
-    folded = text.casefold()
-    for name, words, pattern, replace in _REPLACERS:
-        if not _probe(name, words, text, folded):
+    present = _literal_lines(text)
+    folded = text.casefold() if present is None else ""
+    for index, (name, words, pattern, replace) in enumerate(_REPLACERS):
+        at: list[int] | None = None  # the lines to scan; None: every line that passes the probe
+        if present is None or name == _SHAPE_RULE:
+            if not _probe(name, words, text, folded):
+                continue
+        elif index in present:
+            at = present[index]
+        else:
             continue
         if len(text) <= _BY_LINE or name == "private-block":
             text, found = pattern.subn(replace, text)
         else:
             lines, found = text.split("\n"), 0
-            for index, line in enumerate(lines):
-                if _probe(name, words, line, line.casefold() if name == "named-secret" else line):
-                    lines[index], hits = pattern.subn(replace, line)
+            for number in range(len(lines)) if at is None else at:
+                line = lines[number]
+                if at is not None or _probe(name, words, line, line.casefold() if name == _FOLDED_RULE else line):
+                    lines[number], hits = pattern.subn(replace, line)
                     found += hits
             if found:
                 text = "\n".join(lines)
         count += found
         if found:
-            folded = text.casefold()
+            present = _literal_lines(text)
+            folded = text.casefold() if present is None else ""
     return text, count
 
 

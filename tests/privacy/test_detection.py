@@ -86,3 +86,33 @@ def test_a_second_redaction_of_every_corpus_entry_changes_nothing() -> None:
         if detection.redact(once)[0] != once:
             grown.append(entry_id)
     assert grown == []
+
+
+def _probing(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[str, int]:
+    """``house_redact`` without the automaton: every literal probed with ``in``."""
+    with monkeypatch.context() as patch:
+        patch.setattr(detection, "_MATCHERS", (None, None))
+        return detection.house_redact(text)
+
+
+def test_one_literal_pass_finds_what_the_probes_find(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert all(matcher is not None for matcher in detection._MATCHERS)
+    texts = list(corpus_check.Corpus.load(CORPUS).texts.values())
+    odd = ["pa\u00dfword=FAKEsecretvalue99", "to\u212aen: FAKEabcdefgh1234", "API_\u017fECRET=FAKE0123456789",
+           "a\udbeab password=FAKEhunter2222", "x\u0130 ghp_FAKEabcdefghijklmnopqrstuvwxyz0123", ""]  # fmt: skip
+    filler = [f"build ok line {i}" for i in range(600)]
+    long_texts = ["\n".join(filler + texts[i : i + 20] + filler) for i in range(0, len(texts), 20)]
+    for text in texts + odd + long_texts + ["\n".join(filler + odd + filler)]:
+        assert detection.house_redact(text) == _probing(monkeypatch, text), text[:80]
+    assert any(len(text) > detection._BY_LINE and detection.house_redact(text)[1] for text in long_texts)
+
+
+def test_the_lines_of_the_literals_are_counted_in_the_text_not_its_bytes() -> None:
+    text = "\u00e9\u00df\n\udbeab\n\nx token=1 \u212aEY\nsk-"
+    assert detection._literal_lines(text) == {
+        RULE["named-secret"]: [3],
+        RULE["prefixed-token"]: [4],
+    }
+
+
+RULE = {name: index for index, (name, *_rest) in enumerate(detection.RULES)}
