@@ -119,7 +119,7 @@ def _decode_entry(data: bytes) -> tuple[Any, bool]:
     """The parsed line and whether the JavaScript-faithful path (which may keep lone surrogates) ran."""
     try:
         return msgspec.json.decode(data), False
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         pass
     try:
         return decode_value(data), True
