@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reference.cli.output import fail
+
 EXIT_CONTRACT_ERROR = 2
 
 
@@ -83,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
             result = config.op_config_unset({**params, "path": args.path, "global": args.global_target})
             text = result["message"]
     except ContractViolation as exc:
-        print(f"recall-rebase: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_CONTRACT_ERROR
+        return fail(exc.code, exc.message)
     sys.stdout.write((js_stringify(result) if args.json else text) + "\n")
     return 0

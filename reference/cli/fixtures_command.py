@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+from reference.cli.output import fail
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.primitives.codes import Code
@@ -23,8 +24,7 @@ _DEFAULTS: Final = GenOptions(seed=0)
 
 
 def _fail(code: str, message: str) -> int:
-    print(f"recall-rebase: {code}: {message}", file=sys.stderr)
-    return EXIT_CONTRACT_ERROR
+    return fail(code, message)
 
 
 def _count(text: str) -> int:
