@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reference.cli.output import fail
+from reference.primitives.codes import Code
 
 EXIT_CONTRACT_ERROR = 2
 
@@ -72,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
+    if args.cwd is not None and not os.path.isdir(args.cwd):  # never create a project folder (issue 12)
+        return fail(Code.BAD_OPTION, f"--cwd {args.cwd} is not a folder; nothing was read or written")
     params = _host_params(args)
     try:
         if args.config_command == "show":

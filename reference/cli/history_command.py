@@ -121,7 +121,10 @@ def printable(path: str) -> str:
 def session_problem(path: str) -> str | None:
     """What the session path is when it cannot be read as a version 3 session, or None."""
     from reference.pi.reader import read_header_line
+    from reference.pi.session import first_line_problem
 
+    if not _encodable(path):
+        return f"the session path {printable(path)} is not UTF-8: Pi cannot open it either (rename the file)"
     if not os.path.lexists(path):
         return f"there is no session file at {printable(path)}"
     if not os.path.isfile(path):
@@ -129,7 +132,8 @@ def session_problem(path: str) -> str | None:
     try:
         version = read_header_line(path).get("version", 1)
     except (OSError, ValueError, RecursionError):
-        return f"{printable(path)} is not a Pi session file (its first line is not a session header)"
+        why = first_line_problem(path) or "is not a session header"
+        return f"{printable(path)} is not a Pi session file: its first line {why}"
     if version != 3:
         return (f"{printable(path)} is a legacy version {version} session: Pi rewrites it to version 3 when it "
                 "opens it; open it once in Pi 0.84.3, this tool never rewrites it")
