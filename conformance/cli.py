@@ -209,7 +209,7 @@ def _add_parallel(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=prog, description="Run or check the conformance suite.")
+    parser: argparse.ArgumentParser = OneLineParser(prog=prog, description="Run or check the conformance suite.")
     parser.add_argument("--version", action="version", version=f"recall-rebase conformance {__version__}")
     commands = parser.add_subparsers(dest="conformance_command", metavar="SUBCOMMAND", required=True)
     run = commands.add_parser(

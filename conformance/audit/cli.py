@@ -156,7 +156,7 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = "recall-rebase audit") -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=prog, description="Hold the projections and journals against the "
+    parser: argparse.ArgumentParser = OneLineParser(prog=prog, description="Hold the projections and journals against the "
                                      "canonical JSONL, read again from the bytes by DuckDB.")
     commands = parser.add_subparsers(dest="audit_command", metavar="SUBCOMMAND", required=True)
     check = commands.add_parser("check", help="run every check (the default: recall-rebase audit --sessions DIR)",

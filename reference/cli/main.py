@@ -33,7 +33,7 @@ AUDIT_COMMAND = "audit"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(
+    parser: argparse.ArgumentParser = OneLineParser(
         prog="recall-rebase",
         description="Conformance toolkit and reference implementation of Explicit History Recall "
         "and Session Rebase for Pi session files.",

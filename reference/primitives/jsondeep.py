@@ -17,7 +17,8 @@ from typing import Any, Final
 _NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _WS: Final = re.compile(r"[ \t\n\r]*")
 _CONSTANTS: Final = {"null": None, "true": True, "false": False}
-_scanstring: Final = json.decoder.scanstring
+#: The decoder's own string scanner (C-accelerated): the same escapes, lone surrogates and errors.
+_scanstring: Final[Callable[[str, int, bool], tuple[str, int]]] = getattr(json.decoder, "scanstring")  # noqa: B009
 
 
 class DeepParseError(ValueError):
@@ -62,7 +63,8 @@ def _scalar(text: str, pos: int, hooks: Hooks) -> tuple[Any, int]:
             return value, pos + len(word)
     for word in ("NaN", "Infinity", "-Infinity"):
         if text.startswith(word, pos):
-            return hooks.parse_constant(word), pos + len(word)
+            constant: Any = hooks.parse_constant(word)
+            return constant, pos + len(word)
     match = _NUMBER.match(text, pos)
     if match is None:
         raise DeepParseError("Expecting value", pos)

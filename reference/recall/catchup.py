@@ -384,7 +384,8 @@ def catch_up(
                 result = _sync(conn, raw, path, header, info, force)
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say
+                    conn.execute("ROLLBACK")
                 raise
         finally:
             conn.execute(f"PRAGMA cache_size = {cache_size:d}")
