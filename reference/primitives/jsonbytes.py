@@ -281,7 +281,7 @@ _JS_NUMBER_DECODER: Final = json.JSONDecoder(
 )
 
 
-def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False) -> Any:
+def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False, deep: bool = True) -> Any:
     """``JSON.parse``: the JSON grammar only (no NaN/Infinity), JSON whitespace around the value.
 
     ``strip_bom`` drops one leading U+FEFF first, as Node's ``stripBom`` does for the files Pi
@@ -289,6 +289,8 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False) ->
     ``js_numbers`` holds values as JavaScript does where Python would differ: integers past 2^53
     become doubles, integral doubles become ints, array-index keys come first. Session lines
     keep Python's exact integers because their bytes are re-hashed, never re-serialized.
+    ``deep=False`` lets ``RecursionError`` out for a value nested deeper than the C scanner goes,
+    for a reader that refuses such a value rather than walk it (the configuration).
     """
     if strip_bom and text.startswith(_BOM):
         text = text[1:]
@@ -297,7 +299,9 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False) ->
         value, end = decoder.raw_decode(text, _skip_ws(text, 0))
     except json.JSONDecodeError as exc:
         raise JsonParseError(str(exc), reason=exc.msg, line=exc.lineno, column=exc.colno) from None
-    except (RecursionError, ValueError):
+    except (RecursionError, ValueError) as exc:
+        if not deep and isinstance(exc, RecursionError):
+            raise
         # Nested deeper than the C scanner goes, or an integer of more digits than int() takes:
         # V8 reads both (an integer that long is Infinity), so the iterative parser does too.
         value, end = _parse_deep(text, js_numbers)
