@@ -71,6 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ContractViolation as exc:
         return fail(exc.code, exc.message)
     output.JSON_REFUSALS = JSON_FLAG in arguments
+    try:
+        return _parse_and_run(arguments)
+    finally:
+        output.JSON_REFUSALS = False  # for this call only
+
+
+def _parse_and_run(arguments: list[str]) -> int:
     parsed = parse_arguments(build_parser(), arguments, known=True)
     if isinstance(parsed, int):
         return parsed
