@@ -103,13 +103,14 @@ def _service(args: argparse.Namespace) -> Any:
     return HistoryService(host, index_path=args.index or default_index, clock=SystemClock())
 
 
-def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any) -> int:
+def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_path: Any) -> int:
     from reference.primitives.jsonbytes import js_stringify
 
     if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
-        print(render(result, {**HINTS, **situation_hints(args.session, args.index)}))
+        unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
+        print(render(result, {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None)}))
     return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
 
 
@@ -174,10 +175,26 @@ def situation_hints(session: str, index: str | None) -> dict[str, str]:
     if problem is not None:
         hints.update({"ephemeral-session": problem, "history-unavailable": problem,
                       "index-not-yet-synchronized": problem})
-    index_issue = index_problem(index) if index else None
+    index_issue = (index_problem(index) or _open_error(index)) if index else None
     if index_issue is not None:
         hints["runtime-unavailable"] = index_issue
     return hints
+
+
+def _open_error(path: str) -> str | None:
+    """What SQLite says when it reads the index read-only (a damaged file with a valid header)."""
+    try:
+        uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"the index {printable(path)} cannot be opened ({exc}; move it away or pass another --index)"
+    except (ValueError, UnicodeError):
+        return None
+    return None
 
 
 HINTS = {
@@ -225,11 +242,13 @@ def run_search(args: argparse.Namespace) -> int:
                        ("includeSummaries", args.include_summaries)):
         if value is not None:
             arguments[key] = value
-    return _emit(_service(args).recall(arguments), args, render_recall)
+    service = _service(args)
+    return _emit(service.recall(arguments), args, render_recall, service.index_path)
 
 
 def run_status(args: argparse.Namespace) -> int:
-    return _emit(_service(args).status(), args, render_status)
+    service = _service(args)
+    return _emit(service.status(), args, render_status, service.index_path)
 
 
 def index_state_json(state: Any) -> dict[str, Any]:

@@ -243,6 +243,25 @@ def test_history_index_on_a_folder_or_garbage_is_one_runtime_unavailable_line(cl
     assert sha256(session) == before
 
 
+def test_a_damaged_sqlite_index_names_sqlites_words(cli: Cli) -> None:
+    """A valid header, then garbage: every command says what SQLite said (rebuilding it is item 3)."""
+    session = cli.write()
+    before = sha256(session)
+    assert cli.history("index")[0] == 0
+    data = bytearray(cli.index.read_bytes())
+    data[100:] = bytes(len(data) - 100)
+    cli.index.write_bytes(bytes(data))
+    for path in (cli.root / "index.sqlite-wal", cli.root / "index.sqlite-shm"):
+        path.unlink(missing_ok=True)
+    code, out, err = cli.history("index", "--force")
+    assert (code, out) == (2, "")
+    one_line(err, "runtime-unavailable")
+    assert "malformed" in err or "not a database" in err
+    code, out, _ = cli.history("search")
+    assert code == 3 and out.startswith("unavailable: runtime-unavailable (the index ") and "cannot be opened (" in out
+    assert sha256(session) == before
+
+
 def test_history_index_read_only_or_on_a_full_disk_is_one_line(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """Read-only: SQLite's query_only (root ignores file modes); a full disk: max_page_count."""
     from reference.recall import index_schema
