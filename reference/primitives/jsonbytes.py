@@ -299,6 +299,8 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False, de
         value, end = decoder.raw_decode(text, _skip_ws(text, 0))
     except json.JSONDecodeError as exc:
         raise JsonParseError(str(exc), reason=exc.msg, line=exc.lineno, column=exc.colno) from None
+    except JsonParseError:  # NaN or Infinity: refused as it is, the slow parser would refuse it too
+        raise
     except (RecursionError, ValueError) as exc:
         if not deep and isinstance(exc, RecursionError):
             raise
