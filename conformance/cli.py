@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance import __version__
-from conformance.commandline import fail, run_handler
+from conformance.commandline import OneLineParser, fail, parse_arguments, run_handler
 
 
 def _manifest_problem(path: str | None) -> int | None:
@@ -237,7 +237,7 @@ def _add_parallel(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description="Run or check the conformance suite.")
+    parser: argparse.ArgumentParser = OneLineParser(prog=prog, description="Run or check the conformance suite.")
     parser.add_argument("--version", action="version", version=f"recall-rebase conformance {__version__}")
     commands = parser.add_subparsers(dest="conformance_command", metavar="SUBCOMMAND", required=True)
     run = commands.add_parser(
@@ -300,7 +300,10 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase confor
         arguments = [a for a in arguments[:split] if a != "--stdio"]
         if not stdio_command:
             return fail("usage", "--stdio -- needs the command that serves the adapter protocol")
-    args = build_parser(prog).parse_args(arguments)
+    parsed = parse_arguments(build_parser(prog), arguments)
+    if isinstance(parsed, int):
+        return parsed
+    args = parsed[0]
     if stdio_command is not None:
         args.stdio_command = stdio_command
     return run_handler(args)

@@ -7,8 +7,9 @@ Ctrl-C is exit 130 and a closed stdout (``| head``) exit 1 everywhere, never a t
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from typing import ClassVar, Final
+from typing import ClassVar, Final, NoReturn
 
 EXIT_BAD_INPUT: Final = 2
 EXIT_INTERRUPTED: Final = 130
@@ -25,10 +26,47 @@ class OneLineError(Exception):
         self.message = message
 
 
-def fail(code: str, message: str) -> int:
-    """One readable line on stderr for bad input; the exit code of bad input."""
+USAGE: Final = "usage"
+JSON_FLAG: Final = "--json"
+
+
+def fail(code: str, message: str, *, as_json: bool = False) -> int:
+    """One readable line on stderr for bad input; the exit code of bad input.
+
+    ``as_json`` (the command was given ``--json``) also prints the refusal as the one JSON
+    document on stdout, ``{"code": ..., "message": ...}``, so a script always gets JSON.
+    """
+    if as_json:
+        sys.stdout.write(json.dumps({"code": code, "message": message}, ensure_ascii=False) + "\n")
     print(f"recall-rebase: {code}: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+class UsageError(OneLineError):
+    """An argument argparse refuses: a missing or unknown option, a bad value or choice."""
+
+    code = USAGE
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that raises :class:`UsageError` instead of printing its usage block
+    and exiting, so that every argument error is the one line ``recall-rebase: usage: <message>``.
+    Sub-parsers are made of the same class (argparse's default ``parser_class``)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def parse_arguments(parser: argparse.ArgumentParser, arguments: list[str],
+                    *, known: bool = False) -> tuple[argparse.Namespace, list[str]] | int:
+    """``parser.parse_args`` (``parse_known_args`` when ``known``), or the exit code of the one
+    line (and, with ``--json``, the JSON document) that refuses them."""
+    try:
+        if known:
+            return parser.parse_known_args(arguments)
+        return parser.parse_args(arguments), []
+    except UsageError as exc:
+        return fail(exc.code, exc.message, as_json=JSON_FLAG in arguments)
 
 
 def run_handler(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from conformance.audit.progress_bar import audit_progress
-from conformance.commandline import OneLineError, fail, run_handler
+from conformance.commandline import OneLineError, OneLineParser, fail, parse_arguments, run_handler
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -156,7 +156,7 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = "recall-rebase audit") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description="Hold the projections and journals against the "
+    parser: argparse.ArgumentParser = OneLineParser(prog=prog, description="Hold the projections and journals against the "
                                      "canonical JSONL, read again from the bytes by DuckDB.")
     commands = parser.add_subparsers(dest="audit_command", metavar="SUBCOMMAND", required=True)
     check = commands.add_parser("check", help="run every check (the default: recall-rebase audit --sessions DIR)",
@@ -194,5 +194,5 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase audit"
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or arguments[0] not in (*SUBCOMMANDS, "-h", "--help"):
         arguments.insert(0, "check")  # recall-rebase audit --sessions DIR: the checks
-    args = build_parser(prog).parse_args(arguments)
-    return run_handler(args)
+    parsed = parse_arguments(build_parser(prog), arguments)
+    return parsed if isinstance(parsed, int) else run_handler(parsed[0])

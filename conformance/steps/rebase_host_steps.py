@@ -129,7 +129,7 @@ def when_recover(adapter: Adapter, rebase: RebaseWorld) -> None:
     run_rebase(adapter, rebase, {"mode": "recover", "operationId": rebase.operation_id})
 
 
-@when(parsers.parse('recovery of the operation "{operation_id}" is asked'))
+@when(parsers.re(r'recovery of the operation "(?P<operation_id>[^"]*)" is asked'))  # "" too
 def when_recover_id(adapter: Adapter, rebase: RebaseWorld, operation_id: str) -> None:
     run_rebase(adapter, rebase, {"mode": "recover", "operationId": operation_id})
 

@@ -120,6 +120,26 @@ def given_oversize(workdir: Path, session_file: SessionFile, number: int, mib: i
     _write_session(workdir, session_file, "".join(line + "\n" for line in lines).encode("utf-8"))
 
 
+def _hostile_value(shape: str, size: int) -> str:
+    """JSON text that a recursive parser (or ``int()``'s digit limit) refuses and V8 reads."""
+    if shape == "array":
+        return "[" * size + "1" + "]" * size
+    if shape == "object":
+        return '{"k":' * size + "1" + "}" * size
+    return ("-" if shape == "negative" else "") + "9" * size
+
+
+@given(parsers.re(r'a session file with these lines, where "(?P<placeholder>[^"]+)" becomes '
+                  r"(?:an? (?P<shape>array|object) nested (?P<depth>\d+) levels deep"
+                  r"|an? (?P<sign>negative )?integer of (?P<digits>\d+) digits):$"))
+def given_hostile_value(workdir: Path, session_file: SessionFile, docstring: str, placeholder: str,
+                        shape: str | None, depth: str | None, sign: str | None, digits: str | None) -> None:
+    value = (_hostile_value(shape, int(depth)) if shape and depth
+             else _hostile_value("negative" if sign else "integer", int(digits or 0)))
+    text = "".join(line.replace(f'"{placeholder}"', value) + "\n" for line in _lines(docstring))
+    _write_session(workdir, session_file, text.encode("utf-8"))
+
+
 # ------------------------------------------------------------------ when
 
 

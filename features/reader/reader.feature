@@ -228,3 +228,26 @@ Feature: Canonical reader
     Then the session id is "s-first" and its cwd is "/first"
     And the diagnostics count 1 later header lines at lines 3
     And the leaf is "x1"
+
+  @id:READER-026
+  Scenario Outline: A line nested deeper than a recursive parser goes, or with a huge integer, is an entry, as in Pi
+    Given a session file with these lines, where "@VALUE" becomes <value>:
+      """
+      {"type":"session","version":3,"id":"s-deep","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"h1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"custom","customType":"x","id":"h2","parentId":"h1","timestamp":"2025-06-01T12:00:02.000Z","data":"@VALUE"}
+      {"type":"message","id":"h3","parentId":"h2","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"y","timestamp":3}}
+      """
+    When the session is inspected
+    Then the diagnostics count 0 malformed lines
+    And the entry count is 3
+    And the leaf is "h3"
+    And the session file is byte-identical to before
+
+    Examples:
+      | case               | value                                 |
+      | array-990          | an array nested 990 levels deep       |
+      | object-990         | an object nested 990 levels deep      |
+      | array-100000       | an array nested 100000 levels deep    |
+      | integer-5000       | an integer of 5000 digits             |
+      | negative-integer   | a negative integer of 4301 digits     |

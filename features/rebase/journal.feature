@@ -61,6 +61,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       | upper-case | rebase_0123456789ABCDEF0123456789ABCDEF |
       | no-prefix  | 0123456789abcdef0123456789abcdef        |
       | path       | rebase_../../0123456789abcdef0123456789 |
+      | empty      |                                         |
 
   @id:JOURNAL-006 @planted:AUDIT-014,AUDIT-016
   Scenario: Recovering an operation whose journal is missing is operation-unavailable

@@ -202,6 +202,8 @@ Feature: Session rebase moves a long session onto a verified target and never to
       | duplicate-id      | {"type":"message","id":"old","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Same id again","timestamp":1767225605000}} |
       | missing-timestamp | {"type":"message","id":"late","parentId":"task","message":{"role":"user","content":"No timestamp","timestamp":1767225605000}}                                        |
       | numeric-parent    | {"type":"message","id":"late","parentId":7,"timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Odd parent","timestamp":1767225605000}}        |
+      | missing-type      | {"id":"late","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"No type","timestamp":1767225605000}}                       |
+      | numeric-type      | {"type":7,"id":"late","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Odd type","timestamp":1767225605000}}            |
 
   @id:REBASE-015
   Scenario: A session with a header and no entry has no leaf: source-empty

@@ -180,7 +180,7 @@ def parse_journal(data: bytes | None) -> Any:
     if data is None or len(data) > MAX_JOURNAL_BYTES:
         raise ContractViolation(Code.OPERATION_UNAVAILABLE, "the operation journal is missing or too large")
     try:
-        return js_parse(data.decode("utf-8", "replace"))
+        return js_parse(data.decode("utf-8", "replace"), deep=False)
     except (JsonParseError, RecursionError):
         raise ContractViolation(FALLBACK_CODE, "the operation journal is not JSON") from None
 

@@ -15,6 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reference.cli.output import fail
+from reference.primitives.codes import Code
+
 EXIT_CONTRACT_ERROR = 2
 
 
@@ -70,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
+    if args.cwd is not None and not os.path.isdir(args.cwd):  # never create a project folder (issue 12)
+        return fail(Code.BAD_OPTION, f"--cwd {args.cwd} is not a folder; nothing was read or written")
     params = _host_params(args)
     try:
         if args.config_command == "show":
@@ -83,7 +88,6 @@ def run(args: argparse.Namespace) -> int:
             result = config.op_config_unset({**params, "path": args.path, "global": args.global_target})
             text = result["message"]
     except ContractViolation as exc:
-        print(f"recall-rebase: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_CONTRACT_ERROR
+        return fail(exc.code, exc.message)
     sys.stdout.write((js_stringify(result) if args.json else text) + "\n")
     return 0

@@ -8,10 +8,12 @@ stderr and exit status 2, like the other sub-commands.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any, Final
 
+from reference.cli.output import fail
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.primitives.codes import Code
@@ -20,11 +22,15 @@ from reference.primitives.jsonbytes import js_stringify
 EXIT_CONTRACT_ERROR: Final = 2
 MB: Final = 1_000_000
 _DEFAULTS: Final = GenOptions(seed=0)
+#: The largest value of each count option (and of ``--target-mb``): far past any benchmark
+#: (``bench/`` asks for 2,000,000 entries over 100 sessions, 1,000 MB), short of a typo's terabytes.
+BOUNDS: Final = {"--sessions": 10_000, "--entries": 10_000_000, "--siblings": 100_000, "--compactions": 100_000,
+                 "--branches": 100_000, "--malformed": 100_000, "--blank": 100_000}
+MAX_TARGET_MB: Final = 100_000
 
 
 def _fail(code: str, message: str) -> int:
-    print(f"recall-rebase: {code}: {message}", file=sys.stderr)
-    return EXIT_CONTRACT_ERROR
+    return fail(code, message)
 
 
 def _count(text: str) -> int:
@@ -50,12 +56,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--out", type=Path, required=True, metavar="DIR", help="directory to write into (created)"
     )
     gen.add_argument(
-        "--sessions", type=_count, default=_DEFAULTS.sessions, metavar="N", help="files to write"
+        "--sessions", type=_count, default=_DEFAULTS.sessions, metavar="N", help="files to write (at most 10,000)"
     )
     gen.add_argument("--entries", type=_count, default=_DEFAULTS.entries, metavar="N",
-                     help="approximate entries per session (0: header only)")  # fmt: skip
+                     help="approximate entries per session (0: header only; at most 10,000,000)")  # fmt: skip
     gen.add_argument("--siblings", type=_count, default=_DEFAULTS.siblings, metavar="N",
-                     help="give one entry N children")  # fmt: skip
+                     help="give one entry N children (at most 100,000)")  # fmt: skip
     gen.add_argument("--compactions", type=_count, default=_DEFAULTS.compactions, metavar="N")
     gen.add_argument("--branches", type=_count, default=_DEFAULTS.branches, metavar="N", help="side branches")
     gen.add_argument("--crlf", action="store_true", help="end every line with CRLF")
@@ -70,7 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     gen.add_argument("--cwd", default=_DEFAULTS.cwd, help="cwd recorded in the header")
     gen.add_argument("--target-mb", type=float, metavar="N",
-                     help="keep appending turns until each file reaches N MB (1 MB = 10^6 bytes)")  # fmt: skip
+                     help="keep appending turns until each file reaches N MB (1 MB = 10^6 bytes; at most 100,000)")  # fmt: skip
     gen.add_argument("--json", action="store_true", help="print a JSON list of the files")
     gen.set_defaults(handler=run)
     listing = commands.add_parser("list", help="the packaged fixtures/MANIFEST.json: id, valid, description")
@@ -103,11 +109,26 @@ def run(args: argparse.Namespace) -> int:
     return _generate(args)
 
 
+def _out_of_bounds(args: argparse.Namespace) -> str | None:
+    """Why an option is past its bound (a typo must not fill a disk), or None."""
+    for option, bound in BOUNDS.items():
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
+        if value > bound:
+            return f"{option} {value} is past its bound of {bound:,}"
+    if args.target_mb is not None:
+        if not math.isfinite(args.target_mb) or args.target_mb <= 0:
+            return f"--target-mb must be a positive number, not {args.target_mb}"
+        if args.target_mb > MAX_TARGET_MB:
+            return f"--target-mb {args.target_mb:g} is past its bound of {MAX_TARGET_MB:,}"
+    return None
+
+
 def _generate(args: argparse.Namespace) -> int:
+    refusal = _out_of_bounds(args)
+    if refusal is not None:
+        return _fail(Code.BAD_OPTION, refusal)
     target: int | None = None
     if args.target_mb is not None:
-        if args.target_mb <= 0:
-            return _fail(Code.BAD_OPTION, "--target-mb must be positive")
         target = max(1, int(args.target_mb * MB))
     try:
         options = GenOptions(

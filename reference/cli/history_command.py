@@ -8,10 +8,16 @@ status only; ``recall-rebase host`` keeps refs alive for ``/context history read
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import sqlite3
+import stat
 import sys
 from pathlib import Path
 from typing import Any
+
+from reference.cli.output import fail
+from reference.primitives.codes import Code
 
 EXIT_UNAVAILABLE = 3
 
@@ -97,14 +103,98 @@ def _service(args: argparse.Namespace) -> Any:
     return HistoryService(host, index_path=args.index or default_index, clock=SystemClock())
 
 
-def _emit(result: dict[str, Any], as_json: bool, render: Any) -> int:
+def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_path: Any) -> int:
     from reference.primitives.jsonbytes import js_stringify
 
-    if as_json:
+    if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
-        print(render(result))
+        unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
+        print(render(result, {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None)}))
     return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
+
+
+def printable(path: str) -> str:
+    """A path as it can be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def session_problem(path: str) -> str | None:
+    """What the session path is when it cannot be read as a version 3 session, or None."""
+    from reference.pi.reader import read_header_line
+    from reference.pi.session import first_line_problem
+
+    if not _encodable(path):
+        return f"the session path {printable(path)} is not UTF-8: Pi cannot open it either (rename the file)"
+    if not os.path.lexists(path):
+        return f"there is no session file at {printable(path)}"
+    if not os.path.isfile(path):
+        return f"{printable(path)} is not a regular file"
+    try:
+        version = read_header_line(path).get("version", 1)
+    except (OSError, ValueError, RecursionError):
+        why = first_line_problem(path) or "is not a session header"
+        return f"{printable(path)} is not a Pi session file: its first line {why}"
+    if version != 3:
+        return (f"{printable(path)} is a legacy version {version} session: Pi rewrites it to version 3 when it "
+                "opens it; open it once in Pi 0.84.3, this tool never rewrites it")
+    return None
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def index_problem(path: str) -> str | None:
+    """Why an index path cannot hold the index, in words, or None when nothing is seen wrong."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None  # created on first use
+    except OSError as exc:
+        return f"the index {printable(path)} cannot be reached ({exc.strerror})"
+    if stat.S_ISDIR(info.st_mode):
+        return f"the index {printable(path)} is a folder, not an SQLite file"
+    if not stat.S_ISREG(info.st_mode):
+        return f"the index {printable(path)} is not a regular file"
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        return f"the index {printable(path)} cannot be read ({exc.strerror})"
+    if head and head != SQLITE_MAGIC:
+        return f"the index {printable(path)} is not an SQLite database (move it away or pass another --index)"
+    if not os.access(path, os.W_OK):
+        return f"the index {printable(path)} is read-only"
+    return None
+
+
+def situation_hints(session: str, index: str | None) -> dict[str, str]:
+    """Hints that depend on the files named: what the session is, why the index cannot be used."""
+    hints: dict[str, str] = {}
+    problem = session_problem(os.path.abspath(session))
+    if problem is not None:
+        hints.update({"ephemeral-session": problem, "history-unavailable": problem,
+                      "index-not-yet-synchronized": problem})
+    index_issue = (index_problem(index) or _open_error(index)) if index else None
+    if index_issue is not None:
+        hints["runtime-unavailable"] = index_issue
+    return hints
+
+
+def _open_error(path: str) -> str | None:
+    """What SQLite says when it reads the index read-only (a damaged file with a valid header)."""
+    try:
+        uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"the index {printable(path)} cannot be opened ({exc}; move it away or pass another --index)"
+    except (ValueError, UnicodeError):
+        return None
+    return None
 
 
 HINTS = {
@@ -117,13 +207,14 @@ HINTS = {
 }
 
 
-def render_recall(result: dict[str, Any]) -> str:
+def render_recall(result: dict[str, Any], hints: dict[str, str] | None = None) -> str:
+    hints = HINTS if hints is None else hints
     if result["status"] == "unavailable":
         code = result["warnings"][0]
-        return f"unavailable: {code}" + (f" ({HINTS[code]})" if code in HINTS else "")
+        return f"unavailable: {code}" + (f" ({hints[code]})" if code in hints else "")
     lines = [f"{result['status']}: {len(result['hits'])} hit(s) in scope {result['effectiveScope']}"]
     for code in result["warnings"]:
-        lines.append(f"  warning: {code}" + (f" ({HINTS[code]})" if code in HINTS else ""))
+        lines.append(f"  warning: {code}" + (f" ({hints[code]})" if code in hints else ""))
     for number, hit in enumerate(result["hits"], 1):
         role = f"/{hit['role']}" if "role" in hit else ""
         lines.append(f"{number}. {hit['entryId']} {hit['kind']}{role} {hit['relation']} "
@@ -134,11 +225,12 @@ def render_recall(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def render_status(result: dict[str, Any]) -> str:
+def render_status(result: dict[str, Any], hints: dict[str, str] | None = None) -> str:
+    hints = HINTS if hints is None else hints
     if result["status"] == "unavailable":
         code = result["warnings"][0]
-        return f"unavailable: {code}" + (f" ({HINTS[code]})" if code in HINTS else "")
-    warnings = ", ".join(result["warnings"]) or "none"
+        return f"unavailable: {code}" + (f" ({hints[code]})" if code in hints else "")
+    warnings = ", ".join(code + (f" ({hints[code]})" if code in hints else "") for code in result["warnings"]) or "none"
     return (f"{result['status']}: {result['indexedEntries']} entries indexed; coverage {result['coverage']}; "
             f"default scope {result['effectiveScope']}; warnings: {warnings}")
 
@@ -153,18 +245,18 @@ def run_search(args: argparse.Namespace) -> int:
     service = _service(args)
     result = service.recall(arguments)
     warn_repairs(service.repairs)
-    return _emit(result, args.json, render_recall)
+    return _emit(result, args, render_recall, service.index_path)
 
 
 def run_status(args: argparse.Namespace) -> int:
     service = _service(args)
     result = service.status()
     warn_repairs(service.repairs)
-    return _emit(result, args.json, render_status)
+    return _emit(result, args, render_status, service.index_path)
 
 
 def warn_repairs(repairs: list[str]) -> None:
-    """One stderr line per corrupt index set aside and rebuilt (D15); stdout stays the result."""
+    """One stderr line per damaged index set aside and rebuilt (D15); stdout stays the result."""
     for line in repairs:
         print(f"recall-rebase: warning: {line}", file=sys.stderr)
 
@@ -184,6 +276,24 @@ def index_state_json(state: Any) -> dict[str, Any]:
     }
 
 
+def _encodable(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _index_error(path: str, exc: BaseException) -> str:
+    """The index error in words: a full disk, a read-only file, or what SQLite or the OS said."""
+    text = str(exc) if isinstance(exc, sqlite3.Error) else (exc.strerror or str(exc)) if isinstance(exc, OSError) else ""
+    if "full" in text or getattr(exc, "errno", None) == errno.ENOSPC:
+        return f"the disk of the index {printable(path)} is full ({text})"
+    if "readonly" in text or "read-only" in text:
+        return f"the index {printable(path)} is read-only ({text})"
+    return f"the index {printable(path)} cannot be used ({text or type(exc).__name__})"
+
+
 def run_index(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
@@ -193,10 +303,15 @@ def run_index(args: argparse.Namespace) -> int:
     service = _service(args)
     host = service.host
     if host.session_id is None:
-        print(f"recall-rebase: ephemeral-session: no Pi session file at {args.session}", file=sys.stderr)
-        return 2
+        return fail(Code.EPHEMERAL_SESSION, session_problem(host.session_file or args.session)
+                    or f"no Pi session file at {printable(args.session)}")
+    if not _encodable(host.session_file):
+        return fail(Code.SESSION_UNREADABLE, f"the session path {printable(host.session_file)} is not UTF-8: "
+                    "Pi cannot open it either (rename the file)")
+    index_path = os.fspath(service.index_path)
+
     def index() -> Any:
-        conn = open_repaired(service.index_path, service.repairs)
+        conn = open_repaired(index_path, service.repairs)
         try:
             return catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
                             force=args.force)
@@ -204,10 +319,12 @@ def run_index(args: argparse.Namespace) -> int:
             conn.close()
 
     try:
-        state = run_repairing(service.index_path, service.repairs, index)
+        state = run_repairing(index_path, service.repairs, index)
     except ContractViolation as exc:
-        print(f"recall-rebase: {exc.code}: {exc.message}", file=sys.stderr)
-        return 2
+        return fail(exc.code, exc.message)
+    except (sqlite3.Error, OSError) as exc:
+        cause = index_problem(index_path) or _index_error(index_path, exc)
+        return fail(Code.RUNTIME_UNAVAILABLE, f"{cause}; nothing was indexed")
     finally:
         warn_repairs(service.repairs)
     report = index_state_json(state)

@@ -14,13 +14,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from conformance.commandline import run_handler
+from conformance.commandline import JSON_FLAG, USAGE, OneLineParser, parse_arguments, run_handler
 from reference import __version__
 from reference.cli import (
     config_command,
     fixtures_command,
     history_command,
     interactive,
+    output,
     rebase_command,
     session_command,
 )
@@ -32,7 +33,7 @@ AUDIT_COMMAND = "audit"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = OneLineParser(
         prog="recall-rebase",
         description="Conformance toolkit and reference implementation of Explicit History Recall "
         "and Session Rebase for Pi session files.",
@@ -69,10 +70,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         arm_from_environment()  # RECALL_REBASE_CRASH_AT is read once, at start-up (decisions D11)
     except ContractViolation as exc:
         return fail(exc.code, exc.message)
-    parser = build_parser()
-    args, extras = parser.parse_known_args(arguments)
+    output.JSON_REFUSALS = JSON_FLAG in arguments
+    try:
+        return _parse_and_run(arguments)
+    finally:
+        output.JSON_REFUSALS = False  # for this call only
+
+
+def _parse_and_run(arguments: list[str]) -> int:
+    parsed = parse_arguments(build_parser(), arguments, known=True)
+    if isinstance(parsed, int):
+        return parsed
+    args, extras = parsed
     if extras:
         if getattr(args, "command", None) == "config":  # /context config semantics: one clear line
             return fail(Code.CONFIG_UNKNOWN_OPTION, f"Unknown option(s): {' '.join(extras)}; only --global is accepted")
-        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        return fail(USAGE, f"unrecognized arguments: {' '.join(extras)} (see recall-rebase {args.command} --help)")
     return run_handler(args)

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from reference.cli.history_command import add_trust_arguments, trust_argv
+from reference.cli.history_command import add_trust_arguments, session_problem, trust_argv
 
 EXIT_UNAVAILABLE = 3
 EXIT_RECOVERABLE = 4
 
 HINTS = {
     "operation-exists-use-recover": "this source was already rebased at this leaf: run again with --recover <operationId>",
-    "rebase-busy": "another rebase of this session is running (the lock is held); try again when it ends",
+    "rebase-busy": "the rebase lock of this session could not be taken (another rebase holds it?); try again",
     "archive-changed": "the session file changed while the rebase ran (is Pi still writing it?); nothing was lost, run again",
     "archive-incomplete": "the session has a malformed or unterminated line; Pi may still be writing it",
     "pending-or-orphan-tool-exchange": "a tool call in the current context has no result yet; finish or abort it first",
@@ -31,6 +32,7 @@ HINTS = {
     "source-scope-mismatch": "the session's header cwd is not this project: run from the project folder or pass --cwd",
     "unsupported-source-version": "only version 3 sessions can be rebased; open it once in Pi 0.84.3 to migrate it",
     "ephemeral-session": "there is no session file at that path",
+    "invalid-operation": "--recover takes an operation id: rebase_ and 32 lowercase hex digits",
 }
 
 
@@ -56,12 +58,32 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rebase.set_defaults(handler=run_rebase)
 
 
-def render(result: dict[str, Any], target: str | None) -> str:
+def failure_hints(service: Any, session: str) -> dict[str, str]:
+    """Hints from what actually happened: the existing operation's id, why the lock failed, what
+    the session file is, the OS error behind ``rebase-unavailable``."""
+    hints: dict[str, str] = {}
+    failure = service.last_failure
+    if failure:
+        existing = re.search(r"rebase_[0-9a-f]{32}", failure)
+        if existing:
+            hints["operation-exists-use-recover"] = (
+                f"this source was already rebased at this leaf: run again with --recover {existing.group(0)}")
+        hints["rebase-busy"] = f"{failure}; try again when it ends" if "another rebase" in failure else failure
+        hints["rebase-unavailable"] = failure
+    problem = session_problem(os.path.abspath(session))
+    if problem is not None:  # the runtime layer answers first (§6.2 steps 1-3), then the gates
+        hints.update(dict.fromkeys(("rebase-state-unavailable", "lineage-integrity-unavailable", "ephemeral-session",
+                                    "unsupported-source-version"), problem))
+    return hints
+
+
+def render(result: dict[str, Any], target: str | None, hints: dict[str, str] | None = None) -> str:
     """The result for people; the only place a path appears is the 'continue in Pi' hint."""
+    hints = {**HINTS, **(hints or {})}
     status = result["status"]
     if status == "unavailable":
         code = result["warnings"][0]
-        return f"unavailable: {code}" + (f"\n  {HINTS[code]}" if code in HINTS else "")
+        return f"unavailable: {code}" + (f"\n  {hints[code]}" if code in hints else "")
     if status == "recoverable":
         return (f"recoverable: {result['warnings'][0]} (operation {result['operationId']})\n"
                 f"  nothing was lost and the source is untouched; do not delete it.\n"
@@ -95,12 +117,13 @@ def run_rebase(args: argparse.Namespace) -> int:
     from reference.rebase.service import RebaseService
 
     service = RebaseService(host, index_path=args.index or default_index)
-    mode = "recover" if args.recover else "dry-run" if args.dry_run else "run"
+    mode = "recover" if args.recover is not None else "dry-run" if args.dry_run else "run"  # --recover '' too
     result = run_mode(service, {"mode": mode, "operationId": args.recover})
     if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
-        print(render(result, host.session_file if result["status"] == "verified" else None))
+        print(render(result, host.session_file if result["status"] == "verified" else None,
+                     failure_hints(service, args.session)))
     if result["status"] == "unavailable":
         return EXIT_UNAVAILABLE
     return EXIT_RECOVERABLE if result["status"] == "recoverable" else 0

@@ -22,7 +22,7 @@ def parse_json(text: str) -> Any:
     if text.startswith(_BOM):
         raise ConfigError(_BOM_REFUSAL)
     try:
-        return js_parse(text, js_numbers=True)
+        return js_parse(text, js_numbers=True, deep=False)
     except JsonParseError as exc:
         if exc.line == 0:  # JSON in shape, not to JavaScript: the reason names the constant
             raise ConfigError(f"{exc.reason.removesuffix(_CONSTANT_SUFFIX)} is not valid JSON") from None

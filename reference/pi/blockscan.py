@@ -120,7 +120,7 @@ def line_fields(data: bytes) -> Fields:
     :class:`JsonParseError` propagates; a value that is not an object is :class:`NotOrdinary`)."""
     try:
         return _ONE.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         pass
     value = decode_value(data)
     if not isinstance(value, dict):
@@ -148,7 +148,7 @@ def _decode(lines: list[bytes]) -> list[Fields]:
                 list(map(bytes, spans)) == lines
                 or all(bytes(span) == line.strip(_JSON_WHITESPACE) for span, line in zip(spans, lines, strict=True))):
             return _BLOCK.decode(joined)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         pass
     return [_one(line) for line in lines]
 

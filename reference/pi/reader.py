@@ -104,7 +104,7 @@ def _classify(data: bytes) -> tuple[RecordKind, _TreeFields | None, bool]:
     try:
         fields = _FAST_DECODER.decode(data)
         return RecordKind.ENTRY, fields, True
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         pass
     try:
         value = decode_value(data)
@@ -172,7 +172,7 @@ def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES, hashed: 
         if data[:1] == b"{":  # the fast path: nearly every line of a real session
             try:
                 fields = decode(data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                 kind, fields, is_object = _classify(data)
         else:
             kind, fields, is_object = _classify(data)

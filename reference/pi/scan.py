@@ -224,8 +224,9 @@ class _Table:
         entry_id, parent_id, entry_type = row.id, row.parent_id, row.type
         if not row.terminated:
             self.incomplete = True
-        if not (is_object and isinstance(entry_type, str)):
+        if not is_object:
             self.incomplete = True
+        # An object without a string type parses: it is not a Pi entry (step 18, archive-invalid-ids).
         pi_entry = is_object and has_entry_fields(entry_type, entry_id, parent_id, row.timestamped)
         if self.invalid_line is None and (not pi_entry or entry_id in self.ids):
             self.invalid_line = row.line

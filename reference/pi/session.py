@@ -135,13 +135,33 @@ def _legacy_version(version: Any) -> tuple[int | None, Any]:
 def accept_header(record: Record, header_record: Record | None, path: str) -> Record:
     """The first parsed value must be a session header with a string id, and come only once."""
     if header_record is not None or record.kind is not RecordKind.HEADER or not isinstance(record.id, str):
+        culprit = first_line_problem(path) if record.line > 1 and header_record is None else None
         raise ContractViolation(
             Code.SESSION_NO_HEADER,
-            f"line {record.line} is not a Pi session header "
+            (f"line 1 {culprit}, so line {record.line} is the first JSON value, and it " if culprit
+             else f"line {record.line} ")
+            + "is not a Pi session header "
             '(the first JSON value must be an object with type "session" and a string id): '
             f"{path}",
         )
     return record
+
+
+def first_line_problem(path: str) -> str | None:
+    """Why line 1 was skipped (Pi skips what JSON.parse rejects), for the refusal's wording."""
+    try:
+        with open_session_file(path) as stream:
+            first = stream.read(HEADER_SCAN_LIMIT_BYTES).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    if first.startswith(b"\xef\xbb\xbf"):
+        return "starts with a UTF-8 byte-order mark, which JSON.parse rejects"
+    nul = first.find(b"\x00")
+    if nul >= 0:
+        return f"holds a NUL byte (at byte {nul}), which JSON.parse rejects"
+    if first.strip(b" \t\r"):
+        return "is not JSON"
+    return None
 
 
 def no_header(path: str) -> ContractViolation:

@@ -14,6 +14,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from reference.primitives.jsondeep import DeepParseError, Hooks
+from reference.primitives.jsondeep import parse as parse_iteratively
+
 
 class _Undefined:
     """JavaScript ``undefined``: a key holding it is omitted from objects."""
@@ -152,10 +155,40 @@ def _write(value: Any, out: list[str]) -> None:
         raise TypeError(f"cannot serialize {type(value).__name__} as JSON")
 
 
+class _Token(str):
+    """Literal JSON text queued by :func:`_write_iteratively` (never a value to quote)."""
+
+
+def _write_iteratively(value: Any, out: list[str]) -> None:
+    """:func:`_write` with an explicit stack, for a value nested deeper than Python recurses."""
+    todo: list[Any] = [value]
+    while todo:
+        item = todo.pop()
+        if type(item) is _Token:
+            out.append(item)
+        elif isinstance(item, Mapping):
+            parts: list[Any] = []
+            for key, member in property_order(item):
+                if member is not UNDEFINED:
+                    parts += [_Token(("," if parts else "") + quote_string(str(key)) + ":"), member]
+            todo += [_Token("}"), *reversed(parts), _Token("{")]
+        elif isinstance(item, Sequence) and not isinstance(item, str):
+            parts = []
+            for index, member in enumerate(item):
+                parts += [_Token("," if index else ""), None if member is UNDEFINED else member]
+            todo += [_Token("]"), *reversed(parts), _Token("[")]
+        else:
+            _write(item, out)
+
+
 def js_stringify(value: Any) -> str:
     """``JSON.stringify(value)`` (compact). A top-level ``undefined`` gives ``"null"`` here."""
     out: list[str] = []
-    _write(value, out)
+    try:
+        _write(value, out)
+    except RecursionError:
+        out = []
+        _write_iteratively(value, out)
     return "".join(out)
 
 
@@ -248,7 +281,7 @@ _JS_NUMBER_DECODER: Final = json.JSONDecoder(
 )
 
 
-def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False) -> Any:
+def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False, deep: bool = True) -> Any:
     """``JSON.parse``: the JSON grammar only (no NaN/Infinity), JSON whitespace around the value.
 
     ``strip_bom`` drops one leading U+FEFF first, as Node's ``stripBom`` does for the files Pi
@@ -256,6 +289,8 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False) ->
     ``js_numbers`` holds values as JavaScript does where Python would differ: integers past 2^53
     become doubles, integral doubles become ints, array-index keys come first. Session lines
     keep Python's exact integers because their bytes are re-hashed, never re-serialized.
+    ``deep=False`` lets ``RecursionError`` out for a value nested deeper than the C scanner goes,
+    for a reader that refuses such a value rather than walk it (the configuration).
     """
     if strip_bom and text.startswith(_BOM):
         text = text[1:]
@@ -264,12 +299,41 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False) ->
         value, end = decoder.raw_decode(text, _skip_ws(text, 0))
     except json.JSONDecodeError as exc:
         raise JsonParseError(str(exc), reason=exc.msg, line=exc.lineno, column=exc.colno) from None
+    except JsonParseError:  # NaN or Infinity: refused as it is, the slow parser would refuse it too
+        raise
+    except (RecursionError, ValueError) as exc:
+        if not deep and isinstance(exc, RecursionError):
+            raise
+        # Nested deeper than the C scanner goes, or an integer of more digits than int() takes:
+        # V8 reads both (an integer that long is Infinity), so the iterative parser does too.
+        value, end = _parse_deep(text, js_numbers)
     if _skip_ws(text, end) != len(text):
         end = _skip_ws(text, end)
         line = text.count("\n", 0, end) + 1
         column = end - (text.rfind("\n", 0, end) + 1) + 1
         raise JsonParseError("unexpected data after the JSON value", reason="Extra data", line=line, column=column)
     return value
+
+
+def _int_or_double(text: str) -> int | float:
+    """``int(text)``, or the double JavaScript holds for an integer past ``int()``'s digit limit."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+_DEEP_HOOKS: Final = Hooks(_int_or_double, float, _reject_constant, None)
+_DEEP_JS_HOOKS: Final = Hooks(_js_int, _js_float, _reject_constant, _js_object)
+
+
+def _parse_deep(text: str, js_numbers: bool) -> tuple[Any, int]:
+    try:
+        return parse_iteratively(text, 0, _DEEP_JS_HOOKS if js_numbers else _DEEP_HOOKS)
+    except DeepParseError as exc:
+        line = text.count("\n", 0, exc.pos) + 1
+        column = exc.pos - (text.rfind("\n", 0, exc.pos) + 1) + 1
+        raise JsonParseError(str(exc), reason=exc.msg, line=line, column=column) from None
 
 
 _WS: Final = re.compile(r"[ \t\n\r]*")

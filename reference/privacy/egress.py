@@ -162,7 +162,7 @@ def sanitize_result_text(value: Any, sanitize: Sanitize) -> str:
     if not isinstance(value, str) or utf16_length(value) > MAX_RESULT_CHARS:
         return invalid_result_text()
     try:
-        result = js_parse(value)
+        result = js_parse(value, deep=False)
     except (JsonParseError, RecursionError):
         return invalid_result_text()
     if not isinstance(result, dict) or result.get("schema") != HISTORY_RESULT_SCHEMA or result.get("quotedData") is not True:

@@ -70,7 +70,12 @@ class RebaseLock:
                 connection.execute(statement)
         except sqlite3.Error as error:
             connection.close()
-            raise ContractViolation(Code.REBASE_BUSY, "another rebase of this source session is running") from error
+            # The code is rebase-busy for any failure (contract §6.12); the message says which one.
+            if getattr(error, "sqlite_errorcode", sqlite3.SQLITE_BUSY) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                message = "another rebase of this source session is running"
+            else:
+                message = f"the rebase lock file could not be written ({error}); no other rebase holds it"
+            raise ContractViolation(Code.REBASE_BUSY, message) from error
         self._connection = connection
 
     def release(self) -> None:

@@ -56,6 +56,16 @@ if TYPE_CHECKING:
 CHECKPOINT_CODES: Final = frozenset({Code.CHECKPOINT_EMPTY, Code.CHECKPOINT_BUDGET, Code.CHECKPOINT_MEMORY_BUDGET})
 
 
+def failure_message(exc: Exception) -> str:
+    """The one line a person is shown for a failed run (never in the result): the refusal's own
+    message, or the operating system's or SQLite's words for anything else."""
+    if isinstance(exc, ContractViolation):
+        return exc.message
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return f"{type(exc).__name__}: {exc}"
+
+
 class RebaseRun:
     """The state of one rebase run, so a failure anywhere knows what exists."""
 
@@ -85,6 +95,7 @@ class RebaseRun:
             return self._steps()
         except Exception as exc:  # every failure becomes a code (§6.10)
             code = failure_code(exc.code) if isinstance(exc, ContractViolation) else FALLBACK_CODE
+            self.service.last_failure = failure_message(exc)
             return self._failed(code)
 
     def _failed(self, code: str) -> dict[str, Any]:

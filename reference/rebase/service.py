@@ -51,6 +51,8 @@ class RebaseService:
         self.index_path = index_path
         self.new_session_id = new_session_id
         self.active = False
+        #: What ended the last run that failed, in one line, for the command line's hint only.
+        self.last_failure: str | None = None
 
     # ------------------------------------------------------------------ the runtime layer
 

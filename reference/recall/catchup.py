@@ -120,7 +120,7 @@ def _decode_entry(data: bytes) -> tuple[Any, bool]:
     """The parsed line and whether the JavaScript-faithful path (which may keep lone surrogates) ran."""
     try:
         return msgspec.json.decode(data), False
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         pass
     try:
         return decode_value(data), True
@@ -386,7 +386,8 @@ def catch_up(
                 result = _sync(conn, raw, path, header, info, force)
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say
+                    conn.execute("ROLLBACK")
                 raise
         finally:
             conn.execute(f"PRAGMA cache_size = {cache_size:d}")

@@ -225,7 +225,7 @@ def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: 
             if line[:1] == b"{" and len(line) <= fits:
                 try:
                     value = decode(line)
-                except (msgspec.DecodeError, msgspec.ValidationError):
+                except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                     value = None  # the reader's own classification decides
             if value is not None:
                 result.checkpoint = (start, end)

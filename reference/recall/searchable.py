@@ -49,11 +49,13 @@ def _safe_json(value: Any) -> str:
     """``JSON.stringify(value) ?? ""``: ``undefined`` stringifies to nothing."""
     if value is UNDEFINED:
         return ""
-    if _plain(value):
-        try:
+    try:
+        if _plain(value):
             return _ENCODE(value).decode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate, which JavaScript escapes
-            pass
+    except UnicodeEncodeError:  # a lone surrogate, which JavaScript escapes
+        pass
+    except RecursionError:  # nested deeper than the fast path goes; js_stringify goes on
+        pass
     return js_stringify(value)
 
 
