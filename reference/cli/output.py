@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, Final
 
@@ -10,12 +11,22 @@ EXIT_CONTRACT_ERROR: Final = 2
 JSON_REFUSALS = False
 
 
+#: What would break the one line (or a terminal): control characters and Unicode line breaks.
+_UNPRINTABLE: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character written as an escape (``\\r``, ``\\x1b``), so a
+    message that quotes the user's input stays one line and cannot drive the terminal."""
+    return _UNPRINTABLE.sub(lambda match: repr(match.group(0))[1:-1], text)
+
+
 def fail(code: str, message: str) -> int:
     """One readable line on stderr for bad input: ``recall-rebase: <code>: <message>``; with
     ``--json`` also ``{"code", "message"}`` as the one JSON document on stdout."""
     if JSON_REFUSALS:
         print_json({"code": code, "message": message})
-    print(f"recall-rebase: {code}: {message}", file=sys.stderr)
+    print(f"recall-rebase: {code}: {one_line(message)}", file=sys.stderr)
     return EXIT_CONTRACT_ERROR
 
 
