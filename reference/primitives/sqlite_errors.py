@@ -32,3 +32,10 @@ def is_damage(error: BaseException) -> bool:
     if isinstance(code, int):
         return code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
     return any(message in str(error) for message in _CORRUPT_MESSAGES)
+
+
+class StoredValueDamaged(sqlite3.DatabaseError):
+    """A value read back with a type the index never stores (a flipped record header): damage."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"database disk image is malformed ({what} has the wrong type)")

@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference.primitives.sqlite_errors import StoredValueDamaged
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
 from reference.recall.query_terms import unique_terms
 
@@ -221,6 +222,10 @@ def fts_rows(
 
 def _row(values: Sequence[Any]) -> IndexRow:
     key, entry_id, entry_type, role, created_at, content_hash, text, tokens = values
+    if not (all(isinstance(value, str) for value in (key, entry_id, entry_type, content_hash))
+            and all(value is None or isinstance(value, str) for value in (role, text))
+            and all(value is None or type(value) is int for value in (created_at, tokens))):
+        raise StoredValueDamaged(f"the entries row {key!r}")  # the service repairs the index (D15)
     return IndexRow(
         entry_key=key,
         entry_id=entry_id,

@@ -220,3 +220,19 @@ def test_a_damaged_ledger_row_is_repaired_and_a_newer_ledger_is_not(built: tuple
     newer = _service(session, index)
     assert newer.recall({"query": "`quokka`"})["warnings"] == ["runtime-unavailable"]
     assert newer.repairs == [] and index.is_file()
+
+
+@pytest.mark.parametrize("position", range(8))
+def test_a_stored_value_of_the_wrong_type_is_damage(position: int) -> None:
+    """A flipped record header can turn a stored text into a number (the fuzz campaign found it):
+    the row is refused as damage, so the service repairs the index instead of raising."""
+    from reference.primitives.sqlite_errors import StoredValueDamaged
+    from reference.recall.candidate_rows import _row
+
+    good = ["s:e1", "e1", "message", "user", 1, "a" * 64, "text", 3]
+    assert _row(good).entry_id == "e1"
+    bad = list(good)
+    bad[position] = b"\x00" if isinstance(good[position], int) else 7
+    with pytest.raises(StoredValueDamaged) as caught:
+        _row(bad)
+    assert is_damage(caught.value)
