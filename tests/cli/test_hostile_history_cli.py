@@ -29,29 +29,45 @@ def _real_open_index() -> Callable[..., Any]:
     return index_schema.open_index
 
 
-def test_history_index_on_a_folder_or_garbage_is_one_runtime_unavailable_line(cli: Cli) -> None:
+def test_history_index_on_a_folder_is_one_runtime_unavailable_line(cli: Cli) -> None:
     session = cli.write()
     before = sha256(session)
     folder = cli.root / "folder.sqlite"
     folder.mkdir()
+    for force in ([], ["--force"]):
+        code, out, err = cli("history", "index", "--session", str(session), "--index", str(folder), *force)
+        assert (code, out) == (2, "")
+        one_line(err, "runtime-unavailable")
+        assert "is a folder" in err and "nothing was indexed" in err
+    for command in ("search", "status"):
+        code, out, _ = cli("history", command, *(["x"] if command == "search" else []),
+                           "--session", str(session), "--index", str(folder))
+        assert code == 3 and out.startswith("unavailable: runtime-unavailable (the index ") and "is a folder" in out
+    assert folder.is_dir() and sha256(session) == before
+
+
+def _repaired(err: str, index: Path) -> None:
+    """One warning line: the damaged index was set aside and rebuilt (D15)."""
+    assert err.startswith("recall-rebase: warning: index-rebuilt: the index ") and len(err.splitlines()) == 1, err
+    assert f"moved to {index}.corrupt" in err
+
+
+def test_an_index_that_is_not_sqlite_is_set_aside_and_rebuilt(cli: Cli) -> None:
+    session = cli.write()
+    before = sha256(session)
     garbage = cli.root / "garbage.sqlite"
-    garbage.write_bytes(bytes(range(256)) * 16)
-    for index, words in ((folder, "is a folder"), (garbage, "is not an SQLite database")):
-        for force in ([], ["--force"]):
-            code, out, err = cli("history", "index", "--session", str(session), "--index", str(index), *force)
-            assert (code, out) == (2, "")
-            one_line(err, "runtime-unavailable")
-            assert words in err and "nothing was indexed" in err
-        for command in ("search", "status"):
-            code, out, _ = cli("history", command, *(["x"] if command == "search" else []),
-                               "--session", str(session), "--index", str(index))
-            assert code == 3 and out.startswith("unavailable: runtime-unavailable (the index ") and words in out
-    assert garbage.read_bytes() == bytes(range(256)) * 16
+    junk = bytes(range(256)) * 16
+    for force in ([], ["--force"]):
+        garbage.write_bytes(junk)
+        code, out, err = cli("history", "index", "--session", str(session), "--index", str(garbage), *force)
+        assert code == 0 and "rebuilt (" in out
+        _repaired(err, garbage)
+        assert Path(f"{garbage}.corrupt").read_bytes() == junk  # kept for a post-mortem, never lost
     assert sha256(session) == before
 
 
-def test_a_damaged_sqlite_index_names_sqlites_words(cli: Cli) -> None:
-    """A valid header, then garbage: every command says what SQLite said (rebuilding it is item 3)."""
+def test_a_damaged_sqlite_index_is_set_aside_and_rebuilt(cli: Cli) -> None:
+    """A valid header, then garbage: the next command rebuilds it and says so (D15)."""
     session = cli.write()
     before = sha256(session)
     assert cli.history("index")[0] == 0
@@ -61,17 +77,18 @@ def test_a_damaged_sqlite_index_names_sqlites_words(cli: Cli) -> None:
     for path in (cli.root / "index.sqlite-wal", cli.root / "index.sqlite-shm"):
         path.unlink(missing_ok=True)
     code, out, err = cli.history("index", "--force")
-    assert (code, out) == (2, "")
-    one_line(err, "runtime-unavailable")
+    assert code == 0 and "rebuilt (" in out
+    _repaired(err, cli.index)
     assert "malformed" in err or "not a database" in err
-    code, out, _ = cli.history("search")
-    assert code == 3 and out.startswith("unavailable: runtime-unavailable (the index ") and "cannot be opened (" in out
+    code, out, err = cli.history("search")
+    assert code == 0 and err == ""
     assert sha256(session) == before
 
 
 def test_history_index_read_only_or_on_a_full_disk_is_one_line(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Read-only: SQLite's query_only (root ignores file modes); a full disk: max_page_count."""
-    from reference.recall import index_schema
+    """Read-only: SQLite's query_only (root ignores file modes); a full disk: max_page_count.
+    Neither is damage: nothing is set aside."""
+    from reference.recall import index_repair, index_schema
 
     session = cli.write()
     before = sha256(session)
@@ -84,10 +101,11 @@ def test_history_index_read_only_or_on_a_full_disk_is_one_line(cli: Cli, monkeyp
         return conn
 
     monkeypatch.setattr(index_schema, "open_index", read_only)
+    monkeypatch.setattr(index_repair, "open_index", read_only)
     code, out, err = cli.history("index", "--force")
     assert (code, out) == (2, "")
     one_line(err, "runtime-unavailable")
-    assert "read-only" in err
+    assert "read-only" in err and not Path(f"{cli.index}.corrupt").exists()
 
     def full_disk(path: Any) -> Any:
         conn = real(path)
@@ -96,6 +114,7 @@ def test_history_index_read_only_or_on_a_full_disk_is_one_line(cli: Cli, monkeyp
         return conn
 
     monkeypatch.setattr(index_schema, "open_index", full_disk)
+    monkeypatch.setattr(index_repair, "open_index", full_disk)
     cli.index = cli.root / "fresh.sqlite"
     cli.write(*(json.dumps({"type": "message", "id": f"m{n}", "parentId": "a1" if n == 0 else f"m{n - 1}",
                             "timestamp": T.format(2), "message": {"role": "user", "content": "word " * 400,
