@@ -18,6 +18,7 @@ from typing import Any
 
 from reference.cli.output import fail
 from reference.primitives.codes import Code
+from reference.primitives.textunits import encodes_as_utf8
 
 EXIT_UNAVAILABLE = 3
 
@@ -124,7 +125,7 @@ def session_problem(path: str) -> str | None:
     from reference.pi.reader import read_header_line
     from reference.pi.session import first_line_problem
 
-    if not _encodable(path):
+    if not encodes_as_utf8(path):
         return f"the session path {printable(path)} is not UTF-8: Pi cannot open it either (rename the file)"
     if not os.path.lexists(path):
         return f"there is no session file at {printable(path)}"
@@ -276,14 +277,6 @@ def index_state_json(state: Any) -> dict[str, Any]:
     }
 
 
-def _encodable(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _index_error(path: str, exc: BaseException) -> str:
     """The index error in words: a full disk, a read-only file, or what SQLite or the OS said."""
     text = str(exc) if isinstance(exc, sqlite3.Error) else (exc.strerror or str(exc)) if isinstance(exc, OSError) else ""
@@ -305,7 +298,7 @@ def run_index(args: argparse.Namespace) -> int:
     if host.session_id is None:
         return fail(Code.EPHEMERAL_SESSION, session_problem(host.session_file or args.session)
                     or f"no Pi session file at {printable(args.session)}")
-    if not _encodable(host.session_file):
+    if not encodes_as_utf8(host.session_file):
         return fail(Code.SESSION_UNREADABLE, f"the session path {printable(host.session_file)} is not UTF-8: "
                     "Pi cannot open it either (rename the file)")
     index_path = os.fspath(service.index_path)

@@ -47,3 +47,14 @@ def slice_utf16(text: str, max_units: int) -> str:
             return text[:index]
         units += width
     return text
+
+
+def encodes_as_utf8(text: str) -> bool:
+    """Whether the string has a UTF-8 form: a lone surrogate (from a JSON escape, or a file
+    name's undecodable bytes) has none, so SQLite cannot take it and a path with one cannot be
+    opened by Pi."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

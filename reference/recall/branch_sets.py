@@ -137,15 +137,6 @@ def index_incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
     return None if row is None else (info.st_dev, info.st_ino, row[0])
 
 
-def storable(text: str) -> bool:
-    """Whether SQLite can take the string as a parameter (a lone surrogate cannot be UTF-8)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
     """Pi's default leaf: the last entry in file order; None when the session has none."""
     row = conn.execute(

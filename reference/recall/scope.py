@@ -22,6 +22,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.paths import canonical_path
 from reference.primitives.sqlite_errors import is_damage
+from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.branch_sets import (
     UNSET,
     BranchSets,
@@ -31,7 +32,6 @@ from reference.recall.branch_sets import (
     branch_sets,
     index_incarnation,
     session_fts_ranges,
-    storable,
 )
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import session_runs
@@ -124,7 +124,7 @@ class ScopeResolver:
             self.sets.forget(session_id)
         leaf = host.leaf
         general: frozenset[str] | None = None
-        if leaf is not None and leaf is not DEFAULT_LEAF and (not isinstance(leaf, str) or not storable(leaf)):
+        if leaf is not None and leaf is not DEFAULT_LEAF and (not isinstance(leaf, str) or not encodes_as_utf8(leaf)):
             general = frozenset(branch_ids(conn, session_id, leaf))  # SQLite's own rules and errors
         others: list[tuple[str, str]] = []
         if scope == "project":
