@@ -243,15 +243,21 @@ def run_search(args: argparse.Namespace) -> int:
                        ("includeSummaries", args.include_summaries)):
         if value is not None:
             arguments[key] = value
+    from reference.cli.progress_bar import catch_up_progress
+
     service = _service(args)
-    result = service.recall(arguments)
+    with catch_up_progress(enabled=not args.json):
+        result = service.recall(arguments)
     warn_repairs(service.repairs)
     return _emit(result, args, render_recall, service.index_path)
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from reference.cli.progress_bar import catch_up_progress
+
     service = _service(args)
-    result = service.status()
+    with catch_up_progress(enabled=not args.json):
+        result = service.status()
     warn_repairs(service.repairs)
     return _emit(result, args, render_status, service.index_path)
 
@@ -288,6 +294,7 @@ def _index_error(path: str, exc: BaseException) -> str:
 
 
 def run_index(args: argparse.Namespace) -> int:
+    from reference.cli.progress_bar import catch_up_progress
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
     from reference.recall.catchup import catch_up
@@ -312,7 +319,8 @@ def run_index(args: argparse.Namespace) -> int:
             conn.close()
 
     try:
-        state = run_repairing(index_path, service.repairs, index)
+        with catch_up_progress(enabled=not args.json):
+            state = run_repairing(index_path, service.repairs, index)
     except ContractViolation as exc:
         return fail(exc.code, exc.message)
     except (sqlite3.Error, OSError) as exc:

@@ -57,8 +57,11 @@ def run_host(
         from reference.adapter.stdio_server import serve_stdio
 
         return serve_stdio()
-    return _interactive(stdin or sys.stdin, stdout or sys.stdout, session=session, leaf=leaf, cwd=cwd,
-                        provider=provider, index=index)
+    from reference.cli.progress_bar import catch_up_progress
+
+    with catch_up_progress(enabled=True):  # stderr only, and only on a terminal
+        return _interactive(stdin or sys.stdin, stdout or sys.stdout, session=session, leaf=leaf, cwd=cwd,
+                            provider=provider, index=index)
 
 
 HELP = """commands:

@@ -38,6 +38,7 @@ from reference.recall.catchup_state import (
     write_state,
 )
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
+from reference.recall.progress import catching_up
 from reference.recall.searchable import index_fields
 from reference.recall.sqlite_text import storable
 
@@ -383,7 +384,8 @@ def catch_up(
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                result = _sync(conn, raw, path, header, info, force)
+                with catching_up(path):
+                    result = _sync(conn, raw, path, header, info, force)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, Final, Protocol, cast
 
@@ -30,6 +30,7 @@ from reference.pi.session import iter_loaded_records
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
+from reference.recall.progress import scanning
 from reference.recall.sqlite_text import storable
 
 # A record of at most the record limit starts within this many of the latest chunks read.
@@ -147,9 +148,10 @@ def scan_range(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: S
     beyond the record limit hands the rest of the file to the streaming reader.
     """
     result = _Pass()
-    resume = _scan_lines(raw, base, size, scanner, header, result)
-    if resume is not None:
-        _scan_records(raw, resume[0], size, scanner, resume[1], result)
+    with scanning(base, size) as report:
+        resume = _scan_lines(raw, base, size, scanner, header, result, report)
+        if resume is not None:
+            _scan_records(raw, resume[0], size, scanner, resume[1], result)
     scanner.flush()
     result.malformed += scanner.rejected
     return result
@@ -198,7 +200,7 @@ def _exact_record(line: bytes, terminated: bool) -> Record:
 
 
 def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: SourceHeader | None,
-                result: _Pass) -> tuple[int, SourceHeader | None] | None:
+                result: _Pass, report: Callable[[int], None]) -> tuple[int, SourceHeader | None] | None:
     """Index the lines in ``[base, size)`` from chunks of the file, each line hashed and decoded
     once: an object line ``msgspec`` decodes is classified from that value (a ``"session"`` type is
     a header, anything else an entry, as the reader classifies it), any other line goes through
@@ -216,6 +218,7 @@ def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: 
             return None
         except LineTooLong as too_long:
             return too_long.offset, header
+        report(start)
         if not terminated:  # the last line, without its LF
             header = _take(_exact_record(lines[0], False), lines[0], start, scanner, header, result)
             continue
