@@ -100,6 +100,7 @@ def _service(args: argparse.Namespace) -> Any:
         session_file=os.path.abspath(args.session),
         leaf=leaf,
         provider=args.provider,
+        index_path=args.index,
     )
     return HistoryService(host, index_path=args.index or default_index, clock=SystemClock())
 

@@ -242,3 +242,13 @@ def backfill(conn: sqlite3.Connection, raw: IO[bytes], size: int, header: Source
     sink = _FactSink(conn, session_id)
     scan_range(raw, 0, size, sink, header)
     write_seal(conn, session_id, sink.counts)
+
+
+def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
+    """``(Pi's default leaf,)`` (the last entry in file order, None without entries) from the
+    seal, what ``branch_sets.default_leaf_id`` finds by sorting the session's locators; None when
+    the seal does not prove it (no valid seal, or a skipped line: the rows may then differ)."""
+    seal = load_seal(conn, session_id)
+    if seal is None or seal.mark[6] != 0 or (seal.last_entry_id is None and seal.mark[5] != 0):
+        return None
+    return (seal.last_entry_id,)
