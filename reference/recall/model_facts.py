@@ -238,6 +238,9 @@ def backfill(conn: sqlite3.Connection, raw: IO[bytes], size: int, header: Source
     """Write the session's facts and seal from one facts-only pass over the file (the caller
     holds the write transaction, after the state row was brought up to date)."""
     session_id = header.session_id
+    bounds = (f"{session_id}:", f"{session_id};")
+    if conn.execute("SELECT 1 FROM sessions WHERE session_id >= ? AND session_id < ? LIMIT 1", bounds).fetchone():
+        return  # another session's keys share our key range (ids with ":"): no facts, no seal
     clear_facts(conn, session_id)
     sink = _FactSink(conn, session_id)
     scan_range(raw, 0, size, sink, header)

@@ -311,3 +311,23 @@ def test_the_host_opens_a_warm_session_without_parsing_it(tmp_path: Path, monkey
     opened = HistoryHostState().open({"home": str(tmp_path / "home"), "cwd": CWD, "sessionFile": str(session),
                                       "indexPath": str(index)})
     assert (opened["sessionId"], opened["provider"]) == expected
+
+
+def test_a_session_whose_id_extends_another_keeps_its_facts(tmp_path: Path) -> None:
+    """Keys ``"<id>:…"`` of session ``s-warm`` and of session ``s-warm:x`` share a range: the
+    entry ``x:e001`` of the first has the key of the entry ``e001`` of the second."""
+    rng = random.Random(12)
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    header = {"type": "session", "version": 3, "id": SID, "timestamp": _ts(0), "cwd": CWD}
+    users = [_entry("user", f"e{n:03d}", f"e{n - 1:03d}" if n else None, n + 1, rng, []) for n in range(3)]
+    second.write_bytes(b"".join(_line(v) for v in [{**header, "id": f"{SID}:x"}, *users]))
+    first.write_bytes(b"".join(_line(v) for v in [header, _entry("model_change", "x:e001", None, 1, rng, [])]))
+    index = tmp_path / "index.sqlite"
+    conn = open_index(index)
+    catch_up(conn, str(second))
+    catch_up(conn, str(first))  # its one entry's key is the second session's: skipped
+    conn.execute("DELETE FROM recall_rebase_session_seals WHERE session_id = ?", (SID,))
+    catch_up(conn, str(first))  # no backfill over the other session's keys
+    conn.close()
+    assert _check(second, index, ["e000", "e001", "e002"]) == 7
+    _check(first, index, ["x:e001"])
