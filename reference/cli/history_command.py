@@ -84,7 +84,9 @@ def trust_argv(args: argparse.Namespace) -> list[str]:
     return ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
 
 
-def _service(args: argparse.Namespace) -> Any:
+def _service(args: argparse.Namespace, *, provider_needed: bool = True) -> Any:
+    """The service of a one-shot command; ``provider_needed=False`` (``history index``, which
+    judges no privacy): the header id alone, never a parse of the session for its provider."""
     from reference.pi.inspection import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.recall.host import build_host
@@ -99,7 +101,8 @@ def _service(args: argparse.Namespace) -> Any:
         argv=argv,
         session_file=os.path.abspath(args.session),
         leaf=leaf,
-        provider=args.provider,
+        provider=args.provider if provider_needed or args.provider is not None else "",
+        index_path=args.index,
     )
     return HistoryService(host, index_path=args.index or default_index, clock=SystemClock())
 
@@ -300,7 +303,7 @@ def run_index(args: argparse.Namespace) -> int:
     from reference.recall.catchup import catch_up
     from reference.recall.index_repair import open_repaired, run_repairing
 
-    service = _service(args)
+    service = _service(args, provider_needed=False)
     host = service.host
     if host.session_id is None:
         return fail(Code.EPHEMERAL_SESSION, session_problem(host.session_file or args.session)

@@ -16,14 +16,11 @@ import stat
 import time
 from typing import IO, Any, Final
 
-import msgspec
-
 from reference.pi.entries import is_pi_entry
-from reference.pi.reader import Record, decode_value, open_session_file
+from reference.pi.reader import Record, open_session_file
 from reference.pi.session import check_session_path
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.catchup_scan import SourceHeader, check_scope, read_header, scan_range
 from reference.recall.catchup_state import (
@@ -38,6 +35,17 @@ from reference.recall.catchup_state import (
     write_state,
 )
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
+from reference.recall.model_facts import (
+    Seal,
+    SealCounts,
+    backfill,
+    clear_facts,
+    decode_entry,
+    extend_seal,
+    load_seal,
+    write_facts,
+    write_seal,
+)
 from reference.recall.progress import catching_up
 from reference.recall.searchable import index_fields
 from reference.recall.sqlite_text import storable
@@ -117,18 +125,6 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _decode_entry(data: bytes) -> tuple[Any, bool]:
-    """The parsed line and whether the JavaScript-faithful path (which may keep lone surrogates) ran."""
-    try:
-        return msgspec.json.decode(data), False
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        pass
-    try:
-        return decode_value(data), True
-    except JsonParseError:
-        return UNDEFINED, True
-
-
 class _Scanner:
     """Turns the records of one pass into index rows, written in batches.
 
@@ -148,15 +144,18 @@ class _Scanner:
         # Every key that could clash with ours starts with "<sessionId>:": none stored, no lookups.
         bounds = (f"{session_id}:", f"{session_id};")
         self.range_empty = conn.execute(_RANGE_HAS_ENTRY, bounds).fetchone() is None
+        if self.range_empty:
+            clear_facts(conn, session_id)  # facts of rows another writer deleted
+        self.counts = SealCounts()  # the last entry and the counts of the model facts' seal
         self.keys: set[str] = set()  # keys this pass wrote
         self.hours: dict[str, float | int] = {}  # "YYYY-MM-DDTHH" -> ms at its start (or NaN)
-        self.pending: list[tuple[tuple[Any, ...], tuple[str, int, int], bool]] = []
+        self.pending: list[tuple[tuple[Any, ...], tuple[str, int, int], bool, tuple[int, str | None] | None]] = []
         self.inserted = 0
         self.rejected = 0  # invalid entries, shadowed repeats, keys another session owns
 
     def add(self, record: Record, data: bytes, base: int) -> None:
         """Queue one entry line, or count it as rejected when it is not a valid Pi entry."""
-        entry, slow = _decode_entry(data)
+        entry, slow = decode_entry(data)
         self.add_value(entry, slow, record.sha256, base + record.start, base + record.end)
 
     def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None:
@@ -169,6 +168,7 @@ class _Scanner:
         entry_type: str = entry["type"]
         parent_id: str | None = entry["parentId"]
         text, role, tokens = index_fields(entry)
+        fact = self.counts.see(entry, slow)
         if slow:  # only the JavaScript-faithful path can yield lone surrogates
             entry_id, entry_type, text = storable(entry_id), storable(entry_type), storable(text)
             parent_id = storable(parent_id) if parent_id is not None else None
@@ -185,7 +185,7 @@ class _Scanner:
             sha256, text, tokens, self.indexed_at,
         )
         self.keys.add(key)
-        self.pending.append((row, (key, start, end), repeated))
+        self.pending.append((row, (key, start, end), repeated, fact))
         if len(self.pending) >= BATCH_ROWS:
             self.flush()
 
@@ -208,7 +208,7 @@ class _Scanner:
 
     def _stored(self) -> dict[str, tuple[str, str]]:
         """``key -> (session_id, content_hash)`` of the pending keys the index already holds."""
-        keys = [row[0] for row, _location, repeated in self.pending if not repeated]
+        keys = [row[0] for row, _location, repeated, _fact in self.pending if not repeated]
         stored: dict[str, tuple[str, str]] = {}
         for first in range(0, len(keys), _LOOKUP_KEYS):
             chunk = keys[first : first + _LOOKUP_KEYS]
@@ -228,7 +228,9 @@ class _Scanner:
         new_locations: list[tuple[str, int, int]] = []
         old_rows: list[tuple[Any, ...]] = []
         old_locations: list[tuple[str, int, int]] = []
-        for row, location, repeated in self.pending:
+        facts: list[tuple[str, int, str | None]] = []
+        unfacts: list[tuple[str]] = []
+        for row, location, repeated, fact in self.pending:
             key = row[0]
             found = None if repeated else stored.get(key)
             if found is not None and found[0] != self.session_id:
@@ -252,6 +254,10 @@ class _Scanner:
             else:
                 old_rows.append(row)
                 old_locations.append(location)
+            if fact is not None:
+                facts.append((key, *fact))
+            elif not self.range_empty:
+                unfacts.append((key,))
         self.pending.clear()
         conn = self.conn
         conn.executemany(_INSERT_ENTRY, new_rows)
@@ -261,6 +267,7 @@ class _Scanner:
         conn.executemany(_INSERT_LOCATION, new_locations)
         conn.executemany(_UPSERT_ENTRY, old_rows)
         conn.executemany(_UPSERT_LOCATION, old_locations)
+        write_facts(conn, facts, unfacts)
         self.inserted += len(new_rows)
 
 
@@ -290,19 +297,23 @@ def _rebuild(
             if key not in scanner.keys
         ]
         conn.executemany("DELETE FROM entries WHERE entry_key = ?", stale)
+        write_facts(conn, [], stale)
     if not scanner.range_empty:  # an initial index wrote every filter row itself
         conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
     checkpoint: tuple[int, int | None, str | None] = (
         new_checkpoint(raw, result.checkpoint) if result.checkpoint else (0, None, None)
     )
     write_state(conn, session_id, path, header, info, checkpoint, len(scanner.keys), result.malformed)
+    write_seal(conn, session_id, scanner.counts)
     return len(scanner.keys), result.malformed, checkpoint[0]
 
 
 def _append(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, state: StoredState
+    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, state: StoredState,
+    seal: Seal | None,
 ) -> tuple[int, int, int, int]:
-    """Index the records after the checkpoint; (indexed, malformed, checkpoint, appended)."""
+    """Index the records after the checkpoint; (indexed, malformed, checkpoint, appended).  The
+    model facts' seal grows with it, or (none before) the facts are backfilled."""
     scanner = _Scanner(conn, header.session_id, appending=True)
     result = scan_range(raw, state.checkpoint_offset, info.st_size, scanner, None)
     checkpoint: tuple[int, int | None, str | None] = (
@@ -313,6 +324,8 @@ def _append(
     indexed = state.indexed_entries + scanner.inserted
     malformed = state.malformed_lines + result.malformed
     write_state(conn, header.session_id, path, header, info, checkpoint, indexed, malformed)
+    if not extend_seal(conn, header.session_id, seal, scanner.counts):
+        backfill(conn, raw, info.st_size, header)
     return indexed, malformed, checkpoint[0], scanner.inserted
 
 
@@ -322,15 +335,18 @@ def _sync(
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
     sid = header.session_id
     state = load_state(conn, sid)
-    reason = rebuild_reason(conn, raw, path, header, state, info, force)
+    seal = load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
+    reason = rebuild_reason(conn, raw, path, header, state, info, force, sealed=seal is not None)
     if reason is None:
         assert state is not None
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
             keep_first_stamp(conn, sid, info)
+            if seal is None:  # an index from before the facts, or written by another implementation
+                backfill(conn, raw, info.st_size, header)
             return from_state(sid, state)
         conn.execute("SAVEPOINT catch_up_append")
         try:
-            indexed, malformed, offset, appended = _append(conn, raw, path, header, info, state)
+            indexed, malformed, offset, appended = _append(conn, raw, path, header, info, state, seal)
         except _AppendOnlyViolation:
             conn.execute("ROLLBACK TO catch_up_append")
             reason = REASON_APPEND_ONLY_VIOLATION

@@ -23,6 +23,7 @@ from reference.primitives.jsvalues import MAX_SAFE_INTEGER
 from reference.primitives.params import bool_param, safe_integer_param, string_param
 from reference.recall.index_schema import default_index_path
 from reference.recall.service import HistoryHost, HistoryService
+from reference.recall.warm_facts import warm_session_facts
 
 
 def _session_id_of(session_file: str) -> str | None:
@@ -45,14 +46,27 @@ def provider_at_leaf(session: SessionFile, leaf: Leaf) -> str | None:
     return provider if isinstance(provider, str) else None
 
 
-def session_facts(session_file: str | None, leaf: Leaf, provider: str | None) -> tuple[str | None, str | None]:
+def session_facts(
+    session_file: str | None, leaf: Leaf, provider: str | None, index_path: str | None = None
+) -> tuple[str | None, str | None]:
     """The current session's header id and the model provider at the leaf (the given one, else
-    Pi's at the leaf), from one read of the file: the header id is the loaded header's when the
-    header is the file's first line, else the first line's as :func:`_session_id_of` reads it."""
+    Pi's at the leaf).  From the index at ``index_path`` when it is up to date with the file
+    (:mod:`reference.recall.warm_facts`), else from one read of the file: the header id is the
+    loaded header's when the header is the file's first line, else the first line's as
+    :func:`_session_id_of` reads it."""
     if not session_file or not os.path.isfile(session_file):
         return None, provider
     if provider is not None:
         return _session_id_of(session_file), provider
+    if index_path is not None:
+        warm = warm_session_facts(session_file, leaf, index_path)
+        if warm is not None:
+            return warm
+    return full_session_facts(session_file, leaf)
+
+
+def full_session_facts(session_file: str, leaf: Leaf) -> tuple[str | None, str | None]:
+    """:func:`session_facts` by parsing the whole file (the path the warm facts must equal)."""
     try:
         session = load_session(session_file)
     except ContractViolation:
@@ -73,12 +87,16 @@ def build_host(
     session_file: str | None,
     leaf: Leaf = DEFAULT_LEAF,
     provider: str | None = None,
+    index_path: str | None = None,
 ) -> tuple[HistoryHost, str]:
-    """Host facts and configuration as loaded at session start; the default index path."""
+    """Host facts and configuration as loaded at session start; the default index path.  The
+    session facts come from the index the host will use (``index_path``, else the default) when
+    it is up to date with the session file."""
     facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
     loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
                          project_trusted=facts.project_trusted)
-    session_id, provider = session_facts(session_file, leaf, provider)
+    default_path = default_index_path(facts.agent_dir)
+    session_id, provider = session_facts(session_file, leaf, provider, index_path or default_path)
     host = HistoryHost(
         session_file=session_file,
         project_path=cwd,
@@ -88,7 +106,7 @@ def build_host(
         leaf=leaf,
         session_id=session_id,
     )
-    return host, default_index_path(facts.agent_dir)
+    return host, default_path
 
 
 class HistoryHostState:
@@ -101,6 +119,7 @@ class HistoryHostState:
     def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Start (or switch) the current session; refs survive unless ``restart`` is true."""
         leaf = params.get("leaf", DEFAULT_LEAF)
+        requested = params.get("indexPath")
         host, default_path = build_host(
             home=string_param(params, "home"),
             cwd=string_param(params, "cwd"),
@@ -109,8 +128,9 @@ class HistoryHostState:
             session_file=params.get("sessionFile"),
             leaf=leaf,
             provider=params.get("provider"),
+            index_path=requested if isinstance(requested, str) and requested else None,
         )
-        index_path = params.get("indexPath") or default_path
+        index_path = requested or default_path
         if self.service is None or params.get("restart") or self.service.index_path != index_path:
             self.service = HistoryService(host, index_path=str(index_path), clock=self.clock)
         else:

@@ -17,6 +17,7 @@ from typing import Final
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.owner_only import create_owner_only, ensure_private_dir
+from reference.recall.model_facts import create_tables as create_model_facts
 
 BUSY_TIMEOUT_MS: Final = 10_000  # a rebuild of a large session holds the write lock for seconds
 INDEX_DIR_NAME: Final = "recall-rebase"
@@ -319,6 +320,7 @@ def open_index(path: str | Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = NORMAL")  # a projection: a lost last commit is rebuilt
         migrate(conn)
         conn.execute(FILE_STAMPS_SQL)
+        create_model_facts(conn)
     except BaseException:
         conn.close()
         raise

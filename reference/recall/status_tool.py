@@ -10,6 +10,7 @@ from reference.primitives.codes import Code
 from reference.recall import envelope as env
 from reference.recall.catchup import index_state
 from reference.recall.catchup_state import rows_missing
+from reference.recall.model_facts import load_seal
 
 if TYPE_CHECKING:
     from reference.recall.service import HistoryService
@@ -22,7 +23,8 @@ def run_status(service: HistoryService) -> dict[str, Any]:
         return env.unavailable(Code.EPHEMERAL_SESSION)
     with service.connection() as conn:
         state = index_state(conn, host.session_id)
-        if state is not None and rows_missing(conn, host.session_id, state.indexed_entries):
+        if (state is not None and load_seal(conn, host.session_id) is None
+                and rows_missing(conn, host.session_id, state.indexed_entries)):  # a valid seal proves none
             state = None  # the next recall rebuilds it (D15): not "complete" until then
     scope = service.history_config["defaultScope"]
     result: dict[str, Any] = {"schema": env.SCHEMA, "quotedData": True}

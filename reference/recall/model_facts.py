@@ -1,0 +1,257 @@
+"""Each entry's own model fact and a per-session seal, so that a warm one-shot learns the model
+provider at the leaf from the index instead of parsing the whole session (issue 13).
+
+Pi's rule (``reference.pi.context.context_settings``): over the path root -> leaf the last
+``model_change`` (its ``provider``) or assistant ``message`` (its ``message.provider``) wins, and a
+``message`` entry without a message makes the context unbuildable.  So the catch-up stores, per
+entry with such a fact, ``(fact, provider)`` in ``recall_rebase_model_facts``; walking up from
+the leaf, the first entry with a fact decides.  The seal (``recall_rebase_session_seals``) says
+for which state of the session the facts are complete, and counts what the walk cannot decide
+(unbuildable entries, ids or providers SQLite cannot store as they are): the reader trusts the
+facts only when the seal matches the state row and those counts are 0.
+
+Both tables live outside the migration ledger, like ``recall_rebase_file_stamps``: a migration
+the TypeScript implementation does not know would make it refuse the index
+(``index-schema-newer``).  Triggers drop a session's seal when any of its rows is deleted or
+updated by anyone (the TypeScript catch-up, a hand edit), so a valid seal also proves that no row
+went missing since our catch-up counted them (what ``rows_missing`` counts otherwise).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import IO, Any, Final
+
+import msgspec
+
+from reference.pi.entries import is_pi_entry
+from reference.pi.reader import Record, decode_value
+from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
+from reference.recall.catchup_scan import SourceHeader, scan_range
+from reference.recall.sqlite_text import storable
+
+#: The entry sets the model: ``provider`` holds its provider when that is a string, else NULL.
+FACT_MODEL: Final = 1
+#: A ``message`` entry without a message: Pi cannot build a context through it.
+FACT_UNBUILDABLE: Final = 2
+
+#: The session of a deleted or updated row keyed by ``entry_key`` (NULL once its entry is gone).
+_SESSION_OF_KEY: Final = "(SELECT e.session_id FROM entries AS e WHERE e.entry_key = old.entry_key)"
+#: Ours, outside the migration ledger (see the module docstring).
+MODEL_FACTS_SQL: Final = (
+    """
+CREATE TABLE IF NOT EXISTS recall_rebase_model_facts (
+  entry_key TEXT PRIMARY KEY,
+  fact INTEGER NOT NULL,
+  provider TEXT
+) STRICT, WITHOUT ROWID
+""",
+    """
+CREATE TABLE IF NOT EXISTS recall_rebase_session_seals (
+  session_id TEXT PRIMARY KEY,
+  header_hash TEXT NOT NULL,
+  file_size INTEGER NOT NULL,
+  file_mtime_ns INTEGER NOT NULL,
+  checkpoint_offset INTEGER NOT NULL,
+  checkpoint_hash TEXT,
+  indexed_entries INTEGER NOT NULL,
+  malformed_lines INTEGER NOT NULL,
+  last_entry_id TEXT,
+  unbuildable INTEGER NOT NULL,
+  uncertain INTEGER NOT NULL
+) STRICT
+""",
+)
+#: ``(table, trigger)``: each drops the seal of the session whose row is deleted or updated.
+UNSEAL_TRIGGERS: Final = tuple(
+    (
+        table,
+        f"""
+CREATE TRIGGER IF NOT EXISTS recall_rebase_unseal_{table}_{event.lower()} AFTER {event} ON {table} BEGIN
+  DELETE FROM recall_rebase_session_seals WHERE session_id = {session};
+END
+""",
+    )
+    for table, event, session in (
+        ("entries", "DELETE", "old.session_id"), ("entries", "UPDATE", "old.session_id"),
+        *((table, "DELETE", _SESSION_OF_KEY) for table in
+          ("entries_fts_keys", "entry_source_locations", "recall_rebase_model_facts")),
+        ("recall_rebase_model_facts", "UPDATE", _SESSION_OF_KEY),
+    )
+)
+_UPSERT_FACT: Final = "INSERT OR REPLACE INTO recall_rebase_model_facts(entry_key, fact, provider) VALUES (?, ?, ?)"
+_DELETE_FACT: Final = "DELETE FROM recall_rebase_model_facts WHERE entry_key = ?"
+_DELETE_SESSION_FACTS: Final = "DELETE FROM recall_rebase_model_facts WHERE entry_key >= ? AND entry_key < ?"
+_SEAL_COLUMNS: Final = ("header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash, indexed_entries, "
+                        "malformed_lines, last_entry_id, unbuildable, uncertain")
+_SELECT_SEAL: Final = f"SELECT {_SEAL_COLUMNS} FROM recall_rebase_session_seals WHERE session_id = ?"
+_UPSERT_SEAL: Final = f"INSERT OR REPLACE INTO recall_rebase_session_seals(session_id, {_SEAL_COLUMNS}) VALUES ({', '.join('?' * 11)})"
+_SELECT_MARK: Final = """
+SELECT header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash, indexed_entries, malformed_lines
+FROM session_index_state WHERE session_id = ?
+"""
+_BATCH: Final = 2048
+
+
+def create_tables(conn: sqlite3.Connection) -> None:
+    """The two tables and the triggers on the tables the ledger has made."""
+    for statement in MODEL_FACTS_SQL:
+        conn.execute(statement)
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for table, statement in UNSEAL_TRIGGERS:
+        if table in tables:
+            conn.execute(statement)
+
+
+def decode_entry(data: bytes) -> tuple[Any, bool]:
+    """The parsed line and whether the JavaScript-faithful path (which may keep lone surrogates) ran."""
+    try:
+        return msgspec.json.decode(data), False
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        pass
+    try:
+        return decode_value(data), True
+    except JsonParseError:
+        return UNDEFINED, True
+
+
+def model_fact(entry: dict[str, Any]) -> tuple[int, str | None] | None:
+    """A valid entry's own contribution to Pi's context settings' model, if any."""
+    kind = entry["type"]
+    if kind == "model_change":
+        provider = entry.get("provider")
+    elif kind == "message":
+        message = entry.get("message")
+        if message is None or message is UNDEFINED:
+            return FACT_UNBUILDABLE, None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            return None
+        provider = message.get("provider")
+    else:
+        return None
+    return FACT_MODEL, provider if isinstance(provider, str) else None
+
+
+@dataclass
+class SealCounts:
+    """What one pass saw: the last entry in file order and the counts the walk cannot decide.
+    The counts are conservative (a shadowed repeat counts too: the seal then refuses)."""
+
+    last_entry_id: str | None = None
+    unbuildable: int = 0
+    uncertain: int = 0
+
+    def see(self, entry: dict[str, Any], slow: bool) -> tuple[int, str | None] | None:
+        """Count one accepted entry (``slow``: decoded by the JavaScript-faithful parser); its fact."""
+        fact = model_fact(entry)
+        entry_id = entry["id"]
+        if slow and any(isinstance(text, str) and storable(text) != text
+                        for text in (entry_id, entry["parentId"], fact[1] if fact else None)):
+            self.uncertain += 1
+        if fact is not None and fact[0] == FACT_UNBUILDABLE:
+            self.unbuildable += 1
+        self.last_entry_id = storable(entry_id)
+        return fact
+
+
+def write_facts(conn: sqlite3.Connection, facts: list[tuple[str, int, str | None]], unfacts: list[tuple[str]]) -> None:
+    """Store ``(key, fact, provider)`` rows and drop the facts of rows that no longer have one."""
+    conn.executemany(_DELETE_FACT, unfacts)
+    conn.executemany(_UPSERT_FACT, [(key, fact, None if provider is None else storable(provider))
+                                    for key, fact, provider in facts])
+
+
+def clear_facts(conn: sqlite3.Connection, session_id: str) -> None:
+    """Drop every fact of the session's key range (a rebuild or a backfill writes them again)."""
+    conn.execute(_DELETE_SESSION_FACTS, (f"{session_id}:", f"{session_id};"))
+
+
+@dataclass(frozen=True)
+class Seal:
+    mark: tuple[Any, ...]  # the state row the facts are complete for
+    last_entry_id: str | None
+    unbuildable: int
+    uncertain: int
+
+
+def load_seal(conn: sqlite3.Connection, session_id: str) -> Seal | None:
+    """The session's seal when it matches its state row now, else None."""
+    row = conn.execute(_SELECT_SEAL, (session_id,)).fetchone()
+    if row is None:
+        return None
+    mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
+    if mark is None or tuple(mark) != tuple(row[:7]):
+        return None
+    return Seal(tuple(mark), row[7], row[8], row[9])
+
+
+def write_seal(conn: sqlite3.Connection, session_id: str, counts: SealCounts) -> None:
+    """Seal the session's facts for the state row just written."""
+    mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
+    conn.execute(_UPSERT_SEAL, (session_id, *mark, counts.last_entry_id, counts.unbuildable, counts.uncertain))
+
+
+def extend_seal(conn: sqlite3.Connection, session_id: str, previous: Seal | None, appended: SealCounts) -> bool:
+    """Seal after an append when the facts were sealed before it; whether it could."""
+    if previous is None:
+        return False
+    write_seal(conn, session_id, SealCounts(
+        appended.last_entry_id if appended.last_entry_id is not None else previous.last_entry_id,
+        previous.unbuildable + appended.unbuildable, previous.uncertain + appended.uncertain,
+    ))
+    return True
+
+
+class _FactSink:
+    """A catch-up scan that writes only the facts (the one-time backfill of an index made
+    before them, or by the TypeScript implementation)."""
+
+    def __init__(self, conn: sqlite3.Connection, session_id: str) -> None:
+        self.conn = conn
+        self.session_id = session_id
+        self.counts = SealCounts()
+        self.rejected = 0
+        self.facts: list[tuple[str, int, str | None]] = []
+
+    def add(self, record: Record, data: bytes, base: int) -> None:
+        entry, slow = decode_entry(data)
+        self.add_value(entry, slow, record.sha256, base + record.start, base + record.end)
+
+    def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None:
+        if not is_pi_entry(entry):
+            self.rejected += 1
+            return
+        fact = self.counts.see(entry, slow)
+        key = f"{self.session_id}:{storable(entry['id'])}"
+        if fact is not None:  # a repeated id is counted as skipped by the state: the seal then refuses
+            self.facts.append((key, *fact))
+        if len(self.facts) >= _BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        write_facts(self.conn, self.facts, [])
+        self.facts.clear()
+
+
+def backfill(conn: sqlite3.Connection, raw: IO[bytes], size: int, header: SourceHeader) -> None:
+    """Write the session's facts and seal from one facts-only pass over the file (the caller
+    holds the write transaction, after the state row was brought up to date)."""
+    session_id = header.session_id
+    bounds = (f"{session_id}:", f"{session_id};")
+    if conn.execute("SELECT 1 FROM sessions WHERE session_id >= ? AND session_id < ? LIMIT 1", bounds).fetchone():
+        return  # another session's keys share our key range (ids with ":"): no facts, no seal
+    clear_facts(conn, session_id)
+    sink = _FactSink(conn, session_id)
+    scan_range(raw, 0, size, sink, header)
+    write_seal(conn, session_id, sink.counts)
+
+
+def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
+    """``(Pi's default leaf,)`` (the last entry in file order, None without entries) from the
+    seal, what ``branch_sets.default_leaf_id`` finds by sorting the session's locators; None when
+    the seal does not prove it (no valid seal, or a skipped line: the rows may then differ)."""
+    seal = load_seal(conn, session_id)
+    if seal is None or seal.mark[6] != 0 or (seal.last_entry_id is None and seal.mark[5] != 0):
+        return None
+    return (seal.last_entry_id,)
