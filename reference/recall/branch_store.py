@@ -38,6 +38,7 @@ SCHEMA_SQL: Final = (
   session_id TEXT NOT NULL,
   leaf_id TEXT NOT NULL,
   stop_parent TEXT,
+  cyclic INTEGER NOT NULL DEFAULT 0,
   top_rowid INTEGER NOT NULL,
   ranges TEXT NOT NULL,
   runs TEXT,
@@ -140,9 +141,10 @@ def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> No
     if walk.finished and walk.met is None:
         conn.executemany("INSERT OR IGNORE INTO recall_rebase_branch_entries(branch_no, entry_id) VALUES (?, ?)",
                          [(branch_no, entry_id) for entry_id in walk.ids])
-        stop_parent = walk.stop_parent
+        stop_parent, cyclic = walk.stop_parent, walk.cyclic
     else:
-        stop_parent = build_members(conn, session_id, leaf_id, branch_no)
+        stop_parent, cyclic = build_members(conn, session_id, leaf_id, branch_no)
+    conn.execute("UPDATE recall_rebase_branches SET cyclic = ? WHERE branch_no = ?", (int(cyclic), branch_no))
     _recount(conn, session_id, branch_no, stop_parent)
 
 
@@ -151,11 +153,14 @@ def _move(conn: sqlite3.Connection, session_id: str, leaf_id: str, met: tuple[in
     """Move the stored branch the walk met to the new leaf: drop its entries below the meeting
     point (a fork), add the walked ones.  False: the part below is too long to walk."""
     branch_no, meeting = met
-    old_leaf, top, ranges, runs = conn.execute(
-        "SELECT leaf_id, top_rowid, ranges, runs FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,)
+    old_leaf, top, ranges, runs, cyclic = conn.execute(
+        "SELECT leaf_id, top_rowid, ranges, runs, cyclic FROM recall_rebase_branches WHERE branch_no = ?",
+        (branch_no,),
     ).fetchone()
     dropped: list[str] = []
     if old_leaf != meeting:  # a fork: the old branch's entries below the meeting point go
+        if cyclic:
+            return False  # the entries below may be above it too
         below = walk_up(conn, session_id, old_leaf, [], _MAX_EXTENSION_STEPS, stop_at=meeting)
         if below.met is None:
             return False

@@ -34,6 +34,7 @@ class Walk:
     stop_parent: str | None = None
     met: tuple[int, str] | None = None  # (branch_no, id) of the stored branch the walk reached
     finished: bool = False
+    cyclic: bool = False  # it ended where it had passed before
 
 
 def walk_up(conn: sqlite3.Connection, session_id: str, leaf: str, stored: Iterable[int], max_steps: int,
@@ -47,6 +48,7 @@ def walk_up(conn: sqlite3.Connection, session_id: str, leaf: str, stored: Iterab
     node: str | None = leaf
     while node is not None:
         if node in seen:  # a cycle: the walk ends, as Pi's does
+            walk.cyclic = True
             break
         if node == stop_at:
             walk.met = (0, node)
@@ -72,11 +74,12 @@ def walk_up(conn: sqlite3.Connection, session_id: str, leaf: str, stored: Iterab
     return walk
 
 
-def build_members(conn: sqlite3.Connection, session_id: str, leaf: str, branch_no: int) -> str | None:
-    """Write the branch of ``leaf`` as rows of ``branch_no``; return its ``stop_parent``."""
+def build_members(conn: sqlite3.Connection, session_id: str, leaf: str, branch_no: int) -> tuple[str | None, bool]:
+    """Write the branch of ``leaf`` as rows of ``branch_no``; its ``stop_parent``, and whether
+    it ended in a cycle."""
     bounds = conn.execute("SELECT min(rowid), max(rowid) FROM entries WHERE session_id = ?", (session_id,)).fetchone()
     if bounds[0] is None or conn.execute(_STEP, (session_id, leaf)).fetchone() is None:
-        return leaf  # no such entry: an empty branch, until it appears
+        return leaf, False  # no such entry: an empty branch, until it appears
     wanted: str | None = leaf
     batch: list[tuple[int, str]] = []
     rows = conn.execute(  # "+": the rowid order, not the (session_id, entry_id) index and a sort
@@ -96,11 +99,11 @@ def build_members(conn: sqlite3.Connection, session_id: str, leaf: str, branch_n
     conn.executemany(_INSERT_MEMBER, batch)
     while wanted is not None:  # a parent after its child in the file, or a cycle: row by row
         if conn.execute(_IS_MEMBER, (branch_no, wanted)).fetchone() is not None:
-            return None  # a cycle
+            return None, True
         row = conn.execute(_STEP, (session_id, wanted)).fetchone()
         if row is None:
-            return wanted
+            return wanted, False
         conn.execute(_INSERT_MEMBER, (branch_no, wanted))
         wanted = row[0] if isinstance(row[0], str) else None
-    return None
+    return None, False
 
