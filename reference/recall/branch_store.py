@@ -2,14 +2,16 @@
 
 ``recall_rebase_branches`` names a stored branch (a session and a leaf) with the facts the
 queries use: the session's FTS rowid ranges and the runs of its rows off the branch, both up to
-``top_rowid``; ``recall_rebase_branch_entries`` holds its entry ids.  Like the stamps table they
+``top_rowid``; ``recall_rebase_off_branch`` holds the session's entry ids that are *not* on it
+(few for a leaf on the main line; a branch entry is one of the session's that is not listed).  Like the stamps table they
 are ours, outside the migration ledger (docs/index.md, "Stored branches").
 
 A stored branch stays true while no row of its session is deleted or has its parent changed
 (a trigger drops the session's branches then) and, when its walk ended at an id without a row,
-that id stays absent.  New rows only add: ``prepare_branch`` classifies the rows after
-``top_rowid``, and moves a branch to a new leaf that descends from it (Pi's append) or forks
-from it close by, walking only the new part.  Anything else is built again inside SQLite.
+that id stays absent.  New rows only add, and are off every stored branch (they cannot be an
+ancestor of its leaf): ``prepare_branch`` lists the rows after ``top_rowid``, and moves a branch
+to a new leaf that descends from it (Pi's append) or forks from it close by, walking only the
+new part.  Anything else is built again inside SQLite.
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ from typing import Any, Final
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.branch_sets import all_ids, default_leaf_id
-from reference.recall.branch_walk import build_members, walk_up
+from reference.recall.branch_walk import Walk, build_off_branch, walk_up
 from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_of_rowids
 
 #: Stored branches per session (the least recently used goes first).
 _KEPT_PER_SESSION: Final = 4
 #: A walk to a stored branch longer than this builds the branch anew instead.
 _MAX_EXTENSION_STEPS: Final = 20_000
+#: SQLite's page cache while a branch is written (then given back, as the catch-up does).
+_BUILD_CACHE_KIB: Final = 32 * 1024
 
 SCHEMA_SQL: Final = (
     """CREATE TABLE IF NOT EXISTS recall_rebase_branches (
@@ -45,14 +49,14 @@ SCHEMA_SQL: Final = (
   used INTEGER NOT NULL,
   UNIQUE (session_id, leaf_id)
 ) STRICT""",
-    """CREATE TABLE IF NOT EXISTS recall_rebase_branch_entries (
+    """CREATE TABLE IF NOT EXISTS recall_rebase_off_branch (
   branch_no INTEGER NOT NULL,
   entry_id TEXT NOT NULL,
   PRIMARY KEY (branch_no, entry_id)
 ) STRICT, WITHOUT ROWID""",
     """CREATE TRIGGER IF NOT EXISTS recall_rebase_branches_after_delete AFTER DELETE ON recall_rebase_branches
 BEGIN
-  DELETE FROM recall_rebase_branch_entries WHERE branch_no = old.branch_no;
+  DELETE FROM recall_rebase_off_branch WHERE branch_no = old.branch_no;
 END""",
     """CREATE TRIGGER IF NOT EXISTS recall_rebase_branches_entry_deleted AFTER DELETE ON entries
 BEGIN
@@ -72,6 +76,8 @@ _SELECT: Final = (
 )
 _HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE session_id = ? AND entry_id = ?"
 _TABLE_TOP: Final = "SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys"
+_INSERT_OFF: Final = "INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id) VALUES (?, ?)"
+_DELETE_OFF: Final = "DELETE FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?"
 
 
 @dataclass(frozen=True)
@@ -92,18 +98,23 @@ def stored_leaf(leaf: Leaf) -> bool:
 def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
     """Make the stored branch of the leaf current, in its own write transaction (before the
     recall's read snapshot; the connection must be outside any transaction)."""
-    conn.execute("BEGIN IMMEDIATE")
+    cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    conn.execute(f"PRAGMA cache_size = {-_BUILD_CACHE_KIB:d}")  # a build writes ids in random order
     try:
-        for statement in SCHEMA_SQL:
-            conn.execute(statement)
-        leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
-        if isinstance(leaf_id, str):
-            _make_current(conn, session_id, leaf_id)
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in SCHEMA_SQL:
+                conn.execute(statement)
+            leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
+            if isinstance(leaf_id, str):
+                _make_current(conn, session_id, leaf_id)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.execute(f"PRAGMA cache_size = {cache_size:d}")
 
 
 def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> StoredBranch | None:
@@ -122,62 +133,56 @@ def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> Stor
 
 
 def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> None:
+    stored: list[int] = []
     for branch_no, stop_parent in conn.execute(
-        "SELECT branch_no, stop_parent FROM recall_rebase_branches WHERE session_id = ?", (session_id,)
+        "SELECT branch_no, stop_parent FROM recall_rebase_branches WHERE session_id = ? ORDER BY used DESC",
+        (session_id,),
     ).fetchall():
         if not _still_true(conn, session_id, stop_parent):
             conn.execute("DELETE FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,))
+        else:
+            _add_new_rows(conn, session_id, branch_no)
+            stored.append(branch_no)
     row = conn.execute(_SELECT, (session_id, leaf_id)).fetchone()
     if row is not None:
-        _add_new_rows(conn, session_id, int(row[0]), row[2], _pairs(row[3]), row[4])
         _touch(conn, int(row[0]))
         return
-    stored = [no for (no,) in conn.execute(
-        "SELECT branch_no FROM recall_rebase_branches WHERE session_id = ? ORDER BY used DESC", (session_id,))]
-    walk = walk_up(conn, session_id, leaf_id, stored, _MAX_EXTENSION_STEPS)
-    if walk.met is not None and _move(conn, session_id, leaf_id, walk.met, walk.ids, walk.rowids):
+    walk = walk_up(conn, session_id, leaf_id, stored, _MAX_EXTENSION_STEPS) if stored else Walk()
+    if walk.met is not None and _move(conn, session_id, leaf_id, walk.met, walk.ids):
         return
     branch_no = _new_branch(conn, session_id, leaf_id)
-    if walk.finished and walk.met is None:
-        conn.executemany("INSERT OR IGNORE INTO recall_rebase_branch_entries(branch_no, entry_id) VALUES (?, ?)",
-                         [(branch_no, entry_id) for entry_id in walk.ids])
+    if walk.finished and walk.met is None:  # the whole branch walked: every other entry is off it
+        conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id)"
+                     " SELECT ?, entry_id FROM entries WHERE session_id = ? ORDER BY entry_id", (branch_no, session_id))
+        conn.executemany(_DELETE_OFF, [(branch_no, entry_id) for entry_id in walk.ids])
         stop_parent, cyclic = walk.stop_parent, walk.cyclic
     else:
-        stop_parent, cyclic = build_members(conn, session_id, leaf_id, branch_no)
-    conn.execute("UPDATE recall_rebase_branches SET cyclic = ? WHERE branch_no = ?", (int(cyclic), branch_no))
-    _recount(conn, session_id, branch_no, stop_parent)
+        stop_parent, cyclic = build_off_branch(conn, session_id, leaf_id, branch_no)
+    top = int(conn.execute(_TABLE_TOP).fetchone()[0])
+    conn.execute("UPDATE recall_rebase_branches SET stop_parent = ?, cyclic = ?, top_rowid = ?, ranges = ?"
+                 " WHERE branch_no = ?",
+                 (stop_parent, int(cyclic), top, json.dumps(fts_rowid_ranges(conn, session_id)), branch_no))
+    _recount(conn, session_id, branch_no)
 
 
-def _move(conn: sqlite3.Connection, session_id: str, leaf_id: str, met: tuple[int, str], ids: list[str],
-          rowids: list[int | None]) -> bool:
-    """Move the stored branch the walk met to the new leaf: drop its entries below the meeting
-    point (a fork), add the walked ones.  False: the part below is too long to walk."""
+def _move(conn: sqlite3.Connection, session_id: str, leaf_id: str, met: tuple[int, str], ids: list[str]) -> bool:
+    """Move the stored branch the walk met to the new leaf: its entries below the meeting point
+    go off it (a fork), the walked ones come on.  False: the part below is too long to walk."""
     branch_no, meeting = met
-    old_leaf, top, ranges, runs, cyclic = conn.execute(
-        "SELECT leaf_id, top_rowid, ranges, runs, cyclic FROM recall_rebase_branches WHERE branch_no = ?",
-        (branch_no,),
-    ).fetchone()
+    old_leaf, cyclic = conn.execute(
+        "SELECT leaf_id, cyclic FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,)).fetchone()
     dropped: list[str] = []
-    if old_leaf != meeting:  # a fork: the old branch's entries below the meeting point go
+    if old_leaf != meeting:  # a fork
         if cyclic:
             return False  # the entries below may be above it too
         below = walk_up(conn, session_id, old_leaf, [], _MAX_EXTENSION_STEPS, stop_at=meeting)
         if below.met is None:
             return False
         dropped = below.ids
-    conn.executemany("DELETE FROM recall_rebase_branch_entries WHERE branch_no = ? AND entry_id = ?",
-                     [(branch_no, entry_id) for entry_id in dropped])
-    conn.executemany("INSERT OR IGNORE INTO recall_rebase_branch_entries(branch_no, entry_id) VALUES (?, ?)",
-                     [(branch_no, entry_id) for entry_id in ids])
-    conn.execute("DELETE FROM recall_rebase_branches WHERE session_id = ? AND leaf_id = ?", (session_id, leaf_id))
+    conn.executemany(_INSERT_OFF, [(branch_no, entry_id) for entry_id in dropped])
+    conn.executemany(_DELETE_OFF, [(branch_no, entry_id) for entry_id in ids])
     conn.execute("UPDATE recall_rebase_branches SET leaf_id = ? WHERE branch_no = ?", (leaf_id, branch_no))
-    only_new = not dropped and all(rowid is not None and rowid > top for rowid in rowids)
-    if only_new:  # Pi's append: the branch only grew by rows after top_rowid
-        _add_new_rows(conn, session_id, branch_no, top, _pairs(ranges), runs)
-    else:
-        stop_parent = conn.execute(
-            "SELECT stop_parent FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,)).fetchone()[0]
-        _recount(conn, session_id, branch_no, stop_parent)
+    _recount(conn, session_id, branch_no)
     _touch(conn, branch_no)
     return True
 
@@ -198,48 +203,45 @@ def _new_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> int:
     return cursor.lastrowid
 
 
-def _recount(conn: sqlite3.Connection, session_id: str, branch_no: int, stop_parent: str | None) -> None:
-    """The session's ranges and the runs of its rows off the branch, read whole."""
-    top = int(conn.execute(_TABLE_TOP).fetchone()[0])
-    ranges = fts_rowid_ranges(conn, session_id)
-    excluded = (
-        rowid
-        for low, high in ranges
-        for (rowid,) in conn.execute(
-            "SELECT f.fts_rowid FROM entry_filters AS f WHERE f.fts_rowid BETWEEN ? AND ?"
-            " AND f.session_no = (SELECT session_no FROM session_numbers WHERE session_id = ?)"
-            " AND NOT EXISTS (SELECT 1 FROM recall_rebase_branch_entries AS b"
-            " WHERE b.branch_no = ? AND b.entry_id = f.entry_id) ORDER BY f.fts_rowid",
-            (low, high, session_id, branch_no),
-        )
-    )
+def _recount(conn: sqlite3.Connection, session_id: str, branch_no: int) -> None:
+    """The runs of the session's rows off the branch, from its list (stopped at too many)."""
+    excluded = (rowid for (rowid,) in conn.execute(
+        "SELECT k.fts_rowid FROM recall_rebase_off_branch AS o JOIN entries_fts_keys AS k"
+        " ON k.entry_key = ? || o.entry_id WHERE o.branch_no = ? ORDER BY k.fts_rowid",
+        (f"{session_id}:", branch_no)))
     runs = runs_of_rowids(conn, session_id, excluded, [])
-    _store(conn, branch_no, stop_parent, top, ranges, runs)
+    conn.execute("UPDATE recall_rebase_branches SET runs = ? WHERE branch_no = ?",
+                 (None if runs is None else json.dumps(runs), branch_no))
 
 
-def _add_new_rows(conn: sqlite3.Connection, session_id: str, branch_no: int, top: int,
-                  ranges: tuple[tuple[int, int], ...], runs_text: str | None) -> None:
-    """Classify the session's rows after ``top`` (an append) into the ranges and the runs."""
+def _add_new_rows(conn: sqlite3.Connection, session_id: str, branch_no: int) -> None:
+    """List the session's rows after ``top_rowid`` (an append) off the branch, with the ranges
+    and the runs widened to them."""
+    top, ranges, runs = conn.execute(
+        "SELECT top_rowid, ranges, runs FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,)).fetchone()
     new_top = int(conn.execute(_TABLE_TOP).fetchone()[0])
     if new_top == top:
         return
-    rows = conn.execute(
-        "SELECT f.fts_rowid, EXISTS (SELECT 1 FROM recall_rebase_branch_entries AS b"
-        " WHERE b.branch_no = ? AND b.entry_id = f.entry_id) FROM entry_filters AS f WHERE f.fts_rowid > ?"
-        " AND f.session_no = (SELECT session_no FROM session_numbers WHERE session_id = ?) ORDER BY f.fts_rowid",
-        (branch_no, top, session_id),
-    ).fetchall()  # the rows of one append
-    if rows:
-        ranges = _widened(conn, ranges, rows[0][0], rows[-1][0], new_top)
-    runs = None if runs_text is None else runs_of_rowids(
-        conn, session_id, (rowid for rowid, member in rows if not member), list(_pairs(runs_text)))
-    stop_parent = conn.execute(
-        "SELECT stop_parent FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,)).fetchone()[0]
-    _store(conn, branch_no, stop_parent, new_top, ranges, runs)
+    session_no = conn.execute("SELECT session_no FROM session_numbers WHERE session_id = ?", (session_id,)).fetchone()
+    low, high = conn.execute(
+        "SELECT min(fts_rowid), max(fts_rowid) FROM entry_filters WHERE fts_rowid > ? AND session_no = ?",
+        (top, session_no[0] if session_no else None)).fetchone()
+    widened = _pairs(ranges)
+    new_runs: tuple[tuple[int, int], ...] | None = None if runs is None else _pairs(runs)
+    if low is not None:
+        conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id) SELECT ?, entry_id"
+                     " FROM entry_filters WHERE fts_rowid > ? AND session_no = ?", (branch_no, top, session_no[0]))
+        widened = _widened(widened, low, high, new_top)
+        if new_runs is not None:
+            rowids = (rowid for (rowid,) in conn.execute(
+                "SELECT fts_rowid FROM entry_filters WHERE fts_rowid > ? AND session_no = ? ORDER BY fts_rowid",
+                (top, session_no[0])))
+            new_runs = runs_of_rowids(conn, session_id, rowids, list(new_runs))
+    conn.execute("UPDATE recall_rebase_branches SET top_rowid = ?, ranges = ?, runs = ? WHERE branch_no = ?",
+                 (new_top, json.dumps(widened), None if new_runs is None else json.dumps(new_runs), branch_no))
 
 
-def _widened(conn: sqlite3.Connection, ranges: tuple[tuple[int, int], ...], low: int, high: int,
-             total: int) -> tuple[tuple[int, int], ...]:
+def _widened(ranges: tuple[tuple[int, int], ...], low: int, high: int, total: int) -> tuple[tuple[int, int], ...]:
     """The ranges with the new rows ``[low, high]``: the last range stretched over a narrow gap,
     else one range more; more than ``MAX_FTS_RANGES``: the two closest merge."""
     if not ranges:
@@ -253,14 +255,6 @@ def _widened(conn: sqlite3.Connection, ranges: tuple[tuple[int, int], ...], low:
         _gap, index = min((items[i + 1][0] - items[i][1], i) for i in range(len(items) - 1))
         items[index : index + 2] = [(items[index][0], items[index + 1][1])]
     return tuple(items)
-
-
-def _store(conn: sqlite3.Connection, branch_no: int, stop_parent: str | None, top: int,
-           ranges: tuple[tuple[int, int], ...], runs: tuple[tuple[int, int], ...] | None) -> None:
-    conn.execute(
-        "UPDATE recall_rebase_branches SET stop_parent = ?, top_rowid = ?, ranges = ?, runs = ? WHERE branch_no = ?",
-        (stop_parent, top, json.dumps(ranges), None if runs is None else json.dumps(runs), branch_no),
-    )
 
 
 def _touch(conn: sqlite3.Connection, branch_no: int) -> None:
@@ -286,8 +280,9 @@ def _pairs(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((int(low), int(high)) for low, high in json.loads(text))
 
 
-class BranchIds(AbstractSet[str]):
-    """The entry ids of a stored branch, read when asked through the connection (one snapshot)."""
+class OffBranchIds(AbstractSet[str]):
+    """The session's entry ids off a stored branch, read when asked through the connection (in
+    the recall's snapshot)."""
 
     def __init__(self, conn: sqlite3.Connection, branch_no: int) -> None:
         self._conn = conn
@@ -295,38 +290,40 @@ class BranchIds(AbstractSet[str]):
 
     def __contains__(self, value: object) -> bool:
         return isinstance(value, str) and self._conn.execute(
-            "SELECT 1 FROM recall_rebase_branch_entries WHERE branch_no = ? AND entry_id = ?",
+            "SELECT 1 FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?",
             (self.branch_no, value)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
         rows = self._conn.execute(
-            "SELECT entry_id FROM recall_rebase_branch_entries WHERE branch_no = ?", (self.branch_no,))
+            "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,))
         return (entry_id for (entry_id,) in rows)
 
     def __len__(self) -> int:
         row = self._conn.execute(
-            "SELECT count(*) FROM recall_rebase_branch_entries WHERE branch_no = ?", (self.branch_no,)).fetchone()
+            "SELECT count(*) FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,)).fetchone()
         return int(row[0])
 
 
-class OffBranchIds(AbstractSet[str]):
-    """The session's entry ids that are not on a stored branch, read when asked."""
+class BranchIds(AbstractSet[str]):
+    """The entry ids of a stored branch: the session's that are not off it, read when asked."""
 
-    def __init__(self, conn: sqlite3.Connection, session_id: str, branch: BranchIds) -> None:
+    def __init__(self, conn: sqlite3.Connection, session_id: str, off: OffBranchIds) -> None:
         self._conn = conn
         self._session_id = session_id
-        self._branch = branch
+        self.off = off
+        self.branch_no = off.branch_no
 
     def __contains__(self, value: object) -> bool:
-        if not isinstance(value, str) or value in self._branch:
+        if not isinstance(value, str) or value in self.off:
             return False
         return self._conn.execute(_HAS_ENTRY, (self._session_id, value)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
-        return (entry_id for entry_id in all_ids(self._conn, self._session_id) if entry_id not in self._branch)
+        return (entry_id for entry_id in all_ids(self._conn, self._session_id) if entry_id not in self.off)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
+        return int(row[0]) - len(self.off)
 
 
 def leaf_of(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Any:

@@ -96,10 +96,10 @@ def _add_ids(clauses: list[str], params: list[Any], column: str, ids: Collection
 
 
 def _add_member(clauses: list[str], params: list[Any], column: str, branch_no: int) -> None:
-    """``column`` is an entry of the stored branch ``branch_no`` (``branch_store``): a probe of
-    its primary key per row that passed the other terms."""
+    """``column`` (of a row of the session) is an entry of the stored branch ``branch_no``: not
+    listed off it (``branch_store``), a probe per row that passed the other terms."""
     clauses.append(
-        f"EXISTS (SELECT 1 FROM recall_rebase_branch_entries AS b WHERE b.branch_no = ? AND b.entry_id = {column})"
+        f"NOT EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o WHERE o.branch_no = ? AND o.entry_id = {column})"
     )
     params.append(branch_no)
 

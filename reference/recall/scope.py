@@ -261,10 +261,11 @@ def _stored_source(conn: sqlite3.Connection, scope: str, current: tuple[str, str
     stored = load_branch(conn, session_id, leaf_id)
     if stored is None:
         return None
-    branch = BranchIds(conn, stored.branch_no)
+    off = OffBranchIds(conn, stored.branch_no)
+    branch = BranchIds(conn, session_id, off)
     if scope in ("current-branch", "current-lineage"):
-        return Source(session_id, session_file, branch, "ancestor", branch, OffBranchIds(conn, session_id, branch),
-                      stored.ranges, stored.runs, branch_no=stored.branch_no)
+        return Source(session_id, session_file, branch, "ancestor", branch, off, stored.ranges, stored.runs,
+                      branch_no=stored.branch_no)
     return Source(session_id, session_file, SessionIds(conn, session_id), "ancestor", branch, frozenset(),
                   stored.ranges, ())
 

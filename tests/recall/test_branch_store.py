@@ -83,9 +83,10 @@ def _check(conn: sqlite3.Connection, leaf: Any) -> None:
         stored = load_branch(conn, SID, leaf_id)
         assert stored is not None
         expected = set(walk_ids_to_root(leaf_id, parents, max_steps=10_000_000))
-        branch = BranchIds(conn, stored.branch_no)
+        off = OffBranchIds(conn, stored.branch_no)
+        branch = BranchIds(conn, SID, off)
         assert set(branch) == expected and len(branch) == len(expected)
-        off = OffBranchIds(conn, SID, branch)
+        assert set(off) == set(parents) - expected and len(off) == len(set(parents) - expected)
         for entry_id in [*parents, "no-such-id", leaf_id]:
             assert (entry_id in branch) == (entry_id in expected)
             assert (entry_id in off) == (entry_id in parents and entry_id not in expected)
