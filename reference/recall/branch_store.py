@@ -105,9 +105,10 @@ def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Non
         try:
             for statement in SCHEMA_SQL:
                 conn.execute(statement)
-            leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
+            default = default_leaf_id(conn, session_id)
+            leaf_id = default if leaf is DEFAULT_LEAF else leaf
             if isinstance(leaf_id, str):
-                _make_current(conn, session_id, leaf_id)
+                _make_current(conn, session_id, leaf_id, default)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -132,16 +133,19 @@ def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> Stor
     return StoredBranch(int(row[0]), _pairs(row[3]), runs)
 
 
-def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> None:
+def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str, default: Any) -> None:
+    """Keep, move or build the branch of ``leaf_id``; the default leaf's branch is never moved
+    to another leaf (a host asks for both in turn)."""
     stored: list[int] = []
-    for branch_no, stop_parent in conn.execute(
-        "SELECT branch_no, stop_parent FROM recall_rebase_branches WHERE session_id = ? ORDER BY used DESC",
+    for branch_no, stop_parent, stored_leaf_id in conn.execute(
+        "SELECT branch_no, stop_parent, leaf_id FROM recall_rebase_branches WHERE session_id = ? ORDER BY used DESC",
         (session_id,),
     ).fetchall():
         if not _still_true(conn, session_id, stop_parent):
             conn.execute("DELETE FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,))
-        else:
-            _add_new_rows(conn, session_id, branch_no)
+            continue
+        _add_new_rows(conn, session_id, branch_no)
+        if stored_leaf_id != default or leaf_id == default:
             stored.append(branch_no)
     row = conn.execute(_SELECT, (session_id, leaf_id)).fetchone()
     if row is not None:
