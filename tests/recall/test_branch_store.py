@@ -253,3 +253,45 @@ def test_recall_with_the_stored_branch_equals_the_plain_path(tmp_path: Path, see
         last = ids[-1]
         compare(DEFAULT_LEAF)
         compare(rng.choice(ids))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_retrieve_over_a_stored_branch_equals_the_id_lists(tmp_path: Path, seed: int) -> None:
+    """``retrieve`` with the lazy sets and ``branch_no`` (runs or the off-branch join) against the
+    frozensets of ids (the JSON arrays), for several leaves and filters."""
+    rng = random.Random(seed)
+    path = tmp_path / "s.jsonl"
+    rows = _random_rows(rng, 400, "a", [])
+    _write(path, rows, rng)
+    conn = open_index(tmp_path / "index.sqlite")
+    catch_up(conn, str(path))
+    parents = _parents(conn)
+    for leaf in (DEFAULT_LEAF, *rng.sample(sorted(parents), 4)):
+        leaf_id = _plain_default(conn) if leaf is DEFAULT_LEAF else leaf
+        prepare_branch(conn, SID, leaf)
+        conn.execute("BEGIN")
+        try:
+            stored = load_branch(conn, SID, leaf_id)
+            assert stored is not None
+            expected = frozenset(walk_ids_to_root(leaf_id, parents, max_steps=10_000_000))
+            off = OffBranchIds(conn, stored.branch_no)
+            branch = BranchIds(conn, SID, off)
+            for query in ("heron", "quokka ibis tapir", "okapi marmot"):
+                for extra in ({}, {"roles": ["assistant"]}, {"max_results": 3}):
+                    plain = _retrieve(conn, expected, query, **extra)
+                    for runs in ({stored.runs}, {None}):
+                        (chosen,) = runs
+                        fast = _retrieve(conn, branch, query, excluded_ids=off, fts_rowid_ranges=stored.ranges,
+                                         excluded_runs=chosen, branch_no=stored.branch_no, **extra)
+                        assert fast == plain, (leaf, query, extra, chosen)
+        finally:
+            conn.execute("ROLLBACK")
+
+
+def _retrieve(conn: sqlite3.Connection, authorized: Any, query: str, **extra: Any) -> Any:
+    from reference.recall.query_terms import describe_query
+    from reference.recall.retrieval import retrieve
+
+    return retrieve(conn, session_id=SID, authorized_ids=authorized, terms=describe_query(query),
+                    include_summaries=False, roles=extra.pop("roles", None), before_ms=None, after_ms=None,
+                    exact=True, fts=True, **extra)
