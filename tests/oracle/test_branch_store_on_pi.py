@@ -29,9 +29,9 @@ SESSIONS = 10
 
 
 def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
+    from reference.pi.inspection import DEFAULT_LEAF
     from reference.recall.branch_sets import default_leaf_id
     from reference.recall.branch_store import BranchIds, OffBranchIds, load_branch, prepare_branch
-    from reference.pi.inspection import DEFAULT_LEAF
 
     prepare_branch(conn, session_id, leaf)
     conn.execute("BEGIN")
