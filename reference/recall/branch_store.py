@@ -98,6 +98,8 @@ def stored_leaf(leaf: Leaf) -> bool:
 def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
     """Make the stored branch of the leaf current, in its own write transaction (before the
     recall's read snapshot; the connection must be outside any transaction)."""
+    if _current_already(conn, session_id, leaf):
+        return  # nothing to write: no write lock, no commit
     cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
     conn.execute(f"PRAGMA cache_size = {-_BUILD_CACHE_KIB:d}")  # a build writes ids in random order
     try:
@@ -118,6 +120,30 @@ def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Non
         conn.execute(f"PRAGMA cache_size = {cache_size:d}")
 
 
+def forget_branches(conn: sqlite3.Connection, session_id: str) -> None:
+    """Drop the session's stored branches (a row of ours that does not read back)."""
+    with conn:
+        conn.execute("DELETE FROM recall_rebase_branches WHERE session_id = ?", (session_id,))
+
+
+def _current_already(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> bool:
+    """Whether the leaf's stored branch is current and the last one used (read outside a
+    transaction: ``prepare_branch`` then writes nothing, the snapshot checks again)."""
+    try:
+        leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
+        row = conn.execute(_SELECT, (session_id, leaf_id)).fetchone() if isinstance(leaf_id, str) else None
+        if row is None or not _still_true(conn, session_id, row[1]):
+            return False
+        if int(conn.execute(_TABLE_TOP).fetchone()[0]) != row[2]:
+            return False
+        _pairs(row[3]), None if row[4] is None else _pairs(row[4])
+        used = conn.execute("SELECT used = (SELECT max(used) FROM recall_rebase_branches) FROM recall_rebase_branches"
+                            " WHERE branch_no = ?", (row[0],)).fetchone()
+        return bool(used[0])
+    except (sqlite3.OperationalError, ValueError, TypeError):
+        return False  # no such table yet, or a row the preparation drops
+
+
 def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> StoredBranch | None:
     """The stored branch of the leaf if it is current in this snapshot; None: use the plain path."""
     try:
@@ -129,18 +155,22 @@ def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> Stor
     top = int(conn.execute(_TABLE_TOP).fetchone()[0])
     if top != row[2] and _rows_after(conn, session_id, row[2]).fetchone() is not None:
         return None  # rows of the session were added after it was prepared
-    runs = None if row[4] is None else _pairs(row[4])
-    return StoredBranch(int(row[0]), _pairs(row[3]), runs)
+    try:
+        return StoredBranch(int(row[0]), _pairs(row[3]), None if row[4] is None else _pairs(row[4]))
+    except (ValueError, TypeError):
+        return None  # a damaged row of ours: the plain path (the next preparation drops it)
 
 
 def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str, default: Any) -> None:
     """Keep, move or build the branch of ``leaf_id``; the default leaf's branch is never moved
     to another leaf (a host asks for both in turn)."""
     stored: list[int] = []
-    for branch_no, stop_parent, stored_leaf_id in conn.execute(
-        "SELECT branch_no, stop_parent, leaf_id FROM recall_rebase_branches WHERE session_id = ? ORDER BY used DESC",
+    for branch_no, stop_parent, stored_leaf_id, ranges, runs in conn.execute(
+        "SELECT branch_no, stop_parent, leaf_id, ranges, runs FROM recall_rebase_branches WHERE session_id = ?"
+        " ORDER BY used DESC",
         (session_id,),
     ).fetchall():
+        _pairs(ranges), None if runs is None else _pairs(runs)  # a row that does not read back raises
         if not _still_true(conn, session_id, stop_parent):
             conn.execute("DELETE FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,))
             continue

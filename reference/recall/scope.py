@@ -36,6 +36,7 @@ from reference.recall.branch_sets import (
 from reference.recall.branch_store import (
     BranchIds,
     OffBranchIds,
+    forget_branches,
     leaf_of,
     load_branch,
     prepare_branch,
@@ -248,6 +249,12 @@ def _prepare_stored_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf
     except sqlite3.Error as error:
         if is_damage(error):
             raise
+    except (ValueError, TypeError):  # a stored row of ours that does not read back
+        try:
+            forget_branches(conn, session_id)
+        except sqlite3.Error as error:
+            if is_damage(error):
+                raise
 
 
 def _stored_source(conn: sqlite3.Connection, scope: str, current: tuple[str, str], leaf: Leaf) -> Source | None:

@@ -295,3 +295,22 @@ def _retrieve(conn: sqlite3.Connection, authorized: Any, query: str, **extra: An
     return retrieve(conn, session_id=SID, authorized_ids=authorized, terms=describe_query(query),
                     include_summaries=False, roles=extra.pop("roles", None), before_ms=None, after_ms=None,
                     exact=True, fts=True, **extra)
+
+
+def test_a_damaged_row_of_ours_takes_the_plain_path_and_is_dropped(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(9)
+    path = tmp_path / "s.jsonl"
+    _write(path, _random_rows(rng, 80, "a", []), rng)
+    stored = _service(tmp_path, path, DEFAULT_LEAF, "stored.sqlite")
+    plain = _service(tmp_path, path, DEFAULT_LEAF, "plain.sqlite")
+    params = {"query": "heron ibis", "scope": "current-branch"}
+    first = _answer(stored.recall(params))
+    conn = sqlite3.connect(tmp_path / "stored.sqlite")
+    with conn:
+        conn.execute("UPDATE recall_rebase_branches SET ranges = 'not json', runs = '[[1]]'")
+    assert _answer(stored.recall(params)) == first
+    assert conn.execute("SELECT count(*) FROM recall_rebase_branches WHERE ranges = 'not json'").fetchone()[0] == 0
+    assert _answer(stored.recall(params)) == first
+    monkeypatch.setattr(scope_module, "_prepare_stored_branch", lambda *args: None)
+    assert _answer(plain.recall(params)) == first
