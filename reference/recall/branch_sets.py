@@ -9,14 +9,17 @@ index state, of which the rows are a projection.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from reference.pi.inspection import DEFAULT_LEAF
+from reference.pi.reader import open_session_file
 from reference.pi.tree import walk_ids_to_root
+from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.fts_rowids import fts_rowid_ranges
 
 #: The ancestry walk stops after this many steps below the leaf, as the recursive query did.
@@ -24,6 +27,9 @@ _MAX_WALK_DEPTH: Final = 10_000_000
 #: Sessions whose sets are remembered, and leaves per session.
 _KNOWN_SESSIONS: Final = 1024
 _KNOWN_LEAVES: Final = 4
+#: The default leaf is read from the file's last line when that line is at most this long.
+_LAST_LINE_LIMIT: Final = 16 * 1024 * 1024
+_BLOCK: Final = 64 * 1024
 _STATE_FINGERPRINT: Final = """
 SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
        checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
@@ -138,13 +144,61 @@ def index_incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
 
 
 def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
-    """Pi's default leaf: the last entry in file order; None when the session has none."""
+    """Pi's default leaf: the last entry in file order; None when the session has none.
+
+    The entry of the last indexed line when the index holds one whose line ends at the state's
+    checkpoint (nothing indexed follows it): its id read from the file's last line, checked
+    against the index; else the entry with the greatest offset (a query over the session)."""
+    leaf = _last_line_leaf(conn, session_id)
+    if leaf is not None:
+        return leaf
     row = conn.execute(
         "SELECT e.entry_id FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key "
         "WHERE e.session_id = ? ORDER BY l.start_offset DESC LIMIT 1",
         (session_id,),
     ).fetchone()
     return None if row is None else row[0]
+
+
+def _last_line_leaf(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """The id of the entry whose indexed line ends at the checkpoint, or None (not known so)."""
+    state = conn.execute(
+        "SELECT session_file, checkpoint_offset FROM session_index_state WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    if state is None or not isinstance(state[0], str) or not isinstance(state[1], int) or state[1] <= 0:
+        return None
+    try:
+        with open_session_file(state[0]) as raw:
+            line = _line_before(raw, state[1])
+        value = json.loads(line) if line is not None else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    entry_id = value.get("id") if isinstance(value, dict) else None
+    if not isinstance(entry_id, str) or not encodes_as_utf8(entry_id):
+        return None
+    row = conn.execute(
+        "SELECT 1 FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key"
+        " WHERE e.session_id = ? AND e.entry_id = ? AND l.end_offset = ?",
+        (session_id, entry_id, state[1]),
+    ).fetchone()
+    return entry_id if row is not None else None
+
+
+def _line_before(raw: IO[bytes], end: int) -> bytes | None:
+    """The line that ends with its LF at ``end``, read backwards in blocks; None: no such line,
+    or longer than ``_LAST_LINE_LIMIT``."""
+    position, size = end, _BLOCK
+    while position > 0 and size <= 2 * _LAST_LINE_LIMIT:
+        position = max(0, end - size)
+        size *= 2
+        raw.seek(position)
+        data = raw.read(end - position)
+        if not data.endswith(b"\n") or len(data) != end - position:
+            return None
+        cut = data.rfind(b"\n", 0, len(data) - 1)
+        if cut >= 0 or position == 0:
+            return data[cut + 1 : -1]
+    return None
 
 
 def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:

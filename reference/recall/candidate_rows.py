@@ -52,15 +52,19 @@ def scope_filter(
     after_ms: int | None,
     *,
     negate: bool = False,
+    member_of: int | None = None,
 ) -> tuple[str, list[Any]]:
     """``AND`` clauses on the ``e`` alias: JSON array parameters, so an empty list matches nothing.
 
     ``negate``: the ids are the excluded ones (``NOT IN``; an empty list excludes nothing, so no
-    clause at all).
+    clause at all).  ``member_of``: the authorized ids are the entries of this stored branch.
     """
     clauses: list[str] = []
     params: list[Any] = []
-    _add_ids(clauses, params, "e.entry_id", authorized_ids, negate=negate)
+    if member_of is not None:
+        _add_member(clauses, params, "e.entry_id", member_of)
+    else:
+        _add_ids(clauses, params, "e.entry_id", authorized_ids, negate=negate)
     clauses.append("e.entry_type IN (SELECT value FROM json_each(?))")
     params.append(_json_array(types))
     if roles is not None:
@@ -91,6 +95,15 @@ def _add_ids(clauses: list[str], params: list[Any], column: str, ids: Collection
         params.append(_json_array(ids))
 
 
+def _add_member(clauses: list[str], params: list[Any], column: str, branch_no: int) -> None:
+    """``column`` (of a row of the session) is an entry of the stored branch ``branch_no``: not
+    listed off it (``branch_store``), a probe per row that passed the other terms."""
+    clauses.append(
+        f"NOT EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o WHERE o.branch_no = ? AND o.entry_id = {column})"
+    )
+    params.append(branch_no)
+
+
 def _json_array(values: Collection[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
@@ -117,6 +130,7 @@ def filter_clauses(
     *,
     negate: bool,
     runs: Sequence[tuple[int, int]] | None,
+    member_of: int | None = None,
 ) -> tuple[str, list[Any]]:
     """The scope of ``scope_filter`` as ``AND`` clauses on the narrow ``entry_filters`` row ``f``.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from typing import Final
 
@@ -83,10 +84,23 @@ def session_runs(conn: sqlite3.Connection, session_id: str, branch: frozenset[st
     )
     if len(rowids) != len(rest):
         return None
-    runs: list[tuple[int, int]] = []
-    start = previous = rowids[0]
+    return runs_of_rowids(conn, session_id, rowids, [])
+
+
+def runs_of_rowids(conn: sqlite3.Connection, session_id: str, rowids: Iterable[int],
+                   runs: list[tuple[int, int]]) -> tuple[tuple[int, int], ...] | None:
+    """``runs`` (the runs of the excluded rows up to some rowid) continued with the excluded
+    rowids after it, in ascending order: two excluded rows share a run when no key of the session
+    lies between them (one there is a branch row's).  None: too many runs or gaps to check."""
+    prefix, end = f"{session_id}:", f"{session_id};"
+    start = previous = None
+    if runs:
+        start, previous = runs.pop()
     checks = 0
-    for rowid in rowids[1:]:
+    for rowid in rowids:
+        if previous is None or start is None:
+            start = previous = rowid
+            continue
         if rowid != previous + 1:
             checks += 1
             if checks > _MAX_GAP_CHECKS:
@@ -94,7 +108,7 @@ def session_runs(conn: sqlite3.Connection, session_id: str, branch: frozenset[st
             between = conn.execute(
                 "SELECT 1 FROM entries_fts_keys WHERE fts_rowid > ? AND fts_rowid < ?"
                 " AND entry_key >= ? AND entry_key < ? LIMIT 1",
-                (previous, rowid, prefix, f"{session_id};"),
+                (previous, rowid, prefix, end),
             ).fetchone()
             if between is not None:
                 runs.append((start, previous))
@@ -102,7 +116,8 @@ def session_runs(conn: sqlite3.Connection, session_id: str, branch: frozenset[st
                     return None
                 start = rowid
         previous = rowid
-    runs.append((start, previous))
+    if start is not None and previous is not None:
+        runs.append((start, previous))
     return tuple(runs)
 
 

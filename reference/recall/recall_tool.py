@@ -69,6 +69,7 @@ def _search(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms:
         excluded_ids=source.excluded,
         fts_rowid_ranges=source.fts_ranges,
         excluded_runs=source.excluded_runs,
+        branch_no=source.branch_no,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -63,6 +64,7 @@ class _ScopePlan:
     after_ms: int | None
     scope_sql: str
     scope_params: list[Any]
+    branch_no: int | None = None  # the authorized ids are this stored branch's entries
 
 
 def candidate_window(max_results: int) -> int:
@@ -86,6 +88,7 @@ def retrieve(
     excluded_ids: Collection[str] | None = None,
     fts_rowid_ranges: Sequence[tuple[int, int]] | None = None,
     excluded_runs: Sequence[tuple[int, int]] | None = None,
+    branch_no: int | None = None,
 ) -> RetrievalResult:
     """Search one source's index rows for ``terms`` within the authorized scope (contract §2.6).
 
@@ -101,13 +104,15 @@ def retrieve(
     ``excluded_runs``: with ``excluded_ids``, inclusive FTS rowid ranges that together hold the
     FTS row of every excluded entry and of no other entry of the session (rows of other sessions
     may fall inside); the SQL then tests these few ranges instead of the list of ids.
+    ``branch_no``: a stored branch whose entries are exactly ``authorized_ids`` (lazy sets read in
+    the same snapshot, ``branch_store``); without runs, the SQL joins its rows instead of a list.
     """
     if (not exact and not fts) or max_results <= 0:
         return RetrievalResult(status="disabled")
     if not terms.terms:
         return RetrievalResult(status="no-query")
     types = MESSAGE_TYPES + SUMMARY_TYPES if include_summaries else MESSAGE_TYPES
-    plan = _scope_plan(authorized_ids, excluded_ids, excluded_runs, types, roles, before_ms, after_ms)
+    plan = _scope_plan(authorized_ids, excluded_ids, excluded_runs, types, roles, before_ms, after_ms, branch_no)
     window = candidate_window(max_results)
     candidates: dict[str, Candidate] = {}
     warnings: list[str] = []
@@ -141,14 +146,22 @@ def _scope_plan(
     roles: Sequence[str] | None,
     before_ms: int | None,
     after_ms: int | None,
+    branch_no: int | None = None,
 ) -> _ScopePlan:
     """Name the shorter list: the excluded ids (or their runs) when known and fewer, else the
-    authorized ones."""
-    complement = excluded_ids is not None and (
-        excluded_runs is not None or not excluded_ids or len(excluded_ids) < len(authorized_ids)
-    )
+    authorized ones (or the stored branch they are)."""
+    if branch_no is not None:  # lazy sets: never counted
+        complement = excluded_ids is not None and excluded_runs is not None
+    else:
+        complement = excluded_ids is not None and (
+            excluded_runs is not None or not excluded_ids or len(excluded_ids) < len(authorized_ids)
+        )
     runs = excluded_runs if complement else None
     ids: Collection[str]
+    if branch_no is not None and not complement:
+        scope_sql, scope_params = scope_filter((), types, roles, before_ms, after_ms, member_of=branch_no)
+        return _ScopePlan(False, authorized_ids, None, types, roles, before_ms, after_ms, scope_sql, scope_params,
+                          branch_no)
     if runs is not None:
         scope_sql, scope_params = scope_filter((), types, roles, before_ms, after_ms, negate=True)
         scope_sql, scope_params = scope_sql + runs_clause(runs), scope_params + run_params(runs)
@@ -180,7 +193,8 @@ def _fts_candidates(conn: sqlite3.Connection, session_id: str, terms: QueryTerms
     """The FTS rows, each with the terms it verifiably holds; a failing query degrades."""
     try:
         filter_sql, filter_params = filter_clauses(
-            plan.ids, plan.types, plan.roles, plan.before_ms, plan.after_ms, negate=plan.complement, runs=plan.runs
+            plan.ids, plan.types, plan.roles, plan.before_ms, plan.after_ms, negate=plan.complement, runs=plan.runs,
+            member_of=plan.branch_no,
         )
         rows = fts_rows(
             conn, session_id, fts_match_expression(terms.terms), filter_sql, filter_params, window, ranges,
@@ -200,7 +214,7 @@ def _fts_candidates(conn: sqlite3.Connection, session_id: str, terms: QueryTerms
 
 def _as_set(ids: Collection[str] | None) -> Collection[str]:
     assert ids is not None
-    return ids if isinstance(ids, (set, frozenset)) else set(ids)
+    return ids if isinstance(ids, AbstractSet) else set(ids)  # a lazy set stays lazy
 
 
 def _eligible(candidates: dict[str, Candidate], plan: _ScopePlan,

@@ -33,6 +33,15 @@ from reference.recall.branch_sets import (
     index_incarnation,
     session_fts_ranges,
 )
+from reference.recall.branch_store import (
+    BranchIds,
+    OffBranchIds,
+    forget_branches,
+    leaf_of,
+    load_branch,
+    prepare_branch,
+    stored_leaf,
+)
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import session_runs
 from reference.recall.lineage_scope import LineageCache
@@ -45,10 +54,11 @@ if TYPE_CHECKING:
 class Source:
     """One authorized session: which of its entries the scope lets recall see, and how.
 
-    ``excluded``, ``fts_ranges`` and ``excluded_runs`` only make the queries cheaper
+    ``excluded``, ``fts_ranges``, ``excluded_runs`` and ``branch_no`` only make the queries cheaper
     (``retrieval.retrieve``): the session's entries that are not authorized, read in the recall's
     snapshot, FTS rowid ranges that hold every FTS row of the session, and FTS rowid runs that
-    hold exactly the excluded entries' rows of the session; None when not known.
+    hold exactly the excluded entries' rows of the session; None when not known; the number of a
+    stored branch (``branch_store``) whose entries are the authorized ones.
     """
 
     session_id: str
@@ -59,6 +69,7 @@ class Source:
     excluded: AbstractSet[str] | None = None
     fts_ranges: tuple[tuple[int, int], ...] | None = None
     excluded_runs: tuple[tuple[int, int], ...] | None = None
+    branch_no: int | None = None  # a stored branch the queries join when no runs name its complement
 
 
 class SessionIds(AbstractSet[str]):
@@ -130,6 +141,8 @@ class ScopeResolver:
         if scope == "project":
             others = self._project_sessions(conn, host, session_file, session_id, result)
         lineage = self._lineage_sources(conn, host, session_file, result) if scope == "current-lineage" else []
+        if general is None:
+            _prepare_stored_branch(conn, session_id, leaf)
         conn.execute("BEGIN")
         incarnation = index_incarnation(conn, index_path)
         result.sources.append(self._current_source(conn, scope, (session_file, session_id), leaf, general, incarnation))
@@ -154,6 +167,9 @@ class ScopeResolver:
         """The current session in the snapshot: its branch (``current-branch``, ``current-lineage``)
         or all of it, with the branch for the hits' relation."""
         session_file, session_id = current
+        stored = _stored_source(conn, scope, current, leaf) if general is None else None
+        if stored is not None:
+            return stored
         known = self.sets.known(conn, session_id, incarnation)
         sets = BranchSets(general, None, None) if general is not None else branch_sets(conn, session_id, leaf, known)
         branch, rest = sets.branch, sets.rest
@@ -221,6 +237,44 @@ class ScopeResolver:
                     raise
                 result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
         return found
+
+
+def _prepare_stored_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
+    """Bring the stored branch of the leaf up to date; when the index cannot be written (read
+    only, locked), the recall takes the plain path instead."""
+    if leaf is None or not stored_leaf(leaf):
+        return
+    try:
+        prepare_branch(conn, session_id, leaf)
+    except sqlite3.Error as error:
+        if is_damage(error):
+            raise
+    except (ValueError, TypeError):  # a stored row of ours that does not read back
+        try:
+            forget_branches(conn, session_id)
+        except sqlite3.Error as error:
+            if is_damage(error):
+                raise
+
+
+def _stored_source(conn: sqlite3.Connection, scope: str, current: tuple[str, str], leaf: Leaf) -> Source | None:
+    """The current session from its stored branch, read lazily in the snapshot; None: not stored."""
+    session_file, session_id = current
+    if leaf is None or not stored_leaf(leaf):
+        return None
+    leaf_id = leaf_of(conn, session_id, leaf)
+    if not isinstance(leaf_id, str):
+        return None
+    stored = load_branch(conn, session_id, leaf_id)
+    if stored is None:
+        return None
+    off = OffBranchIds(conn, stored.branch_no)
+    branch = BranchIds(conn, session_id, off)
+    if scope in ("current-branch", "current-lineage"):
+        return Source(session_id, session_file, branch, "ancestor", branch, off, stored.ranges, stored.runs,
+                      branch_no=stored.branch_no)
+    return Source(session_id, session_file, SessionIds(conn, session_id), "ancestor", branch, frozenset(),
+                  stored.ranges, ())
 
 
 def _sibling_files(session_file: str, result: ResolvedScope) -> list[str] | None:

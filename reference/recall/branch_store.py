@@ -1,0 +1,365 @@
+"""The branch of a leaf kept in the index, so a recall does not read a whole session to learn it.
+
+``recall_rebase_branches`` names a stored branch (a session and a leaf) with the facts the
+queries use: the session's FTS rowid ranges and the runs of its rows off the branch, both up to
+``top_rowid``; ``recall_rebase_off_branch`` holds the session's entry ids that are *not* on it
+(few for a leaf on the main line; a branch entry is one of the session's that is not listed).  Like the stamps table they
+are ours, outside the migration ledger (docs/index.md, "Stored branches").
+
+A stored branch stays true while no row of its session is deleted or has its parent changed
+(a trigger drops the session's branches then) and, when its walk ended at an id without a row,
+that id stays absent.  New rows only add, and are off every stored branch (they cannot be an
+ancestor of its leaf): ``prepare_branch`` lists the rows after ``top_rowid``, and moves a branch
+to a new leaf that descends from it (Pi's append) or forks from it close by, walking only the
+new part.  Anything else is built again inside SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.primitives.textunits import encodes_as_utf8
+from reference.recall.branch_sets import all_ids, default_leaf_id
+from reference.recall.branch_walk import Walk, build_off_branch, walk_up
+from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_of_rowids
+
+#: Stored branches per session (the least recently used goes first).
+_KEPT_PER_SESSION: Final = 4
+#: A walk to a stored branch longer than this builds the branch anew instead.
+_MAX_EXTENSION_STEPS: Final = 20_000
+#: SQLite's page cache while a branch is written (then given back, as the catch-up does).
+_BUILD_CACHE_KIB: Final = 32 * 1024
+
+SCHEMA_SQL: Final = (
+    """CREATE TABLE IF NOT EXISTS recall_rebase_branches (
+  branch_no INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  leaf_id TEXT NOT NULL,
+  stop_parent TEXT,
+  cyclic INTEGER NOT NULL DEFAULT 0,
+  top_rowid INTEGER NOT NULL,
+  ranges TEXT NOT NULL,
+  runs TEXT,
+  used INTEGER NOT NULL,
+  UNIQUE (session_id, leaf_id)
+) STRICT""",
+    """CREATE TABLE IF NOT EXISTS recall_rebase_off_branch (
+  branch_no INTEGER NOT NULL,
+  entry_id TEXT NOT NULL,
+  PRIMARY KEY (branch_no, entry_id)
+) STRICT, WITHOUT ROWID""",
+    """CREATE TRIGGER IF NOT EXISTS recall_rebase_branches_after_delete AFTER DELETE ON recall_rebase_branches
+BEGIN
+  DELETE FROM recall_rebase_off_branch WHERE branch_no = old.branch_no;
+END""",
+    """CREATE TRIGGER IF NOT EXISTS recall_rebase_branches_entry_deleted AFTER DELETE ON entries
+BEGIN
+  DELETE FROM recall_rebase_branches WHERE session_id = old.session_id;
+END""",
+    """CREATE TRIGGER IF NOT EXISTS recall_rebase_branches_entry_changed
+AFTER UPDATE OF session_id, entry_id, parent_id ON entries
+WHEN old.session_id IS NOT new.session_id OR old.entry_id IS NOT new.entry_id OR old.parent_id IS NOT new.parent_id
+BEGIN
+  DELETE FROM recall_rebase_branches WHERE session_id IN (old.session_id, new.session_id);
+END""",
+)
+
+_SELECT: Final = (
+    "SELECT branch_no, stop_parent, top_rowid, ranges, runs FROM recall_rebase_branches"
+    " WHERE session_id = ? AND leaf_id = ?"
+)
+_HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE session_id = ? AND entry_id = ?"
+_TABLE_TOP: Final = "SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys"
+_INSERT_OFF: Final = "INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id) VALUES (?, ?)"
+_DELETE_OFF: Final = "DELETE FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?"
+
+
+@dataclass(frozen=True)
+class StoredBranch:
+    """A current stored branch: its number, the session's FTS rowid ranges, and the runs of the
+    session's rows off the branch (None: too many to name)."""
+
+    branch_no: int
+    ranges: tuple[tuple[int, int], ...]
+    runs: tuple[tuple[int, int], ...] | None
+
+
+def stored_leaf(leaf: Leaf) -> bool:
+    """Whether a leaf can have a stored branch: Pi's default, or an id SQLite stores as it is."""
+    return leaf is DEFAULT_LEAF or (isinstance(leaf, str) and encodes_as_utf8(leaf))
+
+
+def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
+    """Make the stored branch of the leaf current, in its own write transaction (before the
+    recall's read snapshot; the connection must be outside any transaction)."""
+    if _current_already(conn, session_id, leaf):
+        return  # nothing to write: no write lock, no commit
+    cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    conn.execute(f"PRAGMA cache_size = {-_BUILD_CACHE_KIB:d}")  # a build writes ids in random order
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in SCHEMA_SQL:
+                conn.execute(statement)
+            default = default_leaf_id(conn, session_id)
+            leaf_id = default if leaf is DEFAULT_LEAF else leaf
+            if isinstance(leaf_id, str):
+                _make_current(conn, session_id, leaf_id, default)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.execute(f"PRAGMA cache_size = {cache_size:d}")
+
+
+def forget_branches(conn: sqlite3.Connection, session_id: str) -> None:
+    """Drop the session's stored branches (a row of ours that does not read back)."""
+    with conn:
+        conn.execute("DELETE FROM recall_rebase_branches WHERE session_id = ?", (session_id,))
+
+
+def _current_already(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> bool:
+    """Whether the leaf's stored branch is current and the last one used (read outside a
+    transaction: ``prepare_branch`` then writes nothing, the snapshot checks again)."""
+    try:
+        leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
+        row = conn.execute(_SELECT, (session_id, leaf_id)).fetchone() if isinstance(leaf_id, str) else None
+        if row is None or not _still_true(conn, session_id, row[1]):
+            return False
+        if int(conn.execute(_TABLE_TOP).fetchone()[0]) != row[2]:
+            return False
+        _pairs(row[3]), None if row[4] is None else _pairs(row[4])
+        used = conn.execute("SELECT used = (SELECT max(used) FROM recall_rebase_branches) FROM recall_rebase_branches"
+                            " WHERE branch_no = ?", (row[0],)).fetchone()
+        return bool(used[0])
+    except (sqlite3.OperationalError, ValueError, TypeError):
+        return False  # no such table yet, or a row the preparation drops
+
+
+def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> StoredBranch | None:
+    """The stored branch of the leaf if it is current in this snapshot; None: use the plain path."""
+    try:
+        row = conn.execute(_SELECT, (session_id, leaf_id)).fetchone()
+    except sqlite3.OperationalError:
+        return None  # no such table: an index no recall has prepared
+    if row is None or not _still_true(conn, session_id, row[1]):
+        return None
+    top = int(conn.execute(_TABLE_TOP).fetchone()[0])
+    if top != row[2] and _rows_after(conn, session_id, row[2]).fetchone() is not None:
+        return None  # rows of the session were added after it was prepared
+    try:
+        return StoredBranch(int(row[0]), _pairs(row[3]), None if row[4] is None else _pairs(row[4]))
+    except (ValueError, TypeError):
+        return None  # a damaged row of ours: the plain path (the next preparation drops it)
+
+
+def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str, default: Any) -> None:
+    """Keep, move or build the branch of ``leaf_id``; the default leaf's branch is never moved
+    to another leaf (a host asks for both in turn)."""
+    stored: list[int] = []
+    for branch_no, stop_parent, stored_leaf_id, ranges, runs in conn.execute(
+        "SELECT branch_no, stop_parent, leaf_id, ranges, runs FROM recall_rebase_branches WHERE session_id = ?"
+        " ORDER BY used DESC",
+        (session_id,),
+    ).fetchall():
+        _pairs(ranges), None if runs is None else _pairs(runs)  # a row that does not read back raises
+        if not _still_true(conn, session_id, stop_parent):
+            conn.execute("DELETE FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,))
+            continue
+        _add_new_rows(conn, session_id, branch_no)
+        if stored_leaf_id != default or leaf_id == default:
+            stored.append(branch_no)
+    row = conn.execute(_SELECT, (session_id, leaf_id)).fetchone()
+    if row is not None:
+        _touch(conn, int(row[0]))
+        return
+    walk = walk_up(conn, session_id, leaf_id, stored, _MAX_EXTENSION_STEPS) if stored else Walk()
+    if walk.met is not None and _move(conn, session_id, leaf_id, walk.met, walk.ids):
+        return
+    branch_no = _new_branch(conn, session_id, leaf_id)
+    if walk.finished and walk.met is None:  # the whole branch walked: every other entry is off it
+        conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id)"
+                     " SELECT ?, entry_id FROM entries WHERE session_id = ? ORDER BY entry_id", (branch_no, session_id))
+        conn.executemany(_DELETE_OFF, [(branch_no, entry_id) for entry_id in walk.ids])
+        stop_parent, cyclic = walk.stop_parent, walk.cyclic
+    else:
+        stop_parent, cyclic = build_off_branch(conn, session_id, leaf_id, branch_no)
+    top = int(conn.execute(_TABLE_TOP).fetchone()[0])
+    conn.execute("UPDATE recall_rebase_branches SET stop_parent = ?, cyclic = ?, top_rowid = ?, ranges = ?"
+                 " WHERE branch_no = ?",
+                 (stop_parent, int(cyclic), top, json.dumps(fts_rowid_ranges(conn, session_id)), branch_no))
+    _recount(conn, session_id, branch_no)
+
+
+def _move(conn: sqlite3.Connection, session_id: str, leaf_id: str, met: tuple[int, str], ids: list[str]) -> bool:
+    """Move the stored branch the walk met to the new leaf: its entries below the meeting point
+    go off it (a fork), the walked ones come on.  False: the part below is too long to walk."""
+    branch_no, meeting = met
+    old_leaf, cyclic = conn.execute(
+        "SELECT leaf_id, cyclic FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,)).fetchone()
+    dropped: list[str] = []
+    if old_leaf != meeting:  # a fork
+        if cyclic:
+            return False  # the entries below may be above it too
+        below = walk_up(conn, session_id, old_leaf, [], _MAX_EXTENSION_STEPS, stop_at=meeting)
+        if below.met is None:
+            return False
+        dropped = below.ids
+    conn.executemany(_INSERT_OFF, [(branch_no, entry_id) for entry_id in dropped])
+    conn.executemany(_DELETE_OFF, [(branch_no, entry_id) for entry_id in ids])
+    conn.execute("UPDATE recall_rebase_branches SET leaf_id = ? WHERE branch_no = ?", (leaf_id, branch_no))
+    _recount(conn, session_id, branch_no)
+    _touch(conn, branch_no)
+    return True
+
+
+def _new_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> int:
+    """A new, empty branch row (the least recently used of the session's others goes)."""
+    for (branch_no,) in conn.execute(
+        "SELECT branch_no FROM recall_rebase_branches WHERE session_id = ? ORDER BY used DESC LIMIT -1 OFFSET ?",
+        (session_id, _KEPT_PER_SESSION - 1),
+    ).fetchall():
+        conn.execute("DELETE FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,))
+    cursor = conn.execute(
+        "INSERT INTO recall_rebase_branches(session_id, leaf_id, top_rowid, ranges, used) VALUES (?, ?, 0, '[]', 0)",
+        (session_id, leaf_id),
+    )
+    assert cursor.lastrowid is not None
+    _touch(conn, cursor.lastrowid)
+    return cursor.lastrowid
+
+
+def _recount(conn: sqlite3.Connection, session_id: str, branch_no: int) -> None:
+    """The runs of the session's rows off the branch, from its list (stopped at too many)."""
+    excluded = (rowid for (rowid,) in conn.execute(
+        "SELECT k.fts_rowid FROM recall_rebase_off_branch AS o JOIN entries_fts_keys AS k"
+        " ON k.entry_key = ? || o.entry_id WHERE o.branch_no = ? ORDER BY k.fts_rowid",
+        (f"{session_id}:", branch_no)))
+    runs = runs_of_rowids(conn, session_id, excluded, [])
+    conn.execute("UPDATE recall_rebase_branches SET runs = ? WHERE branch_no = ?",
+                 (None if runs is None else json.dumps(runs), branch_no))
+
+
+def _add_new_rows(conn: sqlite3.Connection, session_id: str, branch_no: int) -> None:
+    """List the session's rows after ``top_rowid`` (an append) off the branch, with the ranges
+    and the runs widened to them."""
+    top, ranges, runs = conn.execute(
+        "SELECT top_rowid, ranges, runs FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,)).fetchone()
+    new_top = int(conn.execute(_TABLE_TOP).fetchone()[0])
+    if new_top == top:
+        return
+    session_no = conn.execute("SELECT session_no FROM session_numbers WHERE session_id = ?", (session_id,)).fetchone()
+    low, high = conn.execute(
+        "SELECT min(fts_rowid), max(fts_rowid) FROM entry_filters WHERE fts_rowid > ? AND session_no = ?",
+        (top, session_no[0] if session_no else None)).fetchone()
+    widened = _pairs(ranges)
+    new_runs: tuple[tuple[int, int], ...] | None = None if runs is None else _pairs(runs)
+    if low is not None:
+        conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id) SELECT ?, entry_id"
+                     " FROM entry_filters WHERE fts_rowid > ? AND session_no = ?", (branch_no, top, session_no[0]))
+        widened = _widened(widened, low, high, new_top)
+        if new_runs is not None:
+            rowids = (rowid for (rowid,) in conn.execute(
+                "SELECT fts_rowid FROM entry_filters WHERE fts_rowid > ? AND session_no = ? ORDER BY fts_rowid",
+                (top, session_no[0])))
+            new_runs = runs_of_rowids(conn, session_id, rowids, list(new_runs))
+    conn.execute("UPDATE recall_rebase_branches SET top_rowid = ?, ranges = ?, runs = ? WHERE branch_no = ?",
+                 (new_top, json.dumps(widened), None if new_runs is None else json.dumps(new_runs), branch_no))
+
+
+def _widened(ranges: tuple[tuple[int, int], ...], low: int, high: int, total: int) -> tuple[tuple[int, int], ...]:
+    """The ranges with the new rows ``[low, high]``: the last range stretched over a narrow gap,
+    else one range more; more than ``MAX_FTS_RANGES``: the two closest merge."""
+    if not ranges:
+        return ((low, high),)
+    items = list(ranges)
+    if low - items[-1][1] <= max(1, total // 40):
+        items[-1] = (items[-1][0], high)
+    else:
+        items.append((low, high))
+    while len(items) > MAX_FTS_RANGES:
+        _gap, index = min((items[i + 1][0] - items[i][1], i) for i in range(len(items) - 1))
+        items[index : index + 2] = [(items[index][0], items[index + 1][1])]
+    return tuple(items)
+
+
+def _touch(conn: sqlite3.Connection, branch_no: int) -> None:
+    conn.execute(
+        "UPDATE recall_rebase_branches SET used = (SELECT max(used) + 1 FROM recall_rebase_branches)"
+        " WHERE branch_no = ?", (branch_no,))
+
+
+def _still_true(conn: sqlite3.Connection, session_id: str, stop_parent: str | None) -> bool:
+    """A walk that ended at an id without a row holds while that id has none."""
+    return stop_parent is None or conn.execute(_HAS_ENTRY, (session_id, stop_parent)).fetchone() is None
+
+
+def _rows_after(conn: sqlite3.Connection, session_id: str, top: int) -> sqlite3.Cursor:
+    return conn.execute(
+        "SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid > ?"
+        " AND f.session_no = (SELECT session_no FROM session_numbers WHERE session_id = ?) LIMIT 1",
+        (top, session_id),
+    )
+
+
+def _pairs(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple((int(low), int(high)) for low, high in json.loads(text))
+
+
+class OffBranchIds(AbstractSet[str]):
+    """The session's entry ids off a stored branch, read when asked through the connection (in
+    the recall's snapshot)."""
+
+    def __init__(self, conn: sqlite3.Connection, branch_no: int) -> None:
+        self._conn = conn
+        self.branch_no = branch_no
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and self._conn.execute(
+            "SELECT 1 FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?",
+            (self.branch_no, value)).fetchone() is not None
+
+    def __iter__(self) -> Iterator[str]:
+        rows = self._conn.execute(
+            "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,))
+        return (entry_id for (entry_id,) in rows)
+
+    def __len__(self) -> int:
+        row = self._conn.execute(
+            "SELECT count(*) FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,)).fetchone()
+        return int(row[0])
+
+
+class BranchIds(AbstractSet[str]):
+    """The entry ids of a stored branch: the session's that are not off it, read when asked."""
+
+    def __init__(self, conn: sqlite3.Connection, session_id: str, off: OffBranchIds) -> None:
+        self._conn = conn
+        self._session_id = session_id
+        self.off = off
+        self.branch_no = off.branch_no
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, str) or value in self.off:
+            return False
+        return self._conn.execute(_HAS_ENTRY, (self._session_id, value)).fetchone() is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (entry_id for entry_id in all_ids(self._conn, self._session_id) if entry_id not in self.off)
+
+    def __len__(self) -> int:
+        row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
+        return int(row[0]) - len(self.off)
+
+
+def leaf_of(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Any:
+    """The leaf id a stored branch is kept under (Pi's default read from the index)."""
+    return default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
