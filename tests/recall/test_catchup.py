@@ -866,7 +866,7 @@ def test_line_scan_equals_the_streaming_reader(lines: list[bytes], torn_end: boo
         fast_state = catch_up(fast, str(path))
         streaming = open_index(Path(folder) / "streaming.sqlite")
         original = catchup_scan._scan_lines
-        catchup_scan._scan_lines = lambda raw, base, size, scanner, head, result: (base, head)  # type: ignore[assignment]
+        catchup_scan._scan_lines = lambda raw, base, size, scanner, head, result, report: (base, head)  # type: ignore[assignment]
         try:
             streaming_state = catch_up(streaming, str(path))
         finally:
