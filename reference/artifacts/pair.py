@@ -27,7 +27,6 @@ from reference.primitives.paths import canonical_path, resolve_like_node
 from reference.primitives.textunits import utf16_length
 from reference.privacy.policy import is_level
 
-
 #: The ``customType`` of every custom entry a rebase or a lineage step reads from a branch: the
 #: pair and handoff, pin and memory mutations (a branch's other custom entries are never decoded
 #: for long, docs/rebase.md "Memory").

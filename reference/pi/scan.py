@@ -13,20 +13,17 @@ import os
 from array import array
 from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import eq
-from types import NoneType
 from typing import IO, Any, Final
-
-import msgspec
 
 from reference.pi.blockscan import Block, NotOrdinary, Row, ordinary_blocks
 from reference.pi.compact_exchanges import CompactExchanges
-from reference.pi.compact_ids import EntryIds, latest_before
+from reference.pi.compact_ids import EntryIds
 from reference.pi.compact_types import EntryTypes
+from reference.pi.compact_walk import walk_end, walk_numbers
 from reference.pi.entries import has_entry_fields
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import Record, RecordKind, decode_value, open_session_file
+from reference.pi.scan_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
 from reference.pi.scanscope import current_scope
 from reference.pi.session import (
     HashingStream,
@@ -37,17 +34,14 @@ from reference.pi.session import (
     load_session,
     no_header,
 )
-from reference.pi.tree import SessionTree, walk_to_root
+from reference.pi.tree import SessionTree
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.jsvalues import get
 
-ROOT: Final = -1  # parentId null
-MISSING: Final = -2  # parentId names no entry
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
 _LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
-_NO_ENTRY: Final = object()  # the id before the first entry: no parentId equals it
 
 
 @dataclass
@@ -75,7 +69,7 @@ class SourceScan:
     empty_parents: set[int]  # entries whose parentId is "" (a root to Pi, a lookup to step 20)
     types: EntryTypes  # the entry type
     starts: array[int]
-    ends: array[int]
+    ends: SpanEnds
     exchanges: CompactExchanges | None = None  # read with the entries by the block read, else None
     stamp: tuple[int, int, int, int] | None = None  # file_stamp() when the scan began
     memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
@@ -105,7 +99,7 @@ class SourceScan:
     def ancestry(self, leaf: int) -> array[int]:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
         (a falsy or missing parent ends the walk, a repeated entry too)."""
-        return array("i", walk_to_root(leaf, self.parents, self.empty_parents)[0])
+        return walk_numbers(leaf, self.parents, self.empty_parents)[0]
 
     def branch(self, leaf_id: Any) -> array[int]:
         """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf.  Walked
@@ -168,12 +162,12 @@ class SourceScan:
         self.memo[key] = True
 
     def _validate_branch(self, leaf_id: str) -> None:
-        """The walk of :func:`reference.pi.tree.walk_to_root` without Pi's roots: a ``""``
-        parent is looked up like any other id (on a valid scan its parent number is that
+        """The walk of :func:`reference.pi.tree.walk_to_root` (:func:`walk_numbers`) without Pi's
+        roots: a ``""`` parent is looked up like any other id (on a valid scan its parent number is that
         entry's), and the walk must end at a null parent."""
         leaf = self.ids.get(leaf_id, MISSING)
-        path, cycle = walk_to_root(leaf, self.parents) if leaf >= 0 else (None, True)
-        if cycle or path is None or self.parents[path[0]] != ROOT:
+        root, cycle = walk_end(leaf, self.parents) if leaf >= 0 else (leaf, True)
+        if cycle or self.parents[root] != ROOT:
             raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
 
 
@@ -201,140 +195,9 @@ def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
     return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
-class _Table:
-    """The compact entry table a scan builds, one entry line at a time.
-
-    A parent that is the entry just before (what Pi writes) is that entry's number at once;
-    any other parent id waits in ``pending`` until every id is known (:meth:`resolve`)."""
-
-    def __init__(self) -> None:
-        self.ids = EntryIds()
-        self.parents = array("i")
-        self.starts = array("q")
-        self.ends = array("q")
-        self.types = EntryTypes()
-        self.empty_parents: set[int] = set()
-        self.pending_numbers = array("i")  # entries whose parentId is another entry's id ...
-        self.pending_ids: list[str] = []  # ... that id
-        self.incomplete = False
-        self.first_invalid_line: int | None = None  # the first line that is not a Pi entry
-        self.invalid_line: int | None = None  # that, or the first line whose id repeats
-        self.extra_headers = 0
-        self.last_id: Any = _NO_ENTRY
-        self.exchanges: CompactExchanges | None = CompactExchanges()
-
-    def add_block(self, block: Block) -> None:
-        """:meth:`add` for each line of ``block``, list by list when every line is a Pi entry
-        (what Pi writes); line by line otherwise."""
-        fields = block.fields
-        count = len(fields)
-        ids = [f.id for f in fields]
-        types = [f.type for f in fields]
-        parent_ids = [f.parentId for f in fields]
-        if (not count or not block.terminated or self.first_invalid_line is not None
-                or not all(map(isinstance, types, repeat(str))) or not all(map(isinstance, ids, repeat(str)))
-                or not all(map(isinstance, parent_ids, repeat((str, NoneType))))
-                or not all(map(isinstance, [f.timestamp for f in fields], repeat(str)))
-                or "session" in types):
-            for index in range(count):
-                row = block.row(index)
-                if row.type == "session":
-                    self.incomplete |= not row.terminated
-                    self.extra_headers += 1
-                else:
-                    self.add(row, message=fields[index].message)
-            return
-        first = len(self.types)
-        if self.exchanges is not None:
-            self.exchanges.add([(number, entry.message) for number, kind, entry
-                                in zip(range(first, first + count), types, fields, strict=True) if kind == "message"])
-        previous = [self.last_id, *ids[:-1]]
-        if isinstance(self.last_id, str) and "" not in parent_ids and all(map(eq, parent_ids, previous)):
-            self.parents.extend(range(first - 1, first + count - 1))
-        else:
-            for number, parent_id, before in zip(range(first, first + count), parent_ids, previous, strict=True):
-                self._add_parent(number, parent_id, before)
-        self.ids.extend(ids)
-        self.types.extend(types)
-        self.starts.extend(block.starts)
-        self.ends.extend(block.ends)
-        self.last_id = ids[-1]
-
-    def _add_parent(self, number: int, parent_id: str | None, previous_id: Any) -> None:
-        """The parent of a Pi entry: the entry before it, a root, or a lookup for :meth:`resolve`."""
-        if parent_id is None:
-            self.parents.append(ROOT)
-            return
-        if not parent_id:
-            self.empty_parents.add(number)
-        if parent_id == previous_id and isinstance(previous_id, str):
-            self.parents.append(number - 1)
-            return
-        self.pending_numbers.append(number)
-        self.pending_ids.append(parent_id)
-        self.parents.append(MISSING)
-
-    def add(self, row: Row, is_object: bool = True, message: Any = msgspec.UNSET) -> None:
-        """One entry line (``message``: its typed message, when the exchanges are kept)."""
-        number = len(self.types)
-        if self.exchanges is not None and row.type == "message":
-            self.exchanges.add([(number, message)])
-        entry_id, parent_id, entry_type = row.id, row.parent_id, row.type
-        if not row.terminated:
-            self.incomplete = True
-        if not is_object:
-            self.incomplete = True
-        # An object without a string type parses: it is not a Pi entry (step 18, archive-invalid-ids).
-        pi_entry = is_object and has_entry_fields(entry_type, entry_id, parent_id, row.timestamped)
-        if self.first_invalid_line is None and not pi_entry:
-            self.first_invalid_line = row.line
-        if isinstance(parent_id, str) and pi_entry:
-            self._add_parent(number, parent_id, self.last_id)
-        else:
-            self.parents.append(ROOT)
-        self.ids.append(entry_id)
-        self.types.append(entry_type)
-        self.starts.append(row.start)
-        self.ends.append(row.end)
-        self.last_id = entry_id
-
-    def resolve(self, raw: IO[bytes]) -> None:
-        """Once every line is read: the table of ids, the first line whose id repeats an earlier
-        one (``raw`` is read again to number it, only then), and the parents that waited.  A
-        parent is the last entry with that id before the child, else the last one after it."""
-        ids = self.ids
-        ids.freeze()
-        self.invalid_line = self.first_invalid_line
-        if ids.first_repeat is not None:
-            line = _line_at(raw, self.starts[ids.first_repeat])
-            if self.invalid_line is None or line < self.invalid_line:
-                self.invalid_line = line
-            occurrences = ids.occurrences(set(self.pending_ids))
-            for number, parent_id in zip(self.pending_numbers, self.pending_ids, strict=True):
-                parent = latest_before(occurrences[parent_id], number)
-                self.parents[number] = MISSING if parent is None else parent
-        else:
-            for number, parent_id in zip(self.pending_numbers, self.pending_ids, strict=True):
-                self.parents[number] = ids.get(parent_id, MISSING)
-        self.pending_numbers, self.pending_ids = array("i"), []
-
-
-def _line_at(raw: IO[bytes], offset: int) -> int:
-    """The 1-based number of the physical line that starts at byte ``offset``."""
-    raw.seek(0)
-    newlines, remaining = 0, offset
-    while remaining > 0:
-        chunk = raw.read(min(remaining, 1 << 20))
-        if not chunk:
-            break
-        newlines += chunk.count(b"\n")
-        remaining -= len(chunk)
-    return newlines + 1
-
-
-def _exact_table(stream: HashingStream, path: str) -> tuple[_Table, Record | None]:
+def _exact_table(stream: HashingStream, path: str) -> tuple[ScanTable, Record | None]:
     """The table from the exact reader: every kind of line classified as Pi does."""
-    table = _Table()
+    table = ScanTable()
     table.exchanges = None  # read from the branch's lines when asked (exchange_issues_of)
     header: Record | None = None
     for record in iter_loaded_records(stream, path, hashed=False):  # type: ignore[arg-type]
@@ -355,9 +218,9 @@ def _exact_table(stream: HashingStream, path: str) -> tuple[_Table, Record | Non
     return table, header
 
 
-def _ordinary_table(stream: HashingStream) -> tuple[_Table, Row]:
+def _ordinary_table(stream: HashingStream) -> tuple[ScanTable, Row]:
     """The table from :func:`reference.pi.blockscan.ordinary_blocks`, or :class:`NotOrdinary`."""
-    table = _Table()
+    table = ScanTable()
     header: Row | None = None
     for block in ordinary_blocks(stream):  # type: ignore[arg-type]
         if header is None:
@@ -408,9 +271,9 @@ def scan_source(path: str) -> SourceScan:
     scan = SourceScan(
         path=path, size=stream.size, sha256=stream.digest.hexdigest(), header=header_value,
         entry_count=len(table.types), extra_headers=table.extra_headers, incomplete=table.incomplete,
-        invalid_line=table.invalid_line, last_id=None if table.last_id is _NO_ENTRY else table.last_id,
+        invalid_line=table.invalid_line, last_id=None if table.last_id is NO_ENTRY else table.last_id,
         ids=table.ids, parents=table.parents,
-        empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=table.ends,
+        empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=SpanEnds(table.starts, table.lengths),
         exchanges=table.exchanges, stamp=stamp,
     )
     if scope is not None:

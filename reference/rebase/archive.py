@@ -16,11 +16,11 @@ from typing import Any
 
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.pi.blockscan import NotOrdinary, line_fields
+from reference.pi.compact_exchanges import CompactExchanges
 from reference.pi.context import UnbuildableContext, context_layout
 from reference.pi.header import require_current_version, same_project
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import open_session_file
-from reference.pi.compact_exchanges import CompactExchanges
 from reference.pi.scan import BranchIds, SourceScan, scan_for_run
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -59,11 +59,16 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
     from the exchanges the block read kept, else by reading only their ``message`` lines (the
     same typed fields, the plain decode where that read refuses a line).  Raises
     :class:`UnbuildableContext` as the plain form does for a message entry without a message."""
+    return set(each_exchange_issue(scan, numbers))
+
+
+def each_exchange_issue(scan: SourceScan, numbers: Iterable[int]) -> Iterator[str]:
+    """The elements of :func:`exchange_issues_of`, one at a time (its refusals at once)."""
     marks = bytearray(scan.entry_count)
     for number in numbers:
         marks[number] = 1
     if scan.exchanges is not None:
-        return scan.exchanges.issues(marks)
+        return scan.exchanges.each_issue(marks)
     exchanges = CompactExchanges()
     types = scan.types
     with open_session_file(scan.path) as stream:
@@ -79,7 +84,7 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
             exchanges.add([(number, fields.message)])
             if exchanges.messageless:
                 raise UnbuildableContext("a message entry has no message")
-    return exchanges.issues(marks)
+    return exchanges.each_issue(marks)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -134,6 +139,10 @@ class SourceArchive:
     def branch_issues(self) -> set[str]:
         """The tool-exchange issues of the whole branch (``exchange_issues`` of its messages)."""
         return exchange_issues_of(self.scan, self.branch_numbers)
+
+    def historical_issue_count(self, active: Collection[str]) -> int:
+        """``len(branch_issues() - active)``, without holding the branch's issues."""
+        return sum(1 for issue in each_exchange_issue(self.scan, self.branch_numbers) if issue not in active)
 
     def custom_entries(self) -> Iterator[Any]:
         """Every ``custom`` entry decoded, in file order, one at a time."""
