@@ -56,7 +56,6 @@ class EntryIds:
         self.other_numbers: dict[str, int] = {}  # a string id of another shape -> its last entry
         self.first_repeat: int | None = None
         self._table = array("i")
-        self._shift = 64
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -88,39 +87,47 @@ class EntryIds:
     # ------------------------------------------------------------------------------------------
 
     def freeze(self) -> None:
-        """Build the table of Pi ids (linear probing over entry numbers) and find the first
-        entry whose id repeats an earlier one; no :meth:`append` after this."""
+        """Build the table of Pi ids (linear probing over entry numbers, at most 60% full) and
+        find the first entry whose id repeats an earlier one; no :meth:`append` after this."""
         keys, others = self.keys, self.others
-        bits = max(4, (len(keys) * 10 // 7).bit_length())
-        mask = (1 << bits) - 1
-        self._shift = shift = 64 - bits
-        table = self._table = array("i", [_EMPTY]) * (1 << bits)
-        slots = map(rshift, map(and_, map(mul, keys, repeat(_MULTIPLIER)), repeat(_WORD)), repeat(shift))
+        size = max(16, len(keys) * 5 // 3)
+        table = self._table = array("i", [_EMPTY]) * size
         repeat_at: int | None = None
-        for number, slot in enumerate(slots):
-            if table[slot] == _EMPTY:
+        for number, slot in enumerate(self._slots(keys)):
+            held = table[slot]
+            if held < 0:
                 if not others or number not in others:
                     table[slot] = number
                 continue
             if others and number in others:
                 continue
             key = keys[number]
-            while (held := table[slot]) != _EMPTY and keys[held] != key:
-                slot = (slot + 1) & mask
-            if held != _EMPTY and repeat_at is None:
+            while held >= 0 and keys[held] != key:
+                slot += 1
+                if slot == size:
+                    slot = 0
+                held = table[slot]
+            if held >= 0 and repeat_at is None:
                 repeat_at = number
             table[slot] = number  # the later entry wins, as in a dict
         if repeat_at is not None and (self.first_repeat is None or repeat_at < self.first_repeat):
             self.first_repeat = repeat_at
 
+    def _slots(self, keys: Iterable[int]) -> Iterator[int]:
+        """Each key's home slot: a random multiplier's product, scaled to the table's size."""
+        return map(rshift, map(mul, map(and_, map(mul, keys, repeat(_MULTIPLIER)), repeat(_WORD)),
+                               repeat(len(self._table))), repeat(64))
+
     def _lookup(self, key: int) -> int | None:
         table = self._table
-        mask = len(table) - 1
-        slot = ((key * _MULTIPLIER) & _WORD) >> self._shift
+        if not table:
+            return None
+        size = len(table)
+        slot = next(self._slots((key,)))
         while (held := table[slot]) != _EMPTY:
             if self.keys[held] == key:
                 return held
-            slot = (slot + 1) & mask
+            slot = slot + 1 if slot + 1 < size else 0
         return None
 
     def get(self, entry_id: Any, default: Any = None) -> Any:
