@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from reference.artifacts.checkpoint import (
     CHECKPOINT_TYPE,
@@ -17,7 +17,7 @@ from reference.artifacts.checkpoint import (
     SCHEMA_VERSION,
     checkpoint_hash,
 )
-from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS
+from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS, MEMORY_TYPE, PIN_TYPE
 from reference.pi.header import is_current_version
 from reference.primitives.jsvalues import (
     get,
@@ -26,6 +26,11 @@ from reference.primitives.jsvalues import (
 from reference.primitives.paths import canonical_path, resolve_like_node
 from reference.primitives.textunits import utf16_length
 from reference.privacy.policy import is_level
+
+#: The ``customType`` of every custom entry a rebase or a lineage step reads from a branch: the
+#: pair and handoff, pin and memory mutations (a branch's other custom entries are never decoded
+#: for long, docs/rebase.md "Memory").
+LINEAGE_CUSTOM_TYPES: Final = frozenset({CHECKPOINT_TYPE, LINK_TYPE, HANDOFF_TYPE, PIN_TYPE, MEMORY_TYPE})
 
 
 @dataclass(frozen=True)

@@ -13,16 +13,17 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.artifacts.ids import journal_path
 from reference.artifacts.journal import load_journal
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
-from reference.artifacts.pair import find_pair, verify_handoff, verify_pair
+from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES, find_pair, verify_handoff, verify_pair
 from reference.pi.header import is_current_version, same_project
 from reference.pi.reader import Record, RecordKind, open_session_file, read_header_line
-from reference.pi.scan import SourceScan, scan_source, validate_branch
+from reference.pi.scan import BranchIds, SourceScan, scan_source, validate_branch
 from reference.pi.scanscope import cached_scan, shared_prefix_matches
 from reference.pi.session import SessionFile, load_session
 from reference.pi.tree import SessionTree
@@ -40,7 +41,7 @@ class LineageSource:
 
     session_id: str
     session_file: str
-    allowed_entry_ids: frozenset[str]
+    allowed_entry_ids: AbstractSet[str]  # a frozenset, or the scan's compact branch (BranchIds)
 
 
 @dataclass
@@ -91,7 +92,7 @@ class _ScanOrigin:
             return self.scan.decode(stream, number)
 
 
-def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any], frozenset[str]]:
+def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any], AbstractSet[str]]:
     """The rest of :func:`_verify_source` on the run's scan of the whole source (the prefix just
     verified is the whole file, so the prefix and the file are the same records): only the
     entries a later lineage step looks at are decoded."""
@@ -102,20 +103,13 @@ def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any]
     numbers = scan.branch(leaf)
     if not numbers or numbers[-1] != scan.ids[leaf]:
         raise _Broken("source branch")
-    key = f"branch-ids:{leaf}"
-    allowed = scan.memo.get(key)
-    if allowed is None:
-        marks = bytearray(scan.entry_count)
-        for number in numbers:
-            marks[number] = 1
-        allowed = scan.memo[key] = frozenset(entry_id for entry_id, number in scan.ids.items() if marks[number])
-    links = scan.branch_customs(leaf)
-    return _ScanOrigin(scan), links, allowed
+    links = scan.branch_customs(leaf, LINEAGE_CUSTOM_TYPES)
+    return _ScanOrigin(scan), links, BranchIds(scan, leaf)
 
 
 def _verify_source(
     link: Mapping[str, Any], project_path: str
-) -> tuple[_Origin | _ScanOrigin, list[Any], frozenset[str]]:
+) -> tuple[_Origin | _ScanOrigin, list[Any], AbstractSet[str]]:
     """The source half of §6.13 step 3: prefix, header, unique ids, ancestry, Pi's branch.
     Returns the origin, the entries of the source branch that lineage reads further (its
     ``custom`` and ``custom_message`` entries, at least) and the ids of that branch."""

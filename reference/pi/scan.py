@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
-from itertools import repeat
-from types import NoneType
 from typing import IO, Any, Final
 
-import msgspec
-
 from reference.pi.blockscan import Block, NotOrdinary, Row, ordinary_blocks
+from reference.pi.compact_exchanges import CompactExchanges
+from reference.pi.compact_ids import EntryIds
+from reference.pi.compact_types import EntryTypes
+from reference.pi.compact_walk import walk_end, walk_numbers
 from reference.pi.entries import has_entry_fields
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import Record, RecordKind, decode_value, open_session_file
+from reference.pi.scan_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
 from reference.pi.scanscope import current_scope
 from reference.pi.session import (
     HashingStream,
@@ -33,14 +34,12 @@ from reference.pi.session import (
     load_session,
     no_header,
 )
-from reference.pi.toolexchange import Exchanges
-from reference.pi.tree import SessionTree, walk_to_root
+from reference.pi.tree import SessionTree
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
+from reference.primitives.jsvalues import get
 
-ROOT: Final = -1  # parentId null
-MISSING: Final = -2  # parentId names no entry
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
 _LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
 
@@ -49,7 +48,8 @@ _LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and 
 class SourceScan:
     """What one streaming read of a session file found, kept compact instead of one
     :class:`Record` per entry: the whole-file SHA-256, the header, whether steps 17-18 pass, and
-    per entry its id, parent (as an entry number), type and byte span.
+    per entry its id, parent (as an entry number), type and byte span, in a few bytes each
+    (docs/rebase.md, "Memory").
 
     Built by the same reader loop as :func:`reference.pi.session.load_session` (the same refusals,
     the same classification), without the per-line SHA-256 that only index locators need.
@@ -64,13 +64,13 @@ class SourceScan:
     incomplete: bool  # step 17 fails: archive-incomplete
     invalid_line: int | None  # step 18 fails first at this line: archive-invalid-ids
     last_id: Any  # the id of the last entry in file order (Pi's leaf on load)
-    ids: dict[str, int]  # entry id -> entry number (the last one, as Pi's index, when ids repeat)
+    ids: EntryIds  # entry id -> entry number (the last one, as Pi's index, when ids repeat)
     parents: array[int]  # entry number of the parent; ROOT for null, MISSING when unresolved
     empty_parents: set[int]  # entries whose parentId is "" (a root to Pi, a lookup to step 20)
-    types: list[Any]  # the entry type (shared str objects)
+    types: EntryTypes  # the entry type
     starts: array[int]
-    ends: array[int]
-    exchanges: Exchanges | None = None  # read with the entries by the block read, else None
+    ends: SpanEnds
+    exchanges: CompactExchanges | None = None  # read with the entries by the block read, else None
     stamp: tuple[int, int, int, int] | None = None  # file_stamp() when the scan began
     memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
 
@@ -88,47 +88,69 @@ class SourceScan:
             raise ContractViolation(Code.SESSION_CHANGED, f"entry {number} no longer parses: {exc}") from None
 
     def decode_many(self, numbers: Iterable[int]) -> list[Any]:
+        return list(self.decode_each(numbers))
+
+    def decode_each(self, numbers: Iterable[int]) -> Iterator[Any]:
+        """:meth:`decode_many` one entry at a time (nothing kept)."""
         with open_session_file(self.path) as stream:
-            return [self.decode(stream, number) for number in numbers]
+            for number in numbers:
+                yield self.decode(stream, number)
 
     def ancestry(self, leaf: int) -> array[int]:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
         (a falsy or missing parent ends the walk, a repeated entry too)."""
-        return walk_to_root(leaf, self.parents, self.empty_parents)[0]
+        return walk_numbers(leaf, self.parents, self.empty_parents)[0]
 
     def branch(self, leaf_id: Any) -> array[int]:
         """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf.  Walked
         once per leaf and scan (the array is shared: never change it)."""
         number = self.ids.get(leaf_id) if isinstance(leaf_id, str) and leaf_id else None
         if number is None:
-            return array("q")
+            return array("i")
         key = f"branch:{leaf_id}"
         path: array[int] | None = self.memo.get(key)
         if path is None:
             path = self.memo[key] = self.ancestry(number)
         return path
 
-    def branch_subset(self, leaf_id: Any) -> dict[int, Any]:
-        """The decoded ``custom``, ``custom_message`` and ``compaction`` entries of
-        :meth:`branch` by entry number, root -> leaf: what the capture and each lineage step
-        look at, decoded once per leaf and scan (shared: never change them)."""
-        key = f"branch-subset:{leaf_id}"
+    def branch_marks(self, leaf_id: Any) -> bytearray:
+        """One byte per entry, 1 on :meth:`branch` (shared: never change it)."""
+        key = f"branch-marks:{leaf_id}"
+        marks: bytearray | None = self.memo.get(key) if isinstance(leaf_id, str) else None
+        if marks is None:
+            marks = bytearray(self.entry_count)
+            for number in self.branch(leaf_id):
+                marks[number] = 1
+            if isinstance(leaf_id, str):
+                self.memo[key] = marks
+        return marks
+
+    def branch_subset(self, leaf_id: Any, custom_types: frozenset[str] | None = None) -> dict[int, Any]:
+        """The decoded ``compaction`` entries of :meth:`branch` and its ``custom`` and
+        ``custom_message`` entries (only those whose ``customType`` is one of ``custom_types``,
+        when given: what the capture and each lineage step look at) by entry number, root ->
+        leaf; decoded once per leaf and scan (shared: never change them)."""
+        key = f"branch-subset:{leaf_id}:{sorted(custom_types) if custom_types is not None else ''}"
         subset: dict[int, Any] | None = self.memo.get(key) if isinstance(leaf_id, str) else None
         if subset is None:
             wanted = [n for n in self.branch(leaf_id) if self.types[n] in _BRANCH_KINDS]
-            subset = dict(zip(wanted, self.decode_many(wanted), strict=True))
+            subset = {number: value for number, value in zip(wanted, self.decode_each(wanted), strict=True)
+                      if custom_types is None or self.types[number] == "compaction"
+                      or get(value, "customType") in custom_types}
             if isinstance(leaf_id, str):
                 self.memo[key] = subset
         return subset
 
-    def custom_entries(self) -> list[Any]:
-        """Every ``custom`` entry decoded, in file order (pin and memory mutations live there)."""
-        return self.decode_many(n for n, kind in enumerate(self.types) if kind == "custom")
+    def custom_entries(self) -> Iterator[Any]:
+        """Every ``custom`` entry decoded, in file order, one at a time (pin and memory
+        mutations live there)."""
+        return self.decode_each(self.types.numbers_of("custom"))
 
-    def branch_customs(self, leaf_id: Any) -> list[Any]:
-        """The decoded ``custom`` and ``custom_message`` entries of :meth:`branch`: where a
-        checkpoint, link and handoff live."""
-        return [value for number, value in self.branch_subset(leaf_id).items() if self.types[number] in _LINK_KINDS]
+    def branch_customs(self, leaf_id: Any, custom_types: frozenset[str] | None = None) -> list[Any]:
+        """The decoded ``custom`` and ``custom_message`` entries of :meth:`branch` (of
+        ``custom_types`` only, when given): where a checkpoint, link and handoff live."""
+        return [value for number, value in self.branch_subset(leaf_id, custom_types).items()
+                if self.types[number] in _LINK_KINDS]
 
     def validate_branch(self, leaf_id: str) -> None:
         """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it;
@@ -140,13 +162,32 @@ class SourceScan:
         self.memo[key] = True
 
     def _validate_branch(self, leaf_id: str) -> None:
-        """The walk of :func:`reference.pi.tree.walk_to_root` without Pi's roots: a ``""``
-        parent is looked up like any other id (on a valid scan its parent number is that
+        """The walk of :func:`reference.pi.tree.walk_to_root` (:func:`walk_numbers`) without Pi's
+        roots: a ``""`` parent is looked up like any other id (on a valid scan its parent number is that
         entry's), and the walk must end at a null parent."""
         leaf = self.ids.get(leaf_id, MISSING)
-        path, cycle = walk_to_root(leaf, self.parents) if leaf >= 0 else (None, True)
-        if cycle or path is None or self.parents[path[0]] != ROOT:
+        root, cycle = walk_end(leaf, self.parents) if leaf >= 0 else (leaf, True)
+        if cycle or self.parents[root] != ROOT:
             raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
+
+
+class BranchIds(Set[str]):
+    """The ids of a branch of a scan, answered from the scan (no set of a million strings)."""
+
+    def __init__(self, scan: SourceScan, leaf_id: Any) -> None:
+        self._scan = scan
+        self._leaf_id = leaf_id
+
+    def __contains__(self, entry_id: object) -> bool:
+        number = self._scan.ids.get(entry_id)
+        return number is not None and bool(self._scan.branch_marks(self._leaf_id)[number])
+
+    def __iter__(self) -> Iterator[str]:
+        marks = self._scan.branch_marks(self._leaf_id)
+        return (entry_id for entry_id, number in self._scan.ids.items() if marks[number])
+
+    def __len__(self) -> int:
+        return len(self._scan.branch(self._leaf_id))
 
 
 def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
@@ -154,104 +195,9 @@ def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
     return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
-class _Table:
-    """The compact entry table a scan builds, one entry line at a time."""
-
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-        self.parents = array("q")
-        self.starts = array("q")
-        self.ends = array("q")
-        self.types: list[Any] = []
-        self.shared_types: dict[str, str] = {}
-        self.empty_parents: set[int] = set()
-        self.pending: dict[int, str] = {}  # parentIds that name a later line
-        self.incomplete = False
-        self.invalid_line: int | None = None
-        self.extra_headers = 0
-        self.last_id: Any = None
-        self.exchanges: Exchanges | None = Exchanges()
-
-    def add_block(self, block: Block) -> None:
-        """:meth:`add` for each line of ``block``, list by list when every line is a Pi entry
-        with a new id (what Pi writes); line by line otherwise, so the first bad line is named."""
-        fields = block.fields
-        count = len(fields)
-        ids = [f.id for f in fields]
-        types = [f.type for f in fields]
-        parent_ids = [f.parentId for f in fields]
-        if (not count or not block.terminated or self.invalid_line is not None
-                or not all(map(isinstance, types, repeat(str))) or not all(map(isinstance, ids, repeat(str)))
-                or not all(map(isinstance, parent_ids, repeat((str, NoneType))))
-                or not all(map(isinstance, [f.timestamp for f in fields], repeat(str)))
-                or "session" in types or len(set(ids)) != count or not self.ids.keys().isdisjoint(ids)):
-            for index in range(count):
-                row = block.row(index)
-                if row.type == "session":
-                    self.incomplete |= not row.terminated
-                    self.extra_headers += 1
-                else:
-                    self.add(row, message=fields[index].message)
-            return
-        first = len(self.types)
-        if self.exchanges is not None:
-            self.exchanges.add([(number, entry.message) for number, kind, entry
-                                in zip(range(first, first + count), types, fields, strict=True) if kind == "message"])
-        self.ids.update(zip(ids, range(first, first + count), strict=True))
-        lookup = self.ids.get
-        for offset, parent_id in enumerate(parent_ids):
-            if parent_id is None:
-                self.parents.append(ROOT)
-                continue
-            if not parent_id:
-                self.empty_parents.add(first + offset)
-            parent = lookup(parent_id, MISSING)
-            if parent == MISSING or parent >= first + offset:  # named by a later line
-                self.pending[first + offset] = parent_id
-                parent = MISSING
-            self.parents.append(parent)
-        shared = self.shared_types.setdefault
-        self.types.extend([shared(t, t) for t in types])
-        self.starts.extend(block.starts)
-        self.ends.extend(block.ends)
-        self.last_id = ids[-1]
-
-    def add(self, row: Row, is_object: bool = True, message: Any = msgspec.UNSET) -> None:
-        """One entry line (``message``: its typed message, when the exchanges are kept)."""
-        number = len(self.types)
-        if self.exchanges is not None and row.type == "message":
-            self.exchanges.add([(number, message)])
-        entry_id, parent_id, entry_type = row.id, row.parent_id, row.type
-        if not row.terminated:
-            self.incomplete = True
-        if not is_object:
-            self.incomplete = True
-        # An object without a string type parses: it is not a Pi entry (step 18, archive-invalid-ids).
-        pi_entry = is_object and has_entry_fields(entry_type, entry_id, parent_id, row.timestamped)
-        if self.invalid_line is None and (not pi_entry or entry_id in self.ids):
-            self.invalid_line = row.line
-        if isinstance(entry_id, str):
-            self.ids[entry_id] = number
-        if isinstance(parent_id, str) and pi_entry:
-            parent = self.ids.get(parent_id)
-            if parent is None:
-                self.pending[number] = parent_id
-                parent = MISSING
-            if not parent_id:
-                self.empty_parents.add(number)
-            self.parents.append(parent)
-        else:
-            self.parents.append(ROOT)
-        self.types.append(self.shared_types.setdefault(entry_type, entry_type)
-                          if isinstance(entry_type, str) else entry_type)
-        self.starts.append(row.start)
-        self.ends.append(row.end)
-        self.last_id = entry_id
-
-
-def _exact_table(stream: HashingStream, path: str) -> tuple[_Table, Record | None]:
+def _exact_table(stream: HashingStream, path: str) -> tuple[ScanTable, Record | None]:
     """The table from the exact reader: every kind of line classified as Pi does."""
-    table = _Table()
+    table = ScanTable()
     table.exchanges = None  # read from the branch's lines when asked (exchange_issues_of)
     header: Record | None = None
     for record in iter_loaded_records(stream, path, hashed=False):  # type: ignore[arg-type]
@@ -272,9 +218,9 @@ def _exact_table(stream: HashingStream, path: str) -> tuple[_Table, Record | Non
     return table, header
 
 
-def _ordinary_table(stream: HashingStream) -> tuple[_Table, Row]:
+def _ordinary_table(stream: HashingStream) -> tuple[ScanTable, Row]:
     """The table from :func:`reference.pi.blockscan.ordinary_blocks`, or :class:`NotOrdinary`."""
-    table = _Table()
+    table = ScanTable()
     header: Row | None = None
     for block in ordinary_blocks(stream):  # type: ignore[arg-type]
         if header is None:
@@ -318,15 +264,16 @@ def scan_source(path: str) -> SourceScan:
             table, record = _exact_table(stream, path)
             span = (record.start, record.end) if record is not None else None
         header_value = decode_value(_read_span(raw, *span)) if span is not None else None
+        if span is not None and isinstance(header_value, dict):
+            table.resolve(raw)
     if span is None or not isinstance(header_value, dict):
         raise no_header(path)
-    for entry, parent_id in table.pending.items():
-        table.parents[entry] = table.ids.get(parent_id, MISSING)
     scan = SourceScan(
         path=path, size=stream.size, sha256=stream.digest.hexdigest(), header=header_value,
         entry_count=len(table.types), extra_headers=table.extra_headers, incomplete=table.incomplete,
-        invalid_line=table.invalid_line, last_id=table.last_id, ids=table.ids, parents=table.parents,
-        empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=table.ends,
+        invalid_line=table.invalid_line, last_id=None if table.last_id is NO_ENTRY else table.last_id,
+        ids=table.ids, parents=table.parents,
+        empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=SpanEnds(table.starts, table.lengths),
         exchanges=table.exchanges, stamp=stamp,
     )
     if scope is not None:
@@ -334,14 +281,15 @@ def scan_source(path: str) -> SourceScan:
     return scan
 
 
-def branch_customs(session_file: str, leaf: Any) -> list[Any]:
+def branch_customs(session_file: str, leaf: Any, custom_types: frozenset[str] | None = None) -> list[Any]:
     """The ``custom`` and ``custom_message`` entries on the active branch at ``leaf`` (DEFAULT_LEAF:
     Pi's leaf on load): all that lineage verification looks at in the current session.  From
-    the run's compact scan when the file is a valid one, else from the exact reader's tree."""
+    the run's compact scan when the file is a valid one (of ``custom_types`` only, when given),
+    else from the exact reader's tree."""
     scan = scan_for_run(session_file)
     if scan.valid:
         leaf_id = scan.last_id if leaf is DEFAULT_LEAF else leaf
-        return scan.branch_customs(leaf_id)
+        return scan.branch_customs(leaf_id, custom_types)
     session = load_session(session_file)
     tree = session.tree()
     leaf_id = tree.default_leaf_id if leaf is DEFAULT_LEAF else leaf

@@ -14,13 +14,14 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.pi.blockscan import NotOrdinary, line_fields
+from reference.pi.compact_exchanges import CompactExchanges
 from reference.pi.context import UnbuildableContext, context_layout
 from reference.pi.header import require_current_version, same_project
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import open_session_file
-from reference.pi.scan import SourceScan, scan_for_run
-from reference.pi.toolexchange import Exchanges
+from reference.pi.scan import BranchIds, SourceScan, scan_for_run
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
@@ -58,12 +59,17 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
     from the exchanges the block read kept, else by reading only their ``message`` lines (the
     same typed fields, the plain decode where that read refuses a line).  Raises
     :class:`UnbuildableContext` as the plain form does for a message entry without a message."""
+    return set(each_exchange_issue(scan, numbers))
+
+
+def each_exchange_issue(scan: SourceScan, numbers: Iterable[int]) -> Iterator[str]:
+    """The elements of :func:`exchange_issues_of`, one at a time (its refusals at once)."""
     marks = bytearray(scan.entry_count)
     for number in numbers:
         marks[number] = 1
     if scan.exchanges is not None:
-        return scan.exchanges.issues(marks)
-    exchanges = Exchanges()
+        return scan.exchanges.each_issue(marks)
+    exchanges = CompactExchanges()
     types = scan.types
     with open_session_file(scan.path) as stream:
         for number in numbers:
@@ -78,38 +84,11 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
             exchanges.add([(number, fields.message)])
             if exchanges.messageless:
                 raise UnbuildableContext("a message entry has no message")
-    return exchanges.issues(marks)
+    return exchanges.each_issue(marks)
 
 
 # ----------------------------------------------------------------------------------------------
 # the archive
-
-
-class BranchIds(Collection[str]):
-    """The ids of a captured branch, answered from the scan (no set of a million strings)."""
-
-    def __init__(self, scan: SourceScan, branch: array[int]) -> None:
-        self._scan = scan
-        self._branch = branch
-        self._marks: bytearray | None = None
-
-    def _on_branch(self) -> bytearray:
-        if self._marks is None:
-            self._marks = bytearray(self._scan.entry_count)
-            for number in self._branch:
-                self._marks[number] = 1
-        return self._marks
-
-    def __contains__(self, entry_id: object) -> bool:
-        number = self._scan.ids.get(entry_id)  # type: ignore[call-overload]
-        return number is not None and bool(self._on_branch()[number])
-
-    def __iter__(self) -> Iterator[str]:
-        marks = self._on_branch()
-        return (entry_id for entry_id, number in self._scan.ids.items() if marks[number])
-
-    def __len__(self) -> int:
-        return len(self._branch)
 
 
 @dataclass
@@ -155,14 +134,18 @@ class SourceArchive:
         return self.scan.decode_many(self.branch_numbers)
 
     def branch_ids(self) -> Collection[str]:
-        return BranchIds(self.scan, self.branch_numbers)
+        return BranchIds(self.scan, self.leaf_id)
 
     def branch_issues(self) -> set[str]:
         """The tool-exchange issues of the whole branch (``exchange_issues`` of its messages)."""
         return exchange_issues_of(self.scan, self.branch_numbers)
 
-    def custom_entries(self) -> list[Any]:
-        """Every ``custom`` entry decoded, in file order."""
+    def historical_issue_count(self, active: Collection[str]) -> int:
+        """``len(branch_issues() - active)``, without holding the branch's issues."""
+        return sum(1 for issue in each_exchange_issue(self.scan, self.branch_numbers) if issue not in active)
+
+    def custom_entries(self) -> Iterator[Any]:
+        """Every ``custom`` entry decoded, in file order, one at a time."""
         return self.scan.custom_entries()
 
     def all_entries(self) -> list[Any]:
@@ -207,6 +190,6 @@ def capture_source(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
     branch = scan.branch(leaf_id)
     if not branch or branch[-1] != scan.ids[leaf_id]:
         raise ContractViolation(Code.SOURCE_LEAF_UNAVAILABLE, "Pi's branch does not end at the captured leaf")
-    subset = scan.branch_subset(leaf_id)
+    subset = scan.branch_subset(leaf_id, LINEAGE_CUSTOM_TYPES)
     context = _context(scan, branch, subset)
     return SourceArchive(scan, leaf_id, branch, list(subset.values()), context)

@@ -151,7 +151,7 @@ class RebaseRun:
         if own.warnings:  # step 22
             raise ContractViolation(Code.LINEAGE_INTEGRITY_UNAVAILABLE, "the source's own lineage does not verify")
         active = exchange_issues(context_messages(archive.context))  # analyse(), the branch streamed
-        diagnostics = ToolExchangeDiagnostics(len(active), len(archive.branch_issues() - active))
+        diagnostics = ToolExchangeDiagnostics(len(active), archive.historical_issue_count(active))
         self.diagnostics = diagnostics.to_json()
         if diagnostics.active_issue_count:  # step 23
             raise ContractViolation(Code.PENDING_OR_ORPHAN_TOOL_EXCHANGE, "a tool call or result in context has no partner")

@@ -4,11 +4,12 @@ session, its session switch, and the session context Pi opens from disk."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
+from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.pi.reader import read_header_line
 from reference.pi.scan import branch_customs
@@ -87,9 +88,13 @@ def current_branch(host: RebaseHost) -> list[Any]:
     """What lineage verification reads of the host's active branch (nothing without a file)."""
     if not host.session_file or not os.path.isfile(host.session_file):
         return []
-    return branch_customs(host.session_file, host.leaf)
+    return branch_customs(host.session_file, host.leaf, LINEAGE_CUSTOM_TYPES)
 
 
-def holds_memory(customs: list[Any]) -> bool:
-    """Whether any of these ``custom`` entries is a pin or memory mutation."""
-    return any(get(value, "customType") in (PIN_TYPE, MEMORY_TYPE) for value in customs)
+def holds_memory(customs: Iterable[Any]) -> bool:
+    """Whether any of these ``custom`` entries is a pin or memory mutation.  Every one is read
+    (one at a time: nothing is kept), so an entry that no longer parses is refused wherever it is."""
+    found = False
+    for value in customs:
+        found = found or get(value, "customType") in (PIN_TYPE, MEMORY_TYPE)
+    return found

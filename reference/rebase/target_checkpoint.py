@@ -35,11 +35,13 @@ def memory_entries(archive: SourceArchive) -> list[Any]:
 
 
 def host_leaf(run: RebaseRun, archive: SourceArchive) -> Any:
-    """Pi's current leaf, resolving DEFAULT_LEAF (the last entry in file order)."""
+    """Pi's current leaf, resolving DEFAULT_LEAF (the last entry in file order): the archive's
+    when the current session is the archive's file, by whichever path either was named (a
+    symlinked sessions folder, say), so that file is not read again whole."""
     leaf, current = run.host.leaf, run.host.session_file
     if leaf is not DEFAULT_LEAF or not current:
         return leaf
-    if canonical_path(current) == archive.path:
+    if canonical_path(current) == canonical_path(archive.path):
         return archive.default_leaf_id
     return load_session(current).tree().default_leaf_id
 

@@ -73,8 +73,8 @@ def fields(scan: SourceScan) -> dict[str, Any]:
     return {
         "size": scan.size, "sha256": scan.sha256, "header": scan.header, "entries": scan.entry_count,
         "extra": scan.extra_headers, "incomplete": scan.incomplete, "invalid": scan.invalid_line,
-        "last": scan.last_id, "ids": scan.ids, "parents": list(scan.parents), "empty": scan.empty_parents,
-        "types": scan.types, "starts": list(scan.starts), "ends": list(scan.ends),
+        "last": scan.last_id, "ids": scan.ids.as_dict(), "parents": list(scan.parents), "empty": scan.empty_parents,
+        "types": list(scan.types), "starts": list(scan.starts), "ends": list(scan.ends),
     }
 
 

@@ -649,3 +649,24 @@ def test_a_symlink_alias_is_the_same_operation_with_the_canonical_path(world: Wo
     assert again["warnings"] == ["operation-exists-use-recover"]
     recovered, _ = world.run(alias, recover=result["operationId"])
     assert recovered["status"] == "verified"
+
+
+def test_a_session_named_through_a_symlinked_folder_rebases_as_by_its_real_path(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The captured leaf of a source named through a symlink is the archive's (issue 13 item 5: the
+    file is not read again whole), and every answer is the one for its real path."""
+    from reference.rebase import target_checkpoint
+
+    linked = world.root / "linked"
+    linked.symlink_to(world.sessions, target_is_directory=True)
+    by_link = linked / world.source.name
+    preview_real, _ = world.run(dry_run=True)
+
+    def whole_read(path: Any) -> Any:
+        raise AssertionError(f"the source was read again whole: {path}")
+
+    monkeypatch.setattr(target_checkpoint, "load_session", whole_read)
+    preview_link, _ = world.run(by_link, dry_run=True)
+    assert preview_link == preview_real
+    result, _ = world.run(by_link)
+    assert result["status"] == "verified" and result["operationId"] == preview_real["operationId"]
