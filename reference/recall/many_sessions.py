@@ -62,15 +62,17 @@ def retrieve_whole_sessions(
 ) -> list[RetrievalResult]:
     """``retrieve`` of each session with every entry authorized (and none excluded), in order.
 
-    The session ids must be distinct.
+    A session named twice (two files with one id) gets the same answer twice, as it would alone.
     """
-    if len({session.session_id for session in sessions}) != len(sessions):
-        raise ValueError("each session may be named once")
+    unique = list({session.session_id: session for session in sessions}.values())
     try:
-        return _shared(conn, sessions, terms, include_summaries, roles, before_ms, after_ms, exact, fts, max_results)
+        answers = _shared(conn, unique, terms, include_summaries, roles, before_ms, after_ms, exact, fts, max_results)
     except sqlite3.Error as error:
         if is_damage(error):
             raise  # the index itself is damaged: the service repairs it (D15)
+    else:
+        by_id = {session.session_id: answer for session, answer in zip(unique, answers, strict=True)}
+        return [by_id[session.session_id] for session in sessions]
     return [
         retrieve(conn, session_id=session.session_id, authorized_ids=(), terms=terms,
                  include_summaries=include_summaries, roles=roles, before_ms=before_ms, after_ms=after_ms,
