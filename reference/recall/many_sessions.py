@@ -4,10 +4,11 @@ session.
 
 A per-session FTS query pays for bm25's statistics (the whole term lists) every time; here they
 are paid once.  The exact (substring) queries stay per session: each stops after its window of
-newest matches, which a shared statement cannot do (measured: 5x slower at 1 GB).  Each session still gets its own candidate window, FTS order, recency span, caps
-and dedup (``retrieval``), so its hits are the same; only the SQL is shared.  When a shared
-statement fails (not damage), the per-session queries run instead, so a failure is reported
-per session exactly as they report it.
+newest matches, which a shared statement cannot do (measured: 5-9x slower at 1 GB).  Each
+session still gets its own candidate window, FTS order, recency span, caps and dedup
+(``retrieval``), so its hits are the same; only the SQL is shared.  When a shared statement
+fails (not damage), the per-session queries run instead, so a failure is reported per session
+exactly as they report it.
 """
 
 from __future__ import annotations
