@@ -234,6 +234,49 @@ def fts_rows(
     return [_row(values) for values in conn.execute(sql, params)]
 
 
+def fts_rows_by_session(
+    conn: sqlite3.Connection,
+    session_ids: Sequence[str],
+    match: str,
+    filter_sql: str,
+    filter_params: list[Any],
+    limit: int,
+    hull: tuple[int, int] | None = None,
+) -> list[tuple[str, IndexRow]]:
+    """``fts_rows`` of every session in one FTS statement: each session's first ``limit`` rows in
+    ``fts_rows``'s order, as ``(session_id, row)`` grouped by session.
+
+    One statement reads the term lists once and takes bm25's statistics once (from the whole
+    table, as ``fts_rows`` does); bm25 is computed for the matches of the named sessions only,
+    the same value for the same row in either form, and the order is total within a session.
+    ``hull``: an inclusive FTS rowid range that holds every FTS row of the sessions.
+    """
+    bounds = " AND entries_fts.rowid BETWEEN ? AND ?" if hull is not None else ""
+    inner = (
+        "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
+        " f.entry_id AS entry_id, f.session_no AS session_no"
+        " FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
+        " WHERE entries_fts MATCH ? AND f.session_no IN (SELECT n.session_no FROM session_numbers AS n"
+        f" WHERE n.session_id IN (SELECT value FROM json_each(?))){filter_sql}{bounds}"
+    )
+    ranked = (
+        "SELECT fts_rowid, session_no, row_number() OVER (PARTITION BY session_no"
+        f" ORDER BY lexical_rank, created_at DESC, entry_id) AS n FROM ({inner})"
+    )
+    sql = (
+        f"SELECT s.session_id, {_COLUMNS} FROM ({ranked}) AS top"
+        " CROSS JOIN session_numbers AS s ON s.session_no = top.session_no"
+        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
+        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
+        " WHERE top.n <= ? ORDER BY top.session_no, top.n"
+    )
+    params: list[Any] = [match, _json_array(session_ids), *filter_params]
+    if hull is not None:
+        params += [hull[0], hull[1]]
+    params.append(limit)
+    return [(values[0], _row(values[1:])) for values in conn.execute(sql, params)]
+
+
 def _row(values: Sequence[Any]) -> IndexRow:
     key, entry_id, entry_type, role, created_at, content_hash, text, tokens = values
     if not (all(isinstance(value, str) for value in (key, entry_id, entry_type, content_hash))

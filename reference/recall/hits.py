@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from reference.primitives.codes import Code
@@ -42,6 +42,20 @@ class HitContext:
     terms: tuple[str, ...]
     policy: ProviderPolicy
     privacy_config: Mapping[str, Any]
+    #: Computed once per recall, not once per hit: the project's public id, and each session's.
+    _project_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _session_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def public_project_id(self) -> str:
+        path = self.host.project_path
+        if path not in self._project_ids:
+            self._project_ids[path] = project_id(canonical_path(path))
+        return self._project_ids[path]
+
+    def public_session_id(self, session_id: str) -> str:
+        if session_id not in self._session_ids:
+            self._session_ids[session_id] = public_id(session_id, policy=self.policy)
+        return self._session_ids[session_id]
 
 
 def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
@@ -109,8 +123,8 @@ def _draft(context: HitContext, source: Source, hit: EngineHit, classification: 
         timestamp=hit.created_at if isinstance(hit.created_at, int) else None,
         relation=relation,
         classification=classification,
-        public_project_id=project_id(canonical_path(host.project_path)),
-        public_session_id=public_id(source.session_id, policy=context.policy),
+        public_project_id=context.public_project_id(),
+        public_session_id=context.public_session_id(source.session_id),
         public_entry_id=public_id(hit.entry_id, policy=context.policy),
     )
 

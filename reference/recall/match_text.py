@@ -27,6 +27,7 @@ _LATIN_RANGES: Final = (
     (0x1DF25, 0x1DF2A),
 )  # fmt: skip
 _LATIN_STARTS: Final = tuple(start for start, _ in _LATIN_RANGES)
+_NON_ASCII_RUN: Final = re.compile(r"[^\x00-\x7f]+")
 _JS_SPACE_RUN: Final = re.compile("[" + "".join(f"\\u{ord(char):04x}" for char in JS_WHITESPACE) + "]+")
 
 
@@ -35,18 +36,28 @@ def fold_for_match(text: str) -> str:
     """The upstream ``lexicalMatchText``: NFD, drop marks after a Latin letter, lower-case.
 
     It approximates the index's ``unicode61 remove_diacritics 2`` folding so that an FTS row
-    can be checked for the term it was returned for (gaps: docs/retrieval.md).
+    can be checked for the term it was returned for (gaps: docs/retrieval.md).  Only the
+    non-ASCII runs are walked character by character: an ASCII character is never a mark, and
+    is Latin exactly when it is a letter.
     """
     if text.isascii():  # NFD leaves ASCII alone and it holds no marks
         return js_lower(text)
     decomposed = unicodedata.normalize("NFD", text)
     kept: list[str] = []
     after_latin = False
-    for char in decomposed:
-        if after_latin and unicodedata.category(char)[0] == "M":
-            continue
-        kept.append(char)
-        after_latin = _is_latin(char)
+    last = 0
+    for run in _NON_ASCII_RUN.finditer(decomposed):
+        start, end = run.span()
+        if start > last:
+            kept.append(decomposed[last:start])
+            after_latin = decomposed[start - 1].isalpha()
+        for char in run.group():
+            if after_latin and unicodedata.category(char)[0] == "M":
+                continue
+            kept.append(char)
+            after_latin = _is_latin(char)
+        last = end
+    kept.append(decomposed[last:])
     return js_lower("".join(kept))
 
 

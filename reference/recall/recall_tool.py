@@ -4,17 +4,18 @@ source, make each engine hit a result hit, then order, dedupe and fit them in th
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reference.primitives.codes import Code
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.hits import HitContext, process_hit
+from reference.recall.many_sessions import WholeSession, retrieve_whole_sessions
 from reference.recall.query_terms import QueryTerms, describe_query
 from reference.recall.refs import SourceRef
 from reference.recall.request import RecallQuery, validate_recall
-from reference.recall.retrieval import RetrievalResult, retrieve
+from reference.recall.retrieval import MAX_RESULTS, RetrievalResult, retrieve
 from reference.recall.scope import Source
 
 if TYPE_CHECKING:
@@ -38,8 +39,8 @@ def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, 
         context = HitContext(service.refs, host, query.scope, terms.terms,
                              ProviderPolicy.from_config(privacy_config, host.provider), privacy_config)
         hits: list[tuple[dict[str, Any], SourceRef]] = []
-        for source in scope.sources:
-            found = _search(conn, source, query, terms, exact=exact, fts=fts)
+        for source, found in zip(scope.sources, search_sources(conn, scope.sources, query, terms, exact=exact,
+                                                               fts=fts), strict=True):
             warnings.extend(found.warnings)
             for hit in found.hits:
                 processed = process_hit(conn, source, hit, context, warnings)
@@ -52,8 +53,32 @@ def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, 
     return result
 
 
-def _search(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms: QueryTerms, *, exact: bool,
-            fts: bool) -> RetrievalResult:
+def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RecallQuery, terms: QueryTerms, *,
+                   exact: bool, fts: bool) -> list[RetrievalResult]:
+    """Each source's engine answer, in order: the sources that may see their whole session
+    (project scope) from shared statements (``many_sessions``), the others one by one."""
+    whole = [index for index, source in enumerate(sources) if _whole_session(source)]
+    results: list[RetrievalResult | None] = [None] * len(sources)
+    if len(whole) > 1:
+        shared = retrieve_whole_sessions(
+            conn, [WholeSession(sources[index].session_id, sources[index].fts_ranges) for index in whole],
+            terms=terms, include_summaries=query.include_summaries, roles=query.roles, before_ms=query.before_ms,
+            after_ms=query.after_ms, exact=exact, fts=fts, max_results=MAX_RESULTS,
+        )
+        for index, result in zip(whole, shared, strict=True):
+            results[index] = result
+    return [found if found is not None else search_source(conn, source, query, terms, exact=exact, fts=fts)
+            for source, found in zip(sources, results, strict=True)]
+
+
+def _whole_session(source: Source) -> bool:
+    """Every entry of the session authorized and known so: none excluded, no runs to test."""
+    return source.excluded is not None and not source.excluded and not source.excluded_runs
+
+
+def search_source(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms: QueryTerms, *, exact: bool,
+                  fts: bool) -> RetrievalResult:
+    """One source's engine answer on its own (the plain form of ``search_sources``)."""
     return retrieve(
         conn,
         session_id=source.session_id,
@@ -65,7 +90,7 @@ def _search(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms:
         after_ms=query.after_ms,
         exact=exact,
         fts=fts,
-        max_results=12,
+        max_results=MAX_RESULTS,
         excluded_ids=source.excluded,
         fts_rowid_ranges=source.fts_ranges,
         excluded_runs=source.excluded_runs,

@@ -254,3 +254,18 @@ def _select(eligible: list[Candidate], terms: QueryTerms, max_results: int) -> t
         seen.add(key)
         hits.append(to_hit(item))
     return hits, duplicates
+
+
+def whole_session_plan(types: tuple[str, ...], roles: Sequence[str] | None, before_ms: int | None,
+                       after_ms: int | None) -> _ScopePlan:
+    """The plan of a source that may see every entry of its session (none excluded)."""
+    return _scope_plan((), frozenset(), (), types, roles, before_ms, after_ms)
+
+
+def whole_session_result(candidates: dict[str, Candidate], plan: _ScopePlan, terms: QueryTerms,
+                         max_results: int) -> RetrievalResult:
+    """``retrieve``'s answer from one whole session's candidates (``many_sessions``)."""
+    eligible, alternate = _eligible(candidates, plan, frozenset())
+    hits, duplicates = _select(eligible, terms, max_results)
+    return RetrievalResult(status="ok", hits=tuple(hits), alternate_branch_candidates=alternate,
+                           duplicate_candidates=duplicates, candidate_count=len(candidates))

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from reference.lineage.chain import LineageSource
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
-from reference.pi.reader import read_header_line
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.paths import canonical_path
 from reference.primitives.sqlite_errors import is_damage
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.branch_sets import (
@@ -45,6 +43,7 @@ from reference.recall.branch_store import (
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import session_runs
 from reference.recall.lineage_scope import LineageCache
+from reference.recall.project_scope import ProjectSessions
 
 if TYPE_CHECKING:
     from reference.recall.service import HistoryHost
@@ -122,6 +121,7 @@ class ScopeResolver:
     def __init__(self) -> None:
         self.sets = SessionSets()
         self._lineage = LineageCache()
+        self._project = ProjectSessions()
 
     def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str) -> ResolvedScope:
         """Catch up every source, then open the read snapshot that the sets and all the queries
@@ -139,7 +139,7 @@ class ScopeResolver:
             general = frozenset(branch_ids(conn, session_id, leaf))  # SQLite's own rules and errors
         others: list[tuple[str, str]] = []
         if scope == "project":
-            others = self._project_sessions(conn, host, session_file, session_id, result)
+            others = self._project_sessions(conn, host, (session_file, session_id), index_path, result)
         lineage = self._lineage_sources(conn, host, session_file, result) if scope == "current-lineage" else []
         if general is None:
             _prepare_stored_branch(conn, session_id, leaf)
@@ -204,39 +204,11 @@ class ScopeResolver:
             synced.append(source)
         return synced
 
-    def _project_sessions(self, conn: sqlite3.Connection, host: HistoryHost, session_file: str, session_id: str,
-                          result: ResolvedScope) -> list[tuple[str, str]]:
+    def _project_sessions(self, conn: sqlite3.Connection, host: HistoryHost, current: tuple[str, str],
+                          index_path: str, result: ResolvedScope) -> list[tuple[str, str]]:
         """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
-        history_config: Mapping[str, Any] = host.config["historyTools"]
-        if not history_config.get("allowProjectScope"):
-            raise ContractViolation(Code.PROJECT_SCOPE_DISABLED, "project scope is not allowed by the configuration")
-        if not host.project_trusted:
-            raise ContractViolation(Code.PROJECT_UNTRUSTED, "project scope needs a trusted project")
-        names = _sibling_files(session_file, result)
-        if names is None:
-            return []
-        cap = int(history_config["maxProjectSessions"])
-        if len(names) > cap:
-            result.warnings.append(Code.PROJECT_DISCOVERY_LIMIT)
-        project = canonical_path(host.project_path)
-        found: list[tuple[str, str]] = []
-        for path in names[:cap]:
-            try:
-                header = read_header_line(path)
-                other_id, cwd = header.get("id"), header.get("cwd")
-                if not isinstance(other_id, str) or not isinstance(cwd, str):
-                    continue
-                if other_id == session_id or canonical_path(cwd) != project:
-                    continue
-                state = catch_up(conn, path, session_id=other_id, project_path=host.project_path)
-                if state.rebuilt:
-                    self.sets.forget(other_id)
-                found.append((other_id, path))
-            except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
-                if is_damage(error):
-                    raise
-                result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
-        return found
+        return self._project.sessions(conn, host.config, host.project_trusted, host.project_path, current,
+                                      index_incarnation(conn, index_path), result.warnings, self.sets.forget)
 
 
 def _prepare_stored_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
@@ -276,18 +248,3 @@ def _stored_source(conn: sqlite3.Connection, scope: str, current: tuple[str, str
     return Source(session_id, session_file, SessionIds(conn, session_id), "ancestor", branch, frozenset(),
                   stored.ranges, ())
 
-
-def _sibling_files(session_file: str, result: ResolvedScope) -> list[str] | None:
-    """The other ``.jsonl`` files of the session's folder, newest name first; None (and only the
-    ``project-discovery-unavailable`` warning) when the folder cannot be listed."""
-    folder = os.path.dirname(os.path.abspath(session_file))
-    current = os.path.abspath(session_file)
-    try:
-        names = [e.path for e in os.scandir(folder)
-                 if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)
-                 and os.path.abspath(e.path) != current]
-    except OSError:
-        result.warnings[:] = [Code.PROJECT_DISCOVERY_UNAVAILABLE]
-        return None
-    names.sort(reverse=True)
-    return names

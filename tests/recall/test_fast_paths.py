@@ -6,7 +6,8 @@
 * the excluded entries as FTS rowid runs (read through their keys, or from every row of the
   session) against the list of their ids;
 * the service's remembered sets across appends, leaf changes and a deleted index;
-* the indexer's timestamp fast path against ``date_time_ms``.
+* the indexer's timestamp fast path against ``date_time_ms``;
+* the match fold walking only non-ASCII runs against its walk over every character.
 """
 
 from __future__ import annotations
@@ -278,3 +279,36 @@ def test_timestamp_fast_path_equals_the_general_parser(
                                   "2025-02-31T10:00:00.000Z", "2025-06-01T12:00:00.000+02:00", ""])
 def test_timestamp_edge_cases(text: str) -> None:
     assert _same(_Clockwork()._created_ms(text), date_time_ms(text))
+
+
+# --- the fold's walk over non-ASCII runs only ------------------------------------------------------
+
+
+def _fold_char_by_char(text: str) -> str:
+    """``fold_for_match`` as it walked every character (the plain form of its fast path)."""
+    import unicodedata
+
+    from reference.recall.match_text import _is_latin
+    from reference.recall.query_terms import js_lower
+
+    if text.isascii():
+        return js_lower(text)
+    kept: list[str] = []
+    after_latin = False
+    for char in unicodedata.normalize("NFD", text):
+        if after_latin and unicodedata.category(char)[0] == "M":
+            continue
+        kept.append(char)
+        after_latin = _is_latin(char)
+    return js_lower("".join(kept))
+
+
+_FOLD_ALPHABET = "aZ09 _-.é\u0301\u0308\u0323ſµÅǠǡ\u0305\u0bcd\u0bbeகΣσςİıДж日本\U0001d400\ue000\u200d\u20dd\U000e0100ß\u1e9e"
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_FOLD_ALPHABET), max_size=40) | st.text(max_size=40))
+def test_fold_walks_non_ascii_runs_as_it_walked_every_character(text: str) -> None:
+    from reference.recall.match_text import fold_for_match
+
+    assert fold_for_match(text) == _fold_char_by_char(text)

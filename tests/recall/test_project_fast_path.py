@@ -1,0 +1,367 @@
+"""Project scope's fast paths give the answers of the plain forms they replace (bench/history.py).
+
+* one FTS statement for many whole sessions (``many_sessions.retrieve_whole_sessions``) against
+  ``retrieve`` of each session alone, with the authorized ids listed (``IN``) and no rowid ranges;
+* the recall envelope of project scope (apart from refs) against the per-source loop with
+  every sibling asked of its header and caught up on every call;
+* the remembered catch-ups of a long-lived host across appends, a replaced and a shrunk file,
+  a file that became unreadable, and a deleted index, against a fresh host.
+
+The generated projects (``reference.fixturegen``, plus hand-written sessions) have many sessions
+with overlapping matches, summaries, secrets (privacy-omitted hits), sessions with no match,
+siblings that are unavailable, of another project or a copy of another (one id, two files), and
+more siblings than the discovery cap.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reference.recall.recall_tool as recall_tool
+from reference.config.defaults import default_config
+from reference.fixturegen.generator import generate
+from reference.fixturegen.options import GenOptions
+from reference.primitives.clock import ManualClock
+from reference.primitives.jsvalues import date_time_ms
+from reference.recall import many_sessions, project_scope
+from reference.recall.branch_sets import all_ids
+from reference.recall.catchup import catch_up
+from reference.recall.fts_rowids import fts_rowid_ranges
+from reference.recall.index_schema import open_index
+from reference.recall.many_sessions import WholeSession, retrieve_whole_sessions
+from reference.recall.project_scope import ProjectSessions
+from reference.recall.query_terms import describe_query
+from reference.recall.retrieval import RetrievalResult, retrieve
+from reference.recall.scope import ScopeResolver
+from reference.recall.service import HistoryHost, HistoryService
+
+CWD = "/home/user/projects/demo"
+#: The benchmark's queries (the generator's vocabulary), phrases, literals and a word found nowhere.
+QUERIES = (
+    "why is retryWithBackoff slow on large inputs",
+    "timeout error in handleRequest",
+    "`src/cache.ts`",
+    "exponential backoff",
+    "Tests failed rejects empty input",
+    "\"rejects empty input\" flushCache",
+    "Können wir normalizePath vereinfachen",
+    "summary of the changes so far",
+    "pangolin narwhal okapi",
+    "heron quokka",
+)
+#: Engine options: limits, roles (one without a code), dates, summaries, one search kind only.
+OPTIONS: tuple[dict[str, Any], ...] = (
+    {},
+    {"max_results": 1},
+    {"max_results": 3},
+    {"max_results": 0},
+    {"roles": ["assistant"]},
+    {"roles": ["user", "toolResult", "developer"]},
+    {"roles": []},
+    {"include_summaries": True},
+    {"before_ms": date_time_ms("2025-06-01T12:30:00.000Z")},
+    {"after_ms": date_time_ms("2025-06-01T12:10:00.000Z"), "include_summaries": True},
+    {"exact": False},
+    {"fts": False},
+    {"exact": False, "fts": False},
+)
+
+
+def _line(value: Any) -> bytes:
+    return (json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _own_session(path: Path, session_id: str, count: int, words: tuple[str, ...], seed: int) -> str:
+    """A plain chain of user and assistant messages from ``words``; returns the last id."""
+    rng = random.Random(seed)
+    with path.open("wb") as stream:
+        stream.write(_line({"type": "session", "version": 3, "id": session_id,
+                            "timestamp": "2025-06-01T12:00:00.000Z", "cwd": CWD}))
+        parent = None
+        for n in range(count):
+            entry_id = f"{session_id[:4]}{n:04x}"
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+            role = rng.choice(("user", "assistant"))
+            content: Any = text if role == "user" else [{"type": "text", "text": text}]
+            stream.write(_line({"type": "message", "id": entry_id, "parentId": parent,
+                                "timestamp": f"2025-06-01T12:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+                                "message": {"role": role, "content": content, "timestamp": 1748779200000 + n}}))
+            parent = entry_id
+    return parent or ""
+
+
+def _append(path: Path, session_id: str, parent: str, start: int, count: int) -> str:
+    with path.open("ab") as stream:
+        for n in range(start, start + count):
+            entry_id = f"{session_id[:4]}{n:04x}"
+            stream.write(_line({"type": "message", "id": entry_id, "parentId": parent,
+                                "timestamp": f"2025-06-01T13:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+                                "message": {"role": "user", "content": f"appended heron {n} flushCache",
+                                            "timestamp": 1748782800000 + n}}))
+            parent = entry_id
+    return parent
+
+
+def _make_project(folder: Path, sessions: int = 9, entries: int = 160) -> list[Path]:
+    """Generated sessions and two hand-written ones (one matching nothing of ``QUERIES``)."""
+    made = generate(folder, GenOptions(seed=5, sessions=sessions, entries=entries, compactions=1, branches=2,
+                                       cwd=CWD))
+    paths = [item.path for item in made]
+    for name, words in (("heron-session", ("heron", "quokka", "flushCache", "okapi")),
+                        ("zzzz-session", ("aardvark", "bison", "caracal"))):
+        path = folder / f"2025-06-01T12-00-00-000Z_{name}.jsonl"
+        _own_session(path, name, 90, words, len(paths))
+        paths.append(path)
+    return paths
+
+
+# --- the engine: one statement against each session alone ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[sqlite3.Connection, list[str]]]:
+    """A project indexed in turns, with appends in between: the sessions' rowids interleave."""
+    folder = tmp_path_factory.mktemp("project-engine")
+    paths = _make_project(folder / "sessions")
+    conn = open_index(folder / "index.sqlite")
+    ids = []
+    for path in paths:
+        ids.append(catch_up(conn, str(path)).session_id)
+    own = folder / "sessions" / "2025-06-01T12-00-00-000Z_heron-session.jsonl"
+    leaf = f"hero{89:04x}"
+    for round_ in range(3):
+        leaf = _append(own, "heron-session", leaf, 200 + round_ * 5, 5)
+        catch_up(conn, str(own))
+        catch_up(conn, str(paths[0]))
+    yield conn, ids
+    conn.close()
+
+
+def _plain(conn: sqlite3.Connection, session_id: str, query: str, options: dict[str, Any]) -> RetrievalResult:
+    """``retrieve`` of one session, its ids listed, the whole table searched."""
+    return retrieve(conn, session_id=session_id, authorized_ids=all_ids(conn, session_id), terms=describe_query(query),
+                    **_engine_options(options))
+
+
+def _engine_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {"include_summaries": False, "roles": None, "before_ms": None, "after_ms": None, "exact": True,
+            "fts": True, **options}
+
+
+def _shared(conn: sqlite3.Connection, sessions: list[WholeSession], query: str,
+            options: dict[str, Any]) -> list[RetrievalResult]:
+    return retrieve_whole_sessions(conn, sessions, terms=describe_query(query), **_engine_options(options))
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_one_statement_gives_each_session_its_own_answer(indexed: Any, query: str) -> None:
+    conn, ids = indexed
+    ids = [*ids, "no-such-session"]
+    with_ranges = [WholeSession(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
+    one_range = [WholeSession(session_id, fts_rowid_ranges(conn, session_id, 1)) for session_id in ids]
+    unknown = [WholeSession(session_id) for session_id in ids]
+    some_unknown = [WholeSession(s.session_id, s.fts_ranges if n % 2 else None) for n, s in enumerate(with_ranges)]
+    found = 0
+    for options in OPTIONS:
+        plain = [_plain(conn, session_id, query, options) for session_id in ids]
+        found += sum(len(result.hits) for result in plain)
+        for sessions in (with_ranges, one_range, unknown, some_unknown, with_ranges[::-1][:4],
+                         with_ranges[:3] + with_ranges[1:2]):  # a session named twice (two files, one id)
+            expected = plain if len(sessions) == len(ids) else [plain[ids.index(s.session_id)] for s in sessions]
+            assert _shared(conn, sessions, query, options) == expected, (options, len(sessions))
+    if "pangolin" not in query:
+        assert found > 0
+
+
+def test_the_fixture_has_overlap_zero_matches_and_summaries(indexed: Any) -> None:
+    conn, ids = indexed
+    per_session = [len(_plain(conn, session_id, "heron flushCache", {}).hits) for session_id in ids]
+    assert sum(1 for count in per_session if count) >= 2 and 0 in per_session
+    summaries = conn.execute("SELECT count(*) FROM entries WHERE entry_type IN ('compaction', 'branch_summary')")
+    assert summaries.fetchone()[0] > 0
+    full = [len(_plain(conn, session_id, "Tests failed rejects empty input", {}).hits) for session_id in ids]
+    assert full.count(12) >= 2  # the per-session cap binds
+    windows = [_plain(conn, session_id, "heron quokka", {}).candidate_count for session_id in ids]
+    assert max(windows) >= 72  # so does the candidate window
+
+
+def test_a_failing_shared_statement_falls_back_to_each_session_alone(indexed: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    conn, ids = indexed
+    sessions = [WholeSession(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("interrupted")
+
+    expected = [_plain(conn, session_id, "heron `src/cache.ts`", {}) for session_id in ids]
+    monkeypatch.setattr(many_sessions, "fts_rows_by_session", broken)
+    assert _shared(conn, sessions, "heron `src/cache.ts`", {}) == expected
+    monkeypatch.setattr(many_sessions, "fts_rows_by_session", _damaged)
+    with pytest.raises(sqlite3.DatabaseError):
+        _shared(conn, sessions, "heron", {})
+
+
+def _damaged(*_args: Any, **_kwargs: Any) -> Any:
+    raise sqlite3.DatabaseError("database disk image is malformed")
+
+
+# --- the service: project recall against the per-source loop -------------------------------------
+
+
+def _host(current: Path, session_id: str, provider: str, cap: int | None = None) -> HistoryHost:
+    config = default_config()
+    config["historyTools"]["allowProjectScope"] = True
+    if cap is not None:
+        config["historyTools"]["maxProjectSessions"] = cap
+    return HistoryHost(session_file=str(current), project_path=CWD, project_trusted=True, config=config,
+                       provider=provider, session_id=session_id)
+
+
+def _service(current: Path, session_id: str, index: Path, provider: str = "anthropic",
+             cap: int | None = None) -> HistoryService:
+    return HistoryService(_host(current, session_id, provider, cap), index_path=str(index), clock=ManualClock(0))
+
+
+def _per_source(conn: sqlite3.Connection, sources: Any, query: Any, terms: Any, *, exact: bool,
+                fts: bool) -> list[RetrievalResult]:
+    return [recall_tool.search_source(conn, source, query, terms, exact=exact, fts=fts) for source in sources]
+
+
+def _plain_resolver() -> ScopeResolver:
+    resolver = ScopeResolver()
+    resolver._project = ProjectSessions(remember=False)  # every sibling read and caught up on every call
+    return resolver
+
+
+def _without_refs(result: dict[str, Any]) -> dict[str, Any]:
+    return {**result, "hits": [{k: v for k, v in hit.items() if k != "sourceRef"} for hit in result.get("hits", [])]}
+
+
+class _Pair:
+    """A long-lived service on the fast paths, and the plain form asked the same each time."""
+
+    def __init__(self, current: Path, session_id: str, index: Path, monkeypatch: pytest.MonkeyPatch,
+                 provider: str = "anthropic", cap: int | None = None) -> None:
+        self.monkeypatch = monkeypatch
+        self.kept = _service(current, session_id, index, provider, cap)
+        self.make_plain: Callable[[], HistoryService] = lambda: _service(current, session_id, index, provider, cap)
+
+    def recall(self, params: dict[str, Any]) -> dict[str, Any]:
+        fast = self.kept.recall(params)
+        with self.monkeypatch.context() as patch:
+            patch.setattr(recall_tool, "search_sources", _per_source)
+            plain_service = self.make_plain()
+            plain_service.scopes = _plain_resolver()
+            plain = plain_service.recall(params)
+        assert _without_refs(fast) == _without_refs(plain), params
+        return fast
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> tuple[list[Path], Path]:
+    folder = tmp_path / "sessions"
+    paths = _make_project(folder, sessions=12, entries=60)
+    (folder / "zz-empty.jsonl").write_bytes(b"")  # unavailable: empty
+    (folder / "zz-legacy.jsonl").write_bytes(_line({"type": "session", "id": "legacy", "timestamp": "x", "cwd": CWD}))
+    other = dict(json.loads(paths[1].read_bytes().split(b"\n", 1)[0]), id="elsewhere", cwd="/somewhere/else")
+    (folder / "zz-other-project.jsonl").write_bytes(_line(other))
+    (folder / "zz-not-json.jsonl").write_bytes(b"not json\n")
+    shutil.copyfile(paths[4], folder / "zz-copy.jsonl")  # a second file with the same session id
+    return paths, tmp_path / "index" / "index.sqlite"
+
+
+def _params(query: str, **extra: Any) -> dict[str, Any]:
+    return {"query": query, "scope": "project", **extra}
+
+
+def test_project_recall_is_the_per_source_answer(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths, index = project
+    current = paths[3]
+    session_id = json.loads(current.read_bytes().split(b"\n", 1)[0])["id"]
+    warnings: set[str] = set()
+    for provider in ("anthropic", "ollama"):
+        pair = _Pair(current, session_id, index, monkeypatch, provider)
+        seen_hits = 0
+        for query in (*QUERIES, "deploy fails token config", "OPENAI_API_KEY `.env`", "PRIVATE KEY"):
+            for extra in ({}, {"limit": 3}, {"limit": 12, "maxOutputTokens": 300}, {"roles": ["assistant"]},
+                          {"includeSummaries": True}, {"before": "2025-06-01T12:30:00.000Z"},
+                          {"after": "2025-06-01T12:05:00.000Z", "roles": ["user", "toolResult"]}):
+                result = pair.recall(_params(query, **extra))
+                seen_hits += len(result.get("hits", []))
+                warnings.update(result.get("warnings", []))
+        assert seen_hits > 100
+    assert {"project-source-unavailable", "output-budget"} <= warnings, warnings
+
+
+def test_the_discovery_cap_and_a_single_source(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths, index = project
+    current = paths[0]
+    session_id = json.loads(current.read_bytes().split(b"\n", 1)[0])["id"]
+    for cap in (0, 1, 3, 6):
+        pair = _Pair(current, session_id, index, monkeypatch, cap=cap)
+        for query in QUERIES[:6]:
+            result = pair.recall(_params(query))
+            assert "project-discovery-limit" in result["warnings"]
+
+
+def test_remembered_catch_ups_follow_the_files_and_the_index(project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths, index = project
+    current = paths[2]
+    session_id = json.loads(current.read_bytes().split(b"\n", 1)[0])["id"]
+    pair = _Pair(current, session_id, index, monkeypatch, "ollama")
+    query = _params("heron flushCache `src/cache.ts`", limit=12, maxOutputTokens=6000)
+
+    def ids(result: dict[str, Any]) -> set[str]:
+        return {hit["entryId"] for hit in result["hits"]}
+
+    before = pair.recall(query)
+    asked: list[str] = []
+    real_catch_up = project_scope.catch_up
+
+    def counted(conn: sqlite3.Connection, path: str, **kwargs: Any) -> Any:
+        asked.append(path)
+        return real_catch_up(conn, path, **kwargs)
+
+    monkeypatch.setattr(project_scope, "catch_up", counted)
+    pair.kept.recall(query)
+    # Nothing changed: only the unavailable sibling is asked again, and the two files of one
+    # session id (each catch-up rebuilds the session from the other file: its state row changes).
+    again = sorted([str(paths[0].parent / "zz-legacy.jsonl"), str(paths[0].parent / "zz-copy.jsonl"), str(paths[4])])
+    assert sorted(asked) == again
+    asked.clear()
+    own = next(path for path in paths if "heron-session" in path.name)
+    last = _append(own, "heron-session", f"hero{89:04x}", 300, 3)  # an append to a remembered sibling
+    pair.kept.recall(query)
+    assert sorted(asked) == sorted([str(own), *again])  # and the changed one
+    appended = pair.recall(_params("appended heron flushCache", limit=12, maxOutputTokens=6000))
+    assert {"hero012c", "hero012d", "hero012e"} <= ids(appended)
+    assert last == "hero012e"
+    replaced = paths[5]  # another file under the same name (a new inode)
+    backup = replaced.with_suffix(".bak")
+    shutil.copyfile(replaced, backup)
+    _own_session(replaced.with_name("tmp.jsonl.part"), "walrus-session", 40, ("walrus", "flushCache"), 9)
+    header = json.loads(replaced.read_bytes().split(b"\n", 1)[0])
+    body = replaced.with_name("tmp.jsonl.part").read_bytes().split(b"\n", 1)[1]
+    replacement = replaced.with_name("replacement.tmp")
+    replacement.write_bytes(_line(header) + body)
+    replacement.replace(replaced)
+    replaced.with_name("tmp.jsonl.part").unlink()
+    assert any(entry.startswith("walr") for entry in ids(pair.recall(_params("walrus", limit=12))))
+    shrunk = paths[6]
+    shrunk.write_bytes(b"\n".join(shrunk.read_bytes().split(b"\n")[:20]) + b"\n")  # rewritten shorter
+    pair.recall(query)
+    paths[7].write_bytes(b"")  # now unavailable
+    assert "project-source-unavailable" in pair.recall(query)["warnings"]
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(index) + suffix).unlink(missing_ok=True)
+    pair.recall(query)
+    backup.replace(replaced)
+    assert pair.recall(query)["hits"] and before["hits"]
