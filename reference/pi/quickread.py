@@ -125,7 +125,7 @@ def quick_read(path: str | os.PathLike[str]) -> QuickSession:
             messages = [(number, f.message) for number, f in enumerate(fields, first) if f.type == "message"]
             exchanges.add(messages)
             for number, message in messages:
-                if message.__class__ is Message and message.role == "assistant":  # type: ignore[union-attr]
+                if message.__class__ is Message and message.role == "assistant":
                     assistant.extend(bytes(number - len(assistant)))
                     assistant.append(1)
             builder.add(ids, [None if p is msgspec.UNSET else p for p in parent_ids])

@@ -7,13 +7,14 @@ and the readable summary must be identical.  Real Pi sessions: tests/oracle/test
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from testkit.inspect_equality import assert_same_inspection
+from testkit.inspect_equality import assert_same_inspection, leaves_of
 
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
@@ -197,3 +198,23 @@ def test_random_messages_and_links_read_the_same(tmp_path_factory: pytest.TempPa
         lines.append(text.encode("utf-8", "surrogatepass"))
     path = write(tmp_path_factory.mktemp("random"), *lines)
     assert_same_inspection(path, leaves=[None, "e0", *[f"e{n}" for n in range(len(payloads))]])
+
+
+@pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
+def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              child: str) -> None:
+    from reference.pi import quickinspect
+
+    monkeypatch.setattr(quickinspect, "_FORK_AT_MESSAGES", 2)
+    if child == "fork fails":
+        def no_fork() -> int:
+            raise OSError("no fork here")
+        monkeypatch.setattr(quickinspect.os, "fork", no_fork)
+    elif child == "child fails":
+        monkeypatch.setattr(quickinspect, "_child_texts", lambda pid, read_end: (os.close(read_end),
+                                                                                  os.waitpid(pid, 0), None)[-1])
+    [session] = generate(tmp_path, GenOptions(seed=8, entries=200, compactions=2, branches=3))
+    lines, _ = odd_shapes()["numbers"]
+    odd = write(tmp_path, *lines)
+    for path in (session.path, odd):
+        assert_same_inspection(path, quick=True, leaves=[None, *leaves_of(path, limit=6)])

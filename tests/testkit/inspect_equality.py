@@ -15,9 +15,9 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 
 
-def _answer(read: Any) -> tuple[str, Any]:
+def _answer(read: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
     try:
-        return "ok", read()
+        return "ok", read(*args, **kwargs)
     except ContractViolation as exc:
         return "refused", (exc.code, exc.message)
 
@@ -44,15 +44,15 @@ def assert_same_inspection(path: Path, *, quick: bool | None = None, leaves: lis
     if quick is not None:
         assert (session is not None) is quick, f"quick read taken: {session is not None}, expected {quick}"
     for leaf in leaves if leaves is not None else leaves_of(path):
-        exact = _answer(lambda: inspect_session(path, leaf))
-        fast = _answer(lambda: inspect_report(path, leaf))
+        exact = _answer(inspect_session, path, leaf)
+        fast = _answer(inspect_report, path, leaf)
         assert fast[0] == exact[0], (path, leaf, fast, exact)
         if exact[0] == "refused":
             assert fast == exact
             continue
         expected = js_stringify(exact[1]) + "\n"
         assert b"".join(report_json(fast[1])).decode() == expected, (path, leaf)
-        summary = _answer(lambda: inspect_report(path, leaf, messages=False))
+        summary = _answer(inspect_report, path, leaf, messages=False)
         assert summary[0] == "ok" and render_inspect(summary[1]) == render_inspect(exact[1]), (path, leaf)
         if session is not None:  # the quick session itself, without the fallback
             assert b"".join(report_json(describe_quick(session, leaf))).decode() == expected, (path, leaf)
