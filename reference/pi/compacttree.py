@@ -13,6 +13,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import ge
 from typing import Any
 
 from reference.pi.tree import walk_to_root
@@ -141,13 +143,17 @@ class TreeBuilder:
         else:
             numbers.update(zip(ids, range(first, first + len(ids)), strict=True))
             self.ids.extend(ids)
-        lookup = numbers.get
+        resolved = list(map(numbers.get, parent_ids, repeat(NO_PARENT)))  # a null parent is no key
+        if ("" not in parent_ids and resolved.count(NO_PARENT) == parent_ids.count(None)
+                and not any(map(ge, resolved, range(first, first + len(ids))))):
+            self.parents.extend(resolved)  # every parent named and earlier: what Pi writes
+            return
         append = self.parents.append
         for number, parent_id in enumerate(parent_ids, first):
             if not parent_id:
                 append(NO_PARENT)
                 continue
-            parent = lookup(parent_id, NO_PARENT)
+            parent = numbers.get(parent_id, NO_PARENT)
             if parent == NO_PARENT or parent >= number:
                 self.pending[number] = parent_id
                 parent = NO_PARENT

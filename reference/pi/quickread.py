@@ -16,7 +16,7 @@ import hashlib
 import os
 from array import array
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Final
 
 import msgspec
 
@@ -86,8 +86,8 @@ class QuickSession:
                 Code.SESSION_CHANGED, f"line {number + 2} no longer parses: {exc}") from None
 
 
-def _string_or_none(value: Any) -> bool:
-    return value is None or value is msgspec.UNSET or value.__class__ is str
+_STR: Final = frozenset({str})
+_PARENT_TYPES: Final = frozenset({str, type(None), msgspec.UnsetType})  # a string, null or absent
 
 
 def quick_read(path: str | os.PathLike[str]) -> QuickSession:
@@ -118,8 +118,8 @@ def quick_read(path: str | os.PathLike[str]) -> QuickSession:
             ids = [f.id for f in fields]
             block_types = [f.type for f in fields]
             parent_ids = [f.parentId for f in fields]
-            if (not all(i.__class__ is str for i in ids) or not all(t.__class__ is str for t in block_types)
-                    or not all(map(_string_or_none, parent_ids)) or "session" in block_types):
+            if (not set(map(type, ids)) <= _STR or not set(map(type, block_types)) <= _STR
+                    or not set(map(type, parent_ids)) <= _PARENT_TYPES or "session" in block_types):
                 raise NotOrdinary
             first = len(types)
             messages = [(number, f.message) for number, f in enumerate(fields, first) if f.type == "message"]
@@ -128,7 +128,8 @@ def quick_read(path: str | os.PathLike[str]) -> QuickSession:
                 if message.__class__ is Message and message.role == "assistant":
                     assistant.extend(bytes(number - len(assistant)))
                     assistant.append(1)
-            builder.add(ids, [None if p is msgspec.UNSET else p for p in parent_ids])
+            builder.add(ids, parent_ids if msgspec.UNSET not in parent_ids
+                        else [None if p is msgspec.UNSET else p for p in parent_ids])
             types.extend([shared.setdefault(t, t) for t in block_types])
             starts.extend(block_starts)
             ends.extend(block_ends)
