@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any, Final
 
 import msgspec
@@ -30,6 +30,7 @@ from reference.pi.quickread import QuickSession, quick_read
 from reference.pi.reader import open_session_file
 from reference.pi.session import DIAGNOSTIC_SAMPLE
 from reference.pi.toolexchange import ToolExchangeDiagnostics
+from reference.pi.twohalves import in_two_halves
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
@@ -38,7 +39,7 @@ from reference.primitives.jsvalues import get, strict_equal, truthy
 _MESSAGE_KINDS: Final = frozenset({"message", "custom_message", "compaction"})  # one message each
 _CONTENT_ROLES: Final = frozenset({"user", "assistant", "toolResult"})
 _WINDOW_BYTES: Final = 4 * 1024 * 1024
-_FORK_AT_MESSAGES: Final = 20_000  # a shorter context is written sooner than a process is forked
+FORK_AT_MESSAGES = 20_000  # a shorter context is written sooner than a process is forked
 NO_MESSAGE: Final = "a message entry has no message"
 
 
@@ -211,67 +212,18 @@ class _Lines:
 
 
 def _context_texts(session: QuickSession, stream: IO[bytes], context: list[int]) -> list[bytes]:
-    """The JSON text of every context message, in order: a long context in two halves at once,
-    the second one in a forked copy of this process (:func:`_texts_in_a_child`)."""
-    if len(context) < _FORK_AT_MESSAGES or not hasattr(os, "fork"):
+    """The JSON text of every context message, in order (a long context in two halves at once)."""
+    if len(context) < FORK_AT_MESSAGES:
         return _texts(session, stream, context)
-    half = len(context) // 2
-    child = _texts_in_a_child(session, context[half:])
-    texts = _texts(session, stream, context[:half])
-    rest = _child_texts(*child) if child is not None else None
-    return texts + (rest if rest is not None else _texts(session, stream, context[half:]))
+
+    def make(numbers: Sequence[int]) -> list[bytes]:
+        with open_session_file(session.path) as own_stream:  # a forked copy reads with its own
+            return _texts(session, own_stream, numbers)
+
+    return in_two_halves(context, make)
 
 
-def _texts_in_a_child(session: QuickSession, context: list[int]) -> tuple[int, int] | None:
-    """Fork a copy that writes the texts of ``context`` to a pipe: (its pid, the pipe's read
-    end), or None when no copy can be made.  The copy never returns: it ends with ``_exit``."""
-    try:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-    except OSError:
-        return None
-    if pid:
-        os.close(write_end)
-        return pid, read_end
-    status = 1
-    try:
-        os.close(read_end)
-        with open_session_file(session.path) as stream, os.fdopen(write_end, "wb") as out:
-            texts = _texts(session, stream, context)
-            out.write(array("q", [len(texts), *map(len, texts)]).tobytes())
-            out.writelines(texts)
-        status = 0
-    finally:
-        os._exit(status)
-
-
-def _child_texts(pid: int, read_end: int) -> list[bytes] | None:
-    """What the copy wrote, or None when it failed (the caller does its work itself)."""
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return None
-    lengths = array("q")  # the count, then each text's length, then the texts
-    size = lengths.itemsize
-    if len(data) < size:
-        return None
-    lengths.frombytes(data[:size])
-    count = lengths.pop()
-    head = size * (count + 1)
-    if count < 0 or len(data) < head:
-        return None
-    lengths.frombytes(data[size:head])
-    if head + sum(lengths) != len(data):
-        return None
-    texts, offset = [], head
-    for length in lengths:
-        texts.append(data[offset:offset + length])
-        offset += length
-    return texts
-
-
-def _texts(session: QuickSession, stream: IO[bytes], context: list[int]) -> list[bytes]:
+def _texts(session: QuickSession, stream: IO[bytes], context: Sequence[int]) -> list[bytes]:
     types = session.types
     lines = _Lines(session, stream)
     texts: list[bytes] = []

@@ -203,16 +203,16 @@ def test_random_messages_and_links_read_the_same(tmp_path_factory: pytest.TempPa
 @pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
 def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               child: str) -> None:
-    from reference.pi import quickinspect
+    from reference.pi import quickinspect, twohalves
 
-    monkeypatch.setattr(quickinspect, "_FORK_AT_MESSAGES", 2)
+    monkeypatch.setattr(quickinspect, "FORK_AT_MESSAGES", 2)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")
-        monkeypatch.setattr(quickinspect.os, "fork", no_fork)
+        monkeypatch.setattr(twohalves.os, "fork", no_fork)
     elif child == "child fails":
-        monkeypatch.setattr(quickinspect, "_child_texts", lambda pid, read_end: (os.close(read_end),
-                                                                                  os.waitpid(pid, 0), None)[-1])
+        monkeypatch.setattr(twohalves, "_collect", lambda pid, read_end: (os.close(read_end),
+                                                                          os.waitpid(pid, 0), None)[-1])
     [session] = generate(tmp_path, GenOptions(seed=8, entries=200, compactions=2, branches=3))
     lines, _ = odd_shapes()["numbers"]
     odd = write(tmp_path, *lines)
