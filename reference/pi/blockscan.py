@@ -198,9 +198,17 @@ def _decode_around(lines: list[bytes], odd: list[int]) -> list[Fields]:
 
 def ordinary_blocks(stream: IO[bytes]) -> Iterator[Block]:
     """Every line of an ordinary session file in blocks, header first, or :class:`NotOrdinary`."""
+    return ordinary_blocks_in(stream)
+
+
+def ordinary_blocks_in(stream: IO[bytes], *, start: int = 0, size: int | None = None,
+                       header: bool = True) -> Iterator[Block]:
+    """:func:`ordinary_blocks` of the lines from offset ``start`` (where the stream is), at most
+    ``size`` bytes; without ``header`` the first line is an entry like any other, and line
+    numbers count from the first line read."""
     number = 1
     try:
-        for position, lines, terminated in line_chunks(stream, RECORD_LIMIT_BYTES):
+        for position, lines, terminated in line_chunks(stream, RECORD_LIMIT_BYTES, start=start, size=size):
             for first in range(0, len(lines), _BLOCK_LINES):
                 block = lines[first : first + _BLOCK_LINES]
                 last_block = first + _BLOCK_LINES >= len(lines)
@@ -210,9 +218,10 @@ def ordinary_blocks(stream: IO[bytes]) -> Iterator[Block]:
                 if last_block and not terminated:
                     ends[-1] -= 1
                 fields = _decode(block)
-                if number == 1:
-                    header = fields[0]
-                    if ends[0] > HEADER_SCAN_LIMIT_BYTES or header.type != "session" or not isinstance(header.id, str):
+                if number == 1 and header:
+                    first_value = fields[0]
+                    if (ends[0] > HEADER_SCAN_LIMIT_BYTES or first_value.type != "session"
+                            or not isinstance(first_value.id, str)):
                         raise NotOrdinary
                 yield Block(number, starts, ends, fields, terminated or not last_block)
                 number += len(block)

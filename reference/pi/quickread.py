@@ -20,11 +20,13 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.blockscan import Message, NotOrdinary, ordinary_blocks
+from reference.pi.blockscan import Message, NotOrdinary, ordinary_blocks_in
 from reference.pi.compacttree import CompactTree, TreeBuilder
-from reference.pi.reader import decode_value, open_session_file
+from reference.pi.lines import READ_CHUNK_BYTES
+from reference.pi.reader import RECORD_LIMIT_BYTES, decode_value, open_session_file
 from reference.pi.session import _legacy_version, check_session_path
 from reference.pi.toolexchange import Exchanges
+from reference.pi.twohalves import Forked, collect, fork_bytes
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 
@@ -88,65 +90,165 @@ class QuickSession:
 
 _STR: Final = frozenset({str})
 _PARENT_TYPES: Final = frozenset({str, type(None), msgspec.UnsetType})  # a string, null or absent
+#: A file this large is read in two halves at once (:mod:`reference.pi.twohalves`).
+READ_IN_HALVES_BYTES = 32 * 1024 * 1024
+
+
+class _Lines(msgspec.Struct, gc=False):
+    """The entry table of a run of lines (what one process reads), sendable as msgpack."""
+
+    ids: list[str] = msgspec.field(default_factory=list)
+    parent_ids: list[str | None] = msgspec.field(default_factory=list)
+    types: list[str] = msgspec.field(default_factory=list)
+    starts: bytes = b""  # array("q") bytes, filled in by ``done``
+    ends: bytes = b""
+    assistant: bytes = b""
+    exchanges: list[Any] = msgspec.field(default_factory=list)  # Exchanges' fields, made sendable
+    terminated: bool = True
+    crlf: int = 0
+    last: bytes = b""
+
+
+class _Reader:
+    """Blocks of ordinary lines into a :class:`_Lines` (``NotOrdinary`` for any other line)."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.parent_ids: list[str | None] = []
+        self.types: list[str] = []
+        self.shared: dict[str, str] = {}
+        self.starts, self.ends = array("q"), array("q")
+        self.assistant = bytearray()
+        self.exchanges = Exchanges()
+        self.terminated = True
+
+    def add(self, fields: list[Any], starts: list[int], ends: list[int]) -> None:
+        ids = [f.id for f in fields]
+        types = [f.type for f in fields]
+        parent_ids = [f.parentId for f in fields]
+        if (not set(map(type, ids)) <= _STR or not set(map(type, types)) <= _STR
+                or not set(map(type, parent_ids)) <= _PARENT_TYPES or "session" in types):
+            raise NotOrdinary
+        first = len(self.types)
+        messages = [(number, f.message) for number, f in enumerate(fields, first) if f.type == "message"]
+        self.exchanges.add(messages)
+        for number, message in messages:
+            if message.__class__ is Message and message.role == "assistant":
+                self.assistant.extend(bytes(number - len(self.assistant)))
+                self.assistant.append(1)
+        self.ids += ids
+        self.parent_ids += (parent_ids if msgspec.UNSET not in parent_ids
+                            else [None if p is msgspec.UNSET else p for p in parent_ids])
+        self.types += [self.shared.setdefault(t, t) for t in types]
+        self.starts.extend(starts)
+        self.ends.extend(ends)
+
+    def done(self, crlf: int, last: bytes) -> _Lines:
+        self.assistant.extend(bytes(len(self.types) - len(self.assistant)))
+        x = self.exchanges
+        return _Lines(self.ids, self.parent_ids, self.types, self.starts.tobytes(), self.ends.tobytes(),
+                      bytes(self.assistant), [x.call_numbers.tobytes(), x.call_keys, x.result_numbers.tobytes(),
+                                              x.result_keys, x.messageless.tobytes()],
+                      self.terminated, crlf, last)
+
+
+def _read_lines(stream: _CountingStream, *, start: int = 0, size: int | None = None,
+                header: list[tuple[int, int]] | None = None) -> _Lines:
+    """The entry table of the lines from ``start``; with ``header``, the first line is the
+    session header, whose span goes there."""
+    reader = _Reader()
+    crlf_before = stream.crlf
+    for block in ordinary_blocks_in(stream, start=start, size=size, header=header is not None):  # type: ignore[arg-type]
+        fields, starts, ends = block.fields, block.starts, block.ends
+        if header is not None and not header:
+            header.append((starts[0], ends[0]))
+            fields, starts, ends = fields[1:], starts[1:], ends[1:]
+        reader.add(fields, starts, ends)
+        reader.terminated = block.terminated
+    return reader.done(stream.crlf - crlf_before, stream.last)
+
+
+def _second_half(path: str, start: int) -> bytes:
+    """The entry table of the lines from ``start`` as msgpack (run in a forked copy)."""
+    with open_session_file(path) as raw:
+        raw.seek(start)
+        return msgspec.msgpack.encode(_read_lines(_CountingStream(raw), start=start))
+
+
+def _split_point(raw: IO[bytes], size: int) -> int | None:
+    """The offset just after the first LF past the middle of the file, if any is near."""
+    if size < READ_IN_HALVES_BYTES:
+        return None
+    raw.seek(size // 2)
+    newline = raw.read(RECORD_LIMIT_BYTES).find(b"\n")
+    raw.seek(0)
+    split = size // 2 + newline + 1
+    return split if newline >= 0 and split < size else None
 
 
 def quick_read(path: str | os.PathLike[str]) -> QuickSession:
     """Read an ordinary session file once, or :class:`NotOrdinary` (read it with the exact
-    reader: that also gives every refusal of a bad file its wording)."""
+    reader: that also gives every refusal of a bad file its wording).  A large file is read in
+    two halves at once."""
     path = os.fspath(path)
     check_session_path(path)
     try:
         raw = open_session_file(path)
     except OSError:
         raise NotOrdinary from None
-    builder = TreeBuilder()
-    types: list[str] = []
-    shared: dict[str, str] = {}
-    starts, ends = array("q"), array("q")
-    assistant = bytearray()
-    exchanges = Exchanges()
-    header_span: tuple[int, int] | None = None
-    terminated = True
+    header_span: list[tuple[int, int]] = []
     with raw:
+        split = _split_point(raw, os.fstat(raw.fileno()).st_size)
+        forked = fork_bytes(lambda: _second_half(path, split)) if split is not None else None
         stream = _CountingStream(raw)
-        for block in ordinary_blocks(stream):  # type: ignore[arg-type]
-            fields = block.fields
-            block_starts, block_ends = block.starts, block.ends
-            if header_span is None:
-                header_span = (block_starts[0], block_ends[0])
-                fields, block_starts, block_ends = fields[1:], block_starts[1:], block_ends[1:]
-            ids = [f.id for f in fields]
-            block_types = [f.type for f in fields]
-            parent_ids = [f.parentId for f in fields]
-            if (not set(map(type, ids)) <= _STR or not set(map(type, block_types)) <= _STR
-                    or not set(map(type, parent_ids)) <= _PARENT_TYPES or "session" in block_types):
-                raise NotOrdinary
-            first = len(types)
-            messages = [(number, f.message) for number, f in enumerate(fields, first) if f.type == "message"]
-            exchanges.add(messages)
-            for number, message in messages:
-                if message.__class__ is Message and message.role == "assistant":
-                    assistant.extend(bytes(number - len(assistant)))
-                    assistant.append(1)
-            builder.add(ids, parent_ids if msgspec.UNSET not in parent_ids
-                        else [None if p is msgspec.UNSET else p for p in parent_ids])
-            types.extend([shared.setdefault(t, t) for t in block_types])
-            starts.extend(block_starts)
-            ends.extend(block_ends)
-            terminated = block.terminated
-        assistant.extend(bytes(len(types) - len(assistant)))
-        if header_span is None:
+        halves = [_read_lines(stream, size=split, header=header_span)]
+        if not header_span:
             raise NotOrdinary
-        raw.seek(header_span[0])
-        header = decode_value(raw.read(header_span[1] - header_span[0]).rstrip(b"\n"))
+        if split is not None:
+            halves.append(_collected(forked, stream) or _read_lines(stream, start=split))
+        raw.seek(header_span[0][0])
+        header = decode_value(raw.read(header_span[0][1] - header_span[0][0]).rstrip(b"\n"))
     if not isinstance(header, dict):
         raise NotOrdinary
     legacy, unsupported = _legacy_version(header.get("version"))
     if legacy is not None or any(not isinstance(header.get(name), str) for name in ("cwd", "timestamp")):
         raise NotOrdinary  # legacy files and odd headers: the exact reader's diagnostics
+    return _session(path, stream, header, unsupported, halves)
+
+
+def _collected(forked: Forked | None, stream: _CountingStream) -> _Lines | None:
+    """The second half's table from the forked copy, the file's bytes hashed on here; None when
+    the copy failed (the caller reads the half itself)."""
+    data = collect(forked) if forked is not None else None
+    if data is None:
+        return None
+    lines = msgspec.msgpack.decode(data, type=_Lines)
+    while chunk := stream.raw.read(READ_CHUNK_BYTES):
+        stream.digest.update(chunk)
+        stream.size += len(chunk)
+    return lines
+
+
+def _session(path: str, stream: _CountingStream, header: dict[str, Any], unsupported: Any,
+             halves: list[_Lines]) -> QuickSession:
+    """One session from the tables of its halves, in file order."""
+    builder = TreeBuilder()
+    types: list[str] = []
+    starts, ends = array("q"), array("q")
+    assistant = bytearray()
+    exchanges = Exchanges()
+    for half in halves:
+        offset = len(types)
+        builder.add(half.ids, half.parent_ids)
+        types += half.types
+        starts.frombytes(half.starts)
+        ends.frombytes(half.ends)
+        assistant += half.assistant
+        exchanges.extend(offset, *half.exchanges)
+    last = halves[-1]
+    crlf = sum(half.crlf for half in halves) + (not last.terminated and last.last == b"\r")
     return QuickSession(
         path=path, size=stream.size, sha256=stream.digest.hexdigest(), header=header,
         unsupported_version=unsupported, tree=builder.build(), types=types, starts=starts, ends=ends,
-        assistant=assistant, exchanges=exchanges, crlf_lines=stream.crlf + (not terminated and stream.last == b"\r"),
-        unterminated_tail=not terminated,
+        assistant=assistant, exchanges=exchanges, crlf_lines=crlf, unterminated_tail=not last.terminated,
     )

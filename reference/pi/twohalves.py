@@ -1,10 +1,10 @@
-"""A list of byte strings made in two halves at once: the second half in a forked copy.
+"""Work in two halves at once: the second half in a forked copy of this process.
 
-``session inspect --json`` of a large session spends most of its time writing the context
-messages, one independent text per entry; a forked copy of the process already holds the
-session's compact table, so it needs nothing but the numbers of its half, and sends back only
-the texts (through a pipe: a count, each length, then the bytes).  A copy that cannot be made or
-that fails costs the time of doing its half here after all, never a different answer.
+``session inspect`` of a large session reads its lines and writes its context messages, both
+in independent pieces; a forked copy already holds everything read so far, so it needs nothing
+but where its half starts, and sends back only bytes through a pipe.  A copy that cannot be made
+or that fails costs the time of doing its half here after all, never a different answer: the
+caller does the work itself when :func:`collect` gives None.
 """
 
 from __future__ import annotations
@@ -12,26 +12,25 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
 
 
-def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[bytes]]) -> list[bytes]:
-    """``make(items)``, as ``make`` of the first half here plus ``make`` of the second half in
-    a forked copy (``make`` must not depend on which process runs it)."""
+@dataclass(frozen=True)
+class Forked:
+    """A forked copy at work, and the read end of the pipe it writes its answer to."""
+
+    pid: int
+    read_end: int
+
+
+def fork_bytes(make: Callable[[], bytes]) -> Forked | None:
+    """Run ``make`` in a forked copy, or None when no copy can be made.  The copy never returns:
+    it ends with ``_exit`` (no handler of this process runs twice)."""
     if not hasattr(os, "fork"):
-        return make(items)
-    half = len(items) // 2
-    child = _fork(items[half:], make)
-    texts = make(items[:half])
-    rest = _collect(*child) if child is not None else None
-    return texts + (rest if rest is not None else make(items[half:]))
-
-
-def _fork(items: Sequence[T], make: Callable[[Sequence[T]], list[bytes]]) -> tuple[int, int] | None:
-    """(the copy's pid, the read end of its pipe), or None when no copy can be made.  The copy
-    never returns: it ends with ``_exit`` (no handler of this process runs twice)."""
+        return None
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -44,27 +43,45 @@ def _fork(items: Sequence[T], make: Callable[[Sequence[T]], list[bytes]]) -> tup
         return None
     if pid:
         os.close(write_end)
-        return pid, read_end
+        return Forked(pid, read_end)
     status = 1
     try:
         os.close(read_end)
         with os.fdopen(write_end, "wb") as out:
-            texts = make(items)
-            out.write(array("q", [len(texts), *map(len, texts)]).tobytes())
-            out.writelines(texts)
+            out.write(make())
         status = 0
     finally:
         os._exit(status)
 
 
-def _collect(pid: int, read_end: int) -> list[bytes] | None:
-    """What the copy wrote, or None when it failed or wrote something else."""
-    with os.fdopen(read_end, "rb") as pipe:
+def collect(forked: Forked) -> bytes | None:
+    """What the copy's ``make`` gave, or None when it failed."""
+    with os.fdopen(forked.read_end, "rb") as pipe:
         data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    lengths = array("q")  # the count, then each text's length, then the texts
+    _, status = os.waitpid(forked.pid, 0)
+    return data if status == 0 else None
+
+
+def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[bytes]]) -> list[bytes]:
+    """``make(items)``, as ``make`` of the first half here plus ``make`` of the second half in
+    a forked copy (``make`` must not depend on which process runs it)."""
+    half = len(items) // 2
+    forked = fork_bytes(lambda: pack(make(items[half:])))
+    texts = make(items[:half])
+    rest = unpack(collect(forked)) if forked is not None else None
+    return texts + (rest if rest is not None else make(items[half:]))
+
+
+def pack(texts: list[bytes]) -> bytes:
+    """A count, each text's length, then the texts."""
+    return array("q", [len(texts), *map(len, texts)]).tobytes() + b"".join(texts)
+
+
+def unpack(data: bytes | None) -> list[bytes] | None:
+    """The texts of :func:`pack`, or None when ``data`` is not such bytes."""
+    lengths = array("q")
     size = lengths.itemsize
-    if status != 0 or len(data) < size:
+    if data is None or len(data) < size:
         return None
     lengths.frombytes(data[:size])
     count = lengths.pop()

@@ -211,10 +211,36 @@ def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, mon
             raise OSError("no fork here")
         monkeypatch.setattr(twohalves.os, "fork", no_fork)
     elif child == "child fails":
-        monkeypatch.setattr(twohalves, "_collect", lambda pid, read_end: (os.close(read_end),
-                                                                          os.waitpid(pid, 0), None)[-1])
+        monkeypatch.setattr(twohalves, "collect", lambda forked: (os.close(forked.read_end),
+                                                                  os.waitpid(forked.pid, 0), None)[-1])
     [session] = generate(tmp_path, GenOptions(seed=8, entries=200, compactions=2, branches=3))
     lines, _ = odd_shapes()["numbers"]
     odd = write(tmp_path, *lines)
     for path in (session.path, odd):
         assert_same_inspection(path, quick=True, leaves=[None, *leaves_of(path, limit=6)])
+
+
+@pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
+@pytest.mark.parametrize("name", ["plain chain", "duplicate ids", "forward parent", "compactions",
+                                  "a later session header", "a malformed line", "lone surrogate in an id"])
+def test_a_file_read_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str,
+                                                  name: str) -> None:
+    from reference.pi import quickread, twohalves
+
+    monkeypatch.setattr(quickread, "READ_IN_HALVES_BYTES", 1)
+    if child == "fork fails":
+        def no_fork() -> int:
+            raise OSError("no fork here")
+        monkeypatch.setattr(twohalves.os, "fork", no_fork)
+    elif child == "child fails":
+        monkeypatch.setattr(quickread, "collect", lambda forked: (os.close(forked.read_end),
+                                                                 os.waitpid(forked.pid, 0), None)[-1])
+    lines, quick = odd_shapes()[name]
+    for end in (b"\n", b"\r\n"):
+        path = write(tmp_path, *lines, *lines, end=end)
+        assert_same_inspection(path, quick=quick, leaves=[None, *leaves_of(path, limit=8)])
+        torn = tmp_path / "torn.jsonl"
+        torn.write_bytes(path.read_bytes()[:-1])
+        assert_same_inspection(torn, quick=quick, leaves=[None, *leaves_of(torn, limit=4)])
+    [session] = generate(tmp_path / "generated", GenOptions(seed=9, entries=150, compactions=2, crlf=True))
+    assert_same_inspection(session.path, quick=True, leaves=[None, *leaves_of(session.path, limit=6)])
