@@ -46,7 +46,7 @@ NO_MESSAGE: Final = "a message entry has no message"
 class ContextJson:
     """The context messages of a quick report: their count, and their JSON texts when asked."""
 
-    def __init__(self, count: int, texts: list[bytes] | None) -> None:
+    def __init__(self, count: int, texts: Sequence[bytes | memoryview] | None) -> None:
         self.count = count
         self.texts = texts
 
@@ -211,22 +211,22 @@ class _Lines:
         return memoryview(self.window)[start - self.offset:end - self.offset]
 
 
-def _context_texts(session: QuickSession, stream: IO[bytes], context: list[int]) -> list[bytes]:
+def _context_texts(session: QuickSession, stream: IO[bytes], context: list[int]) -> list[bytes | memoryview]:
     """The JSON text of every context message, in order (a long context in two halves at once)."""
     if len(context) < FORK_AT_MESSAGES:
         return _texts(session, stream, context)
 
-    def make(numbers: Sequence[int]) -> list[bytes]:
+    def make(numbers: Sequence[int]) -> list[bytes | memoryview]:
         with open_session_file(session.path) as own_stream:  # a forked copy reads with its own
             return _texts(session, own_stream, numbers)
 
     return in_two_halves(context, make)
 
 
-def _texts(session: QuickSession, stream: IO[bytes], context: Sequence[int]) -> list[bytes]:
+def _texts(session: QuickSession, stream: IO[bytes], context: Sequence[int]) -> list[bytes | memoryview]:
     types = session.types
     lines = _Lines(session, stream)
-    texts: list[bytes] = []
+    texts: list[bytes | memoryview] = []
     for number in context:
         kind = types[number]
         if kind == "message":
@@ -305,7 +305,7 @@ def _ids_json(ids: list[Any]) -> bytes:
     return js_stringify_bytes(ids)
 
 
-def report_json(report: dict[str, Any]) -> Iterator[bytes]:
+def report_json(report: dict[str, Any]) -> Iterator[bytes | memoryview]:
     """The JSON text of an inspect object, as ``js_stringify(report) + "\\n"`` writes it, in
     pieces (a quick report's context is its messages' texts between brackets)."""
     separator = b"{"
@@ -319,7 +319,9 @@ def report_json(report: dict[str, Any]) -> Iterator[bytes]:
                 raise ValueError("a context without its texts")
             yield b"["
             for index, text in enumerate(value.texts):
-                yield b"," + text if index else text
+                if index:
+                    yield b","
+                yield text
             yield b"]"
         elif key in ("pathIds", "contextEntryIds") and isinstance(value, list):
             yield _ids_json(value)

@@ -240,6 +240,7 @@ def _session(path: str, stream: _CountingStream, header: dict[str, Any], unsuppo
     for half in halves:
         offset = len(types)
         builder.add(half.ids, half.parent_ids)
+        half.ids, half.parent_ids = [], []  # the builder has them: no second list to the end
         types += half.types
         starts.frombytes(half.starts)
         ends.frombytes(half.ends)

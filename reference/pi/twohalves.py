@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
+Text = bytes | memoryview  # a text made here, or one read back from a forked copy
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def collect(forked: Forked) -> bytes | None:
     return data if status == 0 else None
 
 
-def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[bytes]]) -> list[bytes]:
+def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[Text]]) -> list[Text]:
     """``make(items)``, as ``make`` of the first half here plus ``make`` of the second half in
     a forked copy (``make`` must not depend on which process runs it)."""
     half = len(items) // 2
@@ -72,13 +73,14 @@ def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[bytes]]
     return texts + (rest if rest is not None else make(items[half:]))
 
 
-def pack(texts: list[bytes]) -> bytes:
+def pack(texts: list[Text]) -> bytes:
     """A count, each text's length, then the texts."""
     return array("q", [len(texts), *map(len, texts)]).tobytes() + b"".join(texts)
 
 
-def unpack(data: bytes | None) -> list[bytes] | None:
-    """The texts of :func:`pack`, or None when ``data`` is not such bytes."""
+def unpack(data: bytes | None) -> list[Text] | None:
+    """The texts of :func:`pack` (views of ``data``, not copies), or None when ``data`` is not
+    such bytes."""
     lengths = array("q")
     size = lengths.itemsize
     if data is None or len(data) < size:
@@ -91,8 +93,10 @@ def unpack(data: bytes | None) -> list[bytes] | None:
     lengths.frombytes(data[size:head])
     if head + sum(lengths) != len(data):
         return None
-    texts, offset = [], head
+    view = memoryview(data)
+    texts: list[Text] = []
+    offset = head
     for length in lengths:
-        texts.append(data[offset:offset + length])
+        texts.append(view[offset:offset + length])
         offset += length
     return texts
