@@ -107,6 +107,7 @@ class _Lines(msgspec.Struct, gc=False):
     terminated: bool = True
     crlf: int = 0
     last: bytes = b""
+    stop: int = 0  # the offset just after the last byte read (a forked copy's half ends there)
 
 
 class _Reader:
@@ -172,7 +173,10 @@ def _second_half(path: str, start: int) -> bytes:
     """The entry table of the lines from ``start`` as msgpack (run in a forked copy)."""
     with open_session_file(path) as raw:
         raw.seek(start)
-        return msgspec.msgpack.encode(_read_lines(_CountingStream(raw), start=start))
+        stream = _CountingStream(raw)
+        lines = _read_lines(stream, start=start)
+        lines.stop = start + stream.size
+        return msgspec.msgpack.encode(lines)
 
 
 def _split_point(raw: IO[bytes], size: int) -> int | None:
@@ -223,8 +227,8 @@ def _collected(forked: Forked | None, stream: _CountingStream) -> _Lines | None:
     if data is None:
         return None
     lines = msgspec.msgpack.decode(data, type=_Lines)
-    while chunk := stream.raw.read(READ_CHUNK_BYTES):
-        stream.digest.update(chunk)
+    while stream.size < lines.stop and (chunk := stream.raw.read(min(READ_CHUNK_BYTES, lines.stop - stream.size))):
+        stream.digest.update(chunk)  # the bytes the copy read, and no more (a growing file)
         stream.size += len(chunk)
     return lines
 
