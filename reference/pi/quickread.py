@@ -203,7 +203,7 @@ def quick_read(path: str | os.PathLike[str]) -> QuickSession:
     header_span: list[tuple[int, int]] = []
     with raw:
         split = _split_point(raw, os.fstat(raw.fileno()).st_size)
-        forked = fork_bytes(lambda: _second_half(path, split)) if split is not None else None
+        forked = fork_bytes(lambda: [_second_half(path, split)]) if split is not None else None
         stream = _CountingStream(raw)
         halves = [_read_lines(stream, size=split, header=header_span)]
         if not header_span:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -27,9 +27,10 @@ class Forked:
     read_end: int
 
 
-def fork_bytes(make: Callable[[], bytes]) -> Forked | None:
-    """Run ``make`` in a forked copy, or None when no copy can be made.  The copy never returns:
-    it ends with ``_exit`` (no handler of this process runs twice)."""
+def fork_bytes(make: Callable[[], Iterable[Text]]) -> Forked | None:
+    """Run ``make`` in a forked copy, which writes the pieces it gives to a pipe, or None when
+    no copy can be made.  The copy never returns: it ends with ``_exit`` (no handler of this
+    process runs twice)."""
     if not hasattr(os, "fork"):
         return None
     try:
@@ -49,14 +50,14 @@ def fork_bytes(make: Callable[[], bytes]) -> Forked | None:
     try:
         os.close(read_end)
         with os.fdopen(write_end, "wb") as out:
-            out.write(make())
+            out.writelines(make())
         status = 0
     finally:
         os._exit(status)
 
 
 def collect(forked: Forked) -> bytes | None:
-    """What the copy's ``make`` gave, or None when it failed."""
+    """What the copy's ``make`` gave, joined, or None when it failed."""
     with os.fdopen(forked.read_end, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(forked.pid, 0)
@@ -73,9 +74,10 @@ def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[Text]])
     return texts + (rest if rest is not None else make(items[half:]))
 
 
-def pack(texts: list[Text]) -> bytes:
-    """A count, each text's length, then the texts."""
-    return array("q", [len(texts), *map(len, texts)]).tobytes() + b"".join(texts)
+def pack(texts: list[Text]) -> Iterator[Text]:
+    """A count, each text's length, then the texts (written as they are, never joined)."""
+    yield array("q", [len(texts), *map(len, texts)]).tobytes()
+    yield from texts
 
 
 def unpack(data: bytes | None) -> list[Text] | None:
