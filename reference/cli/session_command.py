@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import codecs
+import sys
 from typing import Any
 
-from reference.cli.output import fail, print_json
+from reference.cli.output import fail
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -112,15 +114,30 @@ def _plural_phrase(name: str) -> str:
 
 
 def cmd_session_inspect(args: argparse.Namespace) -> int:
-    from reference.pi.inspection import inspect_session, leaf_from_cli
+    from reference.pi.inspection import leaf_from_cli
+    from reference.pi.quickinspect import inspect_report
     from reference.primitives.errors import ContractViolation
 
     try:
-        report = inspect_session(args.file, leaf_from_cli(args.leaf))
+        report = inspect_report(args.file, leaf_from_cli(args.leaf), messages=args.json)
     except ContractViolation as exc:
         return fail(exc.code, exc.message)
     if args.json:
-        print_json(report)
+        write_report_json(report)
     else:
         print(render_inspect(report))
     return 0
+
+
+def write_report_json(report: dict[str, Any]) -> None:
+    """What :func:`reference.cli.output.print_json` writes for the report, from its pieces."""
+    from reference.pi.quickinspect import report_json
+
+    stdout = sys.stdout
+    binary = getattr(stdout, "buffer", None)
+    if binary is None or codecs.lookup(stdout.encoding or "").name != "utf-8":
+        stdout.write(b"".join(report_json(report)).decode("utf-8"))
+        return
+    stdout.flush()
+    binary.writelines(report_json(report))
+    binary.flush()

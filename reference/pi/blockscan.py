@@ -19,6 +19,8 @@ what the plain analysis looks at.
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Iterator
 from itertools import accumulate
 from typing import IO, Any, Final, NamedTuple
@@ -148,16 +150,65 @@ def _decode(lines: list[bytes]) -> list[Fields]:
                 list(map(bytes, spans)) == lines
                 or all(bytes(span) == line.strip(_JSON_WHITESPACE) for span, line in zip(spans, lines, strict=True))):
             return _BLOCK.decode(joined)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        pass
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+        odd = _refused_lines(exc, lines, joined)
+        if odd:
+            return _decode_around(lines, odd)
     return [_one(line) for line in lines]
+
+
+_AT_ELEMENT: Final = re.compile(r"- at `\$\[(\d+)\]")
+_AT_BYTE: Final = re.compile(r"\(byte (\d+)\)$")
+_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD]")
+
+
+def _refused_lines(error: Exception, lines: list[bytes], joined: bytes) -> list[int]:
+    """The lines of a block that the one-array decode of ``joined`` refused for, in order: the
+    element or byte its error names, and on a decode error every line with a surrogate escape
+    too (msgspec refuses a lone one, and files that have one tend to have many); empty when
+    none is named."""
+    message = str(error)
+    odd: set[int] = set()
+    element = _AT_ELEMENT.search(message)
+    if element is not None:
+        odd.add(int(element.group(1)))
+    at_byte = _AT_BYTE.search(message)
+    ends = list(accumulate(len(line) + 1 for line in lines))  # in ``joined``: the "," or "]" after each line
+    if at_byte is not None:
+        odd.add(bisect.bisect_left(ends, int(at_byte.group(1))))
+    if isinstance(error, msgspec.DecodeError):
+        odd.update(bisect.bisect_left(ends, match.start()) for match in _SURROGATE_ESCAPE.finditer(joined))
+    return sorted(index for index in odd if index < len(lines))
+
+
+def _decode_around(lines: list[bytes], odd: list[int]) -> list[Fields]:
+    """What :func:`_decode` gives line by line, with the runs between the ``odd`` lines
+    decoded as arrays again (each line's fields are the same either way)."""
+    fields: list[Fields] = []
+    start = 0
+    for index in odd:
+        if index > start:
+            fields += _decode(lines[start:index])
+        fields.append(_one(lines[index]))
+        start = index + 1
+    if start < len(lines):
+        fields += _decode(lines[start:])
+    return fields
 
 
 def ordinary_blocks(stream: IO[bytes]) -> Iterator[Block]:
     """Every line of an ordinary session file in blocks, header first, or :class:`NotOrdinary`."""
+    return ordinary_blocks_in(stream)
+
+
+def ordinary_blocks_in(stream: IO[bytes], *, start: int = 0, size: int | None = None,
+                       header: bool = True) -> Iterator[Block]:
+    """:func:`ordinary_blocks` of the lines from offset ``start`` (where the stream is), at most
+    ``size`` bytes; without ``header`` the first line is an entry like any other, and line
+    numbers count from the first line read."""
     number = 1
     try:
-        for position, lines, terminated in line_chunks(stream, RECORD_LIMIT_BYTES):
+        for position, lines, terminated in line_chunks(stream, RECORD_LIMIT_BYTES, start=start, size=size):
             for first in range(0, len(lines), _BLOCK_LINES):
                 block = lines[first : first + _BLOCK_LINES]
                 last_block = first + _BLOCK_LINES >= len(lines)
@@ -167,9 +218,10 @@ def ordinary_blocks(stream: IO[bytes]) -> Iterator[Block]:
                 if last_block and not terminated:
                     ends[-1] -= 1
                 fields = _decode(block)
-                if number == 1:
-                    header = fields[0]
-                    if ends[0] > HEADER_SCAN_LIMIT_BYTES or header.type != "session" or not isinstance(header.id, str):
+                if number == 1 and header:
+                    first_value = fields[0]
+                    if (ends[0] > HEADER_SCAN_LIMIT_BYTES or first_value.type != "session"
+                            or not isinstance(first_value.id, str)):
                         raise NotOrdinary
                 yield Block(number, starts, ends, fields, terminated or not last_block)
                 number += len(block)

@@ -84,6 +84,18 @@ class Exchanges:
                 self.result_numbers.append(number)
                 self.result_keys.append(_key(_defined(message.toolCallId)))
 
+    def extend(self, offset: int, call_numbers: bytes, call_keys: list[str], result_numbers: bytes,
+               result_keys: list[str], messageless: bytes) -> None:
+        """Another run of entries' facts (as bytes of arrays and lists of keys), numbered from
+        ``offset``: the facts of a file read in parts, in file order."""
+        for numbers, data in ((self.call_numbers, call_numbers), (self.result_numbers, result_numbers),
+                              (self.messageless, messageless)):
+            more = array("q")
+            more.frombytes(data)
+            numbers.extend(number + offset for number in more)
+        self.call_keys += call_keys
+        self.result_keys += result_keys
+
     def issues(self, marks: bytearray) -> set[str]:
         """``exchange_issues`` of the entries marked in ``marks`` (by entry number)."""
         if any(marks[number] for number in self.messageless):

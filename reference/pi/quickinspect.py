@@ -1,0 +1,330 @@
+"""``session inspect`` of an ordinary file from one block read and a compact tree.
+
+The same object :func:`reference.pi.inspection.describe_session` builds, from
+:func:`reference.pi.quickread.quick_read` instead of a record per line: the path, the context's
+layout, the settings and the tool exchanges come from the compact table, and only the entries
+whose values the answer shows are read again (a compaction's ``firstKeptEntryId``, the last
+model and thinking-level entries, a branch summary's text).  The context messages themselves are
+written as JSON text: a message whose bytes are already what ``JSON.stringify`` writes is copied
+(:func:`reference.pi.canonical.canonical_text`), any other entry goes through the
+JavaScript-faithful parser and writer, as the exact path does.  A file the block read refuses is
+read by the exact path (:func:`reference.pi.inspection.inspect_session`).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import IO, Any, Final
+
+import msgspec
+
+from reference.pi.blockscan import NotOrdinary
+from reference.pi.canonical import canonical_text
+from reference.pi.compacttree import CompactTree
+from reference.pi.context import context_layout, context_settings, entry_to_messages
+from reference.pi.inspection import DEFAULT_LEAF, inspect_session
+from reference.pi.quickread import QuickSession, quick_read
+from reference.pi.reader import open_session_file
+from reference.pi.session import DIAGNOSTIC_SAMPLE
+from reference.pi.toolexchange import ToolExchangeDiagnostics
+from reference.pi.twohalves import in_two_halves
+from reference.primitives.codes import Code
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
+from reference.primitives.jsvalues import get, strict_equal, truthy
+
+_MESSAGE_KINDS: Final = frozenset({"message", "custom_message", "compaction"})  # one message each
+_CONTENT_ROLES: Final = frozenset({"user", "assistant", "toolResult"})
+_WINDOW_BYTES: Final = 4 * 1024 * 1024
+FORK_AT_MESSAGES = 20_000  # a shorter context is written sooner than a process is forked
+NO_MESSAGE: Final = "a message entry has no message"
+
+
+class ContextJson:
+    """The context messages of a quick report: their count, and their JSON texts when asked."""
+
+    def __init__(self, count: int, texts: Sequence[bytes | memoryview] | None) -> None:
+        self.count = count
+        self.texts = texts
+
+    def __len__(self) -> int:
+        return self.count
+
+
+class _MessageField(msgspec.Struct, gc=False):
+    message: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+
+
+_MESSAGE_FIELD: Final = msgspec.json.Decoder(_MessageField)
+
+
+def inspect_report(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF, *, messages: bool = True) -> dict[str, Any]:
+    """``session inspect``: :func:`reference.pi.inspection.inspect_session`'s object, from the
+    block read when the file is an ordinary one.  Its ``context`` is then a :class:`ContextJson`
+    (with the messages' JSON texts only when ``messages``); :func:`report_json` writes either."""
+    collecting = gc.isenabled()
+    gc.disable()  # millions of acyclic objects: the collector's passes over them would only cost
+    try:
+        try:
+            session = quick_read(path)
+        except NotOrdinary:
+            return inspect_session(path, leaf)
+        return describe_quick(session, leaf, messages=messages)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def describe_quick(session: QuickSession, leaf: Any = DEFAULT_LEAF, *, messages: bool = True) -> dict[str, Any]:
+    header, tree = session.header, session.tree
+    leaf_id = _leaf_id(tree, leaf)
+    result: dict[str, Any] = {
+        "file": {"path": session.path, "size": session.size, "sha256": session.sha256},
+        "version": header.get("version"),
+        "sessionId": str(header["id"]),
+        "cwd": header.get("cwd"),
+        "parentSession": header.get("parentSession"),
+        "entryCount": len(tree),
+        "defaultLeafId": tree.default_leaf_id,
+        "leafId": leaf_id,
+    }
+    with open_session_file(session.path) as stream:
+        truncated = _describe_context(session, stream, leaf_id, result, messages)
+    result["diagnostics"] = _diagnostics(session, truncated)
+    return result
+
+
+def _leaf_id(tree: CompactTree, leaf: Any) -> Any:
+    """As :func:`reference.pi.inspection._leaf_id` (a quick session is never a legacy one)."""
+    if leaf is DEFAULT_LEAF:
+        return tree.default_leaf_id
+    if leaf is None:
+        return None
+    if not isinstance(leaf, str):
+        raise ContractViolation(Code.INVALID_LEAF, "the leaf must be an entry id or null")
+    if tree.number(leaf) is None:
+        raise ContractViolation(Code.UNKNOWN_LEAF, f"entry {leaf} is not in the session")
+    return leaf
+
+
+def _marks(size: int, *paths: array[int]) -> bytearray:
+    marks = bytearray(size)
+    for path in paths:
+        for number in path:
+            marks[number] = 1
+    return marks
+
+
+def _context_numbers(session: QuickSession, stream: IO[bytes], path: array[int]) -> list[int]:
+    """Pi's ``buildContextEntries`` over the path, as entry numbers."""
+    ids, types = session.tree.ids, session.types
+
+    def locate(entry_id: Any, stop: int) -> int:
+        if entry_id.__class__ is not str:
+            return next((i for i in range(stop) if strict_equal(ids[path[i]], entry_id)), -1)
+        return next((i for i in range(stop) if ids[path[i]] == entry_id), -1)
+
+    layout = context_layout(len(path), lambda i: types[path[i]], lambda i: ids[path[i]],
+                            lambda i: get(session.value(stream, path[i]), "firstKeptEntryId"), locate)
+    if layout is None:
+        return list(path)
+    kept = layout.kept
+    return [path[layout.compaction], *path[kept.start:kept.stop], *path[layout.resume + 1:]]
+
+
+def _describe_context(session: QuickSession, stream: IO[bytes], leaf_id: Any, result: dict[str, Any],
+                      messages: bool) -> bool:
+    """As :func:`reference.pi.inspection._describe_context`; whether the path walk was cut short."""
+    tree = session.tree
+    branch = tree.branch(leaf_id)
+    session_path = tree.session_path(leaf_id)
+    path = session_path.path
+    context = _context_numbers(session, stream, path)
+    result["pathIds"] = [tree.ids[n] for n in branch.path]
+    result["contextEntryIds"] = [tree.ids[n] for n in context]
+    size = len(tree)
+    walked = _marks(size, path, branch.path)
+    if any(walked[number] for number in session.exchanges.messageless):
+        result.update(context=None, settings=None, toolExchange=None, contextError=NO_MESSAGE)
+    else:
+        texts = _context_texts(session, stream, context) if messages else None
+        count = len(texts) if texts is not None else _message_count(session, stream, context)
+        result["context"] = ContextJson(count, texts)
+        result["settings"] = _settings(session, stream, path).to_json()
+        exchanges = session.exchanges
+        active = exchanges.issues(_marks(size, array("q", context)))
+        historical = exchanges.issues(_marks(size, branch.path)) - active
+        result["toolExchange"] = ToolExchangeDiagnostics(len(active), len(historical)).to_json()
+        result["contextError"] = None
+    return session_path.missing_parent is not None or session_path.cycle
+
+
+def _settings(session: QuickSession, stream: IO[bytes], path: array[int]) -> Any:
+    """``context_settings`` of the path from the only entries that decide it: the last
+    thinking-level change and the last model change or assistant message."""
+    types, assistant = session.types, session.assistant
+    thinking = model = -1
+    for position in range(len(path) - 1, -1, -1):
+        number = path[position]
+        kind = types[number]
+        if thinking < 0 and kind == "thinking_level_change":
+            thinking = position
+        elif model < 0 and (kind == "model_change" or assistant[number]):
+            model = position
+        if thinking >= 0 and model >= 0:
+            break
+    deciding = sorted(position for position in (thinking, model) if position >= 0)
+    return context_settings([session.value(stream, path[position]) for position in deciding])
+
+
+def _message_count(session: QuickSession, stream: IO[bytes], context: list[int]) -> int:
+    """How many context messages the entries give, decoding only branch summaries."""
+    types = session.types
+    count = 0
+    for number in context:
+        kind = types[number]
+        if kind in _MESSAGE_KINDS:
+            count += 1
+        elif kind == "branch_summary":
+            count += truthy(get(session.value(stream, number), "summary"))
+    return count
+
+
+class _Lines:
+    """Entry lines read again through a window of the file (the context is mostly in file order)."""
+
+    def __init__(self, session: QuickSession, stream: IO[bytes]) -> None:
+        self.session, self.stream = session, stream
+        self.window = b""
+        self.offset = 0
+
+    def __call__(self, number: int) -> memoryview:
+        start, end = self.session.starts[number], self.session.ends[number]
+        if start < self.offset or end > self.offset + len(self.window):
+            self.stream.seek(start)
+            self.window, self.offset = self.stream.read(max(_WINDOW_BYTES, end - start)), start
+        if end > start and self.window[end - self.offset - 1] == 0x0A:
+            end -= 1
+        return memoryview(self.window)[start - self.offset:end - self.offset]
+
+
+def _context_texts(session: QuickSession, stream: IO[bytes], context: list[int]) -> list[bytes | memoryview]:
+    """The JSON text of every context message, in order (a long context in two halves at once)."""
+    if len(context) < FORK_AT_MESSAGES:
+        return _texts(session, stream, context)
+
+    def make(numbers: Sequence[int]) -> list[bytes | memoryview]:
+        with open_session_file(session.path) as own_stream:  # a forked copy reads with its own
+            return _texts(session, own_stream, numbers)
+
+    return in_two_halves(context, make)
+
+
+def _texts(session: QuickSession, stream: IO[bytes], context: Sequence[int]) -> list[bytes | memoryview]:
+    types = session.types
+    lines = _Lines(session, stream)
+    texts: list[bytes | memoryview] = []
+    for number in context:
+        kind = types[number]
+        if kind == "message":
+            text = _message_text(lines(number))
+            if text is not None:
+                texts.append(text)
+                continue
+        elif kind not in _MESSAGE_KINDS and kind != "branch_summary":
+            continue
+        texts.extend(map(js_stringify_bytes, entry_to_messages(session.value(stream, number))))
+    return texts
+
+
+def _message_text(line: memoryview) -> bytes | None:
+    """A ``message`` entry's one context message, copied when its bytes are canonical."""
+    try:
+        raw = _MESSAGE_FIELD.decode(line).message
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    if raw is msgspec.UNSET:
+        return None
+    proven = canonical_text(raw)
+    if proven is None:
+        return None
+    value, text = proven
+    if value.__class__ is not dict:
+        return None
+    role = value.get("role")
+    if role.__class__ is str and role in _CONTENT_ROLES and value.get("content") is None:
+        return None  # Pi gives a copy with empty content: the exact path writes it
+    return text
+
+
+def _diagnostics(session: QuickSession, leaf_path_truncated: bool) -> dict[str, Any]:
+    tree = session.tree
+    missing_parents: list[Any] = []
+    cycles: list[Any] = []
+    missing_count = cycle_count = 0
+    for number, problem in tree.broken_links():
+        if problem == "missing-parent":
+            missing_count += 1
+            if len(missing_parents) < DIAGNOSTIC_SAMPLE:
+                missing_parents.append(tree.ids[number])
+        else:
+            cycle_count += 1
+            if len(cycles) < DIAGNOSTIC_SAMPLE:
+                cycles.append(tree.ids[number])
+    none: dict[str, Any] = {"count": 0, "lines": []}
+    return {
+        "legacyVersion": None,
+        "unsupportedVersion": session.unsupported_version,
+        "invalidHeaderFields": [],
+        "malformedLines": dict(none),
+        "blankLines": dict(none),
+        "skippedFalsyLines": dict(none),
+        "nonEntryLines": dict(none),
+        "extraHeaderLines": dict(none),
+        "oversizeRecords": dict(none),
+        "crlfLines": session.crlf_lines,
+        "unterminatedTail": session.unterminated_tail,
+        "duplicateIds": {"count": len(tree.duplicate_ids), "ids": tree.duplicate_ids[:DIAGNOSTIC_SAMPLE]},
+        "brokenAncestry": {
+            "missingParents": {"count": missing_count, "ids": missing_parents},
+            "cycles": {"count": cycle_count, "ids": cycles},
+            "leafPathTruncated": leaf_path_truncated,
+        },
+    }
+
+
+def _ids_json(ids: list[Any]) -> bytes:
+    if all(entry_id.__class__ is str for entry_id in ids):
+        try:
+            return msgspec.json.encode(ids)  # escapes strings as JSON.stringify does
+        except UnicodeEncodeError:  # a lone surrogate: JSON.stringify escapes it
+            pass
+    return js_stringify_bytes(ids)
+
+
+def report_json(report: dict[str, Any]) -> Iterator[bytes | memoryview]:
+    """The JSON text of an inspect object, as ``js_stringify(report) + "\\n"`` writes it, in
+    pieces (a quick report's context is its messages' texts between brackets)."""
+    separator = b"{"
+    for key, value in report.items():
+        if value is UNDEFINED:
+            continue
+        yield separator + quote_string(key).encode() + b":"
+        separator = b","
+        if isinstance(value, ContextJson):
+            if value.texts is None:
+                raise ValueError("a context without its texts")
+            yield b"["
+            for index, text in enumerate(value.texts):
+                if index:
+                    yield b","
+                yield text
+            yield b"]"
+        elif key in ("pathIds", "contextEntryIds") and isinstance(value, list):
+            yield _ids_json(value)
+        else:
+            yield js_stringify_bytes(value)
+    yield b"}\n" if separator == b"," else b"{}\n"

@@ -1,0 +1,104 @@
+"""Work in two halves at once: the second half in a forked copy of this process.
+
+``session inspect`` of a large session reads its lines and writes its context messages, both
+in independent pieces; a forked copy already holds everything read so far, so it needs nothing
+but where its half starts, and sends back only bytes through a pipe.  A copy that cannot be made
+or that fails costs the time of doing its half here after all, never a different answer: the
+caller does the work itself when :func:`collect` gives None.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+Text = bytes | memoryview  # a text made here, or one read back from a forked copy
+
+
+@dataclass(frozen=True)
+class Forked:
+    """A forked copy at work, and the read end of the pipe it writes its answer to."""
+
+    pid: int
+    read_end: int
+
+
+def fork_bytes(make: Callable[[], Iterable[Text]]) -> Forked | None:
+    """Run ``make`` in a forked copy, which writes the pieces it gives to a pipe, or None when
+    no copy can be made.  The copy never returns: it ends with ``_exit`` (no handler of this
+    process runs twice)."""
+    if not hasattr(os, "fork"):
+        return None
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid:
+        os.close(write_end)
+        return Forked(pid, read_end)
+    status = 1
+    try:
+        os.close(read_end)
+        with os.fdopen(write_end, "wb") as out:
+            out.writelines(make())
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def collect(forked: Forked) -> bytes | None:
+    """What the copy's ``make`` gave, joined, or None when it failed."""
+    with os.fdopen(forked.read_end, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(forked.pid, 0)
+    return data if status == 0 else None
+
+
+def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[Text]]) -> list[Text]:
+    """``make(items)``, as ``make`` of the first half here plus ``make`` of the second half in
+    a forked copy (``make`` must not depend on which process runs it)."""
+    half = len(items) // 2
+    forked = fork_bytes(lambda: pack(make(items[half:])))
+    texts = make(items[:half])
+    rest = unpack(collect(forked)) if forked is not None else None
+    return texts + (rest if rest is not None else make(items[half:]))
+
+
+def pack(texts: list[Text]) -> Iterator[Text]:
+    """A count, each text's length, then the texts (written as they are, never joined)."""
+    yield array("q", [len(texts), *map(len, texts)]).tobytes()
+    yield from texts
+
+
+def unpack(data: bytes | None) -> list[Text] | None:
+    """The texts of :func:`pack` (views of ``data``, not copies), or None when ``data`` is not
+    such bytes."""
+    lengths = array("q")
+    size = lengths.itemsize
+    if data is None or len(data) < size:
+        return None
+    lengths.frombytes(data[:size])
+    count = lengths.pop()
+    head = size * (count + 1)
+    if count < 0 or len(data) < head:
+        return None
+    lengths.frombytes(data[size:head])
+    if head + sum(lengths) != len(data):
+        return None
+    view = memoryview(data)
+    texts: list[Text] = []
+    offset = head
+    for length in lengths:
+        texts.append(view[offset:offset + length])
+        offset += length
+    return texts

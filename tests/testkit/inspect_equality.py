@@ -1,0 +1,58 @@
+"""The quick ``session inspect`` against the exact one: the same bytes for every leaf of a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reference.cli.session_command import render_inspect
+from reference.pi.blockscan import NotOrdinary
+from reference.pi.inspection import DEFAULT_LEAF, inspect_session
+from reference.pi.quickinspect import describe_quick, inspect_report, report_json
+from reference.pi.quickread import quick_read
+from reference.pi.session import load_session
+from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import js_stringify
+
+
+def _answer(read: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
+    try:
+        return "ok", read(*args, **kwargs)
+    except ContractViolation as exc:
+        return "refused", (exc.code, exc.message)
+
+
+def leaves_of(path: Path, limit: int = 40) -> list[Any]:
+    """Pi's default leaf, the empty leaf, odd leaves and up to ``limit`` entry ids spread over the file."""
+    try:
+        ids = [r.id for r in load_session(path).entries]
+    except ContractViolation:
+        ids = []
+    step = max(1, len(ids) // limit)
+    return [DEFAULT_LEAF, None, 7, "no-such-entry", *ids[::step], *ids[-3:]]
+
+
+def assert_same_inspection(path: Path, *, quick: bool | None = None, leaves: list[Any] | None = None) -> None:
+    """The quick report's JSON and readable text are the exact path's for every leaf;
+    ``quick``: whether the file must (True) or must not (False) take the block read."""
+    try:
+        session = quick_read(path)
+    except NotOrdinary:
+        session = None
+    except ContractViolation:
+        session = None
+    if quick is not None:
+        assert (session is not None) is quick, f"quick read taken: {session is not None}, expected {quick}"
+    for leaf in leaves if leaves is not None else leaves_of(path):
+        exact = _answer(inspect_session, path, leaf)
+        fast = _answer(inspect_report, path, leaf)
+        assert fast[0] == exact[0], (path, leaf, fast, exact)
+        if exact[0] == "refused":
+            assert fast == exact
+            continue
+        expected = js_stringify(exact[1]) + "\n"
+        assert b"".join(report_json(fast[1])).decode() == expected, (path, leaf)
+        summary = _answer(inspect_report, path, leaf, messages=False)
+        assert summary[0] == "ok" and render_inspect(summary[1]) == render_inspect(exact[1]), (path, leaf)
+        if session is not None:  # the quick session itself, without the fallback
+            assert b"".join(report_json(describe_quick(session, leaf))).decode() == expected, (path, leaf)
