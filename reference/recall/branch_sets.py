@@ -161,25 +161,41 @@ def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
 
 
 def _last_line_leaf(conn: sqlite3.Connection, session_id: str) -> str | None:
-    """The id of the entry whose indexed line ends at the checkpoint, or None (not known so)."""
+    """The id of the entry of the last indexed line, or None (not known so): the line that ends
+    at the checkpoint, or, after an unterminated tail (indexed when it is a whole entry), the tail
+    that starts there; either checked against the entry's stored locator."""
     state = conn.execute(
-        "SELECT session_file, checkpoint_offset FROM session_index_state WHERE session_id = ?", (session_id,)
+        "SELECT session_file, checkpoint_offset, file_size, tail_unterminated FROM session_index_state"
+        " WHERE session_id = ?", (session_id,)
     ).fetchone()
-    if state is None or not isinstance(state[0], str) or not isinstance(state[1], int) or state[1] <= 0:
+    if state is None or not isinstance(state[0], str) or not all(isinstance(value, int) for value in state[1:]):
         return None
+    path, checkpoint, size, unterminated = state
     try:
-        with open_session_file(state[0]) as raw:
-            line = _line_before(raw, state[1])
-        value = json.loads(line) if line is not None else None
+        with open_session_file(path) as raw:
+            if unterminated:  # the tail's entry, or nothing known (it may be indexed, unread here)
+                if not 0 < size - checkpoint <= _LAST_LINE_LIMIT:
+                    return None
+                raw.seek(checkpoint)
+                tail = raw.read(size - checkpoint)
+                return _checked(conn, session_id, tail, "l.start_offset", checkpoint)
+            if checkpoint <= 0:
+                return None
+            return _checked(conn, session_id, _line_before(raw, checkpoint), "l.end_offset", checkpoint)
     except (OSError, ValueError, RecursionError):
         return None
+
+
+def _checked(conn: sqlite3.Connection, session_id: str, line: bytes | None, column: str, offset: int) -> str | None:
+    """The line's entry id when the index holds that entry at ``offset`` (its start or end)."""
+    value = json.loads(line) if line is not None else None
     entry_id = value.get("id") if isinstance(value, dict) else None
     if not isinstance(entry_id, str) or not encodes_as_utf8(entry_id):
         return None
     row = conn.execute(
         "SELECT 1 FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key"
-        " WHERE e.session_id = ? AND e.entry_id = ? AND l.end_offset = ?",
-        (session_id, entry_id, state[1]),
+        f" WHERE e.session_id = ? AND e.entry_id = ? AND {column} = ?",
+        (session_id, entry_id, offset),
     ).fetchone()
     return entry_id if row is not None else None
 

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.textunits import encodes_as_utf8
-from reference.recall.branch_sets import all_ids, default_leaf_id
+from reference.recall.branch_sets import UNSET, all_ids, default_leaf_id
 from reference.recall.branch_walk import Walk, build_off_branch, walk_up
 from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_of_rowids
 
@@ -33,6 +33,9 @@ from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_o
 _KEPT_PER_SESSION: Final = 4
 #: A walk to a stored branch longer than this builds the branch anew instead.
 _MAX_EXTENSION_STEPS: Final = 20_000
+#: A recall reads the off-branch ids into memory once when there are at most this many (the
+#: re-check of each candidate and each hit's relation are then set lookups), else probes each.
+_FEW: Final = 4096
 #: SQLite's page cache while a branch is written (then given back, as the catch-up does).
 _BUILD_CACHE_KIB: Final = 32 * 1024
 
@@ -321,9 +324,18 @@ class OffBranchIds(AbstractSet[str]):
     def __init__(self, conn: sqlite3.Connection, branch_no: int) -> None:
         self._conn = conn
         self.branch_no = branch_no
+        self._few: frozenset[str] | object | None = UNSET  # the ids, read once when at most _FEW
 
     def __contains__(self, value: object) -> bool:
-        return isinstance(value, str) and self._conn.execute(
+        if not isinstance(value, str):
+            return False
+        if self._few is UNSET:
+            ids = [entry_id for (entry_id,) in self._conn.execute(
+                "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ? LIMIT ?", (self.branch_no, _FEW + 1))]
+            self._few = frozenset(ids) if len(ids) <= _FEW else None
+        if isinstance(self._few, frozenset):
+            return value in self._few
+        return self._conn.execute(
             "SELECT 1 FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?",
             (self.branch_no, value)).fetchone() is not None
 

@@ -196,6 +196,20 @@ def test_a_long_line_at_the_end_and_a_non_entry_last_line(tmp_path: Path) -> Non
     catch_up(conn, str(path))
     assert default_leaf_id(conn, SID) == "c" == _plain_default(conn)
     with path.open("ab") as stream:
+        stream.write(_line(_entry("d", "c", 4, "tail"))[:-1])  # an unterminated tail: indexed
+    catch_up(conn, str(path))
+    assert default_leaf_id(conn, SID) == "d" == _plain_default(conn)
+    _check(conn, DEFAULT_LEAF)
+    with path.open("ab") as stream:
+        stream.write(b"\n")
+    catch_up(conn, str(path))
+    assert default_leaf_id(conn, SID) == "d" == _plain_default(conn)
+    with path.open("ab") as stream:
+        stream.write(b'{"type":"message","id":"e","parentId":"d"')  # a torn tail: not indexed
+    catch_up(conn, str(path))
+    assert default_leaf_id(conn, SID) == "d" == _plain_default(conn)
+    _check(conn, DEFAULT_LEAF)
+    with path.open("ab") as stream:
         stream.write(_line(_entry("b", "a", 2, "")))  # the same id again, another line: a rebuild
     catch_up(conn, str(path))
     assert default_leaf_id(conn, SID) == _plain_default(conn)
