@@ -85,8 +85,8 @@ def trust_argv(args: argparse.Namespace) -> list[str]:
 
 
 def _service(args: argparse.Namespace, *, provider_needed: bool = True) -> Any:
-    """The service of a one-shot command; ``provider_needed=False`` (``history index``, which
-    judges no privacy): the header id alone, never a parse of the session for its provider."""
+    """The service of a one-shot command; ``provider_needed=False`` (``history status`` and
+    ``index``, which judge no privacy): the header id alone, never a parse for the provider."""
     from reference.pi.inspection import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.recall.host import build_host
@@ -258,7 +258,7 @@ def run_search(args: argparse.Namespace) -> int:
 def run_status(args: argparse.Namespace) -> int:
     from reference.cli.progress_bar import catch_up_progress
 
-    service = _service(args)
+    service = _service(args, provider_needed=False)  # the status judges no privacy
     with catch_up_progress(enabled=not args.json):
         result = service.status()
     warn_repairs(service.repairs)

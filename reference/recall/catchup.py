@@ -22,6 +22,7 @@ from reference.pi.session import check_session_path
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms
+from reference.recall import model_facts
 from reference.recall.catchup_scan import SourceHeader, check_scope, read_header, scan_range
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
@@ -35,17 +36,6 @@ from reference.recall.catchup_state import (
     write_state,
 )
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
-from reference.recall.model_facts import (
-    Seal,
-    SealCounts,
-    backfill,
-    clear_facts,
-    decode_entry,
-    extend_seal,
-    load_seal,
-    write_facts,
-    write_seal,
-)
 from reference.recall.progress import catching_up
 from reference.recall.searchable import index_fields
 from reference.recall.sqlite_text import storable
@@ -145,8 +135,8 @@ class _Scanner:
         bounds = (f"{session_id}:", f"{session_id};")
         self.range_empty = conn.execute(_RANGE_HAS_ENTRY, bounds).fetchone() is None
         if self.range_empty:
-            clear_facts(conn, session_id)  # facts of rows another writer deleted
-        self.counts = SealCounts()  # the last entry and the counts of the model facts' seal
+            model_facts.clear_facts(conn, session_id)  # facts of rows another writer deleted
+        self.counts = model_facts.SealCounts()  # the last entry and the counts of the model facts' seal
         self.keys: set[str] = set()  # keys this pass wrote
         self.hours: dict[str, float | int] = {}  # "YYYY-MM-DDTHH" -> ms at its start (or NaN)
         self.pending: list[tuple[tuple[Any, ...], tuple[str, int, int], bool, tuple[int, str | None] | None]] = []
@@ -155,7 +145,7 @@ class _Scanner:
 
     def add(self, record: Record, data: bytes, base: int) -> None:
         """Queue one entry line, or count it as rejected when it is not a valid Pi entry."""
-        entry, slow = decode_entry(data)
+        entry, slow = model_facts.decode_entry(data)
         self.add_value(entry, slow, record.sha256, base + record.start, base + record.end)
 
     def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None:
@@ -267,7 +257,7 @@ class _Scanner:
         conn.executemany(_INSERT_LOCATION, new_locations)
         conn.executemany(_UPSERT_ENTRY, old_rows)
         conn.executemany(_UPSERT_LOCATION, old_locations)
-        write_facts(conn, facts, unfacts)
+        model_facts.write_facts(conn, facts, unfacts)
         self.inserted += len(new_rows)
 
 
@@ -297,20 +287,20 @@ def _rebuild(
             if key not in scanner.keys
         ]
         conn.executemany("DELETE FROM entries WHERE entry_key = ?", stale)
-        write_facts(conn, [], stale)
+        model_facts.write_facts(conn, [], stale)
     if not scanner.range_empty:  # an initial index wrote every filter row itself
         conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
     checkpoint: tuple[int, int | None, str | None] = (
         new_checkpoint(raw, result.checkpoint) if result.checkpoint else (0, None, None)
     )
     write_state(conn, session_id, path, header, info, checkpoint, len(scanner.keys), result.malformed)
-    write_seal(conn, session_id, scanner.counts)
+    model_facts.write_seal(conn, session_id, scanner.counts)
     return len(scanner.keys), result.malformed, checkpoint[0]
 
 
 def _append(
     conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, state: StoredState,
-    seal: Seal | None,
+    seal: model_facts.Seal | None,
 ) -> tuple[int, int, int, int]:
     """Index the records after the checkpoint; (indexed, malformed, checkpoint, appended).  The
     model facts' seal grows with it, or (none before) the facts are backfilled."""
@@ -324,8 +314,8 @@ def _append(
     indexed = state.indexed_entries + scanner.inserted
     malformed = state.malformed_lines + result.malformed
     write_state(conn, header.session_id, path, header, info, checkpoint, indexed, malformed)
-    if not extend_seal(conn, header.session_id, seal, scanner.counts):
-        backfill(conn, raw, info.st_size, header)
+    if not model_facts.extend_seal(conn, header.session_id, seal, scanner.counts):
+        model_facts.backfill(conn, raw, info.st_size, header)
     return indexed, malformed, checkpoint[0], scanner.inserted
 
 
@@ -335,14 +325,14 @@ def _sync(
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
     sid = header.session_id
     state = load_state(conn, sid)
-    seal = load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
+    seal = model_facts.load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
     reason = rebuild_reason(conn, raw, path, header, state, info, force, sealed=seal is not None)
     if reason is None:
         assert state is not None
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
             keep_first_stamp(conn, sid, info)
             if seal is None:  # an index from before the facts, or written by another implementation
-                backfill(conn, raw, info.st_size, header)
+                model_facts.backfill(conn, raw, info.st_size, header)
             return from_state(sid, state)
         conn.execute("SAVEPOINT catch_up_append")
         try:

@@ -151,7 +151,7 @@ class SealCounts:
             self.uncertain += 1
         if fact is not None and fact[0] == FACT_UNBUILDABLE:
             self.unbuildable += 1
-        self.last_entry_id = storable(entry_id)
+        self.last_entry_id = storable(entry_id) if slow else entry_id  # as the row stores it
         return fact
 
 

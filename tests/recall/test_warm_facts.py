@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reference.cli import history_command
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
 from reference.pi.inspection import DEFAULT_LEAF
@@ -268,6 +269,13 @@ def _one_shot(capsys: pytest.CaptureFixture[str], argv: list[str]) -> bytes:
     return _REF.sub(b"hist_REF", capsys.readouterr().out.encode())
 
 
+_SERVICE = history_command._service
+
+
+def _full_service(args: Any, **_ignored: Any) -> Any:
+    return _SERVICE(args)
+
+
 def _not_parsed(*_args: Any) -> Any:
     pytest.fail("the session was parsed")
 
@@ -293,6 +301,7 @@ def test_one_shot_envelopes_are_those_of_the_full_path(tmp_path: Path, capsys: p
         monkeypatch.setenv("HOME", str(tmp_path / "home"))
         monkeypatch.chdir(project)
         monkeypatch.setattr(host_module, "warm_session_facts", lambda *a: None)
+        monkeypatch.setattr(history_command, "_service", _full_service)  # as before: always the provider
         full = _one_shot(capsys, argv)
         monkeypatch.undo()
         monkeypatch.setenv("HOME", str(tmp_path / "home"))
