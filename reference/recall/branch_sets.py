@@ -21,6 +21,7 @@ from reference.pi.reader import open_session_file
 from reference.pi.tree import walk_ids_to_root
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.fts_rowids import fts_rowid_ranges
+from reference.recall.model_facts import sealed_default_leaf
 
 #: The ancestry walk stops after this many steps below the leaf, as the recursive query did.
 _MAX_WALK_DEPTH: Final = 10_000_000
@@ -146,9 +147,14 @@ def index_incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
 def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
     """Pi's default leaf: the last entry in file order; None when the session has none.
 
-    The entry of the last indexed line when the index holds one whose line ends at the state's
-    checkpoint (nothing indexed follows it): its id read from the file's last line, checked
-    against the index; else the entry with the greatest offset (a query over the session)."""
+    The catch-up's seal records it (:func:`reference.recall.model_facts.sealed_default_leaf`);
+    without a seal that proves it, the entry of the last indexed line when the index holds one
+    whose line ends at the state's checkpoint (nothing indexed follows it): its id read from the
+    file's last line, checked against the index; else the entry with the greatest offset (a
+    query over the session)."""
+    sealed = sealed_default_leaf(conn, session_id)
+    if sealed is not None:
+        return sealed[0]
     leaf = _last_line_leaf(conn, session_id)
     if leaf is not None:
         return leaf
