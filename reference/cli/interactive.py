@@ -143,7 +143,7 @@ def _start(*, session: str | None, leaf: str | None, cwd: str | None, provider: 
     history_host, default_index = build_host(
         home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
         session_file=os.path.abspath(session) if session else None,
-        leaf=leaf_from_cli(leaf), provider=provider,
+        leaf=leaf_from_cli(leaf), provider=provider, index_path=index,
     )
     service = HistoryService(history_host, index_path=index or default_index, clock=SystemClock())
     return _Host(load_targets(targets), targets, service, _rebase_service(history_host, project, index))

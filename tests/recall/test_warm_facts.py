@@ -340,3 +340,21 @@ def test_a_session_whose_id_extends_another_keeps_its_facts(tmp_path: Path) -> N
     conn.close()
     assert _check(second, index, ["e000", "e001", "e002"]) == 7
     _check(first, index, ["x:e001"])
+
+
+def test_the_interactive_host_reads_its_index_option_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``recall-rebase host --index PATH``: the warm facts come from that index, not the default one."""
+    import io
+
+    from reference.cli.interactive import run_host
+
+    session = tmp_path / "session.jsonl"
+    write_session(session, random.Random(13), 40)
+    index = _index(tmp_path, session)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(host_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
+    out = io.StringIO()
+    code = run_host(stdio=False, stdin=io.StringIO("/context history status\n/quit\n"), stdout=out,
+                    session=str(session), cwd=CWD, index=str(index))
+    assert code == 0
+    assert "indexedEntries" in out.getvalue() or "indexed" in out.getvalue()
