@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from measure import OUT, ensure_reference_importable  # bench/ is first on sys.path when run as a script
+from measure import OUT  # bench/ is first on sys.path when run as a script
 
 SEED: Final = 11
 QUERY: Final = "timeout error in handleRequest"
@@ -54,11 +54,9 @@ NODE_TIMEOUT: Final = 900
 
 
 def _session(size_mb: int) -> Path:
-    """The issue's generated session of about ``size_mb`` MB, made once."""
-    ensure_reference_importable()
-    from reference.fixturegen.generator import generate
-    from reference.fixturegen.options import GenOptions
-
+    """The issue's generated session of about ``size_mb`` MB, made once, by a child process: a
+    child's peak RSS starts at its parent's (Linux keeps the high-water mark across fork and exec),
+    so this process must stay small for the figures below to be the commands' own."""
     folder = OUT / f"user-{size_mb}mb-seed{SEED}"
     existing = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     if existing:
@@ -66,9 +64,18 @@ def _session(size_mb: int) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     print(f"generating a {size_mb} MB session (seed {SEED}) in {folder} ...", file=sys.stderr, flush=True)
     started = time.perf_counter()
-    [made] = generate(folder, GenOptions(seed=SEED, sessions=1, target_bytes=size_mb * 1_000_000))
+    subprocess.run([sys.executable, "-m", "reference.cli", "fixtures", "generate", "--seed", str(SEED), "--sessions",
+                    "1", "--target-mb", str(size_mb), "--out", str(folder)], env=_child_env(), check=True,
+                   stdout=subprocess.DEVNULL)
     print(f"  done in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
-    return made.path
+    return sorted(folder.glob("*.jsonl"))[0]
+
+
+def _child_env(**extra: str) -> dict[str, str]:
+    """The environment of a measured command: this checkout importable (or the installed package)."""
+    root = Path(__file__).resolve().parent.parent
+    return {**os.environ, **extra,
+            "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
 
 
 def _measured(command: list[str], *, env: dict[str, str], stdin: bytes = b"",
@@ -138,9 +145,7 @@ def measure_size(size_mb: int, repeat: int, skip: set[str]) -> dict[str, Any]:
     home.mkdir(mode=0o700, exist_ok=True)
     index = OUT / f"user-{size_mb}mb-seed{SEED}.index" / "index.sqlite"
     index.parent.mkdir(mode=0o700, exist_ok=True)
-    root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "HOME": str(home), "PYTHONPATH": os.pathsep.join(
-        [str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env = _child_env(HOME=str(home))
     env.pop("PI_CODING_AGENT_DIR", None)
     cli = [sys.executable, "-m", "reference.cli"]
     result: dict[str, Any] = {"file_bytes": session.stat().st_size, "session": str(session)}
