@@ -278,8 +278,7 @@ def _rebuild(
                                    header.record.sha256))
     scanner = _Scanner(conn, session_id, appending=False)
     result = scan_range(raw, 0, info.st_size, scanner, header)
-    # Every key the pass kept is a row of this session: when the session has no other row (a count
-    # over its index), nothing is stale.
+    # Every key the pass kept is a row of this session: no other row (a count over it), nothing stale.
     if conn.execute(_COUNT_SESSION_ROWS, (session_id,)).fetchone()[0] != len(scanner.keys):
         stale = [
             (key,)
@@ -376,7 +375,7 @@ def catch_up(
         raw = open_session_file(path)
     except OSError as exc:
         raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
-    with raw:
+    with raw, catching_up(path):
         info = os.fstat(raw.fileno())  # the size and mtime of the very file read below
         if not stat.S_ISREG(info.st_mode):
             raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
@@ -390,8 +389,7 @@ def catch_up(
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                with catching_up(path):
-                    result = _sync(conn, raw, path, header, info, force)
+                result = _sync(conn, raw, path, header, info, force)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say
@@ -400,9 +398,3 @@ def catch_up(
         finally:
             conn.execute(f"PRAGMA cache_size = {cache_size:d}")
     return result
-
-
-def index_state(conn: sqlite3.Connection, session_id: str) -> IndexState | None:
-    """The stored state of a session, read-only (the status tool never catches up)."""
-    state = load_state(conn, session_id)
-    return from_state(session_id, state) if state is not None else None

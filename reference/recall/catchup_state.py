@@ -233,3 +233,9 @@ def from_state(session_id: str, state: StoredState) -> IndexState:
 def coverage_partial(state: IndexState | None) -> bool:
     """``source-coverage-partial`` (contract §2.5): no state, skipped lines, or a torn tail."""
     return state is None or state.coverage_partial
+
+
+def index_state(conn: sqlite3.Connection, session_id: str) -> IndexState | None:
+    """The stored state of a session, read-only (the status tool never catches up)."""
+    state = load_state(conn, session_id)
+    return from_state(session_id, state) if state is not None else None

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from reference.primitives.codes import Code
 from reference.recall import envelope as env
-from reference.recall.catchup import index_state
-from reference.recall.catchup_state import rows_missing
+from reference.recall.catchup_state import index_state, rows_missing
 from reference.recall.model_facts import load_seal
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.recall import catchup as indexer
 from reference.recall import catchup_scan
-from reference.recall.catchup import catch_up, index_state
-from reference.recall.catchup_state import IndexState, coverage_partial
+from reference.recall.catchup import catch_up
+from reference.recall.catchup_state import IndexState, coverage_partial, index_state
 from reference.recall.index_schema import MIGRATIONS, ROLE_CODES, TYPE_CODES, open_index
 from reference.recall.searchable import searchable_text, token_estimate
 
