@@ -32,9 +32,9 @@ class EntryPrivacy:
 
 #: Entries whose findings are remembered (a recall classifies its hits, a read of one of them
 #: follows; a long record is read window by window), keyed by the SHA-256 of the record's bytes:
-#: a project recall's hits (12 per source, up to 500 sources), least recently used out first, and
+#: a few project recalls' hits (12 per source, 100 sources by default), least recently used out first, and
 #: at most 32 Mi characters of texts (a few long records weigh as much as many short ones).
-_REMEMBERED_ENTRIES: Final = 6144
+_REMEMBERED_ENTRIES: Final = 16384
 _REMEMBERED_CHARACTERS: Final = 32 * 1024 * 1024
 _remembered: OrderedDict[str, tuple[str, str | None, Found | None, Found]] = OrderedDict()
 _remembered_characters = [0]

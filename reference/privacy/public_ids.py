@@ -48,7 +48,7 @@ def _public_id(value: str, policy: ProviderPolicy) -> str:
 
 #: ``public_id`` remembered for short ids: a project recall shows a thousand entry ids, the same
 #: ones again when a query is asked again (the answer depends on the id and the policy only).
-_remembered_public_id: Final = lru_cache(maxsize=8192)(_public_id)
+_remembered_public_id: Final = lru_cache(maxsize=16384)(_public_id)
 
 
 def project_id(canonical_project_path: str) -> str:
