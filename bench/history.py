@@ -558,6 +558,9 @@ WORKERS = {"index": work_index, "dump": work_dump, "bare": work_bare, "catchup":
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     began = time.perf_counter()
+    unknown = sorted(set(args.recall_only or ()) - set(RECALL_RUNS))
+    if unknown:
+        raise SystemExit(f"--recall-only: unknown runs {', '.join(unknown)} (known: {', '.join(RECALL_RUNS)})")
     manifest = prepare(args)
     folder = Path(manifest["project"]).parent
     db = folder / "index.sqlite"
@@ -567,7 +570,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {"project": {k: manifest[k] for k in ("sessions", "bytes", "entries")},
                               "current": current, "read_session": manifest["read"]}
     report["rss_base"] = child("rss-base", {})["peak_rss"]
-    if args.reuse_index and db.is_file():
+    if (args.reuse_index or args.recall_only) and db.is_file():
         say(f"reusing the index {db} (no index figures)")
     else:
         say(f"index: catch_up of {len(files)} session files into an empty index ...")
@@ -577,10 +580,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         say("index: bare FTS5 bulk insert of the same texts ...")
         report["bare"] = child("bare", {"db": str(folder / "bare.sqlite"), "texts": str(texts)})
         texts.unlink(missing_ok=True)
-    say("catch-up: append one entry, then a full rebuild of the current session ...")
-    report["catchup"] = child("catchup", {"db": str(db), "current": current, "repeat": args.repeat})
+    if args.recall_only:
+        say("recall figures only (no catch-up or read figure: the session files are not touched)")
+    else:
+        say("catch-up: append one entry, then a full rebuild of the current session ...")
+        report["catchup"] = child("catchup", {"db": str(db), "current": current, "repeat": args.repeat})
     report["recall"] = {}
-    for run_name in RECALL_RUNS:
+    for run_name in args.recall_only or RECALL_RUNS:
         scope = "project" if run_name.startswith("project") else run_name
         say(f"recall: scope {run_name} ...")
         seconds = args.recall_seconds * (2 if scope == "project" else 1)
@@ -588,11 +594,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "db": str(db), "current": current, "scope": scope, "rounds": args.rounds, "seconds": seconds,
             "fresh": len(QUERIES) if scope != "project" else 3, "per_source": run_name == "project-per-source",
         })
-    say("recall: the first project recall of a new process, three queries ...")
-    report["oneshot"] = [child("oneshot", {"db": str(db), "current": current, "query": index})
-                         for index in (0, 6, 7)]
-    say("read: the record just under 4 MiB ...")
-    report["read"] = child("read", {"db": str(db), "read": manifest["read"], "repeat": max(5, args.repeat * 2)})
+    if not args.recall_only or "project" in args.recall_only:
+        say("recall: the first project recall of a new process, three queries ...")
+        report["oneshot"] = [child("oneshot", {"db": str(db), "current": current, "query": index})
+                             for index in (0, 6, 7)]
+    if not args.recall_only:
+        say("read: the record just under 4 MiB ...")
+        report["read"] = child("read", {"db": str(db), "read": manifest["read"], "repeat": max(5, args.repeat * 2)})
     report["seconds"] = time.perf_counter() - began
     return report
 
@@ -619,6 +627,16 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"         into an empty FTS5 table (unicode61 remove_diacritics 2), WAL, one transaction:"
               f" {bare['seconds']:.1f} s, peak RSS {mib(bare['peak_rss'])}")
         print(f"  ratio: {ratio:.3f}  ({'met' if ratio >= INDEX_TARGET else 'MISSED'})")
+    if "catchup" in report:
+        _print_catchup(report)
+    _print_recall(report)
+    if "read" in report:
+        _print_read(report)
+    print()
+    print(f"total {report['seconds']:.0f} s")
+
+
+def _print_catchup(report: dict[str, Any]) -> None:
     catchup = report["catchup"]
     append = statistics.median(catchup["append_seconds"])
     forced = min(catchup["forced_rebuild_seconds"])
@@ -632,6 +650,10 @@ def print_report(report: dict[str, Any]) -> None:
     speedup = forced / append
     print(f"  ratio: {speedup:,.0f}x  ({'met' if speedup >= CATCHUP_TARGET else 'MISSED'}),"
           f" peak RSS {mib(catchup['peak_rss'])}")
+
+
+def _print_recall(report: dict[str, Any]) -> None:
+    project = report["project"]
     print()
     print(f"recall latency, warm index, {len(QUERIES)} fixed queries, limit 12, maxOutputTokens 6000"
           f" (target p95 <= {RECALL_P95_TARGET_MS:.0f} ms for current-branch and current-session)")
@@ -664,6 +686,9 @@ def print_report(report: dict[str, Any]) -> None:
         medians = [statistics.median(result["latencies_ms"][index :: len(QUERIES)] or [math.nan])
                    for result in report["recall"].values()]
         print(f"    {query[:52]:<52}" + "".join(f"{value:>19,.1f}" for value in medians))
+
+
+def _print_read(report: dict[str, Any]) -> None:
     read = report["read"]
     timings = {name: statistics.median(values) for name, values in read["timings"].items()}
     print()
@@ -679,8 +704,6 @@ def print_report(report: dict[str, Any]) -> None:
         verdict = "" if name not in ("verify", "read") else f"  ({'met' if ratio <= READ_TARGET else 'MISSED'})"
         print(f"  {label}: {timings[name] * 1000:.1f} ms = {ratio:.1f}x{verdict}")
     print(f"  peak RSS {mib(read['peak_rss'])}")
-    print()
-    print(f"total {report['seconds']:.0f} s")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -700,6 +723,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeat", type=int, default=5, help="appends and rebuilds of the catch-up figure")
     parser.add_argument("--reuse-index", action="store_true",
                         help="keep the index of an earlier run (skips the initial index figure; for development)")
+    parser.add_argument("--recall-only", type=lambda text: [name for name in text.split(",") if name],
+                        metavar="RUNS", help="only these recall runs, comma-separated, of: " + ", ".join(RECALL_RUNS)
+                        + " (no catch-up or read figure, so no session file is written; implies --reuse-index)")
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--json", action="store_true")
     return parser

@@ -31,14 +31,37 @@ class EntryPrivacy:
 
 
 #: Entries whose findings are remembered (a recall classifies its hits, a read of one of them
-#: follows; a long record is read window by window), keyed by the SHA-256 of the record's bytes.
-_REMEMBERED_ENTRIES: Final = 16
+#: follows; a long record is read window by window), keyed by the SHA-256 of the record's bytes:
+#: a few project recalls' hits (12 per source, 100 sources by default), least recently used out first, and
+#: at most 32 Mi characters of texts (a few long records weigh as much as many short ones).
+_REMEMBERED_ENTRIES: Final = 16384
+_REMEMBERED_CHARACTERS: Final = 32 * 1024 * 1024
 _remembered: OrderedDict[str, tuple[str, str | None, Found | None, Found]] = OrderedDict()
+_remembered_characters = [0]
 
 
 def forget_entries() -> None:
     """Drop the remembered findings (the benchmark measures a first read with it)."""
     _remembered.clear()
+    _remembered_characters[0] = 0
+
+
+def _weight(findings: tuple[str, str | None, Found | None, Found]) -> int:
+    """The characters one remembered entry holds (its text and the redacted texts)."""
+    text, _floor, raw, found = findings
+    return len(text) + (len(raw.redacted) if raw is not None else 0) + len(found.redacted)
+
+
+def _remember(content_hash: str, findings: tuple[str, str | None, Found | None, Found]) -> None:
+    old = _remembered.pop(content_hash, None)
+    if old is not None:
+        _remembered_characters[0] -= _weight(old)
+    _remembered[content_hash] = findings
+    _remembered_characters[0] += _weight(findings)
+    while len(_remembered) > _REMEMBERED_ENTRIES or (
+            _remembered_characters[0] > _REMEMBERED_CHARACTERS and len(_remembered) > 1):
+        _key, dropped = _remembered.popitem(last=False)
+        _remembered_characters[0] -= _weight(dropped)
 
 
 def _entry_findings(entry: Any, searchable_text: str, content_hash: str | None) -> tuple[str | None, Found | None, Found]:
@@ -62,9 +85,7 @@ def _entry_findings(entry: Any, searchable_text: str, content_hash: str | None) 
             raw = Found(None, hidden, "", False) if raw is None else replace(raw, redactions=hidden)
     findings = (floor, raw, find(searchable_text))
     if content_hash is not None:
-        _remembered[content_hash] = (searchable_text, *findings)
-        while len(_remembered) > _REMEMBERED_ENTRIES:
-            _remembered.popitem(last=False)
+        _remember(content_hash, (searchable_text, *findings))
     return findings
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from typing import Final
 
 from reference.privacy.policy import LEVELS
@@ -28,12 +29,26 @@ def public_id(value: str, *, policy: ProviderPolicy | None = None) -> str:
     hidden); otherwise ``opaque_`` + 24 hex of its SHA-256.  ``policy`` is the current
     provider's (upstream sanitizes the id for it); None means one that accepts ``normal``.
     """
-    policy = policy or ProviderPolicy("local", "local", LEVELS)
+    policy = policy or _LOCAL
+    if len(value) > 128:  # never shown as is; not worth remembering
+        return _public_id(value, policy)
+    return _remembered_public_id(value, policy)
+
+
+_LOCAL: Final = ProviderPolicy("local", "local", LEVELS)
+
+
+def _public_id(value: str, policy: ProviderPolicy) -> str:
     if _PUBLIC_ID.fullmatch(value):
         safe = history_sanitize(value, stored="normal", policy=policy, privacy_config={})
         if not safe.omitted and safe.text == value:
             return value
     return "opaque_" + _sha256_hex(value)[:24]
+
+
+#: ``public_id`` remembered for short ids: a project recall shows a thousand entry ids, the same
+#: ones again when a query is asked again (the answer depends on the id and the policy only).
+_remembered_public_id: Final = lru_cache(maxsize=16384)(_public_id)
 
 
 def project_id(canonical_project_path: str) -> str:

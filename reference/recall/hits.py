@@ -45,11 +45,20 @@ class HitContext:
     #: Computed once per recall, not once per hit: the project's public id, and each session's.
     _project_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _session_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _canonical_paths: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def canonical(self, path: str) -> str:
+        """``canonical_path``, once per path and recall (every hit of a source names the same
+        header cwd and project path)."""
+        known = self._canonical_paths.get(path)
+        if known is None:
+            known = self._canonical_paths[path] = canonical_path(path)
+        return known
 
     def public_project_id(self) -> str:
         path = self.host.project_path
         if path not in self._project_ids:
-            self._project_ids[path] = project_id(canonical_path(path))
+            self._project_ids[path] = project_id(self.canonical(path))
         return self._project_ids[path]
 
     def public_session_id(self, session_id: str) -> str:
@@ -62,7 +71,7 @@ def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, contex
                 warnings: list[str]) -> tuple[dict[str, Any], SourceRef] | None:
     """The hit's result fields and its drafted ref (kept only if the hit is returned), or None
     with the warning that dropped it."""
-    entry = _verified_entry(conn, source, hit, context.host.project_path, warnings)
+    entry = _verified_entry(conn, source, hit, context, warnings)
     if entry is None:
         return None
     text = searchable_text(entry)
@@ -81,7 +90,7 @@ def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, contex
     return item, ref
 
 
-def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, project_path: str,
+def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
                     warnings: list[str]) -> dict[str, Any] | None:
     """The entry parsed from bytes that still hash to what the index recorded (§3.5)."""
     locator = entry_locator(conn, hit.entry_key)
@@ -92,11 +101,12 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, pr
         verified = verify_source(
             session_file=source.session_file,
             session_id=source.session_id,
-            project_path=project_path,
+            project_path=context.host.project_path,
             entry_id=hit.entry_id,
             content_hash=hit.content_hash,
             start=locator[0],
             end=locator[1],
+            canonical=context.canonical,
         )
     except ContractViolation:
         warnings.append(Code.SOURCE_UNAVAILABLE_OR_CHANGED)

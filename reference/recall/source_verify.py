@@ -13,6 +13,7 @@ import os
 import sqlite3
 import stat
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -23,6 +24,9 @@ from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.paths import canonical_path
 
 SAFE_INTEGER: Final = 2**53 - 1
+#: The header is looked for in this first read; only a file whose first line is longer is read
+#: again up to ``HEADER_SCAN_LIMIT_BYTES`` (a recall verifies a thousand hits: 64 KiB, not 1 MiB, each).
+HEADER_FIRST_READ_BYTES: Final = 64 * 1024
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -46,6 +50,15 @@ def _read_at(fd: int, offset: int, size: int) -> bytes:
     return os.read(fd, size)
 
 
+def _header_head(fd: int, limit: int) -> bytes:
+    """The first ``limit`` bytes as one read of them would give wherever they hold a newline: the
+    first 64 KiB, and all ``limit`` bytes only when those hold none."""
+    head = _read_at(fd, 0, min(limit, HEADER_FIRST_READ_BYTES))
+    if b"\n" in head or len(head) >= limit:
+        return head
+    return _read_at(fd, 0, limit)
+
+
 def entry_locator(conn: sqlite3.Connection, entry_key: str) -> tuple[Any, Any] | None:
     """The byte range the index recorded for ``entry_key`` (what ``verify_source`` checks); None
     when the entry has no locator."""
@@ -64,8 +77,13 @@ def verify_source(
     content_hash: str,
     start: Any,
     end: Any,
+    canonical: Callable[[str], str] = canonical_path,
 ) -> VerifiedSource:
-    """Check the locator, open once, check header and record on that descriptor, parse."""
+    """Check the locator, open once, check header and record on that descriptor, parse.
+
+    ``canonical``: ``canonical_path``, or a memo of it that a recall shares among its hits (the
+    header's cwd and the project path are the same strings for every hit of a source).
+    """
     if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= SAFE_INTEGER for v in (start, end)):
         raise _unavailable("the stored locator is not a pair of safe integers")
     if end <= start or end - start > RECORD_LIMIT_BYTES:
@@ -82,7 +100,7 @@ def verify_source(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or end > info.st_size:
             raise _unavailable("the session file is not a regular file holding the located record")
-        head = _read_at(fd, 0, min(info.st_size, HEADER_SCAN_LIMIT_BYTES))
+        head = _header_head(fd, min(info.st_size, HEADER_SCAN_LIMIT_BYTES))
         newline = head.find(b"\n")
         if newline < 0:
             raise _unavailable("no complete header line in the first 1 MiB")
@@ -95,7 +113,7 @@ def verify_source(
             or header.get("type") != "session"
             or header.get("id") != session_id
             or not isinstance(header.get("cwd"), str)
-            or canonical_path(header["cwd"]) != canonical_path(project_path)
+            or canonical(header["cwd"]) != canonical(project_path)
         ):
             raise ContractViolation(Code.SOURCE_SCOPE_MISMATCH, "the session header no longer names this session and project")
         raw = _read_at(fd, start, end - start)
