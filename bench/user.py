@@ -167,8 +167,19 @@ def measure_size(size_mb: int, repeat: int, skip: set[str]) -> dict[str, Any]:
         failed = [r for r in runs if r["code"] not in (0,)]
         result[name] = _median_of(runs)
         if failed:
-            result[name]["error"] = (failed[-1]["stderr"].strip().splitlines() or ["failed"])[-1]
+            result[name]["error"] = _why(failed[-1])
     return result
+
+
+def _why(run: dict[str, Any]) -> str:
+    """Why a command did not succeed: its result's status (exit 3, unavailable) or its last stderr line."""
+    try:
+        status = json.loads(run["stdout"]).get("status")
+    except (ValueError, AttributeError):
+        status = None
+    if isinstance(status, str):
+        return f"exit {run['code']}, status {status}"
+    return (run["stderr"].strip().splitlines() or [f"exit {run['code']}"])[-1]
 
 
 def _mib(value: float | None) -> str:
@@ -203,7 +214,7 @@ def render(results: list[dict[str, Any]]) -> None:
             if row is None:
                 continue
             ratio = f"{row['seconds'] / pi['open']:.2f}x" if pi.get("measured") else "  n/a"
-            error = f"  FAILED: {row['error']}" if row.get("error") else ""
+            error = f"  not done: {row['error']}" if row.get("error") else ""
             print(f"  {name:<10} {row['seconds']:>8.2f} s {ratio:>7}   peak {_mib(row['peak_rss']):>9}   "
                   f"{_verdict(name, row, pi)}{error}")
 

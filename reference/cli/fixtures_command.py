@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from reference.cli.output import fail
-from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import js_stringify
@@ -142,6 +141,10 @@ def _generate(args: argparse.Namespace) -> int:
 
     def progress(path: Path, written: int) -> None:
         print(f"fixtures: {path.name}: {written / MB:.0f} of {(target or 0) / MB:.0f} MB", file=sys.stderr)
+
+    from reference.fixturegen.generator import (
+        generate,  # imported when used: every command's start-up pays the rest
+    )
 
     try:
         sessions = generate(args.out, options, progress if target else None)

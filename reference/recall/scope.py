@@ -15,7 +15,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reference.lineage.chain import LineageSource
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -42,10 +41,11 @@ from reference.recall.branch_store import (
 )
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import session_runs
-from reference.recall.lineage_scope import LineageCache
 from reference.recall.project_scope import ProjectSessions
 
 if TYPE_CHECKING:
+    from reference.lineage.chain import LineageSource
+    from reference.recall.lineage_scope import LineageCache
     from reference.recall.service import HistoryHost
 
 
@@ -120,7 +120,7 @@ class ScopeResolver:
 
     def __init__(self) -> None:
         self.sets = SessionSets()
-        self._lineage = LineageCache()
+        self._lineage: LineageCache | None = None  # made at the first lineage recall (start-up time)
         self._project = ProjectSessions()
 
     def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str) -> ResolvedScope:
@@ -187,6 +187,10 @@ class ScopeResolver:
                          result: ResolvedScope) -> list[LineageSource]:
         """§2.5 step 3: the runtime's lineage warnings first, then each verified ancestor,
         nearest first, caught up with the same header checks (``lineage-source-unavailable``)."""
+        if self._lineage is None:
+            from reference.recall.lineage_scope import LineageCache
+
+            self._lineage = LineageCache()
         state = self._lineage.state(session_file, host.leaf, host.project_path, conn)
         result.warnings.extend(state.warnings)
         synced: list[LineageSource] = []
