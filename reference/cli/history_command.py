@@ -248,11 +248,50 @@ def run_search(args: argparse.Namespace) -> int:
             arguments[key] = value
     from reference.cli.progress_bar import catch_up_progress
 
-    service = _service(args)
     with catch_up_progress(enabled=not args.json):
+        early_repairs = _catch_up_first(args)
+        service = _service(args)
+        service.repairs[:0] = early_repairs
         result = service.recall(arguments)
     warn_repairs(service.repairs)
     return _emit(result, args, render_recall, service.index_path)
+
+
+def _catch_up_first(args: argparse.Namespace) -> list[str]:
+    """Bring the index up to date before the host is built when it cannot tell the provider at
+    the leaf yet (a first search, or after a change), so the provider comes from the projection
+    instead of a parse of the whole session (and the wait is the index build, with its progress).
+
+    Anything that goes wrong is left for the recall, which meets it again and answers as it always
+    did; only the warnings of an index set aside and rebuilt here are kept (returned)."""
+    import contextlib
+    import sqlite3
+
+    from reference.primitives.errors import ContractViolation
+    from reference.recall.catchup import catch_up
+    from reference.recall.index_repair import open_repaired, run_repairing
+    from reference.recall.warm_facts import warm_session_facts
+
+    repairs: list[str] = []
+    if args.provider is not None:
+        return repairs
+    service = _service(args, provider_needed=False)
+    host, index_path = service.host, os.fspath(service.index_path)
+    if host.session_id is None or not encodes_as_utf8(host.session_file):
+        return repairs
+    if warm_session_facts(host.session_file, service.host.leaf, index_path) is not None:
+        return repairs
+
+    def index() -> None:
+        conn = open_repaired(index_path, repairs)
+        try:
+            catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path)
+        finally:
+            conn.close()
+
+    with contextlib.suppress(ContractViolation, OSError, ValueError, sqlite3.Error):
+        run_repairing(index_path, repairs, index)  # on failure the recall meets it again, with its code
+    return repairs
 
 
 def run_status(args: argparse.Namespace) -> int:

@@ -358,3 +358,42 @@ def test_the_interactive_host_reads_its_index_option_warm(tmp_path: Path, monkey
                     session=str(session), cwd=CWD, index=str(index))
     assert code == 0
     assert "indexedEntries" in out.getvalue() or "indexed" in out.getvalue()
+
+
+def test_a_first_search_builds_the_index_before_it_needs_the_provider(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no index yet, a one-shot search catches up first and takes the provider from the fresh
+    projection: no parse of the whole session, and the envelope of the full path."""
+    project = tmp_path / "project"
+    project.mkdir()
+    session = tmp_path / "session.jsonl"
+    write_session(session, random.Random(21), 60)
+    session.write_bytes(session.read_bytes().replace(CWD.encode(), str(project).encode(), 1))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(project)
+    argv = ["history", "search", "ok", "--session", str(session), "--json"]
+    monkeypatch.setattr(host_module, "full_session_facts", _not_parsed)
+    first = _one_shot(capsys, [*argv, "--index", str(tmp_path / "first.sqlite")])
+    monkeypatch.undo()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(host_module, "warm_session_facts", lambda *a: None)
+    monkeypatch.setattr(history_command, "_catch_up_first", lambda args: [])
+    full = _one_shot(capsys, [*argv, "--index", str(tmp_path / "full.sqlite")])
+    assert first == full
+
+
+def test_a_first_search_of_another_project_still_refuses_as_before(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The early catch-up meets the scope mismatch and leaves it to the recall: the same envelope."""
+    project = tmp_path / "project"
+    project.mkdir()
+    session = tmp_path / "session.jsonl"
+    write_session(session, random.Random(22), 20)  # its header cwd is not this project
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(project)
+    argv = ["history", "search", "ok", "--session", str(session), "--json"]
+    early = _one_shot(capsys, [*argv, "--index", str(tmp_path / "a.sqlite")])
+    monkeypatch.setattr(history_command, "_catch_up_first", lambda args: [])
+    plain = _one_shot(capsys, [*argv, "--index", str(tmp_path / "b.sqlite")])
+    assert early == plain
