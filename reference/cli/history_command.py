@@ -249,49 +249,56 @@ def run_search(args: argparse.Namespace) -> int:
     from reference.cli.progress_bar import catch_up_progress
 
     with catch_up_progress(enabled=not args.json):
-        early_repairs = _catch_up_first(args)
-        service = _service(args)
-        service.repairs[:0] = early_repairs
+        service = _search_service(args)
         result = service.recall(arguments)
     warn_repairs(service.repairs)
     return _emit(result, args, render_recall, service.index_path)
 
 
-def _catch_up_first(args: argparse.Namespace) -> list[str]:
-    """Bring the index up to date before the host is built when it cannot tell the provider at
-    the leaf yet (a first search, or after a change), so the provider comes from the projection
-    instead of a parse of the whole session (and the wait is the index build, with its progress).
-
-    Anything that goes wrong is left for the recall, which meets it again and answers as it always
-    did; only the warnings of an index set aside and rebuilt here are kept (returned)."""
+def _search_service(args: argparse.Namespace) -> Any:
+    """The service of a one-shot search.  The provider at the leaf comes from the index when it
+    can prove it; else the index is caught up first (a first search, or after a change) and asked
+    again, so a parse of the whole session is the last resort and the wait is the index build,
+    with its progress.  A catch-up that fails here is left to the recall, which meets it again
+    and answers with its code, as it always did."""
     import contextlib
-    import sqlite3
 
     from reference.primitives.errors import ContractViolation
-    from reference.recall.catchup import catch_up
-    from reference.recall.index_repair import open_repaired, run_repairing
+    from reference.recall.host import session_facts
     from reference.recall.warm_facts import warm_session_facts
 
-    repairs: list[str] = []
+    service = _service(args, provider_needed=False)  # the header id alone, for now
     if args.provider is not None:
-        return repairs
-    service = _service(args, provider_needed=False)
+        return service
     host, index_path = service.host, os.fspath(service.index_path)
-    if host.session_id is None or not encodes_as_utf8(host.session_file):
-        return repairs
-    if warm_session_facts(host.session_file, service.host.leaf, index_path) is not None:
-        return repairs
+    facts: tuple[str | None, str | None] | None = (
+        warm_session_facts(host.session_file, host.leaf, index_path) if host.session_id is not None else None)
+    if facts is None:
+        if host.session_id is not None and encodes_as_utf8(host.session_file):
+            with contextlib.suppress(ContractViolation, OSError, ValueError, sqlite3.Error):
+                _catch_up(service)
+        facts = session_facts(host.session_file, host.leaf, None, index_path)  # from the index, else a parse
+    host.session_id, host.provider = facts
+    return service
 
-    def index() -> None:
-        conn = open_repaired(index_path, repairs)
+
+def _catch_up(service: Any, *, force: bool = False) -> Any:
+    """The catch-up a recall runs, over the service's index, which is set aside and rebuilt when
+    it is damaged (D15; the warnings go to ``service.repairs``)."""
+    from reference.recall.catchup import catch_up
+    from reference.recall.index_repair import open_repaired, run_repairing
+
+    host, index_path = service.host, os.fspath(service.index_path)
+
+    def index() -> Any:
+        conn = open_repaired(index_path, service.repairs)
         try:
-            catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path)
+            return catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
+                            force=force)
         finally:
             conn.close()
 
-    with contextlib.suppress(ContractViolation, OSError, ValueError, sqlite3.Error):
-        run_repairing(index_path, repairs, index)  # on failure the recall meets it again, with its code
-    return repairs
+    return run_repairing(index_path, service.repairs, index)
 
 
 def run_status(args: argparse.Namespace) -> int:
@@ -339,8 +346,6 @@ def run_index(args: argparse.Namespace) -> int:
     from reference.cli.progress_bar import catch_up_progress
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
-    from reference.recall.catchup import catch_up
-    from reference.recall.index_repair import open_repaired, run_repairing
 
     service = _service(args, provider_needed=False)
     host = service.host
@@ -351,18 +356,9 @@ def run_index(args: argparse.Namespace) -> int:
         return fail(Code.SESSION_UNREADABLE, f"the session path {printable(host.session_file)} is not UTF-8: "
                     "Pi cannot open it either (rename the file)")
     index_path = os.fspath(service.index_path)
-
-    def index() -> Any:
-        conn = open_repaired(index_path, service.repairs)
-        try:
-            return catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
-                            force=args.force)
-        finally:
-            conn.close()
-
     try:
         with catch_up_progress(enabled=not args.json):
-            state = run_repairing(index_path, service.repairs, index)
+            state = _catch_up(service, force=args.force)
     except ContractViolation as exc:
         return fail(exc.code, exc.message)
     except (sqlite3.Error, OSError) as exc:

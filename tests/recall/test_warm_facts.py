@@ -272,6 +272,23 @@ def _one_shot(capsys: pytest.CaptureFixture[str], argv: list[str]) -> bytes:
 _SERVICE = history_command._service
 
 
+def _project_session(tmp_path: Path, seed: int, entries: int, *, in_project: bool = True) -> tuple[Path, Path]:
+    """A project folder and a session of ``entries`` entries whose header cwd is that folder (or not)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    session = tmp_path / "session.jsonl"
+    write_session(session, random.Random(seed), entries)
+    if in_project:
+        session.write_bytes(session.read_bytes().replace(CWD.encode(), str(project).encode(), 1))
+    return project, session
+
+
+def _enter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, project: Path) -> None:
+    """A user's one-shot: an empty home, run from the project folder."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(project)
+
+
 def _full_service(args: Any, **_ignored: Any) -> Any:
     return _SERVICE(args)
 
@@ -283,13 +300,8 @@ def _not_parsed(*_args: Any) -> Any:
 @pytest.mark.parametrize("query", ["ok", "hi 3", "`e001`"])
 def test_one_shot_envelopes_are_those_of_the_full_path(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch, query: str) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    session = tmp_path / "session.jsonl"
-    write_session(session, random.Random(9), 60)
-    session.write_bytes(session.read_bytes().replace(CWD.encode(), str(project).encode(), 1))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(project)
+    project, session = _project_session(tmp_path, 9, 60)
+    _enter(monkeypatch, tmp_path, project)
     index = str(tmp_path / "index.sqlite")
     common = ["--session", str(session), "--index", index, "--json"]
     for argv in (["history", "search", query, *common], ["history", "status", *common],
@@ -298,14 +310,13 @@ def test_one_shot_envelopes_are_those_of_the_full_path(tmp_path: Path, capsys: p
         monkeypatch.setattr(host_module, "full_session_facts", _not_parsed)
         warm = _one_shot(capsys, argv)  # the warm path answered: the full path was not taken
         monkeypatch.undo()
-        monkeypatch.setenv("HOME", str(tmp_path / "home"))
-        monkeypatch.chdir(project)
+        _enter(monkeypatch, tmp_path, project)
         monkeypatch.setattr(host_module, "warm_session_facts", lambda *a: None)
         monkeypatch.setattr(history_command, "_service", _full_service)  # as before: always the provider
+        monkeypatch.setattr(history_command, "_search_service", _full_service)
         full = _one_shot(capsys, argv)
         monkeypatch.undo()
-        monkeypatch.setenv("HOME", str(tmp_path / "home"))
-        monkeypatch.chdir(project)
+        _enter(monkeypatch, tmp_path, project)
         assert warm == full
 
 
@@ -364,21 +375,15 @@ def test_a_first_search_builds_the_index_before_it_needs_the_provider(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """With no index yet, a one-shot search catches up first and takes the provider from the fresh
     projection: no parse of the whole session, and the envelope of the full path."""
-    project = tmp_path / "project"
-    project.mkdir()
-    session = tmp_path / "session.jsonl"
-    write_session(session, random.Random(21), 60)
-    session.write_bytes(session.read_bytes().replace(CWD.encode(), str(project).encode(), 1))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(project)
+    project, session = _project_session(tmp_path, 21, 60)
+    _enter(monkeypatch, tmp_path, project)
     argv = ["history", "search", "ok", "--session", str(session), "--json"]
     monkeypatch.setattr(host_module, "full_session_facts", _not_parsed)
     first = _one_shot(capsys, [*argv, "--index", str(tmp_path / "first.sqlite")])
     monkeypatch.undo()
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(project)
+    _enter(monkeypatch, tmp_path, project)
     monkeypatch.setattr(host_module, "warm_session_facts", lambda *a: None)
-    monkeypatch.setattr(history_command, "_catch_up_first", lambda args: [])
+    monkeypatch.setattr(history_command, "_search_service", _full_service)  # as before: the provider parsed
     full = _one_shot(capsys, [*argv, "--index", str(tmp_path / "full.sqlite")])
     assert first == full
 
@@ -386,14 +391,10 @@ def test_a_first_search_builds_the_index_before_it_needs_the_provider(
 def test_a_first_search_of_another_project_still_refuses_as_before(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The early catch-up meets the scope mismatch and leaves it to the recall: the same envelope."""
-    project = tmp_path / "project"
-    project.mkdir()
-    session = tmp_path / "session.jsonl"
-    write_session(session, random.Random(22), 20)  # its header cwd is not this project
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(project)
+    project, session = _project_session(tmp_path, 22, 20, in_project=False)  # its header cwd is another
+    _enter(monkeypatch, tmp_path, project)
     argv = ["history", "search", "ok", "--session", str(session), "--json"]
     early = _one_shot(capsys, [*argv, "--index", str(tmp_path / "a.sqlite")])
-    monkeypatch.setattr(history_command, "_catch_up_first", lambda args: [])
+    monkeypatch.setattr(history_command, "_search_service", _full_service)  # as before: no early catch-up
     plain = _one_shot(capsys, [*argv, "--index", str(tmp_path / "b.sqlite")])
     assert early == plain
