@@ -28,8 +28,8 @@ from typing import IO, Any, Final, NamedTuple
 import msgspec
 
 from reference.pi.lines import LineTooLong, line_chunks
-from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value
-from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
+from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value, defined
+from reference.primitives.jsonbytes import JsonParseError
 
 _BLOCK_LINES: Final = 512
 
@@ -92,12 +92,8 @@ class Block(NamedTuple):
     def row(self, index: int) -> Row:
         fields = self.fields[index]
         return Row(self.first_line + index, self.starts[index], self.ends[index],
-                   self.terminated or index < len(self.fields) - 1, _defined(fields.type), _defined(fields.id),
-                   _defined(fields.parentId), isinstance(fields.timestamp, str))
-
-
-def _defined(value: Any) -> Any:
-    return UNDEFINED if value is msgspec.UNSET else value
+                   self.terminated or index < len(self.fields) - 1, defined(fields.type), defined(fields.id),
+                   defined(fields.parentId), isinstance(fields.timestamp, str))
 
 
 def exact_fields(value: dict[str, Any]) -> Fields:

@@ -16,21 +16,16 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import and_, gt, methodcaller, not_
-from typing import Any, Final
+from typing import Final
 
 import msgspec
 
 from reference.pi.blockscan import Message
 from reference.pi.context import UnbuildableContext
-from reference.pi.toolexchange import _defined, _key
+from reference.pi.toolexchange import ExchangeFact, exchange_facts
 
 _ENCODE: Final = methodcaller("encode", "utf-8", "surrogatepass")
 _RECENT_CALLS: Final = 256  # the calls a result is looked up among before it keeps its own key
-
-
-def exchange_key(value: Any) -> str:
-    """The key ``exchange_issues`` gives a tool-call id read by the typed decode."""
-    return _key(_defined(value))
 
 
 class PackedKeys:
@@ -75,32 +70,22 @@ class CompactExchanges:
         self._recent: dict[str, int] = {}  # the keys of the last calls -> their positions
 
     def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
-        """What ``exchange_issues`` collects from the messages of ``message`` entries, given as
-        (entry number, typed message) pairs."""
+        """The :func:`reference.pi.toolexchange.exchange_facts` of these (entry number, typed
+        message) pairs."""
         recent = self._recent
         call_numbers: list[int] = []
         call_keys: list[str] = []
         own_numbers: list[int] = []
         own_keys: list[str] = []
         first_call, first_own = len(self.calls), len(self.results)
-        for number, message in messages:
-            if not isinstance(message, Message):  # null or absent
-                self.messageless.append(number)
-                continue
-            role = message.role
-            if role == "assistant":
-                content = message.content
-                if content.__class__ is list:
-                    for block in content:
-                        if block.type == "toolCall":
-                            key = exchange_key(block.id)
-                            recent[key] = first_call + len(call_keys)
-                            call_numbers.append(number)
-                            call_keys.append(key)
-                            if len(recent) > _RECENT_CALLS:
-                                del recent[next(iter(recent))]
-            elif role == "toolResult":
-                key = exchange_key(message.toolCallId)
+        for number, fact, key in exchange_facts(messages):
+            if fact is ExchangeFact.CALL:
+                recent[key] = first_call + len(call_keys)
+                call_numbers.append(number)
+                call_keys.append(key)
+                if len(recent) > _RECENT_CALLS:
+                    del recent[next(iter(recent))]
+            elif fact is ExchangeFact.RESULT:
                 self.result_numbers.append(number)
                 call = recent.get(key)
                 if call is None:
@@ -109,6 +94,8 @@ class CompactExchanges:
                     own_keys.append(key)
                 else:
                     self.result_refs.append(call)
+            else:
+                self.messageless.append(number)
         if call_keys:
             self.calls.add(call_numbers, call_keys)
         if own_keys:

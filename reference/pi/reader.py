@@ -188,8 +188,8 @@ def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES, hashed: 
         header_seen = True
         yield Record(
             number, start, end, digest, kind, terminated, crlf, is_object,
-            _defined(fields.type), _defined(fields.id), _defined(fields.parentId),
-            _defined(fields.firstKeptEntryId), _defined(fields.version), _defined(fields.cwd),
+            defined(fields.type), defined(fields.id), defined(fields.parentId),
+            defined(fields.firstKeptEntryId), defined(fields.version), defined(fields.cwd),
             isinstance(fields.timestamp, str),
         )
 
@@ -208,7 +208,8 @@ def read_header_line(path: str | os.PathLike[str]) -> dict[str, Any]:
     return value
 
 
-def _defined(value: Any) -> Any:
+def defined(value: Any) -> Any:
+    """A typed decode's absent field (``msgspec.UNSET``) as the exact reader's ``UNDEFINED``."""
     return UNDEFINED if value is msgspec.UNSET else value
 
 

@@ -8,8 +8,9 @@ leave this module's callers: ids, arguments and bodies are private to the sessio
 
 from __future__ import annotations
 
+import enum
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,8 @@ import msgspec
 
 from reference.pi.blockscan import Message
 from reference.pi.context import UnbuildableContext
-from reference.primitives.jsonbytes import UNDEFINED, js_stringify
+from reference.pi.reader import defined
+from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.jsvalues import get
 
 
@@ -26,8 +28,37 @@ def _key(value: Any) -> str:
     return value if isinstance(value, str) else "json:" + js_stringify(value)
 
 
-def _defined(value: Any) -> Any:
-    return UNDEFINED if value is msgspec.UNSET else value
+def exchange_key(value: Any) -> str:
+    """The key ``exchange_issues`` gives a tool-call id read by the typed decode."""
+    return _key(defined(value))
+
+
+class ExchangeFact(enum.Enum):
+    """What one ``message`` entry gives the exchange analysis."""
+
+    CALL = enum.auto()  # an assistant tool call, with its key
+    RESULT = enum.auto()  # a tool result, with the key of the call it answers
+    MESSAGELESS = enum.auto()  # no message at all: Pi cannot build a context over it
+
+
+def exchange_facts(messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> Iterator[
+        tuple[int, ExchangeFact, str]]:
+    """What ``exchange_issues`` collects from the messages of ``message`` entries, given as
+    (entry number, typed message) pairs: ``(entry number, fact, key)``, the key ``""`` for
+    :attr:`ExchangeFact.MESSAGELESS`."""
+    for number, message in messages:
+        if message.__class__ is not Message:  # null or absent
+            yield number, ExchangeFact.MESSAGELESS, ""
+            continue
+        role = message.role
+        if role == "assistant":
+            content = message.content
+            if content.__class__ is list:
+                for block in content:
+                    if block.type == "toolCall":
+                        yield number, ExchangeFact.CALL, exchange_key(block.id)
+        elif role == "toolResult":
+            yield number, ExchangeFact.RESULT, exchange_key(message.toolCallId)
 
 
 def exchange_issues(messages: Iterable[Any]) -> set[str]:
@@ -66,23 +97,16 @@ class Exchanges:
     messageless: array[int] = field(default_factory=lambda: array("q"))
 
     def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
-        """What ``exchange_issues`` collects from the messages of ``message`` entries, given as
-        (entry number, typed message) pairs."""
-        for number, message in messages:
-            if message.__class__ is not Message:  # null or absent
-                self.messageless.append(number)
-                continue
-            role = message.role
-            if role == "assistant":
-                content = message.content
-                if content.__class__ is list:
-                    for block in content:
-                        if block.type == "toolCall":
-                            self.call_numbers.append(number)
-                            self.call_keys.append(_key(_defined(block.id)))
-            elif role == "toolResult":
+        """The :func:`exchange_facts` of these (entry number, typed message) pairs."""
+        for number, fact, key in exchange_facts(messages):
+            if fact is ExchangeFact.CALL:
+                self.call_numbers.append(number)
+                self.call_keys.append(key)
+            elif fact is ExchangeFact.RESULT:
                 self.result_numbers.append(number)
-                self.result_keys.append(_key(_defined(message.toolCallId)))
+                self.result_keys.append(key)
+            else:
+                self.messageless.append(number)
 
     def extend(self, offset: int, call_numbers: bytes, call_keys: list[str], result_numbers: bytes,
                result_keys: list[str], messageless: bytes) -> None:
