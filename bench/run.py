@@ -17,6 +17,9 @@ process so that its peak RSS is its own.
     python bench/run.py user [--sizes 100,1000] [--repeat 3] [--json]
                                            # what a user waits for: whole commands (search, status,
                                            # host, inspect, index, dry run) beside Pi's open of the file
+    python bench/run.py floors [--sizes 100,1000] [--repeat 3] [--json]
+                                           # what inspect and project recall cannot beat: every line
+                                           # decoded by msgspec, FTS5's own bm25 ranking
     python bench/run.py audit [--gb X] [--memory-limit M] [--repeat N] [--json]
                                            # audit: DuckDB's canonical read and the command, as
                                            # ratios of a bare read_json (python bench/run.py audit --help)
@@ -163,12 +166,16 @@ def main() -> int:
         from user import main as user_main  # bench/ is this script's folder, first on sys.path
 
         return user_main(sys.argv[2:])
+    if sys.argv[1:2] == ["floors"]:
+        from floors import main as floors_main  # bench/ is this script's folder, first on sys.path
+
+        return floors_main(sys.argv[2:])
     if sys.argv[1:2] == ["audit"]:
         from audit import main as audit_main  # bench/ is this script's folder, first on sys.path
 
         return audit_main(sys.argv[2:])
     parser = argparse.ArgumentParser(
-        usage="python bench/run.py [history ... | rebase ... | privacy ... | user ... | audit ...] [options]",
+        usage="python bench/run.py [history ... | rebase ... | privacy ... | user ... | floors ... | audit ...] [options]",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "FILE"), help=argparse.SUPPRESS)
