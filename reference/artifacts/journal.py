@@ -3,7 +3,7 @@ and 25, §6.5, §6.10; decisions D1, D2).
 
 The journal is the durable authority of a rebase: one compact ``JSON.stringify`` object, no
 trailing newline, at most 32,000 bytes when read back.  Everything here is pure; the durable
-write is injected (``reference.rebase.durable.durable_replace`` in the product), so the phase sequence
+write is injected (``reference.primitives.platform_ops.durable_replace`` in the product), so the phase sequence
 can be tested without a disk.
 
 Key order is part of the bytes (D1).  Records are plain dicts updated the way JavaScript assigns
@@ -27,7 +27,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify_bytes
 from reference.primitives.jsvalues import get, strict_equal
-from reference.primitives.paths import canonical_path, resolve_like_node
+from reference.primitives.platform_ops import canonical_path, resolve_like_node
 from reference.primitives.textunits import chars_v1_tokens
 
 SCHEMA_VERSION: Final = 1

@@ -23,7 +23,7 @@ from reference.primitives.jsvalues import (
     get,
     strict_equal,
 )
-from reference.primitives.paths import canonical_path, resolve_like_node
+from reference.primitives.platform_ops import canonical_path, resolve_like_node
 from reference.primitives.textunits import utf16_length
 from reference.privacy.policy import is_level
 

@@ -10,9 +10,7 @@ providers may see what.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -22,7 +20,7 @@ from reference.pi.host_files import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify_pretty
-from reference.primitives.owner_only import FILE_MODE, ensure_private_dir
+from reference.primitives.platform_ops import ensure_private_dir, replace_keeping_mode
 
 
 def read_saved_object(path: str) -> dict[str, Any]:
@@ -49,16 +47,6 @@ def write_saved_object(path: str, content: Mapping[str, Any]) -> None:
     directory = os.path.dirname(path) or "."
     try:
         ensure_private_dir(directory)
-        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else FILE_MODE
-        handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)  # 0600
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(temporary, mode)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        replace_keeping_mode(path, data, directory)
     except OSError as exc:
         raise ContractViolation(Code.CONFIG_IO_ERROR, f"Cannot write configuration file {path}: {exc.strerror or exc}") from None

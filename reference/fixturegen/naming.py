@@ -10,6 +10,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
+from reference.primitives.platform_ops import session_file_name as session_file_name
+
 BASE_CLOCK_MS: Final = 1_748_779_200_000  # 2025-06-01T12:00:00.000Z, the clock gen.mjs uses
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -18,11 +20,6 @@ def iso(ms: int) -> str:
     """``new Date(ms).toISOString()``."""
     moment = _EPOCH + timedelta(milliseconds=ms)
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
-
-
-def session_file_name(timestamp: str, session_id: str) -> str:
-    """Pi's file name: the header timestamp with ``:`` and ``.`` turned into ``-``."""
-    return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
 def uuid7(rng: random.Random, ms: int) -> str:

@@ -31,6 +31,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.jsvalues import get
+from reference.primitives.platform_ops import real_path
 
 MAX_DEPTH: Final = 16
 
@@ -199,7 +200,7 @@ def load_rebase_state(
         return state
     visited: set[str] = set()
     origins: dict[str, _Origin | _ScanOrigin] = {}
-    current_file = os.path.realpath(session_file)
+    current_file = real_path(session_file)
     current: Sequence[Any] = branch
     for depth in range(MAX_DEPTH):
         pair = find_pair(current)

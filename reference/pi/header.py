@@ -22,7 +22,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import is_number
-from reference.primitives.paths import canonical_path
+from reference.primitives.platform_ops import CURRENT, Platform, canonical_path
 
 CURRENT_VERSION: Final = 3
 
@@ -88,6 +88,6 @@ def refuse_unindexable_version(version: Any, path: str) -> None:
         )
 
 
-def same_project(cwd: Any, project_path: str) -> bool:
+def same_project(cwd: Any, project_path: str, *, platform: Platform = CURRENT) -> bool:
     """The header ``cwd`` is a string naming the project (compared as canonical paths)."""
-    return isinstance(cwd, str) and canonical_path(cwd) == canonical_path(project_path)
+    return isinstance(cwd, str) and canonical_path(cwd, platform=platform) == canonical_path(project_path, platform=platform)

@@ -8,11 +8,13 @@ import os
 import stat
 from typing import Final
 
+from reference.primitives.platform_ops import NONBLOCKING_READ_FLAGS
+
 #: The largest configuration, settings or trust file read (issue 12): Pi's are a few KB, and
 #: without a bound a symlink to ``/dev/zero`` reads until memory runs out.
 CONFIG_FILE_LIMIT: Final = 4 * 1024 * 1024
 #: Open without waiting for a writer, so a FIFO cannot hang the read (absent, 0, on Windows).
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_OPEN_FLAGS: Final = NONBLOCKING_READ_FLAGS
 
 
 def read_text(path: str) -> str:

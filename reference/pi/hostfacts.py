@@ -22,7 +22,12 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_parse
 from reference.primitives.jsvalues import truthy
-from reference.primitives.paths import IS_WINDOWS, canonical_path, default_session_dir, resolve_like_node
+from reference.primitives.platform_ops import (
+    IS_WINDOWS,
+    default_session_dir,
+    resolve_like_node,
+    resolved_real_path,
+)
 
 #: ``piConfig.configDir`` of Pi's package.json (config.js ``CONFIG_DIR_NAME``).
 CONFIG_DIR_NAME: Final = ".pi"
@@ -238,7 +243,7 @@ def nearest_trust_decision(store: Mapping[str, bool | None], trust_cwd: str) -> 
 
 def trust_path(path: str) -> str:
     """trust-manager.js ``normalizeCwd``: resolved, then real path if it exists; never lower-cased."""
-    return canonical_path(path, windows=False)
+    return resolved_real_path(path)
 
 
 def has_trust_requiring_resources(*, cwd: str, home: str) -> bool:

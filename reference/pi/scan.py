@@ -39,6 +39,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.jsvalues import get
+from reference.primitives.platform_ops import file_stamp, real_path
 
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
 _LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
@@ -190,11 +191,6 @@ class BranchIds(Set[str]):
         return len(self._scan.branch(self._leaf_id))
 
 
-def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
-    """What changes whenever a file's bytes do: inode, size, modification and change times."""
-    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
-
-
 def _exact_table(stream: HashingStream, path: str) -> tuple[ScanTable, Record | None]:
     """The table from the exact reader: every kind of line classified as Pi does."""
     table = ScanTable()
@@ -277,7 +273,7 @@ def scan_source(path: str) -> SourceScan:
         exchanges=table.exchanges, stamp=stamp,
     )
     if scope is not None:
-        scope.scans[os.path.realpath(path)] = scan
+        scope.scans[real_path(path)] = scan
     return scan
 
 
@@ -305,7 +301,7 @@ def scan_for_run(path: str) -> SourceScan:
     prefix check of step 24 hashes the file again against the scan's SHA-256.
     """
     scope = current_scope()
-    cached = scope.scans.get(os.path.realpath(path)) if scope is not None else None
+    cached = scope.scans.get(real_path(path)) if scope is not None else None
     if cached is not None:
         try:
             if file_stamp(os.stat(path)) == cached.stamp:

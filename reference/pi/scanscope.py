@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from reference.pi.prefix import prefix_matches, prefix_shape_ok
+from reference.primitives.platform_ops import real_path
 
 if TYPE_CHECKING:
     from reference.pi.scan import SourceScan
@@ -56,7 +57,7 @@ def current_scope() -> ScanScope | None:
 def _key(path: str, size: Any, expected: Any) -> tuple[str, int, str] | None:
     if not prefix_shape_ok(size, expected):
         return None
-    return os.path.realpath(path), int(size), str(expected)
+    return real_path(path), int(size), str(expected)
 
 
 def hand_over(path: str, size: Any, expected: Any) -> None:
@@ -94,7 +95,7 @@ def cached_scan(path: str, size: int, sha256: str) -> SourceScan | None:
     scope = _SCOPE.get()
     if scope is None:
         return None
-    real = os.path.realpath(path)
+    real = real_path(path)
     scan = scope.scans.get(real)
     if scan is None or scan.size != size or scan.sha256 != sha256:
         return None

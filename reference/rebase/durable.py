@@ -1,87 +1,17 @@
-"""Durable file writes of the session rebase (contract §6.5 step list, §6.8).
+"""The rebase target's install (contract §6.5 step 6) with its two crash points (decision D11).
 
-A crash must leave either the old state or the complete new file under the final name, never a
-partial one: bytes go to a private temporary file in the same folder, are fsynced, and only then
-take the final name, after which the folder is fsynced so the name itself survives a power cut.
-The target session is installed with a hard link, so an existing file is never overwritten;
-the journal is replaced with a rename.
-
-Platform branches (named, small): directory fsync is skipped on Windows (contract §8.3 item 18);
-macOS flushes with ``F_FULLFSYNC`` because its plain ``fsync`` leaves data in the drive cache.
-A filesystem without hard links refuses the install (no copy fallback, see
-``docs/rebase-durability.md``).
+The no-overwrite durable write itself, and every platform branch under it, is
+``reference.primitives.platform_ops.durable``; this names the points a crash test stops at.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
-import sys
-import uuid
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Final
 
 from reference.artifacts.phases import CrashPoint
-from reference.primitives.codes import Code
-from reference.primitives.errors import ContractViolation
-from reference.primitives.owner_only import FILE_MODE, ensure_private_dir
-from reference.primitives.paths import IS_WINDOWS
-
-# The TypeScript implementation has no dedicated code: its failed link falls back to this one.
-CODE_INSTALL_REFUSED: Final = Code.REBASE_UNAVAILABLE
-_PRIVATE_FILE_MODE: Final = FILE_MODE
-# O_BINARY keeps Windows from translating newlines; it is 0 (absent) elsewhere.
-_TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-
-
-def _fsync(fd: int) -> None:
-    """Flush a descriptor to stable storage (macOS needs ``F_FULLFSYNC`` for that)."""
-    if sys.platform == "darwin":
-        import fcntl
-
-        try:
-            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
-            return
-        except OSError:  # not supported by this filesystem: plain fsync is the best left
-            pass
-    os.fsync(fd)
-
-
-def sync_directory(folder: Path) -> None:
-    """Make a folder's names durable; skipped on Windows, which cannot open a folder to fsync."""
-    if IS_WINDOWS:
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        _fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_temporary(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a new ``<path>.<uuid>.tmp`` (exclusive, 0600) and fsync it."""
-    temporary = path.with_name(f"{path.name}.{uuid.uuid4()}.tmp")
-    fd = os.open(temporary, _TEMP_FLAGS, _PRIVATE_FILE_MODE)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            _fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        _remove_quietly(temporary)
-        raise
-    return temporary
-
-
-def _remove_quietly(temporary: Path) -> None:
-    """Remove our own temporary file after a failure; never anything else."""
-    with contextlib.suppress(OSError):
-        os.unlink(temporary)
+from reference.primitives import platform_ops
 
 
 def install_no_overwrite(target: Path, data: bytes, *, crash: Callable[[str], None] | None = None) -> None:
@@ -89,75 +19,10 @@ def install_no_overwrite(target: Path, data: bytes, *, crash: Callable[[str], No
 
     ``crash`` is called with ``TargetStaged`` and ``TargetInstalled`` (``crashpoints.reached``).
     """
-    ensure_private_dir(target.parent)
-    temporary = _write_temporary(target, data)
-    try:
-        if crash is not None:
-            crash(CrashPoint.TARGET_STAGED)
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            raise ContractViolation(
-                CODE_INSTALL_REFUSED, f"{target.name} already exists and is never overwritten"
-            ) from None
-        except OSError as error:
-            raise ContractViolation(
-                CODE_INSTALL_REFUSED,
-                f"the filesystem refused a hard link for {target.name} ({error.strerror}); nothing installed",
-            ) from error
-        if crash is not None:
-            crash(CrashPoint.TARGET_INSTALLED)
-        os.unlink(temporary)
-        sync_directory(target.parent)
-    except BaseException:
-        _remove_quietly(temporary)
-        raise
-
-
-#: ``<name>.<uuid4>.tmp``: the name :func:`_write_temporary` gives, and nothing else.
-_TEMPORARY_NAME: Final = re.compile(
-    r"(?P<name>.+)\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.tmp")
-
-
-def temporaries_in(folder: Path) -> list[tuple[Path, str]]:
-    """Our own temporaries in ``folder``: (the temporary, the name of the file it was for)."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    found = [(folder / name, match["name"]) for name in names if (match := _TEMPORARY_NAME.fullmatch(name))]
-    return sorted(found)
-
-
-def stale_temporaries(path: Path) -> list[Path]:
-    """Our own ``<path>.<uuid>.tmp`` files beside ``path``, left by a process that died inside a
-    durable write (crash points ``TargetStaged`` and ``TargetInstalled``)."""
-    return [temporary for temporary, name in temporaries_in(path.parent) if name == path.name]
-
-
-def remove_stale_temporaries(path: Path) -> int:
-    """Remove :func:`stale_temporaries` of ``path`` (recovery calls it once the target is known
-    good or freshly installed); the count removed."""
-    return remove_temporaries(stale_temporaries(path))
-
-
-def remove_temporaries(temporaries: list[Path]) -> int:
-    """Unlink each of our own temporaries; the count removed (one that vanished is not counted)."""
-    removed = 0
-    for temporary in temporaries:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-            removed += 1
-    return removed
-
-
-def durable_replace(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically: readers see the old bytes or the new, whole."""
-    ensure_private_dir(path.parent)
-    temporary = _write_temporary(path, data)
-    try:
-        os.replace(temporary, path)
-        sync_directory(path.parent)
-    except BaseException:
-        _remove_quietly(temporary)
-        raise
+    if crash is None:
+        platform_ops.install_no_overwrite(target, data)
+        return
+    platform_ops.install_no_overwrite(
+        target, data, on_staged=partial(crash, CrashPoint.TARGET_STAGED),
+        on_installed=partial(crash, CrashPoint.TARGET_INSTALLED),
+    )

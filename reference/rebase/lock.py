@@ -2,8 +2,9 @@
 
 Two rebases of the same source, in any processes and in either implementation, must not run at
 once, and a crashed holder must not leave a lock to steal. The lock is an SQLite writer
-transaction (``BEGIN IMMEDIATE``) held open for the whole run in a small database of its own:
-SQLite takes it with an operating-system file lock, which the kernel drops when the process dies.
+transaction (``BEGIN IMMEDIATE``) held open for the whole run in a small database of its own
+(``reference.primitives.platform_ops.lock``, where its platform branches are): SQLite takes it
+with an operating-system file lock, which the kernel drops when the process dies.
 The scheme (file name, statements, 200 ms busy timeout) is the TypeScript implementation's, so
 the two implementations exclude each other. The file holds one empty table: no history, no
 journal, no authority; it is not the history index, so rebuilding the index cannot free it.
@@ -16,28 +17,26 @@ import os
 import sqlite3
 from pathlib import Path
 from types import TracebackType
-from typing import Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.owner_only import create_owner_only, ensure_private_dir
-from reference.primitives.paths import canonical_path
-
-BUSY_TIMEOUT_MS: Final = 200
-# Exactly the TypeScript statements, in its order (src/pi-adapter/rebase-lock.ts).
-ACQUIRE_STATEMENTS: Final = (
-    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
-    "CREATE TABLE IF NOT EXISTS lock_state (id INTEGER PRIMARY KEY)",
-    "BEGIN IMMEDIATE",
+from reference.primitives.platform_ops import (
+    CURRENT,
+    Platform,
+    acquire_writer_lock,
+    canonical_path,
+    create_owner_only,
+    ensure_private_dir,
+    release_writer_lock,
 )
 
 
-def lock_path(source: str | os.PathLike[str]) -> Path:
+def lock_path(source: str | os.PathLike[str], *, platform: Platform = CURRENT) -> Path:
     """``<dir of canonical source>/.ds4-rebase/locks/<sha256(canonical source)>.sqlite``.
 
     The canonical path resolves symlinks (aliases share one lock) and is lower-cased on Windows.
     """
-    canonical = canonical_path(source)
+    canonical = canonical_path(source, platform=platform)
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     return Path(os.path.dirname(canonical)) / ".ds4-rebase" / "locks" / f"{digest}.sqlite"
 
@@ -63,30 +62,14 @@ class RebaseLock:
             raise ContractViolation(Code.REBASE_UNAVAILABLE, "the source session file does not exist")
         ensure_private_dir(self.path.parent)
         create_owner_only(self.path)  # 0600, and so its -journal (SQLite copies the database's mode)
-        # Autocommit mode: the transaction is ours to open and to roll back.
-        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        try:
-            for statement in ACQUIRE_STATEMENTS:
-                connection.execute(statement)
-        except sqlite3.Error as error:
-            connection.close()
-            # The code is rebase-busy for any failure (contract §6.12); the message says which one.
-            if getattr(error, "sqlite_errorcode", sqlite3.SQLITE_BUSY) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-                message = "another rebase of this source session is running"
-            else:
-                message = f"the rebase lock file could not be written ({error}); no other rebase holds it"
-            raise ContractViolation(Code.REBASE_BUSY, message) from error
-        self._connection = connection
+        self._connection = acquire_writer_lock(self.path)
 
     def release(self) -> None:
         """Roll back and close; releasing twice (or a lock never taken) does nothing."""
         connection, self._connection = self._connection, None
         if connection is None:
             return
-        try:
-            connection.execute("ROLLBACK")
-        finally:
-            connection.close()
+        release_writer_lock(connection)
 
     def __enter__(self) -> RebaseLock:
         self.acquire()

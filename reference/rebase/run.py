@@ -34,16 +34,16 @@ from reference.pi.prefix import check_prefix
 from reference.pi.toolexchange import ToolExchangeDiagnostics, exchange_issues
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.paths import canonical_path
-from reference.rebase import crashpoints
-from reference.rebase.activation import activate, install
-from reference.rebase.archive import capture_source
-from reference.rebase.durable import (
+from reference.primitives.platform_ops import (
+    canonical_path,
     durable_replace,
     remove_stale_temporaries,
     remove_temporaries,
     temporaries_in,
 )
+from reference.rebase import crashpoints
+from reference.rebase.activation import activate, install
+from reference.rebase.archive import capture_source
 from reference.rebase.lock import RebaseLock
 from reference.rebase.session_host import current_branch
 from reference.rebase.target_checkpoint import build_target_checkpoint, existing_target

@@ -17,7 +17,7 @@ from reference.pi.session import load_session
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
-from reference.primitives.paths import canonical_path
+from reference.primitives.platform_ops import canonical_path
 from reference.rebase.activation import verify_target
 from reference.rebase.archive import SourceArchive
 from reference.rebase.session_host import holds_memory, open_from_disk

@@ -19,6 +19,7 @@ from typing import IO, Any, Final
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import open_session_file
 from reference.pi.tree import walk_ids_to_root
+from reference.primitives.platform_ops import file_identity
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.model_facts import sealed_default_leaf
@@ -141,7 +142,7 @@ def index_incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
     except OSError:
         return None
     row = conn.execute("SELECT applied_at FROM schema_migrations WHERE version = 1").fetchone()
-    return None if row is None else (info.st_dev, info.st_ino, row[0])
+    return None if row is None else (*file_identity(info), row[0])
 
 
 def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:

@@ -16,7 +16,7 @@ from typing import Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.owner_only import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
 from reference.recall.model_facts import create_tables as create_model_facts
 
 BUSY_TIMEOUT_MS: Final = 10_000  # a rebuild of a large session holds the write lock for seconds
@@ -208,7 +208,7 @@ MIGRATIONS: Final[tuple[tuple[int, str, str], ...]] = (
 SCHEMA_VERSION: Final = MIGRATIONS[-1][0]
 #: Ours, outside the migration ledger so the TypeScript implementation still opens the file (a
 #: migration it does not know would be ``index-schema-newer`` to it): each session file's change
-#: stamp when its state was last written (``primitives.file_identity``, issue 12, D15).
+#: stamp when its state was last written (``primitives.platform_ops.identity``, issue 12, D15).
 FILE_STAMPS_SQL: Final = """
 CREATE TABLE IF NOT EXISTS recall_rebase_file_stamps (
   session_id TEXT PRIMARY KEY,

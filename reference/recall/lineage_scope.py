@@ -8,7 +8,6 @@ verifies again.  Only verified pairs on the active branch count; ``parentSession
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections import OrderedDict
 from typing import Any, Final
@@ -16,16 +15,9 @@ from typing import Any, Final
 from reference.lineage.chain import RebaseState, is_projected, load_rebase_state, project_pairs
 from reference.pi.inspection import DEFAULT_LEAF, LeafChoice
 from reference.pi.scan import branch_customs
+from reference.primitives.platform_ops import real_path, size_and_mtime
 
 _REMEMBERED: Final = 16
-
-
-def _stat_key(path: str) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_size, info.st_mtime_ns
 
 
 class LineageCache:
@@ -35,20 +27,20 @@ class LineageCache:
         self._states: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], RebaseState]] = OrderedDict()
 
     def state(self, session_file: str, leaf: Any, project_path: str, conn: sqlite3.Connection) -> RebaseState:
-        key = (os.path.realpath(session_file), leaf if isinstance(leaf, (str, LeafChoice)) or leaf is None else repr(leaf),
+        key = (real_path(session_file), leaf if isinstance(leaf, (str, LeafChoice)) or leaf is None else repr(leaf),
                project_path)
         remembered = self._states.get(key)
-        current = _stat_key(session_file)
+        current = size_and_mtime(session_file)
         if remembered is not None:
             stamps, state = remembered
-            if stamps == (current, *(_stat_key(s.session_file) for s in state.sources)):
+            if stamps == (current, *(size_and_mtime(s.session_file) for s in state.sources)):
                 self._states.move_to_end(key)
                 if state.verified and not is_projected(conn, state):
                     project_pairs(conn, state.pairs)  # the index was deleted since: project again
                 return state
         branch = branch_customs(session_file, leaf) if isinstance(leaf, str) or leaf is DEFAULT_LEAF else []
         state = load_rebase_state(session_file, branch, project_path, conn=conn)
-        self._states[key] = ((current, *(_stat_key(s.session_file) for s in state.sources)), state)
+        self._states[key] = ((current, *(size_and_mtime(s.session_file) for s in state.sources)), state)
         while len(self._states) > _REMEMBERED:
             self._states.popitem(last=False)
         return state

@@ -25,7 +25,7 @@ from typing import Any, Final
 from reference.pi.reader import read_header_line
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.paths import IS_WINDOWS, canonical_path
+from reference.primitives.platform_ops import canonical_path, remembers_by_stat, stat_identity
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
 
@@ -52,7 +52,7 @@ class _KnownFile:
 class ProjectSessions:
     """The project's other sessions for one host process (``ScopeResolver``)."""
 
-    def __init__(self, *, remember: bool = not IS_WINDOWS) -> None:
+    def __init__(self, *, remember: bool = remembers_by_stat()) -> None:
         self._remember = remember
         self._files: OrderedDict[str, _KnownFile] = OrderedDict()
 
@@ -100,7 +100,7 @@ class ProjectSessions:
     def _header(self, path: str) -> _KnownFile:
         """The file's header facts, read again only when its stat changed."""
         info = os.stat(path)
-        stat = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        stat = stat_identity(info)
         known = self._files.get(path)
         if known is None or known.stat != stat:
             header = read_header_line(path)

@@ -12,7 +12,6 @@ import hashlib
 import os
 import sqlite3
 import stat
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -21,13 +20,18 @@ from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, dec
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
-from reference.primitives.paths import canonical_path
+from reference.primitives.platform_ops import (
+    NO_FOLLOW_READ_FLAGS,
+    canonical_path,
+    link_open_would_follow,
+    read_at,
+)
 
 SAFE_INTEGER: Final = 2**53 - 1
 #: The header is looked for in this first read; only a file whose first line is longer is read
 #: again up to ``HEADER_SCAN_LIMIT_BYTES`` (a recall verifies a thousand hits: 64 KiB, not 1 MiB, each).
 HEADER_FIRST_READ_BYTES: Final = 64 * 1024
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_OPEN_FLAGS: Final = NO_FOLLOW_READ_FLAGS
 
 
 @dataclass(frozen=True)
@@ -42,21 +46,13 @@ def _unavailable(message: str) -> ContractViolation:
     return ContractViolation(Code.SOURCE_UNAVAILABLE, message)
 
 
-def _read_at(fd: int, offset: int, size: int) -> bytes:
-    """Read ``size`` bytes at ``offset`` without moving a shared position (POSIX pread)."""
-    if sys.platform != "win32":
-        return os.pread(fd, size, offset)
-    os.lseek(fd, offset, os.SEEK_SET)  # Windows: no pread; the descriptor is ours alone
-    return os.read(fd, size)
-
-
 def _header_head(fd: int, limit: int) -> bytes:
     """The first ``limit`` bytes as one read of them would give wherever they hold a newline: the
     first 64 KiB, and all ``limit`` bytes only when those hold none."""
-    head = _read_at(fd, 0, min(limit, HEADER_FIRST_READ_BYTES))
+    head = read_at(fd, 0, min(limit, HEADER_FIRST_READ_BYTES))
     if b"\n" in head or len(head) >= limit:
         return head
-    return _read_at(fd, 0, limit)
+    return read_at(fd, 0, limit)
 
 
 def entry_locator(conn: sqlite3.Connection, entry_key: str) -> tuple[Any, Any] | None:
@@ -88,7 +84,7 @@ def verify_source(
         raise _unavailable("the stored locator is not a pair of safe integers")
     if end <= start or end - start > RECORD_LIMIT_BYTES:
         raise _unavailable("the stored locator is empty, reversed or longer than 4 MiB")
-    if sys.platform == "win32" and os.path.islink(session_file):  # no O_NOFOLLOW there
+    if link_open_would_follow(session_file):  # no O_NOFOLLOW there
         raise _unavailable("the session file is now a symbolic link")
     try:
         fd = os.open(session_file, _OPEN_FLAGS)
@@ -116,7 +112,7 @@ def verify_source(
             or canonical(header["cwd"]) != canonical(project_path)
         ):
             raise ContractViolation(Code.SOURCE_SCOPE_MISMATCH, "the session header no longer names this session and project")
-        raw = _read_at(fd, start, end - start)
+        raw = read_at(fd, start, end - start)
     finally:
         os.close(fd)
     if len(raw) != end - start:

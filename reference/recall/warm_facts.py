@@ -20,8 +20,8 @@ from typing import IO, Any, Final
 
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, decode_value, open_session_file
-from reference.primitives.file_identity import change_stamp
 from reference.primitives.jsonbytes import JsonParseError
+from reference.primitives.platform_ops import change_stamp
 from reference.recall.catchup_state import StoredState, load_state, stored_stamp
 from reference.recall.model_facts import FACT_MODEL, Seal, load_seal
 from reference.recall.sqlite_text import storable

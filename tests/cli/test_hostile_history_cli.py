@@ -243,7 +243,7 @@ def test_an_entry_without_type_is_archive_invalid_ids(cli: Cli) -> None:
 
 def test_a_full_disk_at_the_lock_says_so_not_that_another_rebase_runs(cli: Cli,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from reference.rebase import lock
+    from reference.primitives.platform_ops import lock
 
     session = cli.write()
     before = sha256(session)

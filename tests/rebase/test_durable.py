@@ -13,9 +13,9 @@ import pytest
 from testkit.paths import REPO_ROOT
 
 from reference.primitives.errors import ContractViolation
-from reference.primitives.paths import IS_WINDOWS
-from reference.rebase import crashpoints, durable
-from reference.rebase.durable import durable_replace, install_no_overwrite
+from reference.primitives.platform_ops import IS_WINDOWS, POSIX, WINDOWS, durable_replace, sync_directory
+from reference.rebase import crashpoints
+from reference.rebase.durable import install_no_overwrite
 
 ROOT = REPO_ROOT
 TARGET = "ds4-rebase_0123456789abcdef0123456789abcdef.jsonl"
@@ -225,10 +225,8 @@ def test_directory_fsync_is_skipped_on_windows(tmp_path: Path, monkeypatch: pyte
         return real_open(path, flags, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(os, "open", spy)
-    monkeypatch.setattr(durable, "IS_WINDOWS", True)
-    durable.sync_directory(tmp_path)
+    sync_directory(tmp_path, platform=WINDOWS)
     assert opened == []
-    monkeypatch.setattr(durable, "IS_WINDOWS", False)
     if not IS_WINDOWS:
-        durable.sync_directory(tmp_path)
+        sync_directory(tmp_path, platform=POSIX)
         assert opened == [tmp_path]

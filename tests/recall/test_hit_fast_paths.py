@@ -22,7 +22,7 @@ import pytest
 
 from reference.config.defaults import default_config
 from reference.primitives.errors import ContractViolation
-from reference.primitives.paths import canonical_path
+from reference.primitives.platform_ops import canonical_path
 from reference.privacy import entry as privacy_entry
 from reference.privacy import public_ids
 from reference.privacy.entry import classify_entry, forget_entries
@@ -61,7 +61,7 @@ def _outcome(**kwargs: Any) -> Any:
 
 
 def _plain_head(fd: int, limit: int) -> bytes:
-    return source_verify._read_at(fd, 0, limit)
+    return source_verify.read_at(fd, 0, limit)
 
 
 @pytest.mark.parametrize("header_bytes", [200, HEADER_FIRST_READ_BYTES - 2, HEADER_FIRST_READ_BYTES - 1,

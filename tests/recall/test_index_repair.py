@@ -18,7 +18,7 @@ import pytest
 from testkit import history_service as testkit_session
 from testkit.pilines import sha
 
-from reference.primitives.file_identity import change_stamp
+from reference.primitives.platform_ops import POSIX, WINDOWS, change_stamp
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import REASON_FILE_STAMP_CHANGED, REASON_ROWS_MISSING
@@ -170,8 +170,8 @@ def test_windows_stamps_are_the_identity_alone(tmp_path: Path) -> None:
     path = tmp_path / "f"
     path.write_bytes(b"x")
     info = path.stat()
-    assert change_stamp(info, windows=True) == f"{info.st_dev}:{info.st_ino}"
-    assert change_stamp(info, windows=False) == f"{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}"
+    assert change_stamp(info, platform=WINDOWS) == f"{info.st_dev}:{info.st_ino}"
+    assert change_stamp(info, platform=POSIX) == f"{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}"
 
 
 @pytest.mark.parametrize(("error", "damaged"), [

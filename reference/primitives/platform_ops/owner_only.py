@@ -5,13 +5,16 @@ Both helpers set the mode at creation (``open``/``mkdir`` with a mode, never a `
 the fact, which would leave a window), and neither changes a path that already exists: a folder
 the user or Pi made keeps its mode.  On Windows a file's mode sets only the read-only bit and the
 file takes its folder's inherited ACL; ``mkdir(mode=0o700)`` gives a new folder an owner-only ACL
-on Python 3.11.10, 3.12.4, 3.13 and later (docs/privacy.md).
+on Python 3.11.10, 3.12.4, 3.13 and later (docs/privacy.md).  Branches: none in the code; the
+mode is the POSIX one on Linux and macOS and, on Windows, only the read-only bit ("Windows has
+no POSIX permission bits", docs/privacy.md).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 from typing import Final
 
@@ -40,3 +43,19 @@ def create_owner_only(path: str | os.PathLike[str]) -> None:
     """
     with contextlib.suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), FILE_MODE))
+
+
+def replace_keeping_mode(path: str, data: bytes, directory: str) -> None:
+    """Write ``data`` to a private temporary in ``directory`` and rename it over ``path``: a new
+    file gets 0600, a file that exists keeps its mode (Windows: its read-only bit)."""
+    mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else FILE_MODE
+    handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)  # 0600
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

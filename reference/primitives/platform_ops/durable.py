@@ -1,0 +1,188 @@
+"""Durable file writes of the session rebase (contract §6.5 step list, §6.8).
+
+A crash must leave either the old state or the complete new file under the final name, never a
+partial one: bytes go to a private temporary file in the same folder, are fsynced, and only then
+take the final name, after which the folder is fsynced so the name itself survives a power cut.
+The target session is installed with a hard link, so an existing file is never overwritten;
+the journal is replaced with a rename.
+
+Platform branches (named, small): directory fsync is skipped on Windows (contract §6.5 step 4:
+"A failure here is ignored on Windows only, because Node cannot fsync directories there");
+macOS flushes with ``F_FULLFSYNC`` because its plain ``fsync`` leaves data in the drive cache;
+Linux (posix) takes the plain ``fsync``.  The hard link is ``link(2)`` on POSIX and
+``CreateHardLinkW`` on Windows: a filesystem without hard links (FAT, exFAT, some network shares)
+refuses the install (no copy fallback, see ``docs/rebase-durability.md``).  The two crash points
+inside the install are hooks (``on_staged``, ``on_installed``) that ``reference.rebase.durable``
+names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from reference.primitives.codes import Code
+from reference.primitives.errors import ContractViolation
+from reference.primitives.platform_ops.family import CURRENT, Platform
+from reference.primitives.platform_ops.owner_only import FILE_MODE, ensure_private_dir
+
+# The TypeScript implementation has no dedicated code: its failed link falls back to this one.
+CODE_INSTALL_REFUSED: Final = Code.REBASE_UNAVAILABLE
+_PRIVATE_FILE_MODE: Final = FILE_MODE
+# O_BINARY keeps Windows from translating newlines; it is 0 (absent) elsewhere.
+_TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
+def _fsync(fd: int, platform: Platform = CURRENT) -> None:
+    """Flush a descriptor to stable storage (macOS needs ``F_FULLFSYNC`` for that)."""
+    full_fsync = _full_fsync_command() if platform.macos else None
+    if full_fsync is not None:
+        import fcntl
+
+        try:
+            fcntl.fcntl(fd, full_fsync)
+            return
+        except OSError:  # not supported by this filesystem: plain fsync is the best left
+            pass
+    os.fsync(fd)
+
+
+def _full_fsync_command() -> int | None:
+    """``fcntl.F_FULLFSYNC`` where this Python has it (macOS builds only), else None."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        return None
+    command: int | None = getattr(fcntl, "F_FULLFSYNC", None)
+    return command
+
+
+def sync_directory(folder: Path, *, platform: Platform = CURRENT) -> None:
+    """Make a folder's names durable; skipped on Windows, which cannot open a folder to fsync."""
+    if platform.windows:
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        _fsync(fd, platform)
+    finally:
+        os.close(fd)
+
+
+def _write_temporary(path: Path, data: bytes, platform: Platform = CURRENT) -> Path:
+    """Write ``data`` to a new ``<path>.<uuid>.tmp`` (exclusive, 0600) and fsync it."""
+    temporary = path.with_name(f"{path.name}.{uuid.uuid4()}.tmp")
+    fd = os.open(temporary, _TEMP_FLAGS, _PRIVATE_FILE_MODE)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            _fsync(fd, platform)
+        finally:
+            os.close(fd)
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+    return temporary
+
+
+def _remove_quietly(temporary: Path) -> None:
+    """Remove our own temporary file after a failure; never anything else."""
+    with contextlib.suppress(OSError):
+        os.unlink(temporary)
+
+
+def install_no_overwrite(
+    target: Path,
+    data: bytes,
+    *,
+    on_staged: Callable[[], None] | None = None,
+    on_installed: Callable[[], None] | None = None,
+    platform: Platform = CURRENT,
+) -> None:
+    """Install ``data`` as ``target`` atomically, refusing (and changing nothing) if it exists.
+
+    ``on_staged`` runs once the temporary is durable, ``on_installed`` once the link is made
+    (the crash points ``TargetStaged`` and ``TargetInstalled``).
+    """
+    ensure_private_dir(target.parent)
+    temporary = _write_temporary(target, data, platform)
+    try:
+        if on_staged is not None:
+            on_staged()
+        try:
+            os.link(temporary, target)
+        except FileExistsError:
+            raise ContractViolation(
+                CODE_INSTALL_REFUSED, f"{target.name} already exists and is never overwritten"
+            ) from None
+        except OSError as error:
+            raise ContractViolation(
+                CODE_INSTALL_REFUSED,
+                f"the filesystem refused a hard link for {target.name} ({error.strerror}); nothing installed",
+            ) from error
+        if on_installed is not None:
+            on_installed()
+        os.unlink(temporary)
+        sync_directory(target.parent, platform=platform)
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+
+
+#: ``<name>.<uuid4>.tmp``: the name :func:`_write_temporary` gives, and nothing else.
+_TEMPORARY_NAME: Final = re.compile(
+    r"(?P<name>.+)\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.tmp")
+
+
+def temporaries_in(folder: Path) -> list[tuple[Path, str]]:
+    """Our own temporaries in ``folder``: (the temporary, the name of the file it was for)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = [(folder / name, match["name"]) for name in names if (match := _TEMPORARY_NAME.fullmatch(name))]
+    return sorted(found)
+
+
+def stale_temporaries(path: Path) -> list[Path]:
+    """Our own ``<path>.<uuid>.tmp`` files beside ``path``, left by a process that died inside a
+    durable write (crash points ``TargetStaged`` and ``TargetInstalled``)."""
+    return [temporary for temporary, name in temporaries_in(path.parent) if name == path.name]
+
+
+def remove_stale_temporaries(path: Path) -> int:
+    """Remove :func:`stale_temporaries` of ``path`` (recovery calls it once the target is known
+    good or freshly installed); the count removed."""
+    return remove_temporaries(stale_temporaries(path))
+
+
+def remove_temporaries(temporaries: list[Path]) -> int:
+    """Unlink each of our own temporaries; the count removed (one that vanished is not counted)."""
+    removed = 0
+    for temporary in temporaries:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+            removed += 1
+    return removed
+
+
+def durable_replace(path: Path, data: bytes, *, platform: Platform = CURRENT) -> None:
+    """Replace ``path`` with ``data`` atomically: readers see the old bytes or the new, whole.
+
+    Windows: ``os.replace`` is ``MoveFileExW`` with replace, refused (``PermissionError``, the old
+    file kept) while another program holds ``path`` open without delete sharing.
+    """
+    ensure_private_dir(path.parent)
+    temporary = _write_temporary(path, data, platform)
+    try:
+        os.replace(temporary, path)
+        sync_directory(path.parent, platform=platform)
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
