@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mutants as runner
 import pytest
 from mutation import report
 from mutation.catalogue import Mutant
@@ -64,22 +65,28 @@ def mutants(folder: Path, *args: str, tmp: Path | None = None) -> subprocess.Com
                           env=env, capture_output=True, text=True, check=False, timeout=300)
 
 
-def test_check_accepts_entries_found_exactly_once(tmp_path: Path) -> None:
+def check(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``tools/mutants.py check`` in this process (no suite runs): its exit code and stdout."""
+    code = runner.main(["--catalogue", str(folder), "check"])
+    return code, capsys.readouterr().out
+
+
+def test_check_accepts_entries_found_exactly_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001"], NO_LINEAGE),
                        entry("LINEAGE-M902", ["LINEAGE-00[12]", "LINEAGE-*"], ONE_DEEPER))
-    done = mutants(folder, "check")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1] == "2/2 entries apply"
+    code, out = check(folder, capsys)
+    assert code == 0, out
+    assert out.splitlines()[-1] == "2/2 entries apply"
 
 
-def test_check_names_entries_found_zero_or_two_times(tmp_path: Path) -> None:
+def test_check_names_entries_found_zero_or_two_times(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     nowhere = 'find = "this text is in no file of the reference"\nreplace = "x"\n'
     twice = 'find = "from __future__ import annotations"\nreplace = "import os"\n'
     folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001"], nowhere),
                        entry("LINEAGE-M902", ["LINEAGE-001"], twice), entry("LINEAGE-M903", ["LINEAGE-001"], ONE_DEEPER))
-    done = mutants(folder, "check")
-    assert done.returncode == 1
-    lines = done.stdout.splitlines()
+    code, out = check(folder, capsys)
+    assert code == 1
+    lines = out.splitlines()
     assert lines[0] == "STALE LINEAGE-M901 (fixture.toml): its find text occurs 0 times under reference/"
     assert lines[1].startswith("STALE LINEAGE-M902 (fixture.toml): its find text occurs ")
     assert int(lines[1].split("occurs ")[1].split()[0]) >= 2
@@ -96,36 +103,39 @@ def test_check_names_entries_found_zero_or_two_times(tmp_path: Path) -> None:
     (entry("LINEAGE-M901", ["LINEAGE-001"], ONE_DEEPER) + 'extra = "x"\n', "Additional properties"),
     ("[[mutant]\n", "not TOML"),
 ])
-def test_check_refuses_what_the_schema_refuses(tmp_path: Path, bad: str, message: str) -> None:
-    done = mutants(catalogue(tmp_path / "cat", bad), "check")
-    assert done.returncode == 1
-    assert message in done.stdout
-    assert done.stdout.splitlines()[-1].startswith("catalogue refused:")
+def test_check_refuses_what_the_schema_refuses(tmp_path: Path, bad: str, message: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = check(catalogue(tmp_path / "cat", bad), capsys)
+    assert code == 1
+    assert message in out
+    assert out.splitlines()[-1].startswith("catalogue refused:")
 
 
-def test_check_refuses_unknown_kills_duplicate_ids_and_a_foreign_area(tmp_path: Path) -> None:
+def test_check_refuses_unknown_kills_duplicate_ids_and_a_foreign_area(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001", "LINEAGE-999"], ONE_DEEPER),
                        entry("READ-M901", ["LINEAGE-001"], ONE_DEEPER).replace('area = "READ"', 'area = "LINEAGE"'))
     catalogue(folder, entry("LINEAGE-M901", ["LINAEGE-*"], ONE_DEEPER), name="other.toml")
-    done = mutants(folder, "check")
-    assert done.returncode == 1
-    assert "LINEAGE-M901 (fixture.toml): kills 'LINEAGE-999' matches no scenario id in features/" in done.stdout
-    assert "LINEAGE-M901 (other.toml): id already used in fixture.toml" in done.stdout
-    assert "LINEAGE-M901 (other.toml): kills 'LINAEGE-*' matches no scenario id in features/" in done.stdout
-    assert "READ-M901 (fixture.toml): area LINEAGE is not the id's READ" in done.stdout
+    code, out = check(folder, capsys)
+    assert code == 1
+    assert "LINEAGE-M901 (fixture.toml): kills 'LINEAGE-999' matches no scenario id in features/" in out
+    assert "LINEAGE-M901 (other.toml): id already used in fixture.toml" in out
+    assert "LINEAGE-M901 (other.toml): kills 'LINAEGE-*' matches no scenario id in features/" in out
+    assert "READ-M901 (fixture.toml): area LINEAGE is not the id's READ" in out
 
 
-def test_run_reports_a_stale_entry_by_name_and_fails(tmp_path: Path) -> None:
+def test_run_reports_a_stale_entry_by_name_and_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     nowhere = 'find = "this text is in no file of the reference"\nreplace = "x"\n'
     folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001"], nowhere),
                        entry("LINEAGE-M902", ["LINEAGE-999"], ONE_DEEPER))
-    done = mutants(folder, "run", "--no-baseline")
-    assert done.returncode == 1
-    assert "STALE            LINEAGE-M901 (fixture.toml): a port bug of LINEAGE-M901" in done.stdout
-    assert "its find text occurs 0 times under reference/" in done.stdout
-    assert "kills names no scenario of features/: LINEAGE-999" in done.stdout
-    assert done.stdout.splitlines()[-1] == "killed 0/2"
-    assert "[2/2] " in done.stderr
+    code = runner.main(["--catalogue", str(folder), "run", "--no-baseline"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "STALE            LINEAGE-M901 (fixture.toml): a port bug of LINEAGE-M901" in out
+    assert "its find text occurs 0 times under reference/" in out
+    assert "kills names no scenario of features/: LINEAGE-999" in out
+    assert out.splitlines()[-1] == "killed 0/2"
+    assert "[2/2] " in err
 
 
 def test_killed_killed_elsewhere_and_survived_against_the_real_reference(tmp_path: Path) -> None:
@@ -187,12 +197,15 @@ def test_the_default_seed_moves_on_every_iso_week_across_a_year() -> None:
     assert week_seed(datetime.date(2026, 12, 28)) == week_seed(datetime.date(2027, 1, 3))
 
 
-def test_the_cli_prints_the_sample_it_chose(tmp_path: Path) -> None:
+def test_the_cli_prints_the_sample_it_chose(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     entries = [entry(f"LINEAGE-M9{number:02}", ["LINEAGE-001"], ONE_DEEPER) for number in range(10)]
     folder = catalogue(tmp_path / "cat", *entries)
-    runs = [mutants(folder, "run", "--sample", "3", "--sample-seed", seed, "--dry-run") for seed in ("5", "5", "6")]
-    assert runs[0].stdout == runs[1].stdout != runs[2].stdout
-    head, *chosen = runs[0].stdout.splitlines()
+    outputs = []
+    for seed in ("5", "5", "6"):
+        assert runner.main(["--catalogue", str(folder), "run", "--sample", "3", "--sample-seed", seed, "--dry-run"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] != outputs[2]
+    head, *chosen = outputs[0].splitlines()
     assert head.startswith("sample: seed 5 (3 of 10 entries; seeds 5..8 cover all): ")
     assert head.endswith(", ".join(sorted(chosen))) and len(chosen) == 3
 
