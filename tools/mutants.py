@@ -15,10 +15,12 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
@@ -45,11 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                      help="seconds one suite process may take per mutant; past it the tree is killed "
                      "and the mutant counts as killed (TIMEOUT)")
-    run.add_argument("--stdio", action="store_true",
-                     help="run the mutated reference as a --stdio port (per-request timeouts apply)")
-    run.add_argument("--request-timeout", type=float, help="with --stdio: the suite's --timeout per request")
+    run.add_argument("--in-process", action="store_true",
+                     help="run the mutated reference in the suite's process, not as a --stdio port")
+    run.add_argument("--request-timeout", type=float, help="the suite's --timeout per --stdio request")
     run.add_argument("--no-baseline", action="store_true",
-                     help="skip running the named scenarios against the unmutated copy first")
+                     help="skip the unmutated runs: the provenance probe and the confirmation of each kill")
     run.add_argument("--suite-ids", default="", metavar="IDS",
                      help="the second pass runs only these scenarios, not the whole suite (for focused work)")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -88,19 +90,23 @@ def choose_entries(mutants: list[catalogue.Mutant], args: argparse.Namespace) ->
     return [mutant for mutant in chosen if mutant.id in sample.ids], sample
 
 
-def baseline(setup: Setup, mutants: Sequence[catalogue.Mutant]) -> list[str]:
-    """Problems with the unmutated copy: where its code comes from, and the named scenarios' failures."""
+def confirm(setup: Setup, judgements: list[Judgement]) -> tuple[list[Judgement], list[str]]:
+    """Run the unmutated copy over every row a mutant failed: a kill counts only by a row that passes
+    without the mutant. Entries killed by no such row become ERROR; a run that fails to report, a refusal."""
+    rows = sorted({row for judgement in judgements if judgement.verdict.killed for row in judgement.failed})
+    if not rows:
+        return judgements, []
     with tempfile.TemporaryDirectory(prefix="mutants-baseline-") as scratch:
-        problems = provenance(setup, Path(scratch) / "probe")
-        kills = sorted({pattern for mutant in mutants for pattern in mutant.kills})
-        if problems or not kills:
-            return problems
-        tree = copy_reference(setup, Path(scratch))
-        done = run_suite(setup, tree, ["--id", ",".join(kills)], "baseline")
-        if done.code != 0:
-            problems.append(f"the unmutated reference fails its named scenarios (exit {done.code}): "
-                            f"{', '.join(done.failed) or done.log[-2000:]}")
-        return problems
+        done = run_suite(setup, copy_reference(setup, Path(scratch)), ["--id", ",".join(rows)], "baseline")
+    if done.code is None or (done.code != 0 and not done.failed):
+        return judgements, [f"the unmutated reference's run over the failed rows ended without a verdict "
+                            f"(exit {done.code}): {done.log[-2000:]}"]
+    broken = set(done.failed)
+    confirmed = [judgement if not judgement.failed or not set(judgement.failed) <= broken else
+                 replace(judgement, verdict=Verdict.ERROR,
+                         detail=f"killed only by rows that fail without the mutant too: {', '.join(judgement.failed)}")
+                 for judgement in judgements]
+    return confirmed, [f"the unmutated reference fails: {', '.join(sorted(broken))}"] if broken else []
 
 
 def judge_all(mutants: Sequence[catalogue.Mutant], setup: Setup, jobs: int,
@@ -143,22 +149,40 @@ def run(args: argparse.Namespace) -> int:
         return 0
     unknown = {mutant.id: f"kills names no scenario of features/: {', '.join(bad)}"
                for mutant in chosen if (bad := catalogue.unknown_kills(mutant, scenarios))}
-    setup = Setup(root=ROOT, timeout=args.timeout, stdio=args.stdio, request_timeout=args.request_timeout,
+    setup = Setup(root=ROOT, timeout=args.timeout, stdio=not args.in_process, request_timeout=args.request_timeout,
                   suite_ids=args.suite_ids)
-    refused = [] if args.no_baseline else baseline(setup, [mutant for mutant in chosen if mutant.id not in unknown])
-    if refused:
-        print("\n".join([*refused, "no verdict: the suite must pass against the unmutated reference"]))
-        return EXIT_REFUSED
+    if not args.no_baseline:
+        with tempfile.TemporaryDirectory(prefix="mutants-probe-") as scratch:
+            refused = provenance(setup, Path(scratch) / "probe")
+        if refused:
+            print("\n".join([*refused, "no verdict: the suite must run the copy's reference"]))
+            return EXIT_REFUSED
     judgements = judge_all(chosen, setup, args.jobs, unknown)
+    if not args.no_baseline:
+        judgements, refused = confirm(setup, judgements)
+        if refused:
+            print("\n".join(refused), file=sys.stderr)
+        if any(problem.startswith("the unmutated reference's run") for problem in refused):
+            return EXIT_REFUSED
     print(report.as_json(judgements, sample) if args.json else report.text(judgements))
     return 0 if report.passed(judgements) else 1
+
+
+def _stop(signum: int, _frame: object) -> None:
+    """SIGTERM (a cancelled CI job) ends the run like Ctrl-C: every suite process tree is killed."""
+    raise SystemExit(128 + signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "check":
         return check(args.catalogue)
-    return run(args)
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        return run(args)
+    finally:
+        processes.kill_everything()
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

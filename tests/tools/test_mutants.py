@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,22 +14,17 @@ from pathlib import Path
 import mutants as runner
 import pytest
 from mutation import report
-from mutation.catalogue import Mutant
-from mutation.judge import Judgement, Verdict
+from mutation.catalogue import Mutant, apply
+from mutation.judge import Judgement, Setup, Verdict, provenance
 from mutation.sample import choose, week_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "mutants.py"
 
 # Real mutants of reference/lineage/chain.py: LINEAGE-001 fails when no lineage link is followed.
-NO_LINEAGE = '''
-find = """
-    for depth in range(MAX_DEPTH):
-        pair = find_pair(current)"""
-replace = """
-    for depth in range(0):
-        pair = find_pair(current)"""
-'''
+NO_LINEAGE_FIND = "\n    for depth in range(MAX_DEPTH):\n        pair = find_pair(current)"
+NO_LINEAGE_REPLACE = "\n    for depth in range(0):\n        pair = find_pair(current)"
+NO_LINEAGE = f"find = {json.dumps(NO_LINEAGE_FIND)}\nreplace = {json.dumps(NO_LINEAGE_REPLACE)}\n"
 ENDLESS_LOOP = '''
 find = """
     visited: set[str] = set()
@@ -159,7 +155,7 @@ def test_a_mutant_that_loops_forever_times_out_as_killed_and_leaves_no_process(t
     folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001"], ENDLESS_LOOP))
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    done = mutants(folder, "run", "--no-baseline", "--timeout", "10", tmp=scratch)
+    done = mutants(folder, "run", "--in-process", "--no-baseline", "--timeout", "10", tmp=scratch)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "TIMEOUT          LINEAGE-M901" in done.stdout
     assert "the named run outlived 10 s; its process tree was killed" in done.stdout
@@ -227,3 +223,35 @@ def test_the_text_lists_every_entry_not_plainly_killed_and_prints_killed_last() 
     assert "failed instead: READ-009 (correct its kills)" in "\n".join(lines)
     assert not report.passed(judgements)
     assert report.passed([judgements[0], judgements[1], judgements[4]])
+
+
+def test_provenance_refuses_a_toolkit_that_is_not_the_checkouts(tmp_path: Path) -> None:
+    """A checkout without conformance/ would run an installed toolkit: no verdict is given then."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "reference").symlink_to(ROOT / "reference")
+    problems = provenance(Setup(root=checkout, timeout=120), tmp_path / "probe")
+    assert any(problem.startswith("conformance is imported from ") for problem in problems), problems
+    assert not any(problem.startswith("reference is imported") for problem in problems), problems
+    assert provenance(Setup(root=ROOT, timeout=120), tmp_path / "probe2") == []
+
+
+def test_a_kill_by_a_row_that_fails_without_the_mutant_is_no_kill(tmp_path: Path) -> None:
+    """The confirmation runs the unmutated reference over the failed rows: here it is itself broken."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    for name in ("conformance", "features", "schemas", "fixtures", "docs"):
+        (checkout / name).symlink_to(ROOT / name)
+    broken = Mutant("LINEAGE-M901", "LINEAGE", "s", "b", ("LINEAGE-001",), NO_LINEAGE_FIND, NO_LINEAGE_REPLACE,
+                    "fixture.toml")
+    shutil.copytree(ROOT / "reference", checkout / "reference", ignore=shutil.ignore_patterns("__pycache__"))
+    assert apply(broken, checkout) is None
+    setup = Setup(root=checkout, timeout=300)
+    killed = Judgement(broken, Verdict.KILLED, 1.0, ("LINEAGE-001",))
+    elsewhere = Judgement(broken, Verdict.KILLED_ELSEWHERE, 1.0, ("LINEAGE-001", "LINEAGE-002"))
+    judged, problems = runner.confirm(setup, [killed, elsewhere])
+    assert problems == ["the unmutated reference fails: LINEAGE-001"]
+    assert judged[0].verdict is Verdict.ERROR
+    assert judged[0].detail == "killed only by rows that fail without the mutant too: LINEAGE-001"
+    assert judged[1] == elsewhere
+
