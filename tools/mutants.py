@@ -36,9 +36,10 @@ EXIT_REFUSED: Final = 2
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tools/mutants.py", description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--catalogue", type=Path, default=CATALOGUE, help="the folder of *.toml catalogue files")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--catalogue", type=Path, default=CATALOGUE, help="the folder of *.toml catalogue files")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="judge the catalogue's entries; killed K/N printed last")
+    run = commands.add_parser("run", parents=[common], help="judge the catalogue's entries; killed K/N printed last")
     run.add_argument("--only", default="", help="only these entry ids, comma-separated, globs allowed")
     run.add_argument("--area", default="", help="only the entries of these areas, comma-separated")
     run.add_argument("--sample", type=int, metavar="N", help="only N entries, rotating every ISO week")
@@ -56,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the second pass runs only these scenarios, not the whole suite (for focused work)")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     run.add_argument("--dry-run", action="store_true", help="print the chosen entries and stop")
-    commands.add_parser("check", help="validate the catalogue and show that every entry applies exactly once")
+    commands.add_parser("check", parents=[common],
+                        help="validate the catalogue and show that every entry applies exactly once")
     return parser
 
 

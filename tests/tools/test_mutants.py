@@ -52,18 +52,18 @@ def catalogue(folder: Path, *entries: str, name: str = "fixture.toml") -> Path:
     return folder
 
 
-def mutants(folder: Path, *args: str, tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
+def mutants(folder: Path, command: str, *args: str, tmp: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The CLI as CI runs it, from outside the checkout; its temporary copies under ``tmp``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if tmp is not None:
         env["TMPDIR"] = str(tmp)
-    return subprocess.run([sys.executable, str(SCRIPT), "--catalogue", str(folder), *args], cwd=folder,
+    return subprocess.run([sys.executable, str(SCRIPT), command, "--catalogue", str(folder), *args], cwd=folder,
                           env=env, capture_output=True, text=True, check=False, timeout=300)
 
 
 def check(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     """``tools/mutants.py check`` in this process (no suite runs): its exit code and stdout."""
-    code = runner.main(["--catalogue", str(folder), "check"])
+    code = runner.main(["check", "--catalogue", str(folder)])
     return code, capsys.readouterr().out
 
 
@@ -124,7 +124,7 @@ def test_run_reports_a_stale_entry_by_name_and_fails(tmp_path: Path, capsys: pyt
     nowhere = 'find = "this text is in no file of the reference"\nreplace = "x"\n'
     folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001"], nowhere),
                        entry("LINEAGE-M902", ["LINEAGE-999"], ONE_DEEPER))
-    code = runner.main(["--catalogue", str(folder), "run", "--no-baseline"])
+    code = runner.main(["run", "--catalogue", str(folder), "--no-baseline"])
     out, err = capsys.readouterr()
     assert code == 1
     assert "STALE            LINEAGE-M901 (fixture.toml): a port bug of LINEAGE-M901" in out
@@ -198,7 +198,7 @@ def test_the_cli_prints_the_sample_it_chose(tmp_path: Path, capsys: pytest.Captu
     folder = catalogue(tmp_path / "cat", *entries)
     outputs = []
     for seed in ("5", "5", "6"):
-        assert runner.main(["--catalogue", str(folder), "run", "--sample", "3", "--sample-seed", seed, "--dry-run"]) == 0
+        assert runner.main(["run", "--catalogue", str(folder), "--sample", "3", "--sample-seed", seed, "--dry-run"]) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] != outputs[2]
     head, *chosen = outputs[0].splitlines()
