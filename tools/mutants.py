@@ -4,8 +4,8 @@
     python tools/mutants.py check        # schema, unique ids, known kills, every entry applies once
 
 Each entry is a small patch to the reference, applied by content to a copy of the checkout's
-``reference/`` (never the checkout); the suite then runs against the copy: the scenarios the entry
-names first, and when none of them fails, the whole suite. Verdicts: killed, killed-elsewhere,
+``reference/`` (never the checkout); the suite then runs against the copy (a ``--stdio`` port by
+default): the scenarios the entry names first, and when none of them fails, the whole suite. Verdicts: killed, killed-elsewhere,
 timeout (both count as killed), survived, stale, error. ``killed K/N`` is printed last; the exit
 code is 0 only when every chosen entry is killed. docs/mutants.md has the format and the rules.
 """
