@@ -144,6 +144,9 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join([*problems, f"catalogue refused: {len(problems)} problem(s); see tools/mutants.py check"]))
         return EXIT_REFUSED
     chosen, sample = choose_entries(mutants, args)
+    if not chosen and (args.only or args.area):
+        print(f"no entry of {args.catalogue} matches --only {args.only!r} --area {args.area!r}")
+        return EXIT_REFUSED
     if sample is not None:
         print(sample.describe(), file=sys.stderr if args.json else sys.stdout, flush=True)
     if args.dry_run:

@@ -132,6 +132,8 @@ def test_run_reports_a_stale_entry_by_name_and_fails(tmp_path: Path, capsys: pyt
     assert "kills names no scenario of features/: LINEAGE-999" in out
     assert out.splitlines()[-1] == "killed 0/2"
     assert "[2/2] " in err
+    assert runner.main(["run", "--catalogue", str(folder), "--only", "LINEAGE-M9*", "--area", "READ"]) == 2
+    assert capsys.readouterr().out.startswith("no entry of ")
 
 
 def test_killed_killed_elsewhere_and_survived_against_the_real_reference(tmp_path: Path) -> None:
