@@ -165,6 +165,17 @@ def test_a_mutant_that_loops_forever_times_out_as_killed_and_leaves_no_process(t
     assert processes_in(scratch) == []
 
 
+def test_over_stdio_a_mutant_that_loops_forever_fails_its_rows_by_the_request_timeout(tmp_path: Path) -> None:
+    folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001"], ENDLESS_LOOP))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    done = mutants(folder, "run", "--json", "--no-baseline", "--request-timeout", "2", tmp=scratch)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [judged] = json.loads(done.stdout)["entries"]
+    assert (judged["verdict"], judged["failed"]) == ("killed", ["LINEAGE-001"])
+    assert processes_in(scratch) == []
+
+
 def processes_in(folder: Path) -> list[int]:
     """Processes whose working directory is under ``folder`` (the runner's copies)."""
     found = []
