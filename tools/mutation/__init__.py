@@ -1,0 +1,1 @@
+"""The mutant runner behind tools/mutants.py (docs/mutants.md): catalogue, sample, judge, report."""

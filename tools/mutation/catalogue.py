@@ -1,0 +1,145 @@
+"""The catalogue of port bugs as data: load ``conformance/mutants/*.toml``, check it, apply an entry.
+
+An entry is applied by content: its ``find`` text must occur exactly once under ``reference/``
+(so moving a file does not break it). What the JSON Schema cannot say is checked here: ids
+unique across files, the area is the id's prefix, and every ``kills`` pattern names at least one
+scenario of ``features/`` (so a typo cannot make an entry look killed by another scenario).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from jsonschema import Draft202012Validator
+
+SCHEMA: Final = Path("schemas") / "mutants" / "v1" / "catalogue.schema.json"
+SCENARIO_TAG: Final = re.compile(r"@id:([A-Z]+-[0-9]+)\b")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One plausible port bug: the text it replaces, where the contract forbids it, who kills it."""
+
+    id: str
+    area: str
+    section: str
+    bug: str
+    kills: tuple[str, ...]
+    find: str
+    replace: str
+    source: str  # the catalogue file it comes from
+
+
+def read_entries(path: Path) -> list[dict[str, Any]]:
+    """The raw ``[[mutant]]`` tables of one file (validated by :func:`schema_problems`)."""
+    entries: Any = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
+    return list(entries) if isinstance(entries, list) else []
+
+
+def catalogue_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.toml"))
+
+
+def load(folder: Path) -> list[Mutant]:
+    """Every entry of every catalogue file, in file and entry order (run :func:`problems` first)."""
+    return [Mutant(id=entry["id"], area=entry["area"], section=entry["section"], bug=entry["bug"],
+                   kills=tuple(entry["kills"]), find=entry["find"], replace=entry["replace"],
+                   source=path.name)
+            for path in catalogue_files(folder) for entry in read_entries(path)]
+
+
+def schema_problems(path: Path, root: Path) -> list[str]:
+    """The file's departures from the catalogue schema (formats checked), or why it does not parse."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return [f"{path.name}: not TOML: {exc}"]
+    schema = json.loads((root / SCHEMA).read_text(encoding="utf-8"))
+    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return [f"{path.name}: {error.json_path}: {error.message}"
+            for error in sorted(validator.iter_errors(document), key=lambda error: list(error.absolute_path))]
+
+
+def scenario_ids(features: Path) -> set[str]:
+    """Every ``@id:AREA-NNN`` tag of the feature files."""
+    return {match.group(1) for path in features.rglob("*.feature")
+            for match in SCENARIO_TAG.finditer(path.read_text(encoding="utf-8"))}
+
+
+def unknown_kills(mutant: Mutant, scenarios: Iterable[str]) -> list[str]:
+    """The entry's ``kills`` patterns that match no scenario (as ``conformance run --id`` matches)."""
+    known = sorted(scenarios)
+    return [pattern for pattern in mutant.kills
+            if not any(_kill_matches(pattern, scenario) for scenario in known)]
+
+
+def _kill_matches(pattern: str, scenario: str) -> bool:
+    """``READER-021`` or a glob of it; ``READER-021[case]`` names a row of that scenario."""
+    head = pattern.split("[", 1)[0] if not any(mark in pattern for mark in "*?") else pattern
+    return fnmatch.fnmatchcase(scenario, head) or fnmatch.fnmatchcase(scenario, pattern)
+
+
+def entry_problems(mutants: list[Mutant], scenarios: set[str]) -> list[str]:
+    """Cross-entry and cross-suite rules: unique ids, area = id prefix, find != replace, kills known."""
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    areas = {scenario.split("-", 1)[0] for scenario in scenarios}
+    for mutant in mutants:
+        where = f"{mutant.id} ({mutant.source})"
+        if mutant.id in seen:
+            problems.append(f"{where}: id already used in {seen[mutant.id]}")
+        seen.setdefault(mutant.id, mutant.source)
+        if mutant.id.split("-", 1)[0] != mutant.area:
+            problems.append(f"{where}: area {mutant.area} is not the id's {mutant.id.split('-', 1)[0]}")
+        if mutant.area not in areas:
+            problems.append(f"{where}: area {mutant.area} has no scenario in features/")
+        if mutant.find == mutant.replace:
+            problems.append(f"{where}: replace equals find (no change)")
+        for pattern in unknown_kills(mutant, scenarios):
+            problems.append(f"{where}: kills {pattern!r} matches no scenario id in features/")
+    return problems
+
+
+def problems(folder: Path, root: Path) -> list[str]:
+    """Everything wrong with the catalogue in ``folder`` before any entry is applied."""
+    found = [problem for path in catalogue_files(folder) for problem in schema_problems(path, root)]
+    if found:
+        return found
+    return entry_problems(load(folder), scenario_ids(root / "features"))
+
+
+def occurrences(mutant: Mutant, tree: Path) -> list[Path]:
+    """The files under ``tree/reference`` holding the entry's text, one path per occurrence."""
+    found: list[Path] = []
+    for path in sorted((tree / "reference").rglob("*.py")):
+        found.extend([path] * path.read_text(encoding="utf-8").count(mutant.find))
+    return found
+
+
+def stale_reason(mutant: Mutant, tree: Path) -> str | None:
+    """Why the entry cannot be applied to ``tree`` (its text not found exactly once), else None."""
+    found = occurrences(mutant, tree)
+    if len(found) == 1:
+        return None
+    if not found:
+        return "its find text occurs 0 times under reference/"
+    files = sorted({path.relative_to(tree).as_posix() for path in found})
+    return f"its find text occurs {len(found)} times under reference/ ({', '.join(files)}): extend it"
+
+
+def apply(mutant: Mutant, tree: Path) -> str | None:
+    """Patch ``tree`` in place and return None; or return the stale reason, writing nothing."""
+    reason = stale_reason(mutant, tree)
+    if reason is not None:
+        return reason
+    path = occurrences(mutant, tree)[0]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(mutant.find, mutant.replace, 1), encoding="utf-8")
+    return None
