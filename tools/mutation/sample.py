@@ -16,6 +16,7 @@ the score printed last is ``killed K/N non-equivalent``.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import json
 import os
@@ -23,6 +24,7 @@ import random
 import re
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -39,6 +41,7 @@ HERE: Final = Path(__file__).resolve().parent
 SAMPLE: Final = HERE / "sample.toml"
 EQUIVALENT: Final = HERE / "equivalent.toml"
 COSMIC_RAY: Final = Path(sys.executable).parent / "cosmic-ray"
+ANNOTATION: Final = "a parameter or return annotation, never evaluated (from __future__ import annotations)"
 
 
 class Outcome(Enum):
@@ -142,9 +145,8 @@ def _cosmic_ray(module: str, *names: str) -> list[Any]:
     return [getattr(loaded, name) for name in names]
 
 
-def _sample(session: Path, group: Group, settings: Settings, only: set[tuple[str, str, int]] | None,
-            ) -> tuple[int, int]:
-    """Mark every mutant outside the seeded sample (and ``only``, when given) skipped; counts."""
+def _sample(session: Path, group: Group, settings: Settings) -> tuple[int, int]:
+    """Mark every mutant outside the seeded sample skipped; (generated, sampled) counts."""
     WorkDB, use_db = _cosmic_ray("work_db", "WorkDB", "use_db")
     WorkerOutcome, WorkResult = _cosmic_ray("work_item", "WorkerOutcome", "WorkResult")
     excluded = re.compile("|".join(f"(?:{pattern})" for pattern in settings.exclude_operators) or "(?!)")
@@ -163,16 +165,35 @@ def _sample(session: Path, group: Group, settings: Settings, only: set[tuple[str
             candidates.sort(key=lambda item: (item.mutations[0].operator_name, item.mutations[0].occurrence))
             chosen = random.Random(f"{settings.seed}:{module}").sample(
                 candidates, min(settings.per_module, len(candidates)))
-            keep.update(item.job_id for item in chosen if only is None or _site(item) in only)
+            keep.update(item.job_id for item in chosen)
         sampled = len(keep)
         db.set_multiple_results([item.job_id for item in items if item.job_id not in keep], skipped)
     return generated, sampled
 
 
-def _site(item: Any) -> tuple[str, str, int]:
-    """Where a work item mutates: stable while the module's source is unchanged."""
-    mutation = item.mutations[0]
-    return (str(mutation.module_path), str(mutation.operator_name), int(mutation.occurrence))
+def _in_signature_annotation(tree: Path, module: str, line: int, column: int) -> bool:
+    """Whether a position lies in a parameter's or a return annotation of a module that postpones
+    annotations (PEP 563): such an annotation is never evaluated, so its mutants are equivalent."""
+    source = (tree / module).read_text(encoding="utf-8")
+    parsed = ast.parse(source)
+    postponed = any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+                    and any(alias.name == "annotations" for alias in node.names) for node in parsed.body)
+    if not postponed:
+        return False
+    for node in ast.walk(parsed):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        arguments = node.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                 *(extra for extra in (arguments.vararg, arguments.kwarg) if extra is not None)]
+        annotations = [a.annotation for a in every if a.annotation is not None]
+        annotations += [node.returns] if node.returns is not None else []
+        for annotation in annotations:
+            end_line = annotation.end_lineno or annotation.lineno
+            end_column = annotation.end_col_offset or 0
+            if (annotation.lineno, annotation.col_offset) <= (line, column) < (end_line, end_column):
+                return True
+    return False
 
 
 def _changed_lines(diff: str) -> tuple[str, str]:
@@ -181,7 +202,8 @@ def _changed_lines(diff: str) -> tuple[str, str]:
     return " / ".join(removed), " / ".join(added)
 
 
-def _results(session: Path, group: Group, equivalents: dict[tuple[str, str, str, str], str]) -> list[Mutant]:
+def _results(session: Path, tree: Path, group: Group,
+             equivalents: dict[tuple[str, str, str, str], str]) -> list[Mutant]:
     WorkDB, use_db = _cosmic_ray("work_db", "WorkDB", "use_db")
     TestOutcome, WorkerOutcome = _cosmic_ray("work_item", "TestOutcome", "WorkerOutcome")
 
@@ -201,6 +223,8 @@ def _results(session: Path, group: Group, equivalents: dict[tuple[str, str, str,
                 outcome, reason = Outcome.ERROR, str(result.output or "")[-400:]
             elif result.test_outcome == TestOutcome.SURVIVED:
                 reason = equivalents.get((module, operator, original, mutated), "")
+                if not reason and _in_signature_annotation(tree, module, *mutation.start_pos):
+                    reason = ANNOTATION
                 outcome = Outcome.EQUIVALENT if reason else Outcome.SURVIVED
             elif result.test_outcome == TestOutcome.KILLED:
                 outcome = Outcome.TIMEOUT if result.output == "timeout" else Outcome.KILLED
@@ -213,19 +237,30 @@ def _results(session: Path, group: Group, equivalents: dict[tuple[str, str, str,
 
 
 def run_group(group: Group, settings: Settings, workdir: Path, equivalents: dict[tuple[str, str, str, str], str],
-              only: set[tuple[str, str, int]] | None) -> tuple[list[Mutant], str]:
-    """Copy, generate, sample, check the unmutated copy passes, execute; the mutants and a log line."""
+              *, again: bool) -> tuple[list[Mutant], str]:
+    """Copy, generate, sample, check the unmutated copy passes, execute; the mutants and a log line.
+
+    ``again``: keep the group's copy and session and run only the mutants that survived there
+    (after scenarios were added; the reference must be unchanged, or the sample is stale).
+    """
     folder = workdir / group.slug
-    shutil.rmtree(folder, ignore_errors=True)
     tree = folder / "tree"
-    shutil.copytree(ROOT / "reference", tree / "reference", ignore=shutil.ignore_patterns("__pycache__"))
-    config = _write_config(group, settings, folder)
     session = folder / "session.sqlite"
+    config = folder / "cosmic-ray.toml"
     env = _environment(tree)
-    with (folder / "cosmic-ray.log").open("w", encoding="utf-8") as log:
-        subprocess.run([str(COSMIC_RAY), "init", str(config), str(session)], cwd=tree, env=env,
-                       stdout=log, stderr=log, check=True)
-        generated, sampled = _sample(session, group, settings, only)
+    with (folder / "cosmic-ray.log").open("a" if again else "w", encoding="utf-8") as log:
+        if again:
+            _check_unchanged(tree, group)
+            with sqlite3.connect(session) as db:
+                db.execute("DELETE FROM work_results WHERE worker_outcome = 'NORMAL' AND test_outcome = 'SURVIVED'")
+        else:
+            shutil.rmtree(tree, ignore_errors=True)
+            shutil.copytree(ROOT / "reference", tree / "reference", ignore=shutil.ignore_patterns("__pycache__"))
+            _write_config(group, settings, folder)
+            session.unlink(missing_ok=True)
+            subprocess.run([str(COSMIC_RAY), "init", str(config), str(session)], cwd=tree, env=env,
+                           stdout=log, stderr=log, check=True)
+            _sample(session, group, settings)
         where = subprocess.run([sys.executable, "-c", "import reference; print(reference.__file__)"],
                                cwd=tree, env=env, capture_output=True, text=True, check=True).stdout.strip()
         if not Path(where).is_relative_to(tree):
@@ -236,7 +271,24 @@ def run_group(group: Group, settings: Settings, workdir: Path, equivalents: dict
             raise RuntimeError(f"{group.name}: the suite fails on the unmutated reference; see {log.name}")
         subprocess.run([str(COSMIC_RAY), "exec", str(config), str(session)], cwd=tree, env=env,
                        stdout=log, stderr=log, check=True)
-    return _results(session, group, equivalents), f"{group.name}: {sampled} sampled of {generated} generated"
+    return report_group(group, workdir, equivalents)
+
+
+def _check_unchanged(tree: Path, group: Group) -> None:
+    for module in group.modules:
+        if (tree / module).read_bytes() != (ROOT / module).read_bytes():
+            raise RuntimeError(f"{module} changed since the sample was drawn: run the whole sample again")
+
+
+def report_group(group: Group, workdir: Path,
+                 equivalents: dict[tuple[str, str, str, str], str]) -> tuple[list[Mutant], str]:
+    """The judged mutants of a group's session and its counts line."""
+    folder = workdir / group.slug
+    session = folder / "session.sqlite"
+    with sqlite3.connect(session) as db:
+        generated = db.execute("SELECT count(*) FROM work_items").fetchone()[0]
+    mutants = _results(session, folder / "tree", group, equivalents)
+    return mutants, f"{group.name}: {len(mutants)} sampled of {generated} generated"
 
 
 def _describe(mutant: Mutant) -> str:
@@ -244,35 +296,8 @@ def _describe(mutant: Mutant) -> str:
             f"{mutant.original!r} -> {mutant.mutated!r}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tools/mutation/sample.py", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run the sample; the score is printed last")
-    run.add_argument("-j", "--jobs", type=int, default=1, help="groups run at once (default 1)")
-    run.add_argument("--per-module", type=int, default=0, help="mutants per module (default: sample.toml)")
-    run.add_argument("--group", action="append", default=[], help="only the groups with these names")
-    run.add_argument("--workdir", type=Path, default=ROOT / "build" / "mutation",
-                     help="scratch copies, cosmic-ray sessions and results.json (default build/mutation)")
-    run.add_argument("--survivors-of", type=Path, default=None,
-                     help="a previous results.json: run only the sampled mutants that survived there")
-    args = parser.parse_args(argv)
-    settings = load_settings()
-    only: set[tuple[str, str, int]] | None = None
-    if args.survivors_of is not None:
-        previous = json.loads(args.survivors_of.read_text(encoding="utf-8"))
-        only = {(m["module"], m["operator"], int(m["occurrence"])) for m in previous
-                if m["outcome"] in (Outcome.SURVIVED.value, Outcome.EQUIVALENT.value)}
-    if args.per_module:
-        settings = Settings(seed=settings.seed, per_module=args.per_module, timeout=settings.timeout,
-                            exclude_operators=settings.exclude_operators, groups=settings.groups)
-    groups = [group for group in settings.groups if not args.group or group.name in args.group]
-    equivalents = load_equivalents()
-    workdir: Path = args.workdir.resolve()
-    workdir.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        done = list(pool.map(lambda group: run_group(group, settings, workdir, equivalents, only), groups))
-    wall = time.monotonic() - started
+def _print(settings: Settings, done: list[tuple[list[Mutant], str]], wall: float, workdir: Path) -> int:
+    """Every survivor, equivalent and error, then the score (last); results.json in ``workdir``."""
     mutants = [mutant for group_mutants, _ in done for mutant in group_mutants]
     (workdir / "results.json").write_text(
         json.dumps([{**asdict(m), "outcome": m.outcome.value} for m in mutants], indent=1), encoding="utf-8")
@@ -291,6 +316,40 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{count[Outcome.ERROR]} errors, wall {wall:.0f} s")
     print(f"killed {killed}/{judged} non-equivalent ({share:.1f}%)")
     return 0 if count[Outcome.SURVIVED] == 0 and count[Outcome.ERROR] == 0 else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tools/mutation/sample.py", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run the sample; the score is printed last")
+    run.add_argument("-j", "--jobs", type=int, default=1, help="groups run at once (default 1)")
+    run.add_argument("--per-module", type=int, default=0, help="mutants per module (default: sample.toml)")
+    run.add_argument("--again", action="store_true",
+                     help="run again only the mutants that survived the last run in --workdir")
+    report = commands.add_parser("report", help="print the score of the last run in --workdir")
+    for command in (run, report):
+        command.add_argument("--group", action="append", default=[], help="only the groups with these names")
+        command.add_argument("--workdir", type=Path, default=ROOT / "build" / "mutation",
+                             help="scratch copies, cosmic-ray sessions and results.json (default build/mutation)")
+    args = parser.parse_args(argv)
+    settings = load_settings()
+    if args.command == "run" and args.per_module:
+        settings = Settings(seed=settings.seed, per_module=args.per_module, timeout=settings.timeout,
+                            exclude_operators=settings.exclude_operators, groups=settings.groups)
+    groups = [group for group in settings.groups if not args.group or group.name in args.group]
+    equivalents = load_equivalents()
+    workdir: Path = args.workdir.resolve()
+    if args.command == "report":
+        done = [report_group(group, workdir, equivalents) for group in groups
+                if (workdir / group.slug / "session.sqlite").exists()]
+        return _print(settings, done, 0.0, workdir)
+    started = time.monotonic()
+    for group in groups:
+        (workdir / group.slug).mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        done = list(pool.map(lambda group: run_group(group, settings, workdir, equivalents, again=args.again),
+                             groups))
+    return _print(settings, done, time.monotonic() - started, workdir)
 
 
 if __name__ == "__main__":
