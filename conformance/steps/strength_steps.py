@@ -1,0 +1,75 @@
+"""Steps for the scenarios the mutation tool's survivors asked for (issue 14, ``strength.feature``).
+
+They build history entries whose shape sits exactly at a bound of the classification floor walk
+(contract §8.4: more than 10,000 visited values, or a value deeper than 64, fail closed), and
+check that a hit field the contract omits when unknown is absent, not null.  Expected values come
+from what the steps wrote, never from the implementation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pytest_bdd import given, parsers, then
+
+from conformance.world import HistoryWorld
+
+
+def _values(node: Any) -> int:
+    """Every JSON value of ``node``, itself included (object keys are not values)."""
+    if isinstance(node, dict):
+        return 1 + sum(_values(child) for child in node.values())
+    if isinstance(node, list):
+        return 1 + sum(_values(child) for child in node)
+    return 1
+
+
+def _message(history: HistoryWorld, entry_id: str, text: str) -> dict[str, Any]:
+    """A user message whose parent is the file's last entry (so it becomes the default leaf)."""
+    lines = [json.loads(line) for line in history.current.read_bytes().splitlines() if line.strip()]
+    parent = next((line.get("id") for line in reversed(lines) if line.get("type") != "session"), None)
+    second = len(lines)
+    return {
+        "type": "message", "id": entry_id, "parentId": parent,
+        "timestamp": f"2026-01-01T00:{second // 60:02d}:{second % 60:02d}.000Z",
+        "message": {"role": "user", "content": text, "timestamp": 1767225600000 + second * 1000},
+    }
+
+
+def _append(history: HistoryWorld, entry: dict[str, Any]) -> None:
+    with history.current.open("ab") as handle:
+        handle.write((json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8"))
+    history.texts[entry["id"]] = entry["message"]["content"]
+
+
+@given(parsers.parse('the current history session gets a user message "{entry_id}" saying "{text}" '
+                     'whose deepest value is at depth {depth:d}'))
+def given_deep_message(history: HistoryWorld, entry_id: str, text: str, depth: int) -> None:
+    """The entry is depth 0; its field ``nested`` (depth 1) holds arrays down to an empty one at ``depth``."""
+    assert depth >= 2, "the message object itself is at depth 1, its fields at 2"
+    nested: list[Any] = []
+    for _ in range(depth - 1):
+        nested = [nested]
+    entry = _message(history, entry_id, text)
+    entry["nested"] = nested
+    _append(history, entry)
+
+
+@given(parsers.parse('the current history session gets a user message "{entry_id}" saying "{text}" '
+                     'of {count:d} JSON values in all'))
+def given_wide_message(history: HistoryWorld, entry_id: str, text: str, count: int) -> None:
+    """The entry object and every value inside it number ``count``; a field ``filler`` of zeros makes up the rest."""
+    entry = _message(history, entry_id, text)
+    entry["filler"] = []
+    missing = count - _values(entry)
+    assert missing >= 0, f"the message alone has {_values(entry)} values"
+    entry["filler"] = [0] * missing
+    assert _values(entry) == count
+    _append(history, entry)
+
+
+@then(parsers.parse('the first hit has no "{field}" field'))
+def then_first_hit_lacks(history: HistoryWorld, field: str) -> None:
+    hit = history.last["hits"][0]
+    assert field not in hit, hit
