@@ -73,3 +73,14 @@ def given_wide_message(history: HistoryWorld, entry_id: str, text: str, count: i
 def then_first_hit_lacks(history: HistoryWorld, field: str) -> None:
     hit = history.last["hits"][0]
     assert field not in hit, hit
+
+
+@given(parsers.parse('the current history session ends with a user message "{entry_id}" of {count:d} '
+                     'one-character lines, the first saying "{first}"'))
+def given_narrow_lines(history: HistoryWorld, entry_id: str, count: int, first: str) -> None:
+    """Lines of one character (three in the JSON envelope with the ``\\n`` escape), so that one
+    token more or less of room always changes how many lines a read fills."""
+    lines = [first] + ["x"] * (count - 1)
+    entry = _message(history, entry_id, "\n".join(lines))
+    _append(history, entry)
+    history.messages[entry_id] = lines

@@ -100,3 +100,19 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | quoted-placeholder       | password: "<your-password-here>" is fine   | normal         | password: "<your-password-here>" is fine   |
       | single-quoted-placeholder | token='<your-token>' is fine              | normal         | token='<your-token>' is fine              |
       | quoted-value             | password: "abcd" is not                    | sensitive      | password: "[DS4 REDACTED SECRET]" is not   |
+
+  @id:READ-200
+  Scenario: A read fills one-character lines up to the budget less the 96-token reserve, to the line
+    Given the current history session ends with a user message "narrow" of 600 one-character lines, the first saying "NarrowListMarker"
+    And the history host opens the current session
+    When recall is asked for "`NarrowListMarker`"
+    And the first hit is read with:
+      """
+      {"maxLines": 200, "maxOutputTokens": 256}
+      """
+    Then the read of "narrow" holds the most lines that fit 256 chars-v1 tokens
+    When the first hit is read on from the next line with:
+      """
+      {"maxLines": 200, "maxOutputTokens": 280}
+      """
+    Then the read of "narrow" holds the most lines that fit 280 chars-v1 tokens

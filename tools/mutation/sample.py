@@ -251,6 +251,7 @@ def run_group(group: Group, settings: Settings, workdir: Path, equivalents: dict
     with (folder / "cosmic-ray.log").open("a" if again else "w", encoding="utf-8") as log:
         if again:
             _check_unchanged(tree, group)
+            _write_config(group, settings, folder)  # the selection may have grown
             with sqlite3.connect(session) as db:
                 db.execute("DELETE FROM work_results WHERE worker_outcome = 'NORMAL' AND test_outcome = 'SURVIVED'")
         else:
