@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_bdd import given, parsers, then
+from pytest_bdd import given, parsers, then, when
 
 from conformance.world import HistoryWorld
 
@@ -84,3 +84,12 @@ def given_narrow_lines(history: HistoryWorld, entry_id: str, count: int, first: 
     entry = _message(history, entry_id, "\n".join(lines))
     _append(history, entry)
     history.messages[entry_id] = lines
+
+
+@when(parsers.parse('the sibling history session "{name}" is renamed to "{new_name}"'))
+def when_sibling_renamed(history: HistoryWorld, name: str, new_name: str) -> None:
+    """The same session (same header id) now lives in another file of the same folder."""
+    old = history.sessions.pop(name)
+    new = old.with_name(f"{new_name}.jsonl")
+    old.rename(new)
+    history.sessions[new_name] = new

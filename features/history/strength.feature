@@ -116,3 +116,50 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       {"maxLines": 200, "maxOutputTokens": 280}
       """
     Then the read of "narrow" holds the most lines that fit 280 chars-v1 tokens
+
+  @id:RECALL-202
+  Scenario Outline: Every plain word of four or more letters is a keyword, wherever it stands in the query (<case>)
+    Given the current history session gets a user message "plain" with this text:
+      """
+      The quarterly deployment happened on time.
+      """
+    And the history host opens the current session
+    When recall is asked for "<query>"
+    Then the hit entry ids are "plain"
+
+    Examples:
+      | case             | query                          |
+      | first-of-two     | deployment zzzz                |
+      | first-of-two-long | deployment yyyyyyyy            |
+      | middle-of-three  | zzzz quarterly yyyy            |
+      | last-of-two      | zzzz deployment                |
+
+  @id:READ-201
+  Scenario Outline: A ref names its session's file: once the session lives in another file, the read is out of scope (<case>)
+    Given the sibling history session "bravo" with these lines:
+      """
+      {"type":"session","version":3,"id":"s-moved","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"moved","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"The `MovedMarker` lives in a sibling.","timestamp":1767225601000}}
+      """
+    And the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true}}
+      """
+    And the history host opens the current session
+    When recall is asked with:
+      """
+      {"query": "`MovedMarker`", "scope": "project"}
+      """
+    Then the hit entry ids are "moved"
+    When the sibling history session "bravo" is renamed to "<new_name>"
+    And recall is asked with:
+      """
+      {"query": "`MovedMarker`", "scope": "project"}
+      """
+    And reference number 1 issued in this scenario is read
+    Then the result is unavailable with code "reference-out-of-scope"
+
+    Examples:
+      | case          | new_name |
+      | sorts-before  | alpha    |
+      | sorts-after   | charlie  |
