@@ -9,11 +9,21 @@ from what the steps wrote, never from the implementation.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
+from conformance.protocol import Adapter
+from conformance.steps.common import js_json
+from conformance.steps.history_calls import call_tool
 from conformance.world import HistoryWorld
+
+#: The envelope's reserve (contract §3.3 step 10: chars-v1 of the envelope plus 96 within the budget).
+RESERVE_TOKENS = 96
+#: The leading hit fields that are also a read's ``source``, in order (contract §3.3).
+_SOURCE_FIELDS = ("sourceRef", "projectId", "sessionId", "entryId", "kind", "role", "timestamp", "relation",
+                  "classification")
 
 
 def _values(node: Any) -> int:
@@ -93,3 +103,28 @@ def when_sibling_renamed(history: HistoryWorld, name: str, new_name: str) -> Non
     new = old.with_name(f"{new_name}.jsonl")
     old.rename(new)
     history.sessions[new_name] = new
+
+
+@given(parsers.parse('the current history session ends with a user message "{entry_id}" of {count:d} '
+                     'lines saying "{line}", the first saying "{first}"'))
+def given_repeated_lines(history: HistoryWorld, entry_id: str, count: int, line: str, first: str) -> None:
+    lines = [first] + [line] * (count - 1)
+    _append(history, _message(history, entry_id, "\n".join(lines)))
+    history.messages[entry_id] = lines
+
+
+@when(parsers.parse('the first hit is read with one token less than lines 1 to {last:d} of "{entry_id}" need'))
+def when_read_one_token_short(adapter: Adapter, history: HistoryWorld, last: int, entry_id: str) -> None:
+    """The budget is the cost of the envelope holding lines 1 to ``last`` (``nextLine`` ``last + 1``),
+    less one token, computed from the hit's own source fields: those lines must not all fit."""
+    hit = history.recall["hits"][0]
+    lines = history.messages[entry_id]
+    envelope = {
+        "schema": "ds4-history-result-v1", "quotedData": True, "status": "complete", "coverage": "complete",
+        "warnings": [], "source": {key: hit[key] for key in _SOURCE_FIELDS if key in hit},
+        "text": "\n".join(lines[:last]), "startLine": 1, "truncated": last < len(lines), "nextLine": last + 1,
+    }
+    units = len(js_json(envelope).encode("utf-16-le")) // 2
+    budget = math.ceil(units / 4) + RESERVE_TOKENS - 1
+    call_tool(adapter, history, "history.read",
+              {"sourceRef": hit["sourceRef"], "maxLines": 200, "maxOutputTokens": budget})

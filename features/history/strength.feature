@@ -163,3 +163,22 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | case          | new_name |
       | sorts-before  | alpha    |
       | sorts-after   | charlie  |
+
+  @id:READ-202
+  Scenario Outline: The fill measures each candidate with its own nextLine, also where nextLine gains a digit (<case>)
+    The budget is one token short of what lines 1 to 99 need with "nextLine":100; measured with a
+    nextLine one digit shorter, line 99 would seem to fit. One of the four first-line widths puts
+    the envelope's length where one character decides the token.
+    Given the current history session ends with a user message "digits" of 150 lines saying "xyz", the first saying "<first>"
+    And the history host opens the current session
+    When recall is asked for "`DigitMarker`"
+    And the first hit is read with one token less than lines 1 to 99 of "digits" need
+    Then the read text is lines 1 to 98 of the message "digits"
+    And the read stops before line 99
+
+    Examples:
+      | case    | first          |
+      | width-0 | DigitMarker    |
+      | width-1 | DigitMarker.   |
+      | width-2 | DigitMarker..  |
+      | width-3 | DigitMarker... |
