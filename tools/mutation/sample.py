@@ -199,7 +199,7 @@ def _in_signature_annotation(tree: Path, module: str, line: int, column: int) ->
 def _changed_lines(diff: str) -> tuple[str, str]:
     removed = [line[1:].strip() for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
     added = [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
-    return " / ".join(removed), " / ".join(added)
+    return " / ".join(line for line in removed if line), " / ".join(line for line in added if line)
 
 
 def _results(session: Path, tree: Path, group: Group,
