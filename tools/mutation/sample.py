@@ -41,7 +41,7 @@ HERE: Final = Path(__file__).resolve().parent
 SAMPLE: Final = HERE / "sample.toml"
 EQUIVALENT: Final = HERE / "equivalent.toml"
 COSMIC_RAY: Final = Path(sys.executable).parent / "cosmic-ray"
-ANNOTATION: Final = "a parameter or return annotation, never evaluated (from __future__ import annotations)"
+ANNOTATION: Final = "an annotation in a function, never evaluated (from __future__ import annotations)"
 
 
 class Outcome(Enum):
@@ -172,8 +172,9 @@ def _sample(session: Path, group: Group, settings: Settings) -> tuple[int, int]:
 
 
 def _in_signature_annotation(tree: Path, module: str, line: int, column: int) -> bool:
-    """Whether a position lies in a parameter's or a return annotation of a module that postpones
-    annotations (PEP 563): such an annotation is never evaluated, so its mutants are equivalent."""
+    """Whether a position lies in a parameter's, a return or a local variable's annotation of a
+    module that postpones annotations (PEP 563): such an annotation is never evaluated, so its
+    mutants are equivalent."""
     source = (tree / module).read_text(encoding="utf-8")
     parsed = ast.parse(source)
     postponed = any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
@@ -188,6 +189,9 @@ def _in_signature_annotation(tree: Path, module: str, line: int, column: int) ->
                  *(extra for extra in (arguments.vararg, arguments.kwarg) if extra is not None)]
         annotations = [a.annotation for a in every if a.annotation is not None]
         annotations += [node.returns] if node.returns is not None else []
+        # A local variable's annotation is never evaluated either (PEP 526).
+        annotations += [inner.annotation for statement in node.body for inner in ast.walk(statement)
+                        if isinstance(inner, ast.AnnAssign)]
         for annotation in annotations:
             end_line = annotation.end_lineno or annotation.lineno
             end_column = annotation.end_col_offset or 0
