@@ -80,6 +80,7 @@ class Settings:
 class Mutant:
     """One sampled mutant and its outcome; ``original``/``mutated``: the changed line, stripped."""
 
+    job_id: str
     group: str
     module: str
     line: int
@@ -234,7 +235,7 @@ def _results(session: Path, tree: Path, group: Group,
                 outcome = Outcome.TIMEOUT if result.output == "timeout" else Outcome.KILLED
             else:
                 outcome, reason = Outcome.ERROR, str(result.output or "")[-400:]
-            mutants.append(Mutant(group=group.name, module=module, line=int(mutation.start_pos[0]),
+            mutants.append(Mutant(job_id=str(job_id), group=group.name, module=module, line=int(mutation.start_pos[0]),
                                   operator=operator, occurrence=int(mutation.occurrence), original=original,
                                   mutated=mutated, outcome=outcome, reason=reason, diff=diff))
     return sorted(mutants, key=lambda m: (m.module, m.line, m.operator, m.occurrence))
@@ -256,8 +257,10 @@ def run_group(group: Group, settings: Settings, workdir: Path, equivalents: dict
         if again:
             _check_unchanged(tree, group)
             _write_config(group, settings, folder)  # the selection may have grown
+            survivors = [(m.job_id,) for m in _results(session, tree, group, equivalents)
+                         if m.outcome is Outcome.SURVIVED]  # equivalent ones stay judged
             with sqlite3.connect(session) as db:
-                db.execute("DELETE FROM work_results WHERE worker_outcome = 'NORMAL' AND test_outcome = 'SURVIVED'")
+                db.executemany("DELETE FROM work_results WHERE job_id = ?", survivors)
         else:
             shutil.rmtree(tree, ignore_errors=True)
             shutil.copytree(ROOT / "reference", tree / "reference", ignore=shutil.ignore_patterns("__pycache__"))
