@@ -130,12 +130,12 @@ def when_read_one_token_short(adapter: Adapter, history: HistoryWorld, last: int
               {"sourceRef": hit["sourceRef"], "maxLines": 200, "maxOutputTokens": budget})
 
 
-@when(parsers.parse('the JSON text of {depth:d} nested arrays around {inner} is parsed and serialized again'))
+@when(parsers.parse('a JSON value of {depth:d} nested arrays around {inner} is parsed and serialized again'))
 def when_canonicalize_deep(adapter: Adapter, outcome: Outcome, depth: int, inner: str) -> None:
     outcome.call(adapter, "json.canonicalize", {"text": "[" * depth + inner + "]" * depth})
 
 
-@then(parsers.parse('the serialized text is {depth:d} nested arrays around {inner}'))
+@then(parsers.parse('its serialization is {depth:d} nested arrays around {inner}'))
 def then_serialized_deep(outcome: Outcome, depth: int, inner: str) -> None:
     text = outcome.value()["text"]
     assert text == "[" * depth + inner + "]" * depth, text[:80] + "..." + text[-80:]

@@ -6,8 +6,8 @@ Feature: JSON nested deeper than a recursive writer goes (issue 14, docs/suite-s
 
   @id:PRIM-200
   Scenario Outline: A value nested <depth> arrays deep is serialized exactly (<case>)
-    When the JSON text of <depth> nested arrays around <inner> is parsed and serialized again
-    Then the serialized text is <depth> nested arrays around <inner>
+    When a JSON value of <depth> nested arrays around <inner> is parsed and serialized again
+    Then its serialization is <depth> nested arrays around <inner>
 
     Examples:
       | case            | depth | inner                  |
