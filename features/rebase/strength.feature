@@ -1,0 +1,37 @@
+Feature: Lineage through a checkpoint that carries pins and memories (issue 14, docs/suite-strength.md)
+  Spec: [contract.md](../../docs/spec/contract.md) [§6.13](../../docs/spec/contract.md#613-lineage-verification-loadrebasestate) step 2, [§6.14](../../docs/spec/contract.md#614-carrying-pins-and-session-memory-into-the-continuation)
+  A mutant of the reference that the rest of the suite let pass: lineage verification checks every
+  carried pin and memory against its own origin mutation in the source, and a checkpoint the
+  reference wrote itself, carrying a branch pin, a session pin and a session memory, passes that
+  check: the target's current-lineage recall reaches the source with no warning.
+
+  Background:
+    Given a trusted history project
+    And the clock is set to 1767229200000 ms
+
+  @id:LINEAGE-200
+  Scenario: A checkpoint carrying a branch pin, a session pin and a session memory verifies: lineage with no warning
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-pins","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"message","id":"side","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"A branch not taken","timestamp":1767225602000}}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m1","operation":"add","createdAt":1767225603000,"item":{"id":"pin-branch","scope":"branch","content":"Keep LastExportUtc nullable","branchLeafId":"task","sourceEntryId":"old","createdAt":1767225603000}},"id":"p1","parentId":"old","timestamp":"2026-01-01T00:00:03.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m2","operation":"add","createdAt":1767225604000,"item":{"id":"pin-project","scope":"project","content":"Project rule","projectPath":"{cwd}","createdAt":1767225604000}},"id":"p2","parentId":"p1","timestamp":"2026-01-01T00:00:04.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m3","operation":"add","createdAt":1767225605000,"item":{"id":"pin-side","scope":"branch","content":"Only on the side branch","branchLeafId":"side","createdAt":1767225605000}},"id":"p3","parentId":"p2","timestamp":"2026-01-01T00:00:05.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m4","operation":"add","createdAt":1767225606000,"item":{"id":"pin-session","scope":"session","content":"Session-wide rule","createdAt":1767225606000}},"id":"p4","parentId":"p3","timestamp":"2026-01-01T00:00:06.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"n1","operation":"add","createdAt":1767225607000,"item":{"id":"mem-session","scope":"session","claim":"LastExportUtc stays nullable","createdAt":1767225607000,"sourceEntryIds":["old"]}},"id":"n1","parentId":"p4","timestamp":"2026-01-01T00:00:07.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"n2","operation":"add","createdAt":1767225608000,"item":{"id":"mem-project","scope":"project","claim":"The project uses tabs","projectPath":"{cwd}","createdAt":1767225608000,"sourceEntryIds":[]}},"id":"n2","parentId":"n1","timestamp":"2026-01-01T00:00:08.000Z"}
+      {"type":"message","id":"task","parentId":"n2","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225609000}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result preserves 2 pins and 1 memories
+    When the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result is complete with no warnings
+    And the effective scope is "current-lineage"
+    And the hit "old" has relation "lineage-ancestor"
