@@ -23,7 +23,9 @@ class Unsupported(Exception):
     or the platform and the primitives it lacks (:class:`conformance.platforms.PrimitiveMissing`).
     """
 
-    missing: dict[str, Any]
+    @property
+    def missing(self) -> dict[str, Any]:
+        raise NotImplementedError
 
 
 class OperationNotDeclared(Unsupported):
@@ -32,7 +34,10 @@ class OperationNotDeclared(Unsupported):
     def __init__(self, operation: str) -> None:
         super().__init__(f"needs operation {operation!r}, which the implementation did not declare")
         self.operation = operation
-        self.missing = {"operation": operation}
+
+    @property
+    def missing(self) -> dict[str, Any]:
+        return {"operation": self.operation}
 
 
 def unknown_operations(info: ImplInfo) -> list[str]:

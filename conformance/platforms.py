@@ -158,8 +158,11 @@ class PrimitiveMissing(Unsupported):
         words = "".join(f"\n{p.name}: {p.contract}" for p in lacking)
         super().__init__(f"needs {', '.join(p.name for p in lacking)}, which platform {platform.value!r} ({whose}) "
                          f"lacks; the scenario runs on @platform:{','.join(requirement.names)}{words}")
-        self.missing: dict[str, Any] = {"platform": platform.value, "declared": declared,
-                                        "primitives": [p.name for p in lacking]}
+        self.judged = {"platform": platform.value, "declared": declared, "primitives": [p.name for p in lacking]}
+
+    @property
+    def missing(self) -> dict[str, Any]:
+        return self.judged
 
 
 def judged_platform(declared: str | None) -> tuple[Platform, bool]:
