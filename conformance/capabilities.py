@@ -4,7 +4,8 @@ A port that has done the reader and nothing else declares only those operations
 (``ImplInfo.capabilities``, the ``operations`` list of the stdio hello). Which operations a
 scenario needs is learnt as it runs: the first call of an undeclared operation raises
 :class:`OperationNotDeclared` before the port sees it, and the plugin reports the scenario
-UNSUPPORTED with that operation named, never FAIL (WPT's PRECONDITION_FAILED).
+UNSUPPORTED with that operation named, never FAIL (WPT's PRECONDITION_FAILED). A primitive the
+port's platform lacks is UNSUPPORTED the same way (:mod:`conformance.platforms`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,28 @@ from typing import Any
 from conformance.protocol import OPERATIONS, Adapter, ImplInfo, JsonObject
 
 
-class OperationNotDeclared(Exception):
+class Unsupported(Exception):
+    """The scenario needs what the implementation does not offer: UNSUPPORTED, with it named.
+
+    ``missing`` is the report row's ``unsupported`` object (``schemas/report/v1``): the operation,
+    or the platform and the primitives it lacks (:class:`conformance.platforms.PrimitiveMissing`).
+    """
+
+    @property
+    def missing(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class OperationNotDeclared(Unsupported):
     """A step called an operation the port did not list in its handshake."""
 
     def __init__(self, operation: str) -> None:
         super().__init__(f"needs operation {operation!r}, which the implementation did not declare")
         self.operation = operation
+
+    @property
+    def missing(self) -> dict[str, Any]:
+        return {"operation": self.operation}
 
 
 def unknown_operations(info: ImplInfo) -> list[str]:

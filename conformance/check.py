@@ -3,7 +3,8 @@
 It fails on a missing, malformed or duplicate ``@id``, a fixture named by a feature but absent
 from the manifest, a schema that is not valid 2020-12 or whose ``$ref`` does not resolve
 locally, a manifest fixture that does not validate as declared, unchecked date-time formats, a
-``Spec:`` link that does not resolve, and a code the catalogue, the features and docs/errors.md
+``Spec:`` link that does not resolve, a ``@platform:``/``@needs:`` tag off its grammar or its
+catalogue (:mod:`conformance.platforms`), and a code the catalogue, the features and docs/errors.md
 do not agree on.
 """
 
@@ -23,6 +24,7 @@ from referencing.exceptions import Unresolvable
 from conformance import schemas
 from conformance.codes import catalogue_codes, code_problems
 from conformance.expectations import load_manifest
+from conformance.platforms import tag_problems
 from conformance.speclinks import spec_problems
 from conformance.suite import docs_dir, features_dir, fixture_manifest, fixtures_dir, schemas_dir
 
@@ -96,6 +98,7 @@ def check_features(problems: list[str]) -> int:
         if not document.get("feature"):
             problems.append(f"{where}: no Feature")
             continue
+        feature_tags = [t["name"].lstrip("@") for t in document["feature"].get("tags", [])]
         for fixture_id in FIXTURE_REFERENCE.findall(path.read_text(encoding="utf-8")):
             if fixture_id.startswith("<"):
                 continue  # an outline placeholder: its values are checked in the examples below
@@ -119,6 +122,8 @@ def check_features(problems: list[str]) -> int:
             problems += [f"{where}:{line}: {tag} is not @planted:AUDIT-NNN[,AUDIT-NNN...] (or AUDIT-*)"
                          for t in scenario["tags"] if (tag := t["name"]).startswith("@planted:")
                          and not PLANTED_TAG.match(tag)]
+            problems += [f"{where}:{line}: {problem}" for problem in
+                         tag_problems([*feature_tags, *(t["name"].lstrip("@") for t in scenario["tags"])])]
             if scenario_id in seen:
                 problems.append(f"{where}:{line}: {scenario_id} is also used at {seen[scenario_id]}")
             seen[scenario_id] = f"{where}:{line}"

@@ -2,8 +2,9 @@
 
 A pytest plugin of ``conformance run``: a ``skip`` entry marks the scenario skipped before it
 runs; after each phase, the raw outcome (PASS, FAIL, ERROR) meets the scenario's entry and
-becomes the report's status. pytest's own outcome is set to agree, so its exit code and
-terminal say what the report says (an expected failure is pytest's ``xfailed``, a strict
+becomes the report's status (UNSUPPORTED for an undeclared operation or a primitive the port's
+platform lacks: :class:`~conformance.capabilities.Unsupported`). pytest's own outcome is set to
+agree, so its exit code and terminal say what the report says (an expected failure is pytest's ``xfailed``, a strict
 unexpected pass ``failed``). Only PASS, XFAIL, SKIP and UNSUPPORTED are expected.
 """
 
@@ -15,7 +16,7 @@ from typing import Final
 
 import pytest
 
-from conformance.capabilities import OperationNotDeclared, unknown_operations
+from conformance.capabilities import Unsupported, unknown_operations
 from conformance.expectations import Expectation, Expected, Manifest
 from conformance.outcome import failure_text
 from conformance.protocol import ImplInfo
@@ -76,10 +77,11 @@ def _mark(report: pytest.TestReport, status: Status, message: str) -> None:
 def judge(report: pytest.TestReport, excinfo: pytest.ExceptionInfo[BaseException] | None,
           expectation: Expectation | None) -> None:
     """Set ``report.rr_status``/``rr_message`` (read by the reporter) and pytest's own outcome."""
-    if report.failed and excinfo is not None and isinstance(excinfo.value, OperationNotDeclared):
+    if report.failed and excinfo is not None and isinstance(excinfo.value, Unsupported):
         message = f"UNSUPPORTED: {excinfo.value}"
         report.outcome, report.longrepr = "skipped", (str(report.fspath), 0, message)
         _mark(report, Status.UNSUPPORTED, message)
+        report.rr_unsupported = excinfo.value.missing  # type: ignore[attr-defined]  # the row's "unsupported"
     elif report.failed and (why := _expected_failure(report, expectation)):
         message = f"{why}\n{failure_text(report)}"[-4000:]
         report.outcome, report.wasxfail = "skipped", why

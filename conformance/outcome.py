@@ -7,7 +7,8 @@ and the port's message; a port that could not be (re)started leaves the row NOTR
 the schema (:mod:`conformance.message_checks`) is FAIL when the port answered it, ERROR when the
 harness sent it, in any phase. Last, the judgement of the
 expectations and capabilities (:mod:`conformance.judging`) decides: an expected failure of any
-kind is XFAIL, an unexpected pass XPASS, an undeclared operation UNSUPPORTED.
+kind is XFAIL, an unexpected pass XPASS, an undeclared operation or a primitive the port's
+platform lacks UNSUPPORTED (the row's ``unsupported`` names it).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def after_phase(row: dict[str, Any], report: pytest.TestReport, error: BaseExcep
         told = str(getattr(report, "rr_message", ""))
         row["status"] = Status(judged)
         row["message"] = (f"{told}\n{row['message']}" if fault is not None else told)[-MESSAGE_CHARS:]
+    if (missing := getattr(report, "rr_unsupported", None)) is not None:
+        row["unsupported"] = missing  # what the port lacks: an operation, or its platform's primitives
 
 
 def interrupted_while_running(row: dict[str, Any], reason: str) -> None:

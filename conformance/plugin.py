@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from conformance import __version__, failure_details, interruption, locations, outcome, reports
+from conformance import __version__, failure_details, interruption, locations, outcome, platforms, reports
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
@@ -41,6 +41,7 @@ DEFAULT_ADAPTER = "reference"
 ID_TAG_PREFIX = "id:"
 TIMEOUT_TAG_PREFIX = "timeout:"
 PLANTED_TAG_PREFIX = "planted:"
+VALUE_TAGS = {platforms.PLATFORM_TAG: "platform", platforms.NEEDS_TAG: "needs", PLANTED_TAG_PREFIX: "planted"}
 PORT_KEY = pytest.StashKey[PortSupervisor]()
 
 
@@ -78,6 +79,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario_id(id): the stable @id of a conformance scenario")
     config.addinivalue_line("markers", "timeout_factor(n): @timeout:N, the per-request timeout times N")
     config.addinivalue_line("markers", "planted(*checks): @planted:AUDIT-NNN,..., what the steps plant for --audit")
+    config.addinivalue_line("markers", "platform(*names): @platform:posix,..., the platforms the scenario runs on")
+    config.addinivalue_line("markers", "needs(*primitives): @needs:permission-bits,..., the primitives it needs")
     config.stash[PORT_KEY] = _supervisor(config)
     for name in [WORLD_MODULE, *_step_modules()]:
         if not config.pluginmanager.has_plugin(name):
@@ -104,13 +107,15 @@ def _manifest(config: pytest.Config) -> Manifest:
 @pytest.hookimpl(tryfirst=True)
 def pytest_bdd_apply_tag(tag: str, function: Any) -> bool | None:
     """``@id:X`` becomes ``scenario_id("X")`` (colons cannot be marker names), ``@timeout:N``
-    ``timeout_factor("N")``, ``@planted:A,B`` ``planted("A", "B")``."""
+    ``timeout_factor("N")``, ``@planted:A,B`` ``planted("A", "B")``, and so do ``@platform:`` and
+    ``@needs:`` (``platform``, ``needs``)."""
     if tag.startswith(ID_TAG_PREFIX):
         pytest.mark.scenario_id(tag[len(ID_TAG_PREFIX) :])(function)
         return True
-    if tag.startswith(PLANTED_TAG_PREFIX):
-        pytest.mark.planted(*tag[len(PLANTED_TAG_PREFIX) :].split(","))(function)
-        return True
+    for prefix, marker in VALUE_TAGS.items():
+        if tag.startswith(prefix):
+            getattr(pytest.mark, marker)(*tag[len(prefix) :].split(","))(function)
+            return True
     if tag.startswith(TIMEOUT_TAG_PREFIX):
         pytest.mark.timeout_factor(tag[len(TIMEOUT_TAG_PREFIX) :])(function)
         return True
@@ -215,6 +220,26 @@ def adapter(pytestconfig: pytest.Config) -> Adapter:
     return DeclaredOperations(port, declared=info.capabilities)
 
 
+@pytest.fixture(autouse=True)
+def platform_gate(request: pytest.FixtureRequest) -> None:
+    """A scenario tagged ``@platform:`` for platforms other than the port's is UNSUPPORTED, with the
+    primitive it needs named, before its first step (:mod:`conformance.platforms`)."""
+    names = tuple(name for marker in request.node.iter_markers("platform") for name in marker.args)
+    if not names:
+        return
+    requirement = platforms.Requirement(names, tuple(n for m in request.node.iter_markers("needs") for n in m.args))
+    request.getfixturevalue("adapter")  # the handshake says which platform the port runs on
+    platform, declared = run_platform(request.config)
+    if requirement.missing_on(platform):
+        raise platforms.PrimitiveMissing(platform, declared, requirement)
+
+
+def run_platform(config: pytest.Config) -> tuple[platforms.Platform, bool]:
+    """The platform the port's hello declares (True), else the runner's own (False)."""
+    info = port_of(config).info
+    return platforms.judged_platform(info.platform if info is not None else None)
+
+
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     """A fresh real folder per scenario, where steps write sessions and Pi homes."""
@@ -293,6 +318,7 @@ class _Reporter:
                 "os": platform.system(),
                 "python": platform.python_version(),
                 "adapter": self.config.getoption("--rr-stdio") or self.config.getoption("--rr-adapter"),
+                **_platform_info(self.config),
             },
             "started": self.started,
         }
@@ -307,3 +333,9 @@ class _Reporter:
             return None
         reason = interruption.received() or "SIGINT"  # a bare KeyboardInterrupt is Ctrl-C
         return {"reason": reason, "message": f"the run was interrupted by {reason}"}
+
+
+def _platform_info(config: pytest.Config) -> dict[str, str]:
+    """The header's ``platform`` the tags were judged against and where it came from."""
+    platform, declared = run_platform(config)
+    return {"platform": platform.value, "platform_from": "hello" if declared else "runner"}

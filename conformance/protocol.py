@@ -63,6 +63,9 @@ class ImplInfo:
     capabilities: tuple[str, ...] = ()
     #: The hello's ``auditMapping``: a shipped mapping's name or a mapping file's path (docs/audit.md).
     audit_mapping: str | None = None
+    #: The hello's ``platform`` (``linux``, ``macos``, ``windows``, ``posix``): what ``@platform:``
+    #: tags are judged against (:mod:`conformance.platforms`); None: the runner's own.
+    platform: str | None = None
 
 
 @dataclass(frozen=True)

@@ -262,6 +262,7 @@ def handshake_info(hello: JsonObject) -> ImplInfo:
         protocol_version=int(version),
         capabilities=tuple(hello["operations"]),
         audit_mapping=str(hello["auditMapping"]) if "auditMapping" in hello else None,
+        platform=str(hello["platform"]) if "platform" in hello else None,
     )
 
 

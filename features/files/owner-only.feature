@@ -20,6 +20,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
       """
     And the paths of the scenario folder are noted
 
+  @platform:posix @needs:permission-bits
   @id:OWNER-001
   Scenario: A recall creates the index folder 0700 and the projection database 0600
     Given the history host opens the current session
@@ -27,6 +28,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     Then the history index file and its folder are among the new paths
     And every new path is owner-only
 
+  @platform:posix @needs:permission-bits
   @id:OWNER-002
   Scenario: A rebase creates its folders 0700 and its journal, lock and target 0600
     When the rebase host opens the current session
@@ -35,6 +37,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     And the rebase journal, the rebase lock and the rebase target are among the new paths
     And every new path is owner-only
 
+  @platform:posix @needs:permission-bits
   @id:OWNER-003 @timeout:3 @planted:AUDIT-015
   Scenario: The durable write's temporary target file is 0600 while it waits to be installed
     When the rebase host opens the current session
@@ -43,6 +46,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     And a temporary file of the rebase target is among the new paths
     And every new path is owner-only
 
+  @platform:posix @needs:permission-bits
   @id:OWNER-004
   Scenario: Folders that already exist keep their mode; what is created inside them is owner-only
     Given the history index folder exists with mode 0755
@@ -53,6 +57,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     And the history index file is among the new paths
     And every new path is owner-only
 
+  @platform:posix @needs:permission-bits
   @id:OWNER-005
   Scenario: config set creates the project configuration file 0600 and its folder 0700
     Given the DS4 config host is the history project
@@ -61,6 +66,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     And the project DS4 config file and its folder are among the new paths
     And every new path is owner-only
 
+  @platform:posix @needs:permission-bits
   @id:OWNER-006
   Scenario: config set --global creates the global configuration file 0600 in the agent dir that exists
     Given the DS4 config host is the history project
@@ -69,6 +75,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
     And the global DS4 config file is among the new paths
     And every new path is owner-only
 
+  @platform:posix @needs:permission-bits
   @id:OWNER-007
   Scenario: A configuration file that exists keeps its mode when config set rewrites it
     Given the DS4 config host is the history project

@@ -253,6 +253,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Then the result is unavailable with code "ephemeral-session"
     And no result names a session file path
 
+  @platform:posix @needs:symlink
   @id:READ-013
   Scenario: The session file swapped for a symbolic link after recall gives a code and no content
     Given the current history session with these lines:

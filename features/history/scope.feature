@@ -240,6 +240,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is complete with no warnings
     And there are no hits
 
+  @platform:posix @needs:symlink
   @id:SCOPE-015
   Scenario: A symbolically linked .jsonl file is not examined
     Given a symbolic link "linked.jsonl" in the sessions folder to a session with these lines:
@@ -310,6 +311,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is partial with warnings "project-discovery-limit"
     And there are no hits
 
+  @platform:posix @needs:symlink
   @id:SCOPE-018
   Scenario: Only regular sibling files count against the cap: not the current file, links or folders
     Given the sibling history session "alpha" with these lines:

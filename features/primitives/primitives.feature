@@ -64,6 +64,7 @@ Feature: Primitives with one owner each
       | root      | /                          | ----                          |
       | windows   | C:\Users\me\proj           | --C--Users-me-proj--          |
 
+  @platform:posix @needs:symlink
   @id:PRIM-007
   Scenario: A canonical path resolves symbolic links and dot segments
     Given a project folder reached through a symbolic link

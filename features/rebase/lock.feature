@@ -70,6 +70,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase operation is recovered
     Then the rebase result is verified and the session was replaced
 
+  @platform:posix @needs:symlink
   @id:LOCK-006
   Scenario: A symbolic link alias of the source shares its lock and its operation id
     When the rebase host opens the current session

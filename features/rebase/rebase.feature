@@ -335,6 +335,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And a rebase is asked
     Then the rebase result is unavailable with code "lineage-integrity-unavailable"
 
+  @platform:posix @needs:symlink
   @id:REBASE-023
   Scenario: A symbolic link alias of the source is the same operation, with its target beside the real file
     When the rebase host opens the current session through the symbolic link "aliases/alias.jsonl"

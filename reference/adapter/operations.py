@@ -255,6 +255,7 @@ class ReferenceAdapter:
         return dict(as_json_value(handler(params)))
 
     def start(self) -> Any:
+        from conformance.platforms import platform_of
         from conformance.protocol import PROTOCOL_VERSION, ImplInfo
 
         return ImplInfo(
@@ -264,6 +265,7 @@ class ReferenceAdapter:
             protocol_version=PROTOCOL_VERSION,
             capabilities=(*OPERATIONS, *STATEFUL_OPERATIONS),
             audit_mapping=AUDIT_MAPPING,
+            platform=platform_of().value,  # sys.platform as the hello names it (posix families)
         )
 
     def stop(self) -> None:

@@ -7,6 +7,7 @@ import sys
 
 def serve_stdio() -> int:
     """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
+    from conformance.platforms import platform_of
     from conformance.protocol import PROTOCOL_VERSION
     from conformance.stdio import serve
     from reference.adapter.operations import (
@@ -24,6 +25,7 @@ def serve_stdio() -> int:
         "protocolVersion": PROTOCOL_VERSION,
         "operations": [*OPERATIONS, *STATEFUL_OPERATIONS],
         "auditMapping": AUDIT_MAPPING,
+        "platform": platform_of().value,  # sys.platform as the hello names it (posix families)
     }
     implementation = ReferenceAdapter()  # one host process: its references live as long as it does
     # Reconfigure so a crash in the middle of a line never leaves half a message behind.

