@@ -528,3 +528,20 @@ Feature: History results respect privacy classifications, markers and secrets
       | placeholder               | password=<your-password-here> is an example | normal       | password=<your-password-here> is an example |
       | placeholder-then-more     | password=<abc>x here                      | sensitive      | password=[DS4 REDACTED SECRET] here       |
       | placeholder-unclosed      | password=<abcd here                       | sensitive      | password=[DS4 REDACTED SECRET] here       |
+
+  @id:PRIVACY-027
+  Scenario Outline: The classification walk fails closed past depth 64 and past 10,000 values, not at them (<case>)
+    Given the current history session gets a user message "walked" saying "WalkMarker note" <shape>
+    When the history host opens the current session with provider "ollama"
+    And recall is asked for "`WalkMarker`"
+    Then the hit entry ids are "walked"
+    And the first hit has classification "<level>"
+
+    Examples:
+      | case         | shape                                    | level      |
+      | depth-63     | with a value 63 levels below the entry   | normal     |
+      | depth-64     | with a value 64 levels below the entry   | normal     |
+      | depth-65     | with a value 65 levels below the entry   | local-only |
+      | values-9999  | with 9999 JSON values in all             | normal     |
+      | values-10000 | with 10000 JSON values in all            | normal     |
+      | values-10001 | with 10001 JSON values in all            | local-only |

@@ -89,3 +89,50 @@ Feature: History tool requests are validated in the contract's order
       | a-path        | {"sourceRef": "{session-file}"}                                    | invalid-reference  |
       | a-made-up-ref | {"sourceRef": "hist_0123456789abcdef0123456789abcdef"}             | reference-expired  |
       | range-after   | {"sourceRef": "hist_0123456789abcdef0123456789abcdef", "startLine": -1} | reference-expired |
+
+  @id:RECALL-019
+  Scenario Outline: Each recall bound is accepted at its value (<case>)
+    When recall is asked with:
+      """
+      <arguments>
+      """
+    Then the result is complete with no warnings
+
+    Examples:
+      | case              | arguments                                                                                   |
+      | limit-one         | {"query": "LastExportUtc", "limit": 1}                                                      |
+      | limit-at-cap      | {"query": "LastExportUtc", "limit": 12}                                                     |
+      | tokens-at-floor   | {"query": "LastExportUtc", "maxOutputTokens": 256}                                          |
+      | tokens-at-cap     | {"query": "LastExportUtc", "maxOutputTokens": 6000}                                         |
+      | date-of-40-chars  | {"query": "LastExportUtc", "after": "2025-01-01T00:00:00.0000000000000000000Z"}             |
+      | six-roles         | {"query": "LastExportUtc", "roles": ["user", "assistant", "toolResult", "bashExecution", "custom", "summary"]} |
+      | after-1-ms-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.001Z"} |
+
+  @id:RECALL-020
+  Scenario Outline: Each recall bound is refused one past its value (<case>)
+    When recall is asked with:
+      """
+      <arguments>
+      """
+    Then the result is unavailable with code "<code>"
+
+    Examples:
+      | case                | arguments                                                                                   | code               |
+      | limit-past-cap      | {"query": "LastExportUtc", "limit": 13}                                                     | invalid-budget     |
+      | tokens-below-floor  | {"query": "LastExportUtc", "maxOutputTokens": 255}                                          | invalid-budget     |
+      | tokens-past-cap     | {"query": "LastExportUtc", "maxOutputTokens": 6001}                                         | invalid-budget     |
+      | date-of-41-chars    | {"query": "LastExportUtc", "after": "2025-01-01T00:00:00.00000000000000000000Z"}            | invalid-date       |
+      | seven-roles         | {"query": "LastExportUtc", "roles": ["user", "assistant", "toolResult", "bashExecution", "custom", "summary", "user"]} | invalid-role |
+      | after-equals-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.000Z"} | invalid-date-range |
+
+  @id:RECALL-021
+  Scenario Outline: The query is counted in UTF-16 units: 2000 are accepted, 2001 are invalid-query (<case>)
+    When recall is asked for "<text>" padded with "<pad>" to <units> UTF-16 units
+    Then the result is <outcome>
+
+    Examples:
+      | case              | text           | pad | units | outcome                                 |
+      | ascii-at-bound    | LastExportUtc  | x   | 2000  | complete with no warnings               |
+      | astral-at-bound   | LastExportUtc, | 😀  | 2000  | complete with no warnings               |
+      | ascii-one-past    | LastExportUtc  | x   | 2001  | unavailable with code "invalid-query"   |
+      | astral-one-past   | LastExportUtc  | 😀  | 2001  | unavailable with code "invalid-query"   |
