@@ -136,3 +136,65 @@ Feature: History tool requests are validated in the contract's order
       | astral-at-bound   | LastExportUtc, | 😀  | 2000  | complete with no warnings               |
       | ascii-one-past    | LastExportUtc  | x   | 2001  | unavailable with code "invalid-query"   |
       | astral-one-past   | LastExportUtc  | 😀  | 2001  | unavailable with code "invalid-query"   |
+
+  @id:RECALL-025
+  Scenario: A requested limit above the configured maxResults is cut to it
+    Given the global history configuration:
+      """
+      {"historyTools": {"maxResults": 2}}
+      """
+    And the current history session gets a user message "m2" with this text:
+      """
+      LastExportUtc second note
+      """
+    And the current history session gets a user message "m3" with this text:
+      """
+      LastExportUtc third note
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "LastExportUtc", "limit": 12}
+      """
+    Then the last recall returned 2 hits
+
+  @id:RECALL-026
+  Scenario: A requested budget above the configured maxOutputTokens is cut to it
+    Given the global history configuration:
+      """
+      {"historyTools": {"maxOutputTokens": 256}}
+      """
+    And the current history session gets a user message "m2" with this text:
+      """
+      LastExportUtc second note, long enough that three such hits cannot share 256 tokens of output with their envelope.
+      """
+    And the current history session gets a user message "m3" with this text:
+      """
+      LastExportUtc third note, long enough that three such hits cannot share 256 tokens of output with their envelope.
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "LastExportUtc", "maxOutputTokens": 6000}
+      """
+    Then the result carries the warning "output-budget"
+    And the result with 96 tokens of room fits 256 chars-v1 tokens
+
+  @id:RECALL-027
+  Scenario: A hit too big for the budget is skipped and a smaller one after it still fits
+    Given the current history session gets a user message "big" with this text:
+      """
+      LastExportUtc {x*1500}
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "LastExportUtc", "maxOutputTokens": 256}
+      """
+    Then the hit entry ids are "m1"
+    And the result carries the warning "output-budget"
+    When recall is asked with:
+      """
+      {"query": "LastExportUtc", "maxOutputTokens": 6000}
+      """
+    Then the hit entry ids are "big m1"
