@@ -96,3 +96,12 @@ def given_wide_message(history: HistoryWorld, entry_id: str, text: str, count: i
 def _entry_shape(entry_id: str, text: str) -> dict[str, object]:
     return {"type": "message", "id": entry_id, "parentId": "p", "timestamp": "t",
             "message": {"role": "user", "content": text, "timestamp": 0}}
+
+
+@given(parsers.parse('the current history session ends with a user message "{entry_id}" of exactly {units:d} UTF-16 '
+                     'units starting "{head}"'))
+def given_exact_message(history: HistoryWorld, entry_id: str, units: int, head: str) -> None:
+    """One line: ``head``, a space, then ``x`` up to ``units`` UTF-16 units in all."""
+    text = head + " " + "x" * (units - utf16_units(head) - 1)
+    assert utf16_units(text) == units
+    append_message(history, entry_id, [text])

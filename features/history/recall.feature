@@ -159,3 +159,22 @@ Feature: Explicit history recall
       | case     | query    | warnings                   |
       | 3-chars  | "x y"    | warnings "no-query-terms"  |
       | 4-chars  | "x yz"   | no warnings                |
+
+  @id:RECALL-028
+  Scenario Outline: An excerpt holds up to 1800 UTF-16 units whole; a longer text is cut (<units> units)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-excerpt","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Nothing to see here.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "edge" of exactly <units> UTF-16 units starting "ExcerptEdge"
+    And the history host opens the current session
+    When recall is asked for "`ExcerptEdge`"
+    Then the hit entry ids are "edge"
+    And the first hit has truncated "<truncated>"
+
+    Examples:
+      | units | truncated |
+      | 1799  | False     |
+      | 1800  | False     |
+      | 1801  | True      |
