@@ -161,7 +161,7 @@ Feature: Explicit history recall
       | 4-chars  | "x yz"   | no warnings                |
 
   @id:RECALL-028
-  Scenario Outline: An excerpt holds up to 1800 UTF-16 units whole; a longer text is cut (<units> units)
+  Scenario Outline: An excerpt holds up to 1800 UTF-16 units whole; a longer text is cut (<case>)
     Given the current history session with these lines:
       """
       {"type":"session","version":3,"id":"s-excerpt","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
@@ -174,7 +174,7 @@ Feature: Explicit history recall
     And the first hit has truncated "<truncated>"
 
     Examples:
-      | units | truncated |
-      | 1799  | False     |
-      | 1800  | False     |
-      | 1801  | True      |
+      | case        | units | truncated |
+      | one-before  | 1799  | False     |
+      | at-bound    | 1800  | False     |
+      | one-past    | 1801  | True      |
