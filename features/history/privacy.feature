@@ -545,3 +545,17 @@ Feature: History results respect privacy classifications, markers and secrets
       | values-9999  | with 9999 JSON values in all             | normal     |
       | values-10000 | with 10000 JSON values in all            | normal     |
       | values-10001 | with 10001 JSON values in all            | local-only |
+
+  @id:PRIVACY-028
+  Scenario: A configured local provider name is compared trimmed and lower-cased, as the current provider's is
+    Given the global history configuration:
+      """
+      {"privacy": {"localProviders": [" My-Box "]}}
+      """
+    And the current history session gets a user message "private" with this text:
+      """
+      LocalNote [ds4:local-only]kept here[/ds4:local-only]
+      """
+    When the history host opens the current session with provider "my-box"
+    And recall is asked for "`LocalNote`"
+    Then the first hit has classification "local-only"
