@@ -559,3 +559,18 @@ Feature: History results respect privacy classifications, markers and secrets
     When the history host opens the current session with provider "my-box"
     And recall is asked for "`LocalNote`"
     Then the first hit has classification "local-only"
+
+  @id:PRIVACY-029
+  Scenario: The raw check reads the entry as JSON.stringify writes it: a \u00a0 escape is a space there, so a Bearer token after it is found
+    Given the current history session gets these entries:
+      """
+      {"type":"message","id":"thought","parentId":"hello","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"send it as Bearer\u00a0abcdefgh12 quietly"},{"type":"text","text":"NbspCheck: the deploy is ready."}],"api":"openai-responses","provider":"openai","model":"fake-model","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767225602000}}
+      """
+    When the history host opens the current session with provider "openai"
+    And recall is asked for "`NbspCheck`"
+    Then the result is partial with warnings "privacy-omitted"
+    And there are no hits
+    When the model provider becomes "ollama"
+    And recall is asked for "`NbspCheck`"
+    Then the hit entry ids are "thought"
+    And the first hit has classification "sensitive"
