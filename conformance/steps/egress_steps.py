@@ -114,6 +114,23 @@ def given_result_of_length(egress: EgressWorld, name: str, units: int, tail: str
     egress.texts[name] = text
 
 
+@given(parsers.parse('the history result "{name}" of exactly {units:d} UTF-16 units, {astral:d} of its characters '
+                     'astral, with a key the rebuild drops'))
+def given_astral_result(egress: EgressWorld, name: str, units: int, astral: int) -> None:
+    """A recall result whose hit excerpt holds ``astral`` emoji and whose ``junk`` key (dropped by
+    step 5) pads the text to ``units`` UTF-16 units: fewer code points than units, and a rebuild
+    shorter than the text."""
+    def build(junk: str) -> str:
+        return js_json({"schema": SCHEMA, "quotedData": True, "status": "complete", "coverage": "complete",
+                        "warnings": [], "junk": junk,
+                        "hits": [{"classification": "normal", "excerpt": "\U0001F600" * astral}]})
+    padding = units - _units(build(""))
+    assert padding >= 0, "the result cannot be that short"
+    text = build("j" * padding)
+    assert _units(text) == units
+    egress.texts[name] = text
+
+
 @given(parsers.parse('the history result "{name}" with {count:d} hits "h1" to "h{last:d}" and then one that is not an object'))
 def given_many_hits(egress: EgressWorld, name: str, count: int, last: int) -> None:
     """A recall result whose hits are ``normal`` with excerpts ``h1`` … and a ``junk`` key, then

@@ -31,7 +31,7 @@ def _last_entry_id(path: Path) -> str:
     raise AssertionError("the current session file has no entry to hang a message on")
 
 
-def _append_message(history: HistoryWorld, entry_id: str, lines: list[str]) -> None:
+def append_message(history: HistoryWorld, entry_id: str, lines: list[str]) -> None:
     """A user message whose content is ``lines`` joined with LF, a child of the last entry."""
     path = history.current
     data = path.read_bytes()
@@ -76,6 +76,18 @@ def given_numbered_replies(history: HistoryWorld, count: int, parent: str, text:
     path.write_bytes(b"".join(lines[:-1] + added + lines[-1:]))
 
 
+@given(parsers.parse("the current history session's header line is padded to {size:d} bytes"))
+def given_padded_header(history: HistoryWorld, size: int) -> None:
+    """The header gains a ``pad`` field so that its line, without the line feed, is ``size`` bytes."""
+    path = history.current
+    first, rest = path.read_bytes().split(b"\n", 1)
+    header = json.loads(first)
+    bare = len(json.dumps({**header, "pad": ""}, separators=(",", ":")).encode("utf-8"))
+    assert size >= bare, f"a header line is at least {bare} bytes"
+    line = json.dumps({**header, "pad": "p" * (size - bare)}, separators=(",", ":")).encode("utf-8")
+    path.write_bytes(line + b"\n" + rest)
+
+
 @given("the current history session file has CRLF line endings")
 def given_crlf(history: HistoryWorld) -> None:
     path = history.current
@@ -87,20 +99,20 @@ def given_crlf(history: HistoryWorld) -> None:
 @when(parsers.parse('the current history session ends with a user message "{entry_id}" of {count:d} lines, '
                     'the first saying "{first}"'))
 def given_long_message(history: HistoryWorld, entry_id: str, count: int, first: str) -> None:
-    _append_message(history, entry_id, [first] + [f"line {n}" for n in range(2, count + 1)])
+    append_message(history, entry_id, [first] + [f"line {n}" for n in range(2, count + 1)])
 
 
 @given(parsers.parse('the current history session ends with a user message "{entry_id}" of {count:d} lines of '
                      '{width:d} characters, the first saying "{first}"'))
 def given_long_wide_message(history: HistoryWorld, entry_id: str, count: int, width: int, first: str) -> None:
     lines = [first] + [f"line {n} ".ljust(width, ".") for n in range(2, count + 1)]
-    _append_message(history, entry_id, lines)
+    append_message(history, entry_id, lines)
 
 
 @given(parsers.parse('the current history session ends with a user message "{entry_id}" whose first line is '
                      '"{first}" and {width:d} more characters, then "{second}"'))
 def given_wide_message(history: HistoryWorld, entry_id: str, first: str, width: int, second: str) -> None:
-    _append_message(history, entry_id, [first + " " + "w" * (width - 1), second])
+    append_message(history, entry_id, [first + " " + "w" * (width - 1), second])
 
 
 # ------------------------------------------------------------------ when: recall and references

@@ -546,3 +546,13 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
     Then the result text at "0.content" is the result "LOCAL_REMOTE"
     When the payload goes out to provider "mybox"
     Then the result text at "0.content" is the result "LOCAL_REMOTE"
+
+  @id:EGRESS-022
+  Scenario: Step 5: the 32,000 limit counts the text's UTF-16 units before the rebuild, not its code points
+    Given the history result "BIG" of exactly 32001 UTF-16 units, 10000 of its characters astral, with a key the rebuild drops
+    And the payload:
+      """
+      [{"role":"toolResult","toolName":"context_history_recall","toolCallId":"h","content":"$BIG"}]
+      """
+    When the payload goes out to provider "openai"
+    Then the result text at "0.content" is invalid-historical-result

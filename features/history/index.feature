@@ -276,3 +276,42 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the read text is "Second copy says `LaterMarker`."
     When the history status is asked
     Then the status reports 1 indexed entries and is complete
+
+  @id:INDEX-015
+  Scenario: The last line edited in place while the file also grew is found with its new text (the checkpoint hash is checked)
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    And the current session file is edited in place, "Continue with" becoming "Progress with"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And recall is asked for "`Progress`"
+    Then the hit entry ids are "recent"
+    When the first hit is read
+    Then the read text is "Progress with the implementation."
+
+  @id:INDEX-016
+  Scenario: An unterminated entry spoiled by what is appended to it is no longer found (growth after a torn tail rebuilds)
+    When the history host opens the current session
+    And the current session file gets this line appended without a newline: {"type":"message","id":"spoiled","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Unterminated `SpoiledMarker` line.","timestamp":1767225605000}}
+    And recall is asked for "`SpoiledMarker`"
+    Then the hit entry ids are "spoiled"
+    When the current session file gets this line appended without a newline:  and more
+    And the current session file gets a line feed appended
+    And recall is asked for "`SpoiledMarker`"
+    Then there are no hits
+    And the result carries the warning "source-coverage-partial"
+
+  @id:INDEX-017
+  Scenario: A header whose session id changed while the file also grew is a scope mismatch (the header hash is compared)
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    When the current session file is edited in place, "s-index" becoming "s-indey"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "source-scope-mismatch"

@@ -528,3 +528,49 @@ Feature: History results respect privacy classifications, markers and secrets
       | placeholder               | password=<your-password-here> is an example | normal       | password=<your-password-here> is an example |
       | placeholder-then-more     | password=<abc>x here                      | sensitive      | password=[DS4 REDACTED SECRET] here       |
       | placeholder-unclosed      | password=<abcd here                       | sensitive      | password=[DS4 REDACTED SECRET] here       |
+
+  @id:PRIVACY-027
+  Scenario Outline: The classification walk fails closed past depth 64 and past 10,000 values, not at them (<case>)
+    Given the current history session gets a user message "walked" saying "WalkMarker note" <shape>
+    When the history host opens the current session with provider "ollama"
+    And recall is asked for "`WalkMarker`"
+    Then the hit entry ids are "walked"
+    And the first hit has classification "<level>"
+
+    Examples:
+      | case         | shape                                    | level      |
+      | depth-63     | with a value 63 levels below the entry   | normal     |
+      | depth-64     | with a value 64 levels below the entry   | normal     |
+      | depth-65     | with a value 65 levels below the entry   | local-only |
+      | values-9999  | with 9999 JSON values in all             | normal     |
+      | values-10000 | with 10000 JSON values in all            | normal     |
+      | values-10001 | with 10001 JSON values in all            | local-only |
+
+  @id:PRIVACY-028
+  Scenario: A configured local provider name is compared trimmed and lower-cased, as the current provider's is
+    Given the global history configuration:
+      """
+      {"privacy": {"localProviders": [" My-Box "]}}
+      """
+    And the current history session gets a user message "private" with this text:
+      """
+      LocalNote [ds4:local-only]kept here[/ds4:local-only]
+      """
+    When the history host opens the current session with provider "my-box"
+    And recall is asked for "`LocalNote`"
+    Then the first hit has classification "local-only"
+
+  @id:PRIVACY-029
+  Scenario: The raw check reads the entry as JSON.stringify writes it: a \u00a0 escape is a space there, so a Bearer token after it is found
+    Given the current history session gets these entries:
+      """
+      {"type":"message","id":"thought","parentId":"hello","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"send it as Bearer\u00a0abcdefgh12 quietly"},{"type":"text","text":"NbspCheck: the deploy is ready."}],"api":"openai-responses","provider":"openai","model":"fake-model","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1767225602000}}
+      """
+    When the history host opens the current session with provider "openai"
+    And recall is asked for "`NbspCheck`"
+    Then the result is partial with warnings "privacy-omitted"
+    And there are no hits
+    When the model provider becomes "ollama"
+    And recall is asked for "`NbspCheck`"
+    Then the hit entry ids are "thought"
+    And the first hit has classification "sensitive"

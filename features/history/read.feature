@@ -344,3 +344,23 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       """
       "text":"third","startLine":3,"truncated":false}
       """
+
+  @id:READ-017
+  Scenario Outline: The header line is looked for in the first 1 MiB, not only in a first read of 64 KiB (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-head","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `HeaderScanMarker` stable.","timestamp":1767225601000}}
+      """
+    And the current history session's header line is padded to <size> bytes
+    And the history host opens the current session
+    When recall is asked for "`HeaderScanMarker`"
+    Then the hit entry ids are "m1"
+    When the first hit is read
+    Then the read text is "Keep `HeaderScanMarker` stable."
+
+    Examples:
+      | case                      | size    |
+      | lf-ends-the-first-64-kib  | 65535   |
+      | lf-one-past-64-kib        | 65536   |
+      | lf-ends-the-first-1-mib   | 1048575 |

@@ -120,3 +120,61 @@ Feature: Explicit history recall
     Then the hit entry ids are "old"
     And the result carries the warning "source-coverage-partial"
     And every history session file is byte-identical to before
+
+  @id:RECALL-017
+  Scenario Outline: Each query term cap keeps the term at the cap and drops the one past it (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-terms","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Nothing to see here.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "spread" that says "<past>", "<bound>" and "<anchor>", 2400 characters apart
+    And the history host opens the current session
+    When recall is asked for the query <query>
+    Then the hit entry ids are "spread"
+    And the first hit's excerpt contains "<bound>"
+    And the first hit's excerpt does not contain "<past>"
+
+    Examples:
+      | case                  | query                                                                                                                                           | past   | bound  | anchor |
+      | 8-phrases             | "p1 q1" "p2 q2" "p3 q3" "p4 q4" "p5 q5" "p6 q6" "p7 q7" "p8 q8" "p9 q9"                                                                        | p9 q9  | p8 q8  | p1 q1  |
+      | 16-files              | 101.md 102.md 103.md 104.md 105.md 106.md 107.md 108.md 109.md 110.md 111.md 112.md 113.md 114.md 115.md 116.md 117.md                          | 117.md | 116.md | 101.md |
+      | 20-symbols            | q_a q_b q_c q_d q_e q_f q_g q_h q_i q_j q_k q_l q_m q_n q_o q_p q_q q_r q_s q_t q_u                                                             | q_u    | q_t    | q_a    |
+      | 20-keywords           | kwaa kwab kwac kwad kwae kwaf kwag kwah kwai kwaj kwak kwal kwam kwan kwao kwap kwaq kwar kwas kwat kwau                                       | kwau   | kwat   | kwaa   |
+      | 24-exact-identifiers  | `b01` `b02` `b03` `b04` `b05` `b06` `b07` `b08` `b09` `b10` `b11` `b12` `b13` `b14` `b15` `b16` `b17` `b18` `b19` `b20` `b21` `b22` `b23` `b24` `b25` | b25    | b24    | b01    |
+      | 24-terms              | `b01` `b02` `b03` `b04` `b05` `b06` `b07` `b08` `b09` `b10` `b11` `b12` `b13` `b14` `b15` `b16` `b17` `b18` `b19` `b20` kwone kwtwo kwthr kwfou kwfiv | kwfiv  | kwfou  | b01    |
+
+  @id:RECALL-018
+  Scenario Outline: A quoted phrase needs 4 chars: 3 give no query term (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-phrase","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Say x y and x yz here.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for the query <query>
+    Then the result is complete with <warnings>
+
+    Examples:
+      | case     | query    | warnings                   |
+      | 3-chars  | "x y"    | warnings "no-query-terms"  |
+      | 4-chars  | "x yz"   | no warnings                |
+
+  @id:RECALL-028
+  Scenario Outline: An excerpt holds up to 1800 UTF-16 units whole; a longer text is cut (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-excerpt","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Nothing to see here.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "edge" of exactly <units> UTF-16 units starting "ExcerptEdge"
+    And the history host opens the current session
+    When recall is asked for "`ExcerptEdge`"
+    Then the hit entry ids are "edge"
+    And the first hit has truncated "<truncated>"
+
+    Examples:
+      | case        | units | truncated |
+      | one-before  | 1799  | False     |
+      | at-bound    | 1800  | False     |
+      | one-past    | 1801  | True      |

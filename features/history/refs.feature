@@ -234,3 +234,17 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then that request answered nowMs 9007199254740991
     When the history host is sent clock.set with the params {"nowMs": 0}
     Then that request answered nowMs 0
+
+  @id:REF-015
+  Scenario: Only the hits a recall returns take a place among the 512 refs, not those the limit cut
+    Given the current history session has 12 numbered replies under "old" that say "CapMarker"
+    When recall is asked for "`LastExportUtc`"
+    And recall is asked 43 more times with:
+      """
+      {"query": "`CapMarker`", "scope": "current-session", "limit": 1}
+      """
+    Then the last recall returned 1 hits
+    And the recalls so far returned 44 distinct references
+    When reference number 1 issued in this scenario is read
+    Then the read is whole
+    And the read source entry id is "old"

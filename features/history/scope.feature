@@ -476,3 +476,38 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is complete with no warnings
     And the hit entry ids are "default"
     And every hit has relation "ancestor"
+
+  @id:SCOPE-025
+  Scenario: In an untrusted project with project scope not allowed, the configuration is checked first
+    Given an untrusted history project
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-scope","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"root","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"BranchMarker untrusted.","timestamp":1767225601000}}
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "`BranchMarker`", "scope": "project"}
+      """
+    Then the result is unavailable with code "project-scope-disabled"
+
+  @id:SCOPE-026
+  Scenario: Only .jsonl files are sibling sessions: another regular file neither counts against the cap nor is examined
+    Given the sibling history session "alpha" with these lines:
+      """
+      {"type":"session","version":3,"id":"s-alpha","timestamp":"2026-01-01T00:01:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"alpha-1","parentId":null,"timestamp":"2026-01-01T00:01:01.000Z","message":{"role":"user","content":"SiblingMarker in alpha.","timestamp":1767225661000}}
+      """
+    And the sessions folder has a file "notes.txt" holding "SiblingMarker in a note that is not a session."
+    And the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true, "maxProjectSessions": 1}}
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "`SiblingMarker`", "scope": "project"}
+      """
+    Then the result is complete with no warnings
+    And the hit entry ids are "alpha-1"

@@ -89,3 +89,112 @@ Feature: History tool requests are validated in the contract's order
       | a-path        | {"sourceRef": "{session-file}"}                                    | invalid-reference  |
       | a-made-up-ref | {"sourceRef": "hist_0123456789abcdef0123456789abcdef"}             | reference-expired  |
       | range-after   | {"sourceRef": "hist_0123456789abcdef0123456789abcdef", "startLine": -1} | reference-expired |
+
+  @id:RECALL-019
+  Scenario Outline: Each recall bound is accepted at its value (<case>)
+    When recall is asked with:
+      """
+      <arguments>
+      """
+    Then the result is complete with no warnings
+
+    Examples:
+      | case              | arguments                                                                                   |
+      | limit-one         | {"query": "LastExportUtc", "limit": 1}                                                      |
+      | limit-at-cap      | {"query": "LastExportUtc", "limit": 12}                                                     |
+      | tokens-at-floor   | {"query": "LastExportUtc", "maxOutputTokens": 256}                                          |
+      | tokens-at-cap     | {"query": "LastExportUtc", "maxOutputTokens": 6000}                                         |
+      | date-of-40-chars  | {"query": "LastExportUtc", "after": "2025-01-01T00:00:00.0000000000000000000Z"}             |
+      | six-roles         | {"query": "LastExportUtc", "roles": ["user", "assistant", "toolResult", "bashExecution", "custom", "summary"]} |
+      | after-1-ms-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.001Z"} |
+
+  @id:RECALL-020
+  Scenario Outline: Each recall bound is refused one past its value (<case>)
+    When recall is asked with:
+      """
+      <arguments>
+      """
+    Then the result is unavailable with code "<code>"
+
+    Examples:
+      | case                | arguments                                                                                   | code               |
+      | limit-past-cap      | {"query": "LastExportUtc", "limit": 13}                                                     | invalid-budget     |
+      | tokens-below-floor  | {"query": "LastExportUtc", "maxOutputTokens": 255}                                          | invalid-budget     |
+      | tokens-past-cap     | {"query": "LastExportUtc", "maxOutputTokens": 6001}                                         | invalid-budget     |
+      | date-of-41-chars    | {"query": "LastExportUtc", "after": "2025-01-01T00:00:00.00000000000000000000Z"}            | invalid-date       |
+      | seven-roles         | {"query": "LastExportUtc", "roles": ["user", "assistant", "toolResult", "bashExecution", "custom", "summary", "user"]} | invalid-role |
+      | after-equals-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.000Z"} | invalid-date-range |
+
+  @id:RECALL-021
+  Scenario Outline: The query is counted in UTF-16 units: 2000 are accepted, 2001 are invalid-query (<case>)
+    When recall is asked for "<text>" padded with "<pad>" to <units> UTF-16 units
+    Then the result is <outcome>
+
+    Examples:
+      | case              | text           | pad | units | outcome                                 |
+      | ascii-at-bound    | LastExportUtc  | x   | 2000  | complete with no warnings               |
+      | astral-at-bound   | LastExportUtc, | 😀  | 2000  | complete with no warnings               |
+      | ascii-one-past    | LastExportUtc  | x   | 2001  | unavailable with code "invalid-query"   |
+      | astral-one-past   | LastExportUtc  | 😀  | 2001  | unavailable with code "invalid-query"   |
+
+  @id:RECALL-025
+  Scenario: A requested limit above the configured maxResults is cut to it
+    Given the global history configuration:
+      """
+      {"historyTools": {"maxResults": 2}}
+      """
+    And the current history session gets a user message "m2" with this text:
+      """
+      LastExportUtc second note
+      """
+    And the current history session gets a user message "m3" with this text:
+      """
+      LastExportUtc third note
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "LastExportUtc", "limit": 12}
+      """
+    Then the last recall returned 2 hits
+
+  @id:RECALL-026
+  Scenario: A requested budget above the configured maxOutputTokens is cut to it
+    Given the global history configuration:
+      """
+      {"historyTools": {"maxOutputTokens": 256}}
+      """
+    And the current history session gets a user message "m2" with this text:
+      """
+      LastExportUtc second note, long enough that three such hits cannot share 256 tokens of output with their envelope.
+      """
+    And the current history session gets a user message "m3" with this text:
+      """
+      LastExportUtc third note, long enough that three such hits cannot share 256 tokens of output with their envelope.
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "LastExportUtc", "maxOutputTokens": 6000}
+      """
+    Then the result carries the warning "output-budget"
+    And the result with 96 tokens of room fits 256 chars-v1 tokens
+
+  @id:RECALL-027
+  Scenario: A hit too big for the budget is skipped and a smaller one after it still fits
+    Given the current history session gets a user message "big" with this text:
+      """
+      LastExportUtc {x*1500}
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "LastExportUtc", "maxOutputTokens": 256}
+      """
+    Then the hit entry ids are "m1"
+    And the result carries the warning "output-budget"
+    When recall is asked with:
+      """
+      {"query": "LastExportUtc", "maxOutputTokens": 6000}
+      """
+    Then the hit entry ids are "big m1"
