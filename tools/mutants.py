@@ -28,6 +28,7 @@ from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 CATALOGUE: Final = ROOT / "conformance" / "mutants"
+EXIT_BAD_INPUT: Final = 2  # conformance run: a usage error, e.g. an --id selecting no scenario
 
 
 class Verdict(Enum):
@@ -82,15 +83,16 @@ def apply(mutant: Mutant, tree: Path) -> bool:
     return True
 
 
-def _suite(tree: Path, selection: Sequence[str]) -> bool:
-    """True when the suite passes against the reference in ``tree``; ``selection``: extra run args."""
+def _suite(tree: Path, selection: Sequence[str]) -> int:
+    """The suite's exit code against the reference in ``tree`` (0: it passed; 2: bad input, such as
+    a selection naming no scenario); ``selection``: extra run args."""
     # The patched reference first, then this checkout (its conformance package and features),
     # never the venv's editable install of another checkout.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tree), str(ROOT))), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "conformance", "run", "--no-progress", "-x", *selection]
     done = subprocess.run(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                           check=False)
-    return done.returncode == 0
+    return done.returncode
 
 
 def judge(mutant: Mutant, *, full_suite: bool = True) -> Verdict:
@@ -101,9 +103,10 @@ def judge(mutant: Mutant, *, full_suite: bool = True) -> Verdict:
                         ignore=shutil.ignore_patterns("__pycache__"))
         if not apply(mutant, tree):
             return Verdict.STALE
-        if not _suite(tree, ["--id", ",".join(mutant.kills)]):
+        # A selection that names no scenario is bad input (2), not a kill: the whole suite decides.
+        if _suite(tree, ["--id", ",".join(mutant.kills)]) not in (0, EXIT_BAD_INPUT):
             return Verdict.KILLED
-        if full_suite and not _suite(tree, []):
+        if full_suite and _suite(tree, []) != 0:
             return Verdict.KILLED_ELSEWHERE
         return Verdict.SURVIVED
 
