@@ -116,3 +116,13 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase host opens the current session
     And a rebase dry run is asked
     Then the rebase result is unavailable with code "rebase-busy"
+
+  @id:LOCK-010
+  Scenario: A recovery checks its journal before it takes the lock: a missing journal is operation-unavailable even under a held lock
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal is deleted
+    And another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-unavailable"
