@@ -304,6 +304,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       """
     And a rebase is asked
     Then the rebase result is recoverable with code "target-identity"
+    And the rebase result reports session replaced false
     And the rebase journal phase is "Recoverable"
     And the rebase journal records the error code "target-identity"
     And the rebase source is byte-identical to before
