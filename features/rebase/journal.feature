@@ -136,7 +136,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is verified and the session was replaced
     And the rebase journal phase is "Verified"
 
-  @id:JOURNAL-014
+  @id:JOURNAL-013
   Scenario: A journal whose project path is another folder is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -145,7 +145,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase operation is recovered
     Then the rebase result is unavailable with code "operation-integrity"
 
-  @id:JOURNAL-015
+  @id:JOURNAL-014
   Scenario: A phase write sets only the phase and updatedAt: a recovered operation keeps its error code
     When the rebase host opens the current session with these facts:
       """
