@@ -201,3 +201,22 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase operation is recovered
     Then the rebase result is verified and the session was replaced
     And the rebase target is byte-identical to the remembered one
+
+  @id:RECOVER-013
+  Scenario: A source that grew is a move even when Pi's leaf is still the captured one: source-moved-before-checkpoint
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel", "leaf": "task"}
+      """
+    And a rebase is asked
+    And the rebase operation id is remembered
+    And the rebase target is deleted
+    And the current history session grows by one user message
+    And the rebase host facts change to:
+      """
+      {"activation": "switch", "leaf": "task"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "source-moved-before-checkpoint"
+    And the rebase operation id is the remembered one
+    And no rebase target exists
