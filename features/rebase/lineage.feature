@@ -206,3 +206,17 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
     Then the result carries the warning "lineage-integrity-unavailable"
     And there are no hits
+
+  @id:LINEAGE-014
+  Scenario: A source that grew after the rebase and whose captured prefix was edited no longer verifies
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file is edited in place, "old original" becoming "new original"
+    And the current history session grows by one user message
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
