@@ -119,3 +119,17 @@ Feature: Tool atomicity decides whether a session can be rebased
     Then the rebase result is unavailable with code "pending-or-orphan-tool-exchange"
     And the tool exchange diagnostics count 1 active and 1 historical issues
     And the rebase results name no path, tool id or message body
+
+  @id:ATOMIC-007
+  Scenario: A dry run checks tool atomicity too: an active call with no result blocks it
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-atomic-7","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"ask","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"List the files","timestamp":1767225601000}}
+      {"type":"message","id":"call","parentId":"ask","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_pending_7","name":"bash","arguments":{"command":"ls"}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":1767225602000}}
+      """
+    When the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is unavailable with code "pending-or-orphan-tool-exchange"
+    And the tool exchange diagnostics count 1 active and 0 historical issues
+    And no rebase operations folder exists

@@ -111,3 +111,62 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And no rebase operations folder exists
     And no rebase target exists
     And the rebase source is byte-identical to before
+
+  @id:CHECKPOINT-010
+  Scenario: A local-only hit inside a stored history read result makes the checkpoint local-only
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"readcall","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_read_1","name":"context_history_read","arguments":{"sourceRef":"ref-1"}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":1767225605000}}
+      {"type":"message","id":"readresult","parentId":"readcall","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"toolResult","toolCallId":"call_read_1","toolName":"context_history_read","content":[{"type":"text","text":"{\"schema\":\"ds4-history-result-v1\",\"quotedData\":true,\"status\":\"complete\",\"source\":{\"entryId\":\"old\",\"classification\":\"local-only\"},\"text\":\"A line read back\"}"}],"isError":false,"timestamp":1767225606000}}
+      {"type":"message","id":"after","parentId":"readresult","timestamp":"2026-01-01T00:00:07.000Z","message":{"role":"user","content":"Go on","timestamp":1767225607000}}
+      """
+    And the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the checkpoint classification is "local-only" and the handoff message carries it
+
+  @id:CHECKPOINT-011
+  Scenario Outline: A handoff exactly at the token budget fits; one token less is checkpoint-budget
+    Given the current history session also holds a user message "long" of 2000 "x" characters
+    When the rebase host opens the current session
+    And a rebase dry run is asked
+    And the checkpoint token budget becomes the previewed checkpoint tokens minus <less>
+    And the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is <status> with the warnings "<warnings>"
+
+    Examples:
+      | case         | less | status      | warnings                                                                    |
+      | at-budget    | 0    | preview     | deterministic-handoff verification-not-inferred older-state-requires-recall |
+      | below-budget | 1    | unavailable | checkpoint-budget                                                           |
+
+  @id:CHECKPOINT-012
+  Scenario: Exactly 1000 carried pins are within the limit
+    Given the current history session also holds 1000 session pins
+    When the current session file gets these lines appended:
+      """
+      {"type":"compaction","id":"cpins","parentId":"pin003e7","timestamp":"2026-01-01T00:00:50.000Z","summary":"A thousand pins were recorded.","firstKeptEntryId":"pin003e7","tokensBefore":100}
+      {"type":"message","id":"after","parentId":"cpins","timestamp":"2026-01-01T00:00:51.000Z","message":{"role":"user","content":"Carry on with the pins kept","timestamp":1767225651000}}
+      """
+    And the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is a preview
+    And the rebase result preserves 1000 pins and 0 memories
+
+  @id:CHECKPOINT-013
+  Scenario: sourceCompactionCount counts every compaction on the captured branch, not only the one in context
+    When the current session file gets these lines appended:
+      """
+      {"type":"compaction","id":"compact2","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","summary":"The export work, summarized again.","firstKeptEntryId":"task","tokensBefore":120}
+      {"type":"message","id":"later","parentId":"compact2","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":"Carry on after the second compaction","timestamp":1767225606000}}
+      """
+    And the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the checkpoint captures the source at leaf "later" with 2 compactions
+
+  @id:CHECKPOINT-014
+  Scenario: The checkpoint's keys are in the contract's insertion order, the order its hash covers
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the checkpoint keys are in the contract's order

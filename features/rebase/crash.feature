@@ -62,3 +62,22 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
     And a rebase is asked
     Then the rebase result is unavailable with code "operation-exists-use-recover"
     And the rebase journal phase is "CheckpointReady"
+
+  @id:CRASH-004 @timeout:3
+  Scenario Outline: What a crash leaves on disk shows each durable step in the contract's order
+    When the rebase host opens the current session
+    And a rebase crashes at "<point>" in a child process
+    Then the child process exited with code 91
+    And on disk the rebase journal phase is "<phase>", the fingerprint is <fingerprint>, the target is <target> and its temporary is <temporary>
+    And the rebase source is byte-identical to before
+
+    Examples:
+      | case             | point           | phase           | fingerprint | target    | temporary |
+      | prepared         | Prepared        | Prepared        | absent      | absent    | absent    |
+      | archive-verified | ArchiveVerified | ArchiveVerified | absent      | absent    | absent    |
+      | checkpoint-ready | CheckpointReady | CheckpointReady | recorded    | absent    | absent    |
+      | target-staged    | TargetStaged    | CheckpointReady | recorded    | absent    | staged    |
+      | target-installed | TargetInstalled | CheckpointReady | recorded    | installed | linked    |
+      | target-created   | TargetCreated   | TargetCreated   | recorded    | installed | absent    |
+      | activated        | Activated       | Activated       | recorded    | installed | absent    |
+      | verified         | Verified        | Verified        | recorded    | installed | absent    |

@@ -125,3 +125,38 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is recoverable with code "operation-integrity"
     And the rebase journal phase is "Recoverable"
     And the rebase source is byte-identical to before
+
+  @id:JOURNAL-012
+  Scenario: A journal of exactly 32,000 bytes is still read, and the operation recovers
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal is padded with spaces to 32000 bytes
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase journal phase is "Verified"
+
+  @id:JOURNAL-013
+  Scenario: A journal whose project path is another folder is operation-integrity
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal field "projectPath" is changed to "/elsewhere/project"
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-integrity"
+
+  @id:JOURNAL-014
+  Scenario: A phase write sets only the phase and updatedAt: a recovered operation keeps its error code
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase journal phase is "Verified"
+    And the rebase journal records the error code "activation-cancelled"

@@ -147,3 +147,76 @@ Feature: A verified link makes the target a continuation of its source for histo
     Then the result is complete with no warnings
     And the hit entry ids are "old"
     And no result contains "LATER_SOURCE_PAYLOAD"
+
+  @id:LINEAGE-010
+  Scenario Outline: The lineage walk verifies at most 16 pairs: 15 are clean, 16 and 17 carry lineage-depth-limit
+    When a hand-made lineage chain of <pairs> rebases is written from the current session
+    And the history host opens the tip of the lineage chain
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the recall result is <status> with the lineage warnings "<warnings>" and the hits "<root hits>"
+
+    Examples:
+      | case        | pairs | status   | warnings            | root hits |
+      | below-limit | 15    | complete |                     | old       |
+      | at-limit    | 16    | partial  | lineage-depth-limit | old       |
+      | past-limit  | 17    | partial  | lineage-depth-limit |           |
+
+  @id:LINEAGE-011
+  Scenario: A lineage that names one source session twice is a cycle: lineage-integrity-unavailable
+    When a hand-made lineage chain whose targets are the sessions "t-one s-lineage t-three" is written from the current session
+    And the history host opens the tip of the lineage chain
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+  @id:LINEAGE-012
+  Scenario Outline: A target edited where only one lineage check looks no longer verifies
+    When the rebase host opens the current session
+    And a rebase is asked
+    And line <line> of the rebase target is edited, "<old>" becoming "<new>"
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+    Examples:
+      | case                  | line | old                                      | new                                      |
+      | checkpoint-hash       | 1    | "verificationState":"unknown"            | "verificationState":"unproven"           |
+      | handoff-message       | 3    | Continue the implementation              | Abandon the implementation               |
+      | target-header-id      | 0    | "id":"7a2e0c1d-0000-4000-8000-000000000001" | "id":"7a2e0c1d-0000-4000-8000-000000000009" |
+
+  @id:LINEAGE-013
+  Scenario: A link naming a byte-identical copy of the source in another folder grants nothing
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the link of the rebase target names a copy of the source in the folder "elsewhere"
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+  @id:LINEAGE-014
+  Scenario: A source that grew after the rebase and whose captured prefix was edited no longer verifies
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file is edited in place, "old original" becoming "new original"
+    And the current history session grows by one user message
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits

@@ -84,3 +84,46 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And a rebase dry run is asked
     Then the rebase result is a preview
     And the rebase operation id is the remembered one
+
+  @id:LOCK-007
+  Scenario: The lock is taken before the source is read: a held lock on a version 2 source is rebase-busy
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":2,"id":"s-lock-legacy","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Legacy work","timestamp":1767225601000}}
+      """
+    When another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "rebase-busy"
+    And the rebase source is byte-identical to before
+
+  @id:LOCK-008
+  Scenario: A recovery started from the target takes the lock of the source it found in lineage
+    When the rebase host opens the current session
+    And a rebase is asked
+    And another process holds the rebase lock of the current session
+    And the rebase host opens the rebase target
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "rebase-busy"
+    When the other process releases the rebase lock
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+
+  @id:LOCK-009
+  Scenario: The lock key keeps the case of the canonical path (it is lower-cased on Windows only)
+    When the current history session is renamed "Current-Session.jsonl"
+    And another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is unavailable with code "rebase-busy"
+
+  @id:LOCK-010
+  Scenario: A recovery checks its journal before it takes the lock: a missing journal is operation-unavailable even under a held lock
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the rebase journal is deleted
+    And another process holds the rebase lock of the current session
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-unavailable"

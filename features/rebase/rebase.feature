@@ -304,6 +304,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       """
     And a rebase is asked
     Then the rebase result is recoverable with code "target-identity"
+    And the rebase result reports session replaced false
     And the rebase journal phase is "Recoverable"
     And the rebase journal records the error code "target-identity"
     And the rebase source is byte-identical to before
@@ -351,4 +352,49 @@ Feature: Session rebase moves a long session onto a verified target and never to
     When the rebase host opens the current session
     And a rebase is asked
     Then the rebase result is unavailable with code "operation-exists-use-recover"
+    And the rebase source is byte-identical to before
+
+  @id:REBASE-026
+  Scenario: A session whose lineage fails and that holds pins without a memory bridge is a lineage failure first
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-two-faults","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"custom","customType":"ds4-rebase-link-v1","data":{"schemaVersion":1,"checkpointId":"checkpoint_00000000000000000000000000000000"},"id":"forged","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m1","operation":"add","createdAt":1767225603000,"item":{"id":"pin-session","scope":"session","content":"Keep LastExportUtc","createdAt":1767225603000}},"id":"p1","parentId":"forged","timestamp":"2026-01-01T00:00:03.000Z"}
+      {"type":"message","id":"task","parentId":"p1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225604000}}
+      """
+    When the rebase host opens the current session with these facts:
+      """
+      {"memoryBridge": false}
+      """
+    And a rebase is asked
+    Then the rebase result is unavailable with code "lineage-integrity-unavailable"
+    And no rebase operations folder exists
+
+  @id:REBASE-027
+  Scenario: A version 2 source whose header cwd is another folder is unsupported-source-version, checked first
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":2,"id":"s-legacy-elsewhere","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/elsewhere/project"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Legacy work","timestamp":1767225601000}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "unsupported-source-version"
+    And the rebase source is byte-identical to before
+
+  @id:REBASE-028
+  Scenario: A source with a duplicate id and a malformed line is archive-incomplete, checked before the ids
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-two-damages","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Before the damage","timestamp":1767225601000}}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"The same id again","timestamp":1767225602000}}
+      {"type":"message","id":"torn","parentId":"old",
+      {"type":"message","id":"task","parentId":"old","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"After the damage","timestamp":1767225604000}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "archive-incomplete"
     And the rebase source is byte-identical to before

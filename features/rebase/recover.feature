@@ -163,3 +163,60 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And no rebase target exists
     And the rebase journal phase is "Recoverable"
     And the rebase source still starts with its bytes from before
+
+  @id:RECOVER-011
+  Scenario: A recovery whose rebuilt checkpoint no longer fits the budget writes nothing: the journal stays as it was
+    Given the current history session also holds a user message "long" of 4000 "x" characters
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase target is deleted
+    And the global history configuration is changed to:
+      """
+      {"sessionRebase": {"checkpointTargetTokens": 512}}
+      """
+    And the rebase host opens the current session
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "checkpoint-budget"
+    And the rebase journal phase is "Recoverable"
+    And the rebase journal records the error code "activation-cancelled"
+    And no rebase target exists
+
+  @id:RECOVER-012
+  Scenario: A target rebuilt later is byte for byte the one first staged: its times are the operation's
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase files are remembered
+    And the rebase target is deleted
+    And the clock moves on by 3600000 ms
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase target is byte-identical to the remembered one
+
+  @id:RECOVER-013
+  Scenario: A source that grew is a move even when Pi's leaf is still the captured one: source-moved-before-checkpoint
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel", "leaf": "task"}
+      """
+    And a rebase is asked
+    And the rebase operation id is remembered
+    And the rebase target is deleted
+    And the current history session grows by one user message
+    And the rebase host facts change to:
+      """
+      {"activation": "switch", "leaf": "task"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "source-moved-before-checkpoint"
+    And the rebase operation id is the remembered one
+    And no rebase target exists
