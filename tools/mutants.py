@@ -84,7 +84,9 @@ def apply(mutant: Mutant, tree: Path) -> bool:
 
 def _suite(tree: Path, selection: Sequence[str]) -> bool:
     """True when the suite passes against the reference in ``tree``; ``selection``: extra run args."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    # The patched reference first, then this checkout's own conformance package and features
+    # (not whatever checkout the venv's editable install points at).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(ROOT)]), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "conformance", "run", "--no-progress", "-x", *selection]
     done = subprocess.run(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                           check=False)
