@@ -24,7 +24,7 @@ def then_serialized(outcome: Outcome, text: str) -> None:
     assert outcome.value()["text"] == text, outcome.value()
 
 
-@when(parsers.parse("the JSON text written as the JSON string {literal} is parsed and serialized again"))
+@when(parsers.parse("the value of the JSON string {literal} is parsed as JSON text and serialized again"))
 def when_canonicalize_escaped(adapter: Adapter, outcome: Outcome, literal: str) -> None:
     """The text is the value of a JSON string literal: controls, NBSP and lone surrogates can be written."""
     outcome.call(adapter, "json.canonicalize", {"text": json.loads(literal)})

@@ -83,7 +83,7 @@ Feature: Primitives with one owner each
 
   @id:PRIM-009
   Scenario Outline: JSON.parse allows only space, tab, LF and CR around the value
-    When the JSON text written as the JSON string <text> is parsed and serialized again
+    When the value of the JSON string <text> is parsed as JSON text and serialized again
     Then the request fails with code "invalid-json"
 
     Examples:
