@@ -51,11 +51,15 @@ Feature: Primitives with one owner each
     Then it is 0 UTF-16 units, 0 UTF-8 bytes and 0 chars-v1 tokens
 
   @id:PRIM-005
-  Scenario: Cutting text to a UTF-16 budget never splits a surrogate pair
+  Scenario: Cutting text to a UTF-16 budget never splits a surrogate pair; a budget of 0 is the empty text, a negative one is refused
     When the text "ab😀c" is cut to 3 UTF-16 units
     Then the cut text is "ab"
     When the text "ab😀c" is cut to 4 UTF-16 units
     Then the cut text is "ab😀"
+    When the text "ab😀c" is cut to 0 UTF-16 units
+    Then the cut text is empty
+    When the text "ab😀c" is cut to -1 UTF-16 units
+    Then the request fails with code "invalid-params"
 
   @id:PRIM-006
   Scenario Outline: Pi names a project's session folder after its resolved cwd
@@ -106,13 +110,6 @@ Feature: Primitives with one owner each
       | lone-low-inside | "a\udc00b"           | 3     | 5     | 1      |
       | pair            | "\ud83d\ude00"       | 2     | 4     | 1      |
       | five-units      | "abcd\ud800"         | 5     | 7     | 2      |
-
-  @id:PRIM-011
-  Scenario: A cut to 0 UTF-16 units is the empty text, and a negative budget is refused
-    When the text "abc" is cut to 0 UTF-16 units
-    Then the cut text is empty
-    When the text "abc" is cut to -1 UTF-16 units
-    Then the request fails with code "invalid-params"
 
   @id:PRIM-012
   Scenario Outline: JSON.stringify leaves DEL, line separators, NBSP and the BOM raw inside strings
