@@ -121,7 +121,8 @@ def _decoded(text: str) -> tuple[list[tuple[int, dict[str, Any]]], list[Problem]
     good: list[tuple[int, dict[str, Any]]] = []
     problems: list[Problem] = []
     numbers: list[int] = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    # NDJSON lines end at LF only: a message may hold U+2028 or U+0085, which splitlines() splits at.
+    for number, raw in enumerate(text.split("\n"), 1):
         if not raw.strip():
             continue
         numbers.append(number)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -21,6 +22,28 @@ def when_canonicalize(adapter: Adapter, outcome: Outcome, text: str) -> None:
 @then(parsers.parse("the serialized text is {text}"))
 def then_serialized(outcome: Outcome, text: str) -> None:
     assert outcome.value()["text"] == text, outcome.value()
+
+
+@when(parsers.parse("the value of the JSON string {literal} is parsed as JSON text and serialized again"))
+def when_canonicalize_escaped(adapter: Adapter, outcome: Outcome, literal: str) -> None:
+    """The text is the value of a JSON string literal: controls, NBSP and lone surrogates can be written."""
+    outcome.call(adapter, "json.canonicalize", {"text": json.loads(literal)})
+
+
+@then(parsers.parse("the result is the quoted characters of {literal}, none escaped"))
+def then_serialized_raw(outcome: Outcome, literal: str) -> None:
+    """The characters the JSON string literal stands for, written unescaped between quotes."""
+    assert outcome.value()["text"] == '"' + json.loads(literal) + '"', outcome.value()
+
+
+@then("the cut text is empty")
+def then_sliced_empty(outcome: Outcome) -> None:
+    assert outcome.value()["text"] == ""
+
+
+@when(parsers.parse("the text written as the JSON string {literal} is measured"))
+def when_measure_escaped(adapter: Adapter, outcome: Outcome, literal: str) -> None:
+    outcome.call(adapter, "text.measure", {"text": json.loads(literal)})
 
 
 @when(parsers.parse('the text "{text}" is measured'))

@@ -174,3 +174,36 @@ def then_tool_counts_only(outcome: Outcome) -> None:
     counts = outcome.value()["toolExchange"]
     assert set(counts) == {"activeIssueCount", "historicalIssueCount"}
     assert all(isinstance(v, int) for v in counts.values())
+
+
+@then(parsers.parse("the file's legacy version is {legacy}"))
+def then_legacy_version(outcome: Outcome, legacy: str) -> None:
+    """``1`` or ``2`` for a file Pi would migrate on open, ``none`` for one it reads as it is."""
+    expected = None if legacy == "none" else int(legacy)
+    assert outcome.value()["diagnostics"]["legacyVersion"] == expected, outcome.value()["diagnostics"]
+
+
+@then(parsers.parse('the session inspection answers "{answer}"'))
+def then_inspection_answer(outcome: Outcome, answer: str) -> None:
+    """``ok`` for a description, else the contract code of the refusal."""
+    if answer == "ok":
+        outcome.value()
+        return
+    error = outcome.error
+    assert error is not None, f"expected {answer}, got a result"
+    assert error.code == answer, f"expected code {answer}, got {error.code}: {error.message}"
+
+
+@then(parsers.parse("the path ids as JSON are {ids}"))
+def then_path_json(outcome: Outcome, ids: str) -> None:
+    assert outcome.value()["pathIds"] == json.loads(ids), outcome.value()["pathIds"]
+
+
+@then(parsers.parse("the context entry ids as JSON are {ids}"))
+def then_context_ids_json(outcome: Outcome, ids: str) -> None:
+    assert outcome.value()["contextEntryIds"] == json.loads(ids), outcome.value()["contextEntryIds"]
+
+
+@then(parsers.parse("the leaf as JSON is {leaf}"))
+def then_leaf_json(outcome: Outcome, leaf: str) -> None:
+    assert outcome.value()["leafId"] == json.loads(leaf), outcome.value()["leafId"]

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -138,6 +139,43 @@ def given_hostile_value(workdir: Path, session_file: SessionFile, docstring: str
              else _hostile_value("negative" if sign else "integer", int(digits or 0)))
     text = "".join(line.replace(f'"{placeholder}"', value) + "\n" for line in _lines(docstring))
     _write_session(workdir, session_file, text.encode("utf-8"))
+
+
+_RAW_CHARACTER = re.compile(r"\[U\+([0-9A-F]{4,6})\]")
+
+
+@given('a session file with these lines, where each "[U+XXXX]" is that raw character:')
+def given_raw_characters(workdir: Path, session_file: SessionFile, docstring: str) -> None:
+    """Characters a feature file cannot show (NBSP, line separators, controls) written raw."""
+    lines = [_RAW_CHARACTER.sub(lambda match: chr(int(match.group(1), 16)), line) for line in _lines(docstring)]
+    _write_session(workdir, session_file, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+def _padded(line: str, size: int) -> str:
+    """``line`` with its ``"@PAD"`` string grown so that the line and its LF are ``size`` bytes."""
+    bare = len(line.replace('"@PAD"', '""').encode("utf-8")) + 1
+    assert size >= bare, f"a line of {size} bytes cannot hold {line!r}"
+    return line.replace('"@PAD"', '"' + "x" * (size - bare) + '"')
+
+
+@given(parsers.parse("a session file whose first line is padded to end with its LF at byte {end:d}, with these lines:"))
+def given_padded_header(workdir: Path, session_file: SessionFile, end: int, docstring: str) -> None:
+    lines = _lines(docstring)
+    lines[0] = _padded(lines[0], end)
+    _write_session(workdir, session_file, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+@given(parsers.parse("a session file with these lines, where line {number:d} is padded to {size:d} bytes with its LF:"))
+def given_padded_line(workdir: Path, session_file: SessionFile, number: int, size: int, docstring: str) -> None:
+    lines = _lines(docstring)
+    lines[number - 1] = _padded(lines[number - 1], size)
+    _write_session(workdir, session_file, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+@given(parsers.re(r'a session file with these lines, where "(?P<placeholder>[^"]+)" is the JSON text (?P<text>.+):$'))
+def given_json_text(workdir: Path, session_file: SessionFile, docstring: str, placeholder: str, text: str) -> None:
+    lines = [line.replace(f'"{placeholder}"', text) for line in _lines(docstring)]
+    _write_session(workdir, session_file, "".join(line + "\n" for line in lines).encode("utf-8"))
 
 
 # ------------------------------------------------------------------ when

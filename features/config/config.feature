@@ -458,3 +458,69 @@ Feature: Configuration
     When DS4 config set "historyTools.maxResult" to "4" is run
     Then the DS4 config command fails with code "config-unknown-path"
     And the DS4 config error message is "Unknown configuration key: historyTools.maxResult. See /context config for the full list."
+
+  @id:CONFIG-030
+  Scenario Outline: An upstream bound the feature does not edit is still checked on both sides (retrieval.maxResults 1..100)
+    Given the global DS4 config file sets "retrieval.maxResults" to <value>
+    When the DS4 config is loaded
+    Then the global DS4 config file is <state>
+    And the effective DS4 config value "retrieval.maxResults" is <effective>
+
+    Examples:
+      | case        | value | state  | effective |
+      | below       | 0     | not loaded | 12    |
+      | lower-bound | 1     | loaded | 1         |
+      | upper-bound | 100   | loaded | 100       |
+      | above       | 101   | not loaded | 12    |
+
+  @id:CONFIG-031
+  Scenario: An untrusted project without a project file gives no warning
+    Given the DS4 config project is not trusted
+    When the DS4 config is loaded
+    Then the DS4 config has no warnings
+    And the project DS4 config file is not loaded
+
+  @id:CONFIG-032
+  Scenario: The provider map of the project file is merged entry by entry onto the global one
+    Given the global DS4 config file contains:
+      """
+      {"privacy": {"remoteProviders": {"openai": ["normal"], "google": ["normal"]}}}
+      """
+    And the project DS4 config file contains:
+      """
+      {"privacy": {"remoteProviders": {"anthropic": ["normal", "internal"], "google": ["internal"]}}}
+      """
+    When the DS4 config is loaded
+    Then the DS4 config has no warnings
+    And the project DS4 config file is loaded
+    And the effective DS4 config value "privacy.remoteProviders" is {"openai": ["normal"], "google": ["internal"], "anthropic": ["normal", "internal"]}
+
+  @id:CONFIG-033
+  Scenario: Show keeps a value of exactly 26 UTF-16 units whole and cuts one of 27, counting an emoji as two
+    Given the global DS4 config file sets "privacy.localProviders" to ["abcdefghijklmnopqrstuv"]
+    When the DS4 config is loaded
+    Then the DS4 config show text has the lines:
+      """
+      privacy.localProviders                            ["abcdefghijklmnopqrstuv"]    ["faux","ollama","llama-c…    string-array
+      """
+    Given the global DS4 config file sets "privacy.localProviders" to ["abcdefghijklmnopqrstuvw"]
+    When the DS4 config is loaded
+    Then the DS4 config show text has the lines:
+      """
+      privacy.localProviders                            ["abcdefghijklmnopqrstuvw…    ["faux","ollama","llama-c…    string-array
+      """
+    Given the global DS4 config file sets "privacy.localProviders" to ["😀😀😀😀😀😀😀😀😀😀😀😀"]
+    When the DS4 config is loaded
+    Then the DS4 config show text has the lines:
+      """
+      privacy.localProviders                            ["😀😀😀😀😀😀😀😀😀😀😀…     ["faux","ollama","llama-c…    string-array
+      """
+
+  @id:CONFIG-034
+  Scenario: Set takes the largest safe integer and zero-padded digits as integers, then checks the range
+    When DS4 config set "historyTools.maxResults" to "9007199254740991" is run with --global
+    Then the DS4 config command fails with code "config-invalid"
+    And the DS4 config error message is "historyTools.maxResults must be an integer between 1 and 12"
+    When DS4 config set "historyTools.maxResults" to "0000000000000000004" is run with --global
+    Then the DS4 config command succeeds
+    And the effective DS4 config value "historyTools.maxResults" is 4 after a new start

@@ -168,3 +168,55 @@ Feature: Compaction-aware context
       """
       {"role":"custom","customType":"t","content":[{"type":"text","text":"x"}],"display":false,"details":{"a":1},"timestamp":null}
       """
+
+  @id:CONTEXT-015
+  Scenario: A message timestamp is the entry time in ms, with its UTC offset subtracted and a short fraction read as a fraction
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-zone","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"custom_message","customType":"t","content":"east","display":true,"id":"z1","parentId":null,"timestamp":"2025-06-01T14:00:01.5+02:00"}
+      {"type":"custom_message","customType":"t","content":"west","display":true,"id":"z2","parentId":"z1","timestamp":"2025-06-01T10:30:00.25-01:30"}
+      """
+    When the session is inspected
+    Then context message 1 is exactly:
+      """
+      {"role":"custom","customType":"t","content":"east","display":true,"timestamp":1748779201500}
+      """
+    And context message 2 is exactly:
+      """
+      {"role":"custom","customType":"t","content":"west","display":true,"timestamp":1748779200250}
+      """
+
+  @id:CONTEXT-016
+  Scenario: A custom message with null or missing content gets an empty content list
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-cnull","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"custom_message","customType":"t","content":null,"display":true,"id":"k1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z"}
+      {"type":"custom_message","customType":"t","display":false,"id":"k2","parentId":"k1","timestamp":"2025-06-01T12:00:02.000Z"}
+      """
+    When the session is inspected
+    Then context message 1 is exactly:
+      """
+      {"role":"custom","customType":"t","content":[],"display":true,"timestamp":1748779201000}
+      """
+    And context message 2 is exactly:
+      """
+      {"role":"custom","customType":"t","content":[],"display":false,"timestamp":1748779202000}
+      """
+
+  @id:CONTEXT-017
+  Scenario: Settings come from the whole path, also from entries the compaction cut out of the context
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-cutset","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"model_change","id":"s1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","provider":"openai","modelId":"gpt-5"}
+      {"type":"thinking_level_change","id":"s2","parentId":"s1","timestamp":"2025-06-01T12:00:02.000Z","thinkingLevel":"high"}
+      {"type":"message","id":"s3","parentId":"s2","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"old","timestamp":3}}
+      {"type":"message","id":"s4","parentId":"s3","timestamp":"2025-06-01T12:00:04.000Z","message":{"role":"user","content":"kept","timestamp":4}}
+      {"type":"compaction","id":"s5","parentId":"s4","timestamp":"2025-06-01T12:00:05.000Z","summary":"sum","firstKeptEntryId":"s4","tokensBefore":10}
+      {"type":"message","id":"s6","parentId":"s5","timestamp":"2025-06-01T12:00:06.000Z","message":{"role":"user","content":"new","timestamp":6}}
+      """
+    When the session is inspected
+    Then the context entry ids are "s5 s4 s6"
+    And the model is "openai/gpt-5" and the thinking level is "high"

@@ -227,3 +227,38 @@ Feature: Host facts
     Given a host Pi home with an empty agent dir
     When the host facts are requested for the relative working directory "proj"
     Then the host facts request is refused with code "invalid-params"
+
+  @id:HOST-023
+  Scenario: A trust flag after -- is a message, not a flag
+    Given a host Pi home with an empty agent dir
+    And a host project "work/proj" with trust-requiring Pi resources
+    And the host Pi command line is "-- --approve"
+    When the host facts are requested
+    Then the host project is not trusted
+    And the host trust source is "ask"
+    Given the host Pi command line is "--approve -- -na"
+    When the host facts are requested
+    Then the host project is trusted
+    And the host trust source is "flag"
+
+  @id:HOST-024
+  Scenario: The user's own ~/.agents/skills needs no trust; the same folder in a project's ancestor does
+    Given a host Pi home with an empty agent dir
+    And a host project "home/work/proj" without trust-requiring Pi resources
+    And the host project has a "../../.agents/skills/mine.md" file
+    When the host facts are requested
+    Then the host project is trusted
+    And the host trust source is "no-project-resources"
+    Given the host project has a "../.agents/skills/theirs.md" file
+    When the host facts are requested
+    Then the host project is not trusted
+    And the host trust source is "ask"
+
+  @id:HOST-025
+  Scenario: A bare ~ as PI_CODING_AGENT_DIR is the host home
+    Given a host Pi home with an empty agent dir
+    And a host project "work/proj" without trust-requiring Pi resources
+    And the host environment variable "PI_CODING_AGENT_DIR" is "~"
+    When the host facts are requested
+    Then the host fact "agentDir" is the path "home"
+    And the host fact "globalConfigPath" is the path "home/ds4-context.json"

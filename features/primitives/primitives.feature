@@ -21,6 +21,12 @@ Feature: Primitives with one owner each
       | slash-not-escaped| ["a/b","<\/script>"]                   | ["a/b","</script>"]             |
       | index-keys-first | {"b":1,"10":2,"2":3,"a":4}              | {"2":3,"10":2,"b":1,"a":4}      |
       | duplicate-key    | {"a":1,"b":2,"a":3}                     | {"a":3,"b":2}                   |
+      | form-feed        | ["\f\f"]                                | ["\f\f"]                        |
+      | nul              | ["\u0000"]                              | ["\u0000"]                      |
+      | escaped-controls | ["\u0008\u000c\u000d\u0009"]            | ["\b\f\r\t"]                     |
+      | index-key-max    | {"b":1,"4294967295":2,"4294967294":3}   | {"4294967294":3,"b":1,"4294967295":2} |
+      | index-key-zero   | {"b":1,"01":2,"1":3,"0":4}              | {"0":4,"1":3,"b":1,"01":2}      |
+      | exponent-bounds  | [1e-6,1.5e-7,999999999999999900000,1.5e21] | [0.000001,1.5e-7,999999999999999900000,1.5e+21] |
 
   @id:PRIM-002
   Scenario: Text that JSON.parse rejects is refused
@@ -45,11 +51,15 @@ Feature: Primitives with one owner each
     Then it is 0 UTF-16 units, 0 UTF-8 bytes and 0 chars-v1 tokens
 
   @id:PRIM-005
-  Scenario: Cutting text to a UTF-16 budget never splits a surrogate pair
+  Scenario: Cutting text to a UTF-16 budget never splits a surrogate pair; a budget of 0 is the empty text, a negative one is refused
     When the text "ab😀c" is cut to 3 UTF-16 units
     Then the cut text is "ab"
     When the text "ab😀c" is cut to 4 UTF-16 units
     Then the cut text is "ab😀"
+    When the text "ab😀c" is cut to 0 UTF-16 units
+    Then the cut text is empty
+    When the text "ab😀c" is cut to -1 UTF-16 units
+    Then the request fails with code "invalid-params"
 
   @id:PRIM-006
   Scenario Outline: Pi names a project's session folder after its resolved cwd
@@ -75,3 +85,41 @@ Feature: Primitives with one owner each
   Scenario: A canonical path of a missing file is the resolved absolute path
     When the canonical path of "missing/../gone.txt" under the scenario folder is computed
     Then it is the scenario folder joined with "gone.txt"
+
+  @id:PRIM-009
+  Scenario Outline: JSON.parse allows only space, tab, LF and CR around the value
+    When the value of the JSON string <text> is parsed as JSON text and serialized again
+    Then the request fails with code "invalid-json"
+
+    Examples:
+      | case          | text              |
+      | form-feed     | "\f{}"            |
+      | vertical-tab  | "{}\u000b"        |
+      | nbsp          | "{}\u00a0"        |
+      | line-separator| "\u2028[]"        |
+      | byte-order    | "\ufeff{}"        |
+      | next-line     | "1\u0085"         |
+
+  @id:PRIM-010
+  Scenario Outline: A lone surrogate is one UTF-16 unit and the 3 UTF-8 bytes of U+FFFD
+    When the text written as the JSON string <text> is measured
+    Then it is <units> UTF-16 units, <bytes> UTF-8 bytes and <tokens> chars-v1 tokens
+
+    Examples:
+      | case            | text                 | units | bytes | tokens |
+      | lone-high       | "\ud800"             | 1     | 3     | 1      |
+      | lone-low-inside | "a\udc00b"           | 3     | 5     | 1      |
+      | pair            | "\ud83d\ude00"       | 2     | 4     | 1      |
+      | five-units      | "abcd\ud800"         | 5     | 7     | 2      |
+
+  @id:PRIM-012
+  Scenario Outline: JSON.stringify leaves DEL, line separators, NBSP and the BOM raw inside strings
+    When the JSON text <text> is parsed and serialized again
+    Then the result is the quoted characters of <text>, none escaped
+
+    Examples:
+      | case      | text             |
+      | del       | "\u007f"         |
+      | separator | "\u2028\u2029"   |
+      | nbsp-bom  | "\u00a0\ufeff"   |
+      | astral    | "\ud83d\ude00"   |

@@ -251,3 +251,120 @@ Feature: Canonical reader
       | array-100000       | an array nested 100000 levels deep    |
       | integer-5000       | an integer of 5000 digits             |
       | negative-integer   | a negative integer of 4301 digits     |
+
+  @id:READER-027
+  Scenario Outline: The header line must end, its LF included, within the first 1 MiB
+    Given a session file whose first line is padded to end with its LF at byte <end>, with these lines:
+      """
+      {"type":"session","version":3,"id":"s-pad","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w","pad":"@PAD"}
+      {"type":"message","id":"p1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the session inspection answers "<answer>"
+
+    Examples:
+      | case        | end     | answer                    |
+      | one-before  | 1048575 | ok                        |
+      | at-bound    | 1048576 | ok                        |
+      | one-past    | 1048577 | session-header-scan-limit |
+
+  @id:READER-028
+  Scenario: A blank line is blank by JavaScript's trim, not by another language's whitespace
+    Given a session file with these lines, where each "[U+XXXX]" is that raw character:
+      """
+      {"type":"session","version":3,"id":"s-ws","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"w1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      [U+00A0][U+3000]
+      [U+2028][U+2029]
+      [U+FEFF][U+000B][U+000C]
+      [U+0085]
+      [U+001F]
+      {"type":"message","id":"w2","parentId":"w1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      """
+    When the session is inspected
+    Then the diagnostics count 3 blank lines at lines 3, 4, 5
+    And the diagnostics count 2 malformed lines at lines 6, 7
+    And the path ids are "w1 w2"
+
+  @id:READER-029
+  Scenario: A whole entry on an unterminated last line is read, and is the leaf
+    Given a session file whose last line has no newline, with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tail","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"t1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"t2","parentId":"t1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      """
+    When the session is inspected
+    Then the diagnostics report an unterminated tail
+    And the diagnostics count 0 malformed lines
+    And the entry count is 2
+    And the leaf is "t2"
+    And the path ids are "t1 t2"
+    When the session records are listed
+    Then record 3 is of kind "entry"
+    And the last record ends at the end of the file without an LF
+
+  @id:READER-030
+  Scenario Outline: The header's id must be a string, an empty one included
+    Given a session file with these lines, where "@ID" is the JSON text <id>:
+      """
+      {"type":"session","version":3,"id":"@ID","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"i1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the session inspection answers "<answer>"
+
+    Examples:
+      | case   | id    | answer            |
+      | string | "s-1" | ok                |
+      | empty  | ""    | ok                |
+      | number | 7     | session-no-header |
+      | null   | null  | session-no-header |
+      | array  | ["s"] | session-no-header |
+
+  @id:READER-031
+  Scenario Outline: The header version decides migration as Pi's header.version ?? 1 and its two comparisons do
+    Given a session file with these lines, where "@VERSION" is the JSON text <version>:
+      """
+      {"type":"session","version":"@VERSION","id":"s-ver","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"v1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the file's legacy version is <legacy>
+    And the session file is byte-identical to before
+
+    Examples:
+      | case         | version | legacy |
+      | null         | null    | 1      |
+      | zero         | 0       | 1      |
+      | one          | 1       | 1      |
+      | one-and-half | 1.5     | 1      |
+      | two          | 2       | 2      |
+      | two-and-half | 2.5     | 2      |
+      | three        | 3       | none   |
+      | three-float  | 3.0     | none   |
+      | four         | 4       | none   |
+      | string-three | "3"     | none   |
+
+  @id:READER-032
+  Scenario Outline: A record is at most 4 MiB, 4194304 bytes with its LF
+    Given a session file with these lines, where line 3 is padded to <size> bytes with its LF:
+      """
+      {"type":"session","version":3,"id":"s-limit","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"g1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"custom","customType":"pad","id":"g2","parentId":"g1","timestamp":"2025-06-01T12:00:02.000Z","data":"@PAD"}
+      {"type":"message","id":"g3","parentId":"g1","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"z","timestamp":3}}
+      """
+    When the session is inspected
+    Then the diagnostics count <oversize> oversize records
+    And the entry count is <entries>
+    And the path ids are "g1 g3"
+    When the session records are listed
+    Then record 3 is of kind "<kind>"
+    And every record carries the SHA-256 of its line bytes without the LF
+
+    Examples:
+      | case       | size    | kind     | oversize | entries |
+      | one-before | 4194303 | entry    | 0        | 3       |
+      | at-bound   | 4194304 | entry    | 0        | 3       |
+      | one-past   | 4194305 | oversize | 1        | 2       |

@@ -122,3 +122,94 @@ Feature: Session tree
     When the session is inspected
     Then the diagnostics count 1 non-entry lines at lines 3
     And the entry count is 2
+
+  @id:TREE-013
+  Scenario: Of two entries with the same id, the later one is the parent of every child that names it
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-dup2","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"a","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"root a","timestamp":1}}
+      {"type":"message","id":"b","parentId":null,"timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"root b","timestamp":2}}
+      {"type":"message","id":"d","parentId":"a","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"first d","timestamp":3}}
+      {"type":"message","id":"c","parentId":"d","timestamp":"2025-06-01T12:00:04.000Z","message":{"role":"user","content":"child of d","timestamp":4}}
+      {"type":"message","id":"d","parentId":"b","timestamp":"2025-06-01T12:00:05.000Z","message":{"role":"user","content":"second d","timestamp":5}}
+      """
+    When the session is inspected at leaf "c"
+    Then the path ids are "b d c"
+    And context message 2 is exactly:
+      """
+      {"role":"user","content":"second d","timestamp":5}
+      """
+    When the session is inspected
+    Then the leaf is "d"
+    And the path ids are "b d"
+    And the diagnostics count 1 duplicate ids
+    When the tree node "d" is described
+    Then its ancestors are "b"
+
+  @id:TREE-014
+  Scenario: A parentId that is absent or empty makes a root, and no parent is reported missing
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-roots","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"r1","timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"no parentId","timestamp":1}}
+      {"type":"message","id":"r2","parentId":"","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"empty parentId","timestamp":2}}
+      {"type":"message","id":"r3","parentId":"r2","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"child","timestamp":3}}
+      """
+    When the session is inspected
+    Then the path ids are "r2 r3"
+    And the diagnostics count 0 missing parents
+    When the tree node "r2" is described
+    Then it has no ancestors
+    And its siblings are "r1"
+
+  @id:TREE-015
+  Scenario: An entry whose parent is missing is a root among the other roots
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-orphan2","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"o1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"o2","parentId":"gone","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      """
+    When the tree node "o1" is described
+    Then its siblings are "o2"
+    When the tree node "o2" is described
+    Then its siblings are "o1"
+    And its missing parent is "gone"
+
+  @id:TREE-016
+  Scenario: When the last entry has no id, or an empty one, the context falls back to it as Pi's leaf
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-noid","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"n1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"n2","parentId":"n1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      {"type":"custom_message","customType":"note","content":"tail","display":true,"parentId":"n1","timestamp":"2025-06-01T12:00:03.000Z"}
+      """
+    When the session is inspected
+    Then the leaf is null
+    And the context roles are "user custom"
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-emptyid","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"n1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"message","id":"n2","parentId":"n1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"user","content":"y","timestamp":2}}
+      {"type":"custom_message","customType":"note","content":"tail","display":true,"id":"","parentId":"n1","timestamp":"2025-06-01T12:00:03.000Z"}
+      """
+    When the session is inspected
+    Then the leaf as JSON is ""
+    And the context roles are "user custom"
+
+  @id:TREE-017
+  Scenario: An id that is a number is still a key that a parentId of the same number finds
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-numkey","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"n1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      {"type":"custom","customType":"odd","id":7,"parentId":"n1","timestamp":"2025-06-01T12:00:02.000Z"}
+      {"type":"message","id":"n2","parentId":7,"timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"y","timestamp":3}}
+      """
+    When the session is inspected
+    Then the path ids as JSON are ["n1", 7, "n2"]
+    And the diagnostics count 0 missing parents
+    And the context has 2 messages

@@ -115,7 +115,7 @@ def test_an_expected_failure_keeps_its_step_and_values(tmp_path: Path) -> None:
     assert {key: row["status"] for key, row in rows.items()} == {
         "PRIM-003[accent]": "XPASS", "PRIM-003[ascii]": "XPASS", "PRIM-003[astral]": "XFAIL", "PRIM-003[cjk]": "XPASS"}
     assert (rows["PRIM-003[astral]"]["expected"], rows["PRIM-003[astral]"]["actual"]) == (MEASURED[3][2], WRONG)
-    assert rows["PRIM-003[astral]"]["step"]["line"] == 33
+    assert rows["PRIM-003[astral]"]["step"]["line"] == 39
     assert "step" not in rows["PRIM-003[ascii]"]  # an unexpected pass failed no step
 
 
@@ -134,7 +134,7 @@ def test_a_crash_row_carries_its_step_and_stderr_but_no_values(tmp_path: Path, s
     assert live_pids(state) == []
     (row,) = not_passed(report)
     assert (row["id"], row["status"]) == ("PRIM-003[astral]", "CRASH")
-    assert row["step"] == {"keyword": "When", "text": 'the text "😀😀" is measured', "line": 32}
+    assert row["step"] == {"keyword": "When", "text": 'the text "😀😀" is measured', "line": 38}
     assert any(line.startswith("faulty-port: crashing on request") for line in row["stderr"]), row
     assert "expected" not in row and "actual" not in row
 

@@ -31,7 +31,7 @@ def test_a_report_the_runner_wrote_is_valid(tmp_path: Path) -> None:
     path = tmp_path / "prim.ndjson"
     assert conformance("run", "--area", "PRIM", "--report", path, timeout=120).code == 0
     done = conformance("validate-report", path, timeout=60)
-    assert (done.code, done.stdout) == (0, f"{path}: valid (25 rows, implementation recall-rebase-reference 0.1.0)\n")
+    assert (done.code, done.stdout) == (0, f"{path}: valid (45 rows, implementation recall-rebase-reference 0.1.0)\n")
     assert _problems(_valid()) == []
 
 
@@ -153,3 +153,13 @@ def test_json_follows_its_schema(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_usage_is_exit_2() -> None:
     done = conformance("validate-report", timeout=60)
     assert done.code == 2 and "REPORT" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_message_holding_line_separators_stays_one_line() -> None:
+    """NDJSON lines end at LF only: U+2028, U+2029 and U+0085 in a failure message (a scenario about
+    them fails with them in its message) are characters of the line, written raw by the runner."""
+    rows = [row("PRIM-001"), row("PRIM-012[separator]", "FAIL", "expected '\u2028\u2029' got '\u0085'")]
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines_of(rows))
+    report, found = reports.examine(text)
+    assert found == [] and report is not None
+    assert [result["message"] for result in report.results][1] == "expected '\u2028\u2029' got '\u0085'"
