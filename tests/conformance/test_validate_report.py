@@ -31,7 +31,7 @@ def test_a_report_the_runner_wrote_is_valid(tmp_path: Path) -> None:
     path = tmp_path / "prim.ndjson"
     assert conformance("run", "--area", "PRIM", "--report", path, timeout=120).code == 0
     done = conformance("validate-report", path, timeout=60)
-    assert (done.code, done.stdout) == (0, f"{path}: valid (45 rows, implementation recall-rebase-reference 0.1.0)\n")
+    assert (done.code, done.stdout) == (0, f"{path}: valid (47 rows, implementation recall-rebase-reference 0.1.0)\n")
     assert _problems(_valid()) == []
 
 
