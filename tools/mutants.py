@@ -135,8 +135,8 @@ def judge_all(mutants: Sequence[catalogue.Mutant], setup: Setup, jobs: int,
 
 
 def run(args: argparse.Namespace) -> int:
-    problems = [problem for path in catalogue.catalogue_files(args.catalogue)
-                for problem in catalogue.schema_problems(path, ROOT)]
+    problems = catalogue.folder_problems(args.catalogue) + [
+        problem for path in catalogue.catalogue_files(args.catalogue) for problem in catalogue.schema_problems(path, ROOT)]
     mutants = [] if problems else catalogue.load(args.catalogue)
     scenarios = catalogue.scenario_ids(ROOT / "features")
     problems += [problem for problem in catalogue.entry_problems(mutants, scenarios) if "matches no scenario" not in problem]
@@ -144,8 +144,9 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join([*problems, f"catalogue refused: {len(problems)} problem(s); see tools/mutants.py check"]))
         return EXIT_REFUSED
     chosen, sample = choose_entries(mutants, args)
-    if not chosen and (args.only or args.area):
-        print(f"no entry of {args.catalogue} matches --only {args.only!r} --area {args.area!r}")
+    if not chosen:
+        print(f"no entry of {args.catalogue} is chosen by --only {args.only!r} --area {args.area!r}"
+              f" --sample {args.sample}")
         return EXIT_REFUSED
     if sample is not None:
         print(sample.describe(), file=sys.stderr if args.json else sys.stdout, flush=True)

@@ -134,6 +134,17 @@ def test_run_reports_a_stale_entry_by_name_and_fails(tmp_path: Path, capsys: pyt
     assert "[2/2] " in err
     assert runner.main(["run", "--catalogue", str(folder), "--only", "LINEAGE-M9*", "--area", "READ"]) == 2
     assert capsys.readouterr().out.startswith("no entry of ")
+    assert runner.main(["run", "--catalogue", str(folder), "--sample", "0"]) == 2  # never "killed 0/0"
+    assert capsys.readouterr().out.startswith("no entry of ")
+
+
+def test_a_folder_without_a_catalogue_is_refused_not_judged_empty(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "mistyped"
+    assert runner.main(["check", "--catalogue", str(missing)]) == 1
+    assert f"{missing}: no *.toml catalogue file there" in capsys.readouterr().out
+    assert runner.main(["run", "--catalogue", str(missing)]) == 2
+    assert "catalogue refused: 1 problem(s)" in capsys.readouterr().out
 
 
 def test_killed_killed_elsewhere_and_survived_against_the_real_reference(tmp_path: Path) -> None:

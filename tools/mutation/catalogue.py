@@ -47,6 +47,11 @@ def catalogue_files(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.toml"))
 
 
+def folder_problems(folder: Path) -> list[str]:
+    """A folder holding no catalogue file (a mistyped ``--catalogue``) is refused, never judged as empty."""
+    return [] if catalogue_files(folder) else [f"{folder}: no *.toml catalogue file there"]
+
+
 def load(folder: Path) -> list[Mutant]:
     """Every entry of every catalogue file, in file and entry order (run :func:`problems` first)."""
     return [Mutant(id=entry["id"], area=entry["area"], section=entry["section"], bug=entry["bug"],
@@ -109,7 +114,8 @@ def entry_problems(mutants: list[Mutant], scenarios: set[str]) -> list[str]:
 
 def problems(folder: Path, root: Path) -> list[str]:
     """Everything wrong with the catalogue in ``folder`` before any entry is applied."""
-    found = [problem for path in catalogue_files(folder) for problem in schema_problems(path, root)]
+    found = folder_problems(folder) + [problem for path in catalogue_files(folder)
+                                       for problem in schema_problems(path, root)]
     if found:
         return found
     return entry_problems(load(folder), scenario_ids(root / "features"))
