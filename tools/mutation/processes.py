@@ -15,9 +15,10 @@ import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-IS_WINDOWS: Final = os.name == "nt"
+from conformance.procgroup import IS_WINDOWS, isolated_popen_kwargs
+
 PROC: Final = Path("/proc")
 
 _live: set[subprocess.Popen[bytes]] = set()
@@ -27,11 +28,10 @@ _live_lock = threading.Lock()
 def run(command: Sequence[str], *, cwd: Path, env: Mapping[str, str], log: Path,
         timeout: float) -> int | None:
     """The process's exit code, or None when it outlived ``timeout`` seconds (its tree killed)."""
-    options: dict[str, Any] = ({"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-                               if IS_WINDOWS else {"start_new_session": True})
     with log.open("wb") as output:
         process = subprocess.Popen(list(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                   stdout=output, stderr=subprocess.STDOUT, **options)
+                                   stdout=output, stderr=subprocess.STDOUT,
+                                   **isolated_popen_kwargs())
         with _live_lock:
             _live.add(process)
         try:
