@@ -57,6 +57,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     _common(remove)
 
 
+def unknown_options(command: str, extras: list[str]) -> str:
+    """The refusal of options ``config COMMAND`` does not take, naming the ones it does."""
+    takes = "--json, --cwd DIR, --approve, --no-approve" + (", --global" if command != "show" else "")
+    where = (" (--global belongs to config set and config unset: show lists both files)"
+             if command == "show" and "--global" in extras else "")
+    return f"Unknown option(s): {' '.join(extras)}; config {command} takes {takes}{where}"
+
+
 def _host_params(args: argparse.Namespace) -> dict[str, Any]:
     argv = {True: ["--approve"], False: ["--no-approve"], None: []}[args.approve]
     return {

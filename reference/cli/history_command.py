@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reference.cli.output import fail
+from reference.cli.output import EXIT_UNAVAILABLE, fail
+from reference.cli.refusals import printable, recall_option_refusal, scope_mismatch_hint, session_refusal
 from reference.primitives.codes import Code
 from reference.primitives.textunits import encodes_as_utf8
 
-EXIT_UNAVAILABLE = 3
+__all__ = ["EXIT_UNAVAILABLE", "printable"]
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -114,13 +115,15 @@ def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_p
         sys.stdout.write(js_stringify(result) + "\n")
     else:
         unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
-        print(render(result, {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None)}))
+        hints = {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None)}
+        if Code.SOURCE_SCOPE_MISMATCH in result["warnings"]:
+            hints[Code.SOURCE_SCOPE_MISMATCH] = scope_mismatch_hint(args.session, _project(args))
+        print(render(result, hints))
     return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
 
 
-def printable(path: str) -> str:
-    """A path as it can be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+def _project(args: argparse.Namespace) -> str:
+    return os.path.abspath(args.cwd or os.getcwd())
 
 
 def session_problem(path: str) -> str | None:
@@ -246,6 +249,10 @@ def run_search(args: argparse.Namespace) -> int:
                        ("includeSummaries", args.include_summaries)):
         if value is not None:
             arguments[key] = value
+    refusal = recall_option_refusal(arguments) or session_refusal(os.path.abspath(args.session), args.leaf,
+                                                                  legacy=True)
+    if refusal is not None:
+        return refusal.report()
     from reference.cli.progress_bar import catch_up_progress
 
     with catch_up_progress(enabled=not args.json):
@@ -304,6 +311,9 @@ def _catch_up(service: Any, *, force: bool = False) -> Any:
 def run_status(args: argparse.Namespace) -> int:
     from reference.cli.progress_bar import catch_up_progress
 
+    refusal = session_refusal(os.path.abspath(args.session), args.leaf, legacy=True)
+    if refusal is not None:
+        return refusal.report()
     service = _service(args, provider_needed=False)  # the status judges no privacy
     with catch_up_progress(enabled=not args.json):
         result = service.status()
@@ -347,23 +357,25 @@ def run_index(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
+    refusal = session_refusal(os.path.abspath(args.session), args.leaf, legacy=True)
+    if refusal is not None:
+        return refusal.report()
     service = _service(args, provider_needed=False)
     host = service.host
-    if host.session_id is None:
+    if host.session_id is None:  # ran: the file is no Pi session (exit 3, as search and status answer it)
         return fail(Code.EPHEMERAL_SESSION, session_problem(host.session_file or args.session)
-                    or f"no Pi session file at {printable(args.session)}")
-    if not encodes_as_utf8(host.session_file):
-        return fail(Code.SESSION_UNREADABLE, f"the session path {printable(host.session_file)} is not UTF-8: "
-                    "Pi cannot open it either (rename the file)")
+                    or f"no Pi session file at {printable(args.session)}", exit_code=EXIT_UNAVAILABLE)
     index_path = os.fspath(service.index_path)
     try:
         with catch_up_progress(enabled=not args.json):
             state = _catch_up(service, force=args.force)
     except ContractViolation as exc:
-        return fail(exc.code, exc.message)
+        message = (scope_mismatch_hint(args.session, _project(args)) if exc.code == Code.SOURCE_SCOPE_MISMATCH
+                   else exc.message)
+        return fail(exc.code, message, exit_code=EXIT_UNAVAILABLE)
     except (sqlite3.Error, OSError) as exc:
         cause = index_problem(index_path) or _index_error(index_path, exc)
-        return fail(Code.RUNTIME_UNAVAILABLE, f"{cause}; nothing was indexed")
+        return fail(Code.RUNTIME_UNAVAILABLE, f"{cause}; nothing was indexed", exit_code=EXIT_UNAVAILABLE)
     finally:
         warn_repairs(service.repairs)
     report = index_state_json(state)

@@ -35,6 +35,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def cmd_host(args: argparse.Namespace) -> int:
     if args.stdio:
         return run_host(stdio=True)
+    if args.session is not None:
+        from reference.cli.refusals import session_refusal
+
+        refusal = session_refusal(os.path.abspath(args.session), args.leaf)
+        if refusal is not None:
+            return refusal.report()
     # A line that is not UTF-8 is read (as lone surrogates) and answered, never a UnicodeDecodeError.
     sys.stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]

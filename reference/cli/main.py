@@ -84,6 +84,6 @@ def _parse_and_run(arguments: list[str]) -> int:
     args, extras = parsed
     if extras:
         if getattr(args, "command", None) == "config":  # /context config semantics: one clear line
-            return fail(Code.CONFIG_UNKNOWN_OPTION, f"Unknown option(s): {' '.join(extras)}; only --global is accepted")
+            return fail(Code.CONFIG_UNKNOWN_OPTION, config_command.unknown_options(args.config_command, extras))
         return fail(USAGE, f"unrecognized arguments: {' '.join(extras)} (see recall-rebase {args.command} --help)")
     return run_handler(args)

@@ -6,7 +6,11 @@ import re
 import sys
 from typing import Any, Final
 
-EXIT_CONTRACT_ERROR: Final = 2
+#: The one exit-code rule of the product commands (docs/errors.md, "Exit codes").
+EXIT_REFUSED: Final = 2  # refused before it could run: argument errors, bad input the command line sees
+EXIT_CONTRACT_ERROR: Final = EXIT_REFUSED
+EXIT_UNAVAILABLE: Final = 3  # it ran, and the answer is unavailable
+EXIT_RECOVERABLE: Final = 4  # rebase: a journal says how to finish
 #: Set by ``main`` when the command line has ``--json``: a refusal is then also one JSON document.
 JSON_REFUSALS = False
 
@@ -21,13 +25,14 @@ def one_line(text: str) -> str:
     return _UNPRINTABLE.sub(lambda match: repr(match.group(0))[1:-1], text)
 
 
-def fail(code: str, message: str) -> int:
+def fail(code: str, message: str, *, exit_code: int = EXIT_REFUSED) -> int:
     """One readable line on stderr for bad input: ``recall-rebase: <code>: <message>``; with
-    ``--json`` also ``{"code", "message"}`` as the one JSON document on stdout."""
+    ``--json`` also ``{"code", "message"}`` as the one JSON document on stdout.  Returns
+    ``exit_code``: 2, or 3 for a refusal that says the session cannot be used as it is."""
     if JSON_REFUSALS:
         print_json({"code": code, "message": message})
     print(f"recall-rebase: {code}: {one_line(message)}", file=sys.stderr)
-    return EXIT_CONTRACT_ERROR
+    return exit_code
 
 
 def print_json(value: Any) -> None:

@@ -15,22 +15,30 @@ from pathlib import Path
 from typing import Any
 
 from reference.cli.history_command import add_trust_arguments, session_problem, trust_argv
+from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE
+from reference.cli.refusals import (
+    FIND_A_LEAF,
+    MIGRATE,
+    operation_refusal,
+    scope_mismatch_hint,
+    session_refusal,
+)
 
-EXIT_UNAVAILABLE = 3
-EXIT_RECOVERABLE = 4
+__all__ = ["EXIT_RECOVERABLE", "EXIT_UNAVAILABLE"]
 
 HINTS = {
     "operation-exists-use-recover": "this source was already rebased at this leaf: run again with --recover <operationId>",
     "rebase-busy": "the rebase lock of this session could not be taken (another rebase holds it?); try again",
     "archive-changed": "the session file changed while the rebase ran (is Pi still writing it?); nothing was lost, run again",
     "archive-incomplete": "the session has a malformed or unterminated line; Pi may still be writing it",
-    "pending-or-orphan-tool-exchange": "a tool call in the current context has no result yet; finish or abort it first",
+    "pending-or-orphan-tool-exchange": "a tool call at this leaf has no result yet (Pi would still wait for it): "
+    "finish or abort it in Pi, or rebase at a settled entry before it with --leaf ID; " + FIND_A_LEAF,
     "checkpoint-budget": "the handoff does not fit: raise sessionRebase.checkpointTargetTokens (512-24000)",
     "disabled": "rebase is disabled: recall-rebase config set sessionRebase.enabled true",
     "history-tools-required": "rebase needs the history tools: recall-rebase config set historyTools.enabled true",
     "project-untrusted": "the project is not trusted: pass --approve, or trust it in Pi",
     "source-scope-mismatch": "the session's header cwd is not this project: run from the project folder or pass --cwd",
-    "unsupported-source-version": "only version 3 sessions can be rebased; open it once in Pi 0.84.3 to migrate it",
+    "unsupported-source-version": "only version 3 sessions can be rebased: " + MIGRATE,
     "ephemeral-session": "there is no session file at that path",
     "invalid-operation": "--recover takes an operation id: rebase_ and 32 lowercase hex digits",
 }
@@ -58,7 +66,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rebase.set_defaults(handler=run_rebase)
 
 
-def failure_hints(service: Any, session: str) -> dict[str, str]:
+def failure_hints(service: Any, session: str, project: str) -> dict[str, str]:
     """Hints from what actually happened: the existing operation's id, why the lock failed, what
     the session file is, the OS error behind ``rebase-unavailable``."""
     hints: dict[str, str] = {}
@@ -74,6 +82,7 @@ def failure_hints(service: Any, session: str) -> dict[str, str]:
     if problem is not None:  # the runtime layer answers first (§6.2 steps 1-3), then the gates
         hints.update(dict.fromkeys(("rebase-state-unavailable", "lineage-integrity-unavailable", "ephemeral-session",
                                     "unsupported-source-version"), problem))
+    hints["source-scope-mismatch"] = scope_mismatch_hint(os.path.abspath(session), project)
     return hints
 
 
@@ -110,6 +119,10 @@ def run_rebase(args: argparse.Namespace) -> int:
     from reference.primitives.jsonbytes import js_stringify
     from reference.rebase.host import build_rebase_host, run_mode
 
+    refusal = (operation_refusal(args.recover) if args.recover is not None else None) or session_refusal(
+        os.path.abspath(args.session), args.leaf)
+    if refusal is not None:
+        return refusal.report()
     argv = trust_argv(args)
     host, default_index = build_rebase_host(
         home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ), argv=argv,
@@ -123,7 +136,7 @@ def run_rebase(args: argparse.Namespace) -> int:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
         print(render(result, host.session_file if result["status"] == "verified" else None,
-                     failure_hints(service, args.session)))
+                     failure_hints(service, args.session, os.path.abspath(args.cwd or os.getcwd()))))
     if result["status"] == "unavailable":
         return EXIT_UNAVAILABLE
     return EXIT_RECOVERABLE if result["status"] == "recoverable" else 0

@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from reference.cli.output import fail
+from reference.cli.refusals import FIND_A_LEAF, session_path_refusal
+from reference.primitives.codes import Code
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -118,10 +120,13 @@ def cmd_session_inspect(args: argparse.Namespace) -> int:
     from reference.pi.quickinspect import inspect_report
     from reference.primitives.errors import ContractViolation
 
+    refusal = session_path_refusal(args.file)
+    if refusal is not None:
+        return refusal.report()
     try:
         report = inspect_report(args.file, leaf_from_cli(args.leaf), messages=args.json)
     except ContractViolation as exc:
-        return fail(exc.code, exc.message)
+        return fail(exc.code, f"{exc.message}; {FIND_A_LEAF}" if exc.code == Code.UNKNOWN_LEAF else exc.message)
     if args.json:
         write_report_json(report)
     else:

@@ -78,10 +78,11 @@ def test_refusals_name_their_code_and_exit_3(project: tuple[Path, Path, dict[str
     cwd, session, env = project
     foreign = run(["rebase", "--session", str(session)], tmp_path, env)
     assert foreign.returncode == 3 and "source-scope-mismatch" in foreign.stdout
+    assert f"pass --cwd {cwd}" in foreign.stdout and f"recorded in {cwd}" in foreign.stdout
     untrusted = run(["rebase", "--session", str(session), "--no-approve", "--json"], cwd, env)
     assert json.loads(untrusted.stdout) == {"status": "unavailable", "warnings": ["project-untrusted"]}
     bad = run(["rebase", "--session", str(session), "--recover", "rebase_nothex"], cwd, env)
-    assert bad.returncode == 3 and "invalid-operation" in bad.stdout
+    assert bad.returncode == 2 and bad.stderr.startswith("recall-rebase: invalid-operation: ")
     both = run(["rebase", "--session", str(session), "--dry-run", "--recover", "x"], cwd, env)
     assert both.returncode == 2 and "not allowed with" in both.stderr
 

@@ -1,0 +1,160 @@
+"""What the command line refuses itself, before a command runs (docs/errors.md, "Exit codes").
+
+Exit 2 (:data:`reference.cli.output.EXIT_REFUSED`): the session path is not a readable, non-empty
+regular file with a UTF-8 name; an option is out of range or unparsable; ``--leaf`` names no
+entry; ``--recover`` is not an operation id.  Exit 3 (:data:`reference.cli.output.EXIT_UNAVAILABLE`):
+the file is a legacy Pi session, which the history commands cannot use as it is.  Each
+:class:`Refusal` names what to do next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference.cli.output import EXIT_REFUSED, EXIT_UNAVAILABLE, fail
+from reference.primitives.codes import Code
+from reference.primitives.errors import ContractViolation
+from reference.primitives.textunits import encodes_as_utf8
+
+#: Where a person finds the entry ids of a session, for every refusal about a leaf.
+FIND_A_LEAF: Final = "`recall-rebase session inspect FILE` shows the leaf and the entries (--json: pathIds)"
+#: What to do with a legacy file (docs/spec/pi-session-model.md §2: Pi migrates it when it opens it).
+MIGRATE: Final = ("open it once in Pi 0.84.3, which rewrites it to version 3 in place "
+                  "(this tool never rewrites a session), then run this command again")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One refusal of the command line: its code, its message and its exit code."""
+
+    code: str
+    message: str
+    exit_code: int = EXIT_REFUSED
+
+    def report(self) -> int:
+        """The one line (and with ``--json`` the one document) of the refusal; its exit code."""
+        return fail(self.code, self.message, exit_code=self.exit_code)
+
+
+def printable(path: str) -> str:
+    """A path as it can be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def session_path_refusal(path: str) -> Refusal | None:
+    """Why the session path cannot be read at all (exit 2), or None."""
+    from reference.pi.session import check_session_path
+
+    if not encodes_as_utf8(path):
+        return Refusal(Code.SESSION_UNREADABLE, f"the session path {printable(path)} is not UTF-8: "
+                       "Pi cannot open it either (rename the file)")
+    try:
+        check_session_path(path)
+    except ContractViolation as exc:
+        return Refusal(exc.code, f"{printable(exc.message)}; {_NEXT_STEP.get(exc.code, 'check the path')}")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        return Refusal(Code.SESSION_UNREADABLE, f"cannot read {printable(path)} ({exc.strerror}); "
+                       "check its permissions")
+    return None
+
+
+_NEXT_STEP: Final = {
+    Code.SESSION_FILE_MISSING: "check the path (Pi keeps sessions under ~/.pi/agent/sessions/<project>/)",
+    Code.SESSION_NOT_A_FILE: "pass the .jsonl file itself, not a folder (check the path)",
+    Code.SESSION_EMPTY: "an empty file holds no session header: check the path",
+    Code.SESSION_UNREADABLE: "check its permissions",
+}
+
+
+def legacy_refusal(path: str) -> Refusal | None:
+    """A legacy version 1 or 2 session (exit 3, ``unsupported-source-version``), or None."""
+    from reference.pi.header import legacy_version
+    from reference.pi.reader import read_header_line
+
+    try:
+        header = read_header_line(path)
+    except (OSError, ValueError, RecursionError):
+        return None  # not a session header: the command answers that itself
+    if header.get("type") != "session":
+        return None
+    version = legacy_version(header.get("version"))
+    if version is None:
+        return None
+    return Refusal(Code.UNSUPPORTED_SOURCE_VERSION,
+                   f"{printable(path)} is a legacy version {version} Pi session: {MIGRATE}", EXIT_UNAVAILABLE)
+
+
+def unknown_leaf_refusal(path: str, leaf: str | None) -> Refusal | None:
+    """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None;
+    read only when a leaf is given, and only the ids (the quick read of ``session inspect``)."""
+    from reference.pi.inspection import leaf_from_cli
+    from reference.pi.quickinspect import inspect_report
+
+    if leaf is None or leaf == "null":
+        return None
+    try:
+        inspect_report(path, leaf_from_cli(leaf), messages=False)
+    except ContractViolation as exc:
+        if exc.code == Code.UNKNOWN_LEAF:
+            return Refusal(Code.UNKNOWN_LEAF, f"--leaf {leaf}: no entry of {printable(path)} has that id; "
+                           f"{FIND_A_LEAF}")
+    except (OSError, ValueError, RecursionError):
+        return None  # the command meets it again and answers with its own code
+    return None
+
+
+def recall_option_refusal(arguments: Mapping[str, Any]) -> Refusal | None:
+    """A ``history search`` option the recall would refuse whatever the configuration says
+    (``--limit``, ``--max-output-tokens``, ``--before``/``--after``, ``--role``, the query)."""
+    from reference.config.defaults import DEFAULT_CONFIG
+    from reference.recall.request import validate_recall
+
+    history = {**DEFAULT_CONFIG["historyTools"], "defaultScope": "current-branch"}
+    try:
+        validate_recall(arguments, history)
+    except ContractViolation as exc:
+        return Refusal(exc.code, f"{exc.message} (see recall-rebase history search --help)")
+    return None
+
+
+def operation_refusal(operation: str) -> Refusal | None:
+    """``--recover`` with something that is not an operation id (exit 2, ``invalid-operation``)."""
+    from reference.artifacts.ids import is_operation_id
+
+    if is_operation_id(operation):
+        return None
+    return Refusal(Code.INVALID_OPERATION, f"--recover takes an operation id, rebase_ and 32 lowercase hex digits, "
+                   f"not {operation!r}; a recoverable rebase prints its id")
+
+
+def session_refusal(path: str, leaf: str | None = None, *, legacy: bool = False) -> Refusal | None:
+    """The checks of a ``--session`` argument, in order: the path, then (``legacy``) a legacy
+    header, then ``--leaf``; the first that refuses."""
+    refusal = session_path_refusal(path)
+    if refusal is None and legacy:
+        refusal = legacy_refusal(path)
+    if refusal is None:
+        refusal = unknown_leaf_refusal(path, leaf)
+    return refusal
+
+
+def scope_mismatch_hint(session: str, project: str) -> str:
+    """Why ``source-scope-mismatch``, with the folder to run from: history and rebase use a
+    session only from the project its header's ``cwd`` names (contract §6.2, 16)."""
+    from reference.pi.reader import read_header_line
+
+    try:
+        recorded = read_header_line(session).get("cwd")
+    except (OSError, ValueError, RecursionError):
+        recorded = None
+    if not isinstance(recorded, str):
+        return ("the session's header has no cwd that is this project: history and rebase use a session only "
+                "from the project it was recorded in (run from that folder or pass --cwd DIR)")
+    return (f"the session was recorded in {printable(recorded)} (its header's cwd), and this command runs for "
+            f"{printable(project)}: history and rebase use a session only from its own project, so run from "
+            f"that folder or pass --cwd {printable(recorded)}")
