@@ -36,8 +36,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     config = subparsers.add_parser(
         "config",
         help="show or edit the saved DS4 context configuration (ds4-context.json)",
-        description="Saved changes apply when the next Pi session starts; a running session keeps "
-        "the configuration it loaded.",
+        description="DS4 is the name of the Pi context extension (ds4-context-engine) whose history recall "
+        "and session rebase this tool implements; its configuration is ds4-context.json, global "
+        "(<agentDir>/ds4-context.json) and per project (.pi/ds4-context.json). "
+        "Saved changes apply when the next Pi session starts; a running session keeps "
+        "the configuration it loaded. In Pi the same commands are /context config show|set|unset.",
     )
     commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND")
     # After add_subparsers, so that a bare ``config`` means ``config show``.
@@ -78,6 +81,7 @@ def _host_params(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """Run one ``config`` sub-command; contract errors become one stderr line and exit 2."""
     from reference.config import adapter_operations as config
+    from reference.config.show import for_shell
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
@@ -87,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.config_command == "show":
             result = config.op_config_show(params)
-            text = result["text"]
+            text = for_shell(result["text"])
         elif args.config_command == "set":
             result = config.op_config_set({**params, "path": args.path, "value": args.value,
                                            "global": args.global_target})

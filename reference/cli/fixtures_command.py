@@ -55,13 +55,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--out", type=Path, required=True, metavar="DIR", help="directory to write into (created)"
     )
     gen.add_argument(
-        "--sessions", type=_count, default=_DEFAULTS.sessions, metavar="N", help="files to write (at most 10,000)"
+        "--sessions", type=_count, default=_DEFAULTS.sessions, metavar="N", help="session files to write (at most 10,000)"
     )
     gen.add_argument("--entries", type=_count, default=_DEFAULTS.entries, metavar="N",
                      help="approximate entries per session (0: header only; at most 10,000,000)")  # fmt: skip
     gen.add_argument("--siblings", type=_count, default=_DEFAULTS.siblings, metavar="N",
                      help="give one entry N children (at most 100,000)")  # fmt: skip
-    gen.add_argument("--compactions", type=_count, default=_DEFAULTS.compactions, metavar="N")
+    gen.add_argument("--compactions", type=_count, default=_DEFAULTS.compactions, metavar="N",
+                     help="compaction entries on the main path: a summary that keeps the path from a chosen "
+                     "user message on, as Pi's /compact writes (at most 100,000)")
     gen.add_argument("--branches", type=_count, default=_DEFAULTS.branches, metavar="N", help="side branches")
     gen.add_argument("--crlf", action="store_true", help="end every line with CRLF")
     gen.add_argument("--torn-tail", action="store_true", help="end with a partial line and no LF")
@@ -69,13 +71,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--malformed", type=_count, default=0, metavar="N", help="add N lines JSON.parse rejects"
     )
     gen.add_argument("--blank", type=_count, default=0, metavar="N", help="add N blank lines")
-    gen.add_argument("--legacy", type=int, choices=(1, 2), help="write a version 1 or 2 file instead")
+    gen.add_argument("--legacy", type=int, choices=(1, 2), help="write a version 1 or 2 file instead (default: version 3)")
     gen.add_argument(
         "--no-secrets", dest="secrets", action="store_false", help="leave out the fake credentials"
     )
     gen.add_argument("--cwd", default=_DEFAULTS.cwd, help="cwd recorded in the header")
     gen.add_argument("--target-mb", type=float, metavar="N",
-                     help="keep appending turns until each file reaches N MB (1 MB = 10^6 bytes; at most 100,000)")  # fmt: skip
+                     help="keep appending turns until each file reaches N MB (1 MB = 10^6 bytes; at most 100,000; "
+                     "default: no size target)")  # fmt: skip
     gen.add_argument("--json", action="store_true", help="print a JSON list of the files")
     gen.set_defaults(handler=run)
     listing = commands.add_parser("list", help="the packaged fixtures/MANIFEST.json: id, valid, description")

@@ -36,15 +36,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     search.add_argument("query", help="what to look for; `backticks` force an exact identifier")
     _session_arguments(search)
-    search.add_argument("--scope", choices=["current-branch", "current-session", "current-lineage", "project"])
+    search.add_argument("--scope", choices=["current-branch", "current-session", "current-lineage", "project"],
+                        help="where to search (default: historyTools.defaultScope, current-branch; project only "
+                        "when asked for and historyTools.allowProjectScope is true)")
     search.add_argument("--limit", type=int, metavar="N", help="at most N hits (1-12; default 6)")
-    search.add_argument("--max-output-tokens", type=int, metavar="N", help="output budget in chars-v1 tokens")
+    search.add_argument("--max-output-tokens", type=int, metavar="N", help="output budget in chars-v1 tokens, 256-6000 "
+                        "(default: historyTools.maxOutputTokens, 3000)")
     search.add_argument("--role", action="append", metavar="R", dest="roles",
-                        help="only this role (repeatable): user, assistant, toolResult, bashExecution, custom, summary")
-    search.add_argument("--before", metavar="T", help="only entries strictly before this ISO date-time (with offset)")
-    search.add_argument("--after", metavar="T", help="only entries strictly after this ISO date-time (with offset)")
+                        help="only this role (repeatable): user, assistant, toolResult, bashExecution, custom, summary "
+                        "(default: every role)")
+    search.add_argument("--before", metavar="T", help="only entries strictly before this ISO date-time with an offset, e.g. "
+                        "2026-01-31T00:00:00Z (default: no bound)")
+    search.add_argument("--after", metavar="T", help="only entries strictly after this ISO date-time with an offset (default: no bound)")
     search.add_argument("--include-summaries", action="store_true", default=None,
-                        help="also search compaction and branch summaries")
+                        help="also search compaction and branch summaries (default: historyTools.includeSummaries, false)")
     search.set_defaults(handler=run_search)
 
     status = sub.add_parser("status", help="context_history_status: content-free index state")
@@ -65,7 +70,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _session_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", required=True, metavar="FILE", help="the current Pi session file (never written)")
     parser.add_argument("--leaf", metavar="ID", help="the active leaf (default: Pi's rule, the last entry); 'null' for none")
-    parser.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    parser.add_argument("--cwd", metavar="DIR", help="the project folder; a session is used only from the project "
+                        "its header's cwd names (default: the current directory)")
     parser.add_argument("--index", metavar="PATH", help="the index file (default: <agentDir>/recall-rebase/index.sqlite)")
     parser.add_argument("--provider", metavar="NAME",
                         help="the model provider privacy is judged for (default: the session's provider at the leaf)")
@@ -209,7 +215,11 @@ HINTS = {
     "ephemeral-session": "there is no session file at that path",
     "project-untrusted": "the project is not trusted: pass --approve, or trust it in Pi",
     "project-scope-disabled": "project scope is off: recall-rebase config set historyTools.allowProjectScope true",
-    "privacy-omitted": "the provider may not receive some entries: see --provider and privacy.* in the configuration",
+    "privacy-omitted": "some matching entries were left out because this model provider may not receive them "
+    "(an entry holding a secret is sensitive; a remote provider gets normal and internal entries by default). "
+    "This is the history tools' provider policy (privacy.localProviders, privacy.remoteProviders, "
+    "privacy.remoteDefaultAllowed): it applies even when config show says privacy.enabled false, which "
+    "switches only the automatic context's privacy; a local provider sees them, e.g. --provider ollama",
     "disabled": "the history tools are disabled: recall-rebase config set historyTools.enabled true",
 }
 

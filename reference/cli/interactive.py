@@ -24,10 +24,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a long-lived host: /context commands for people, or the adapter protocol with --stdio",
     )
     host.add_argument("--stdio", action="store_true", help="serve the line-delimited JSON adapter protocol")
-    host.add_argument("--session", metavar="FILE", help="the current Pi session file for /context history (never written)")
+    host.add_argument("--session", metavar="FILE", help="the current Pi session file for /context history and "
+                      "/context rebase (never written; default: none, so they answer ephemeral-session)")
     host.add_argument("--leaf", metavar="ID", help="the active leaf (default: the last entry, as Pi does)")
-    host.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
-    host.add_argument("--provider", metavar="NAME", help="the model provider privacy is judged for")
+    host.add_argument("--cwd", metavar="DIR", help="the project folder; a session is used only from the project "
+                      "its header's cwd names (default: the current directory)")
+    host.add_argument("--provider", metavar="NAME", help="the model provider privacy is judged for "
+                      "(default: the session's provider at the leaf)")
     host.add_argument("--index", metavar="PATH", help="the index file (default: <agentDir>/recall-rebase/index.sqlite)")
     host.set_defaults(handler=cmd_host)
 

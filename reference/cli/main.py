@@ -25,7 +25,7 @@ from reference.cli import (
     rebase_command,
     session_command,
 )
-from reference.cli.output import fail
+from reference.cli.output import fail, show_defaults
 from reference.primitives.codes import Code
 
 TOOLKIT_COMMAND = "conformance"
@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     history_command.add_parser(commands)
     rebase_command.add_parser(commands)
     interactive.add_parser(commands)
+    show_defaults(parser)  # the product commands' options show their defaults in --help
     commands.add_parser(TOOLKIT_COMMAND, add_help=False,
                         help="run or check the conformance suite (recall-rebase conformance --help)")
     commands.add_parser(AUDIT_COMMAND, add_help=False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from typing import Any, Final
@@ -40,3 +41,26 @@ def print_json(value: Any) -> None:
     from reference.primitives.jsonbytes import js_stringify
 
     sys.stdout.write(js_stringify(value) + "\n")
+
+
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """``--help`` of a product command: every option with a value of its own shows its default
+    (``(default: %(default)s)``), unless its help already says it; none for a flag or a None."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        if (text is None or text == argparse.SUPPRESS or "default" in text or not action.option_strings
+                or action.nargs == 0):  # a flag: its default is its absence
+            return text
+        if action.default is None or action.default is False or action.default == argparse.SUPPRESS:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Give ``parser`` and every sub-command under it :class:`DefaultsHelpFormatter`."""
+    parser.formatter_class = DefaultsHelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                show_defaults(sub)

@@ -49,16 +49,22 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "rebase",
         help="move a long session onto a fresh target that starts from a quoted checkpoint",
         description="Rebase a Pi session: check the source, build a deterministic checkpoint, write a new "
-        "target session beside it (ds4-rebase_<id>.jsonl) and verify it. The source is never written. "
-        "--dry-run checks everything and writes nothing; --recover finishes an interrupted operation, "
-        "from the source or from the target.",
+        "target session beside it (ds4-rebase_<id>.jsonl; DS4 is the name of the Pi context extension, "
+        "ds4-context-engine, whose rebase this is) and verify it. The source is never written. "
+        "--dry-run checks everything and writes no journal and no target (the rebase lock, "
+        ".ds4-rebase/locks/<sha256>.sqlite beside the source, is taken by every run, a dry run too); "
+        "--recover finishes an interrupted operation, from the source or from the target. Run it from "
+        "the session's project (its header's cwd) or pass --cwd.",
     )
     rebase.add_argument("--session", required=True, metavar="FILE", help="the Pi session to rebase (never written)")
     rebase.add_argument("--leaf", metavar="ID", help="the active leaf (default: the last entry, as Pi does on load)")
     mode = rebase.add_mutually_exclusive_group()
-    mode.add_argument("--dry-run", action="store_true", help="check and build the checkpoint in memory; write nothing")
-    mode.add_argument("--recover", metavar="ID", help="resume or re-verify operation rebase_<32 hex>")
-    rebase.add_argument("--cwd", metavar="DIR", help="the project folder (default: the current directory)")
+    mode.add_argument("--dry-run", action="store_true", help="check and build the checkpoint in memory; "
+                      "write no journal and no target")
+    mode.add_argument("--recover", metavar="ID", help="resume or re-verify operation rebase_<32 hex> "
+                      "(default: none, a new rebase)")
+    rebase.add_argument("--cwd", metavar="DIR", help="the project folder; the session is rebased only from the "
+                        "project its header's cwd names (default: the current directory)")
     rebase.add_argument("--index", metavar="PATH",
                         help="the projection index (default: <agentDir>/recall-rebase/index.sqlite)")
     add_trust_arguments(rebase)
@@ -86,13 +92,59 @@ def failure_hints(service: Any, session: str, project: str) -> dict[str, str]:
     return hints
 
 
-def render(result: dict[str, Any], target: str | None, hints: dict[str, str] | None = None) -> str:
-    """The result for people; the only place a path appears is the 'continue in Pi' hint."""
+def pending_hint(session: str, leaf: str | None) -> str:
+    """``pending-or-orphan-tool-exchange`` with the next step: the nearest settled leaf."""
+    settled = settled_leaf(os.path.abspath(session), leaf)
+    if settled is None:
+        return HINTS["pending-or-orphan-tool-exchange"]
+    return (f"a tool call at this leaf has no result yet (Pi would still wait for it; a generated session ends "
+            f"`fixtures generate` sessions end so on purpose): finish or abort it in Pi, or rebase at the nearest settled entry: "
+            f"recall-rebase rebase --session {session} --leaf {settled} (add --dry-run to check first); "
+            + FIND_A_LEAF)
+
+
+#: How many entries back from the leaf :func:`settled_leaf` looks for one with no open tool call.
+SETTLED_LEAF_SEARCH = 200
+
+
+def settled_leaf(session: str, leaf: str | None) -> str | None:
+    """The nearest entry on the path to the leaf (the leaf itself excluded) whose context has no
+    active incomplete tool exchange: where a rebase refused with ``pending-or-orphan-tool-exchange``
+    can run with ``--leaf``.  None when the file is not read the quick way or none is found."""
+    from reference.pi.blockscan import NotOrdinary
+    from reference.pi.inspection import leaf_from_cli
+    from reference.pi.quickinspect import describe_quick
+    from reference.pi.quickread import quick_read
+    from reference.primitives.errors import ContractViolation
+
+    try:
+        quick = quick_read(session)
+        path = describe_quick(quick, leaf_from_cli(leaf), messages=False)["pathIds"]
+        for candidate in reversed(path[-SETTLED_LEAF_SEARCH - 1:-1]):
+            tools = describe_quick(quick, candidate, messages=False)["toolExchange"]
+            if tools is not None and tools["activeIssueCount"] == 0:
+                return str(candidate)
+    except (NotOrdinary, ContractViolation, OSError, ValueError, KeyError):
+        return None
+    return None
+
+
+def lock_note(lock: str) -> str:
+    """What a run that took the rebase lock for the first time left beside the source (contract
+    §6.2 step 14, §6.12: every mode takes it, a dry run too, before the version and scope gates)."""
+    return (f"  the rebase lock {lock} was created (an empty SQLite lock file, no history; every rebase "
+            "of this source, a dry run too, takes it there; it may be deleted when no rebase runs)")
+
+
+def render(result: dict[str, Any], target: str | None, hints: dict[str, str] | None = None,
+           lock_created: str | None = None) -> str:
+    """The result for people; the paths that appear are the 'continue in Pi' hint and the lock."""
     hints = {**HINTS, **(hints or {})}
     status = result["status"]
+    lock = [lock_note(lock_created)] if lock_created else []
     if status == "unavailable":
         code = result["warnings"][0]
-        return f"unavailable: {code}" + (f"\n  {hints[code]}" if code in hints else "")
+        return "\n".join([f"unavailable: {code}" + (f"\n  {hints[code]}" if code in hints else ""), *lock])
     if status == "recoverable":
         return (f"recoverable: {result['warnings'][0]} (operation {result['operationId']})\n"
                 f"  nothing was lost and the source is untouched; do not delete it.\n"
@@ -108,10 +160,23 @@ def render(result: dict[str, Any], target: str | None, hints: dict[str, str] | N
         lines.append(f"  {diagnostics['historicalIssueCount']} incomplete tool exchange(s) stay in the archived history")
     lines.append(f"  notes: {', '.join(result['warnings'])}")
     if status == "preview":
-        lines.append("  dry run: nothing was written. Run again without --dry-run to rebase.")
+        lines.append("  dry run: no journal and no target were written, the source is unchanged. "
+                     "Run again without --dry-run to rebase.")
     elif target:
         lines.append(f"  continue in Pi with: pi --session {target}")
-    return "\n".join(lines)
+    return "\n".join([*lines, *lock])
+
+
+def _lock_file(source: str | None) -> str | None:
+    """The rebase lock's path for this source, or None when it cannot be named."""
+    from reference.rebase.lock import lock_path
+
+    if source is None:
+        return None
+    try:
+        return os.fspath(lock_path(source))
+    except (OSError, ValueError):
+        return None
 
 
 def run_rebase(args: argparse.Namespace) -> int:
@@ -130,13 +195,18 @@ def run_rebase(args: argparse.Namespace) -> int:
     from reference.rebase.service import RebaseService
 
     service = RebaseService(host, index_path=args.index or default_index)
+    lock = _lock_file(host.session_file)
+    lock_existed = lock is None or os.path.lexists(lock)
     mode = "recover" if args.recover is not None else "dry-run" if args.dry_run else "run"  # --recover '' too
     result = run_mode(service, {"mode": mode, "operationId": args.recover})
     if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
-        print(render(result, host.session_file if result["status"] == "verified" else None,
-                     failure_hints(service, args.session, os.path.abspath(args.cwd or os.getcwd()))))
+        hints = failure_hints(service, args.session, os.path.abspath(args.cwd or os.getcwd()))
+        if result["warnings"][:1] == ["pending-or-orphan-tool-exchange"] and result["status"] == "unavailable":
+            hints["pending-or-orphan-tool-exchange"] = pending_hint(args.session, args.leaf)
+        created = lock if not lock_existed and lock is not None and os.path.lexists(lock) else None
+        print(render(result, host.session_file if result["status"] == "verified" else None, hints, created))
     if result["status"] == "unavailable":
         return EXIT_UNAVAILABLE
     return EXIT_RECOVERABLE if result["status"] == "recoverable" else 0

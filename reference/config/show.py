@@ -69,3 +69,26 @@ _FOOTER = (
 def render_show(loaded: LoadedConfig) -> str:
     """The text of ``/context config show`` for one loaded configuration."""
     return "\n".join([*_header(loaded), *_catalog_rows(loaded.config), *_FOOTER])
+
+
+#: One sentence for a newcomer: what the "DS4" of the names is (docs/spec/contract.md, title).
+DS4_MEANING = ("DS4 is the name of the Pi context extension (ds4-context-engine) whose history recall and "
+               "session rebase this tool implements; its files and entries are named ds4-*.")
+#: The labels of the catalog rows' columns, at the widths of :func:`_catalog_rows`.
+COLUMN_LABELS = f"{_pad('path', 48)}  {_pad('active value', 28)}  {_pad('default value', 28)}  values and kind"
+_SHELL_FOOTER = (
+    "From a shell: recall-rebase config set <path> <value> [--global]",
+    "              recall-rebase config unset <path> [--global]",
+    "              (quote JSON for the shell: recall-rebase config set privacy.localProviders "
+    "'[\"ollama\",\"lmstudio\"]')",
+)
+
+
+def for_shell(text: str) -> str:
+    """``recall-rebase config show``'s text: the text of ``/context config show`` with what a
+    person at a shell needs besides: what DS4 is, the columns' labels and the command-line forms.
+    The in-Pi text (and ``--json``'s ``text``) stays as the contract has it."""
+    lines = text.split("\n")
+    first_row = next((number for number, line in enumerate(lines) if line.startswith("[")), len(lines))
+    return "\n".join([*lines[:1], DS4_MEANING, *lines[1:first_row], COLUMN_LABELS, *lines[first_row:],
+                      *_SHELL_FOOTER])

@@ -53,7 +53,8 @@ def test_dry_run_then_rebase_then_recover(project: tuple[Path, Path, dict[str, s
     before = sha256(session)
     dry = run(["rebase", "--session", str(session), "--dry-run"], cwd, env)
     assert dry.returncode == 0, dry.stderr
-    assert dry.stdout.startswith("preview: operation rebase_") and "nothing was written" in dry.stdout
+    assert dry.stdout.startswith("preview: operation rebase_") and "no journal and no target were written" in dry.stdout
+    assert "the rebase lock " in dry.stdout  # the contract takes it on a dry run too (§6.7); the output says so
     assert not (session.parent / ".ds4-rebase" / "operations").exists()
 
     done = run(["rebase", "--session", str(session), "--json"], cwd, env)
