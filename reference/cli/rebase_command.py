@@ -19,6 +19,7 @@ from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE
 from reference.cli.refusals import (
     FIND_A_LEAF,
     MIGRATE,
+    exact_unknown_leaf,
     operation_refusal,
     scope_mismatch_hint,
     session_refusal,
@@ -199,6 +200,10 @@ def run_rebase(args: argparse.Namespace) -> int:
     lock_existed = lock is None or os.path.lexists(lock)
     mode = "recover" if args.recover is not None else "dry-run" if args.dry_run else "run"  # --recover '' too
     result = run_mode(service, {"mode": mode, "operationId": args.recover})
+    if args.leaf is not None and result["warnings"][:1] == ["archive-branch-invalid"]:
+        refusal = exact_unknown_leaf(os.path.abspath(args.session), args.leaf)  # "ID" was only in a text
+        if refusal is not None:
+            return refusal.report()
     if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:

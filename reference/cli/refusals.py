@@ -90,13 +90,19 @@ def legacy_refusal(path: str) -> Refusal | None:
 
 
 def unknown_leaf_refusal(path: str, leaf: str | None) -> Refusal | None:
-    """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None;
-    read only when a leaf is given, and only the ids (the quick read of ``session inspect``)."""
+    """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None.
+    A file whose bytes hold ``"ID"`` is not read further (one scan, no parse: a warm search stays
+    fast); only one that does not is read as ``session inspect`` reads it, to be sure."""
+    if leaf is None or leaf == "null" or _mentions(path, leaf):
+        return None  # an id the file holds as a JSON string: the command runs, as it always did
+    return exact_unknown_leaf(path, leaf)
+
+
+def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
+    """:func:`unknown_leaf_refusal` without the scan: the file read as ``session inspect`` reads it."""
     from reference.pi.inspection import leaf_from_cli
     from reference.pi.quickinspect import inspect_report
 
-    if leaf is None or leaf == "null":
-        return None
     try:
         inspect_report(path, leaf_from_cli(leaf), messages=False)
     except ContractViolation as exc:
@@ -106,6 +112,19 @@ def unknown_leaf_refusal(path: str, leaf: str | None) -> Refusal | None:
     except (OSError, ValueError, RecursionError):
         return None  # the command meets it again and answers with its own code
     return None
+
+
+def _mentions(path: str, leaf: str) -> bool:
+    """Whether the file's bytes hold ``leaf`` as a JSON string (as Pi writes an id)."""
+    import json
+    import mmap
+
+    try:
+        needle = json.dumps(leaf, ensure_ascii=False).encode("utf-8")
+        with open(path, "rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return data.find(needle) >= 0
+    except (OSError, ValueError, UnicodeError):
+        return False  # read it the exact way
 
 
 def recall_option_refusal(arguments: Mapping[str, Any]) -> Refusal | None:

@@ -207,6 +207,13 @@ def test_an_unknown_leaf_is_unknown_leaf_exit_2(cli: Cli, command: str, as_json:
     assert "zzz" in err and "session inspect" in err  # where to find an entry id
 
 
+def test_a_leaf_that_is_only_a_word_of_the_file_is_unknown_to_rebase(cli: Cli) -> None:
+    """``"user"`` is in the file (a role), not an id: the scan lets it through, the rebase's
+    ``archive-branch-invalid`` is then checked against the entries and named."""
+    code, out, err = cli.rebase("--dry-run", "--leaf", "user")
+    assert (code, out) == (2, "") and err.startswith("recall-rebase: unknown-leaf: --leaf user: ")
+
+
 def test_a_known_leaf_still_runs(cli: Cli) -> None:
     for command in ("history search", "history status", "rebase"):
         code, _, err = cli(*SESSION_COMMANDS[command](cli, str(cli.session)), "--leaf", "a1")
