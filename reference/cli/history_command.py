@@ -113,8 +113,10 @@ def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_p
     if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
+        from reference.recall.index_claim import refusal_hints  # index-not-ours: why, the path, what to do
         unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
-        print(render(result, {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None)}))
+        print(render(result, {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None),
+                              **refusal_hints(os.fspath(index_path), result["warnings"])}))
     return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
 
 
