@@ -206,6 +206,17 @@ def test_in_our_folder_an_empty_or_cut_file_is_our_interrupted_creation(tmp_path
     assert claim_index(str(index)) is IndexClaim.OURS
 
 
+@pytest.mark.parametrize("size", [HEADER_BYTES, HEADER_BYTES + 1])
+def test_in_our_folder_a_whole_header_without_our_signature_is_not_ours(tmp_path: Path, size: int) -> None:
+    """Past the bound, a file in our folder is judged by its header like any other."""
+    index = tmp_path / INDEX_DIR_NAME / "index.sqlite"
+    index.parent.mkdir()
+    index.write_bytes(b"\x01" * size)
+    with pytest.raises(ContractViolation):
+        claim_index(str(index))
+    assert index.read_bytes() == b"\x01" * size and os.listdir(index.parent) == ["index.sqlite"]
+
+
 def test_outside_our_folder_a_cut_file_is_not_ours(tmp_path: Path) -> None:
     index = tmp_path / "elsewhere" / "index.sqlite"
     index.parent.mkdir()
@@ -300,3 +311,15 @@ def test_our_damaged_index_is_still_set_aside_inside_our_folder(tmp_path: Path) 
     assert len(service.repairs) == 1 and service.repairs[0].startswith("index-rebuilt: ")
     assert sorted(os.listdir(index.parent)) == ["index.sqlite", "index.sqlite.corrupt"]
     assert Path(f"{index}{CORRUPT_SUFFIX}").read_bytes() == bytes(data)
+
+
+def test_a_rebase_with_a_text_file_as_index_runs_without_its_projection_and_leaves_the_file(cli: Cli) -> None:
+    """The rebase opens the index only for its projection (errors never block it): the same check."""
+    cli.write()
+    cli.index = cli.root / "notes.txt"
+    _text(cli.index)
+    before = cli.index.read_bytes(), cli.index.stat().st_mode, cli.session.read_bytes()
+    code, _out, _err = cli.rebase()
+    assert code == 0
+    assert (cli.index.read_bytes(), cli.index.stat().st_mode, cli.session.read_bytes()) == before
+    assert [p.name for p in cli.root.iterdir() if p.name.startswith("notes.txt")] == ["notes.txt"]
