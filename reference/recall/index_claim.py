@@ -10,10 +10,11 @@ default place) is ours when:
   signature: ``PRAGMA application_id`` :data:`APPLICATION_ID` at bytes 68-71 of the SQLite header
   (a damaged rest, or a damaged magic, is still ours: D15 repairs it).  The id's byte ``0xC0``
   never occurs in UTF-8, so no text file (a session's JSONL) can carry it;
-* or its header says SQLite, application id 0, and its schema (read with SQLite's ``immutable``
-  flag, which writes and creates nothing) holds the contract's migration ledger
-  ``schema_migrations(version, name, checksum, applied_at)`` and ``session_index_state``: an
-  index of the TypeScript implementation, or of this one before the id;
+* or its header says SQLite and its schema (read with SQLite's ``immutable`` flag, which writes
+  and creates nothing) holds the contract's migration ledger ``schema_migrations(version, name,
+  checksum, applied_at)`` and ``session_index_state``: an index of the TypeScript
+  implementation (application id 0), of this one before the id, or of ours whose id bytes were
+  damaged;
 * or, inside our own folder (:data:`INDEX_DIR_NAME`), it is shorter than a header: our creation
   was cut short (0 bytes: SQLite fills it; 1-99 bytes: :attr:`IndexClaim.INTERRUPTED`, set aside
   like a damaged index).
@@ -94,11 +95,10 @@ def claim_index(path: str) -> IndexClaim:
         return IndexClaim.OURS
     if not header.startswith(SQLITE_MAGIC):
         raise IndexNotOurs(path, "is not an SQLite database, so not an index recall-rebase made")
-    if application_id != 0:
-        raise IndexNotOurs(path, f"is another program's SQLite database (application id {application_id:#010x})")
     if not _holds_contract_ledger(path):
+        whose = f" (application id {application_id:#010x})" if application_id else ""
         raise IndexNotOurs(path, f"is an SQLite database without the index's {LEDGER_TABLE} and {STATE_TABLE}: "
-                                 "another program's")
+                                 f"another program's{whose}")
     return IndexClaim.OURS
 
 

@@ -258,6 +258,25 @@ def test_an_index_with_the_contract_ledger_is_ours_and_nothing_is_left_beside_it
     assert _picture(tmp_path) == before  # the probe wrote nothing, created nothing
 
 
+def test_our_index_with_damaged_id_bytes_is_still_ours_by_its_ledger(tmp_path: Path) -> None:
+    """The signature is the id OR the ledger: a flipped id byte alone does not disown our index."""
+    session, index = tmp_path / "session.jsonl", tmp_path / "index.sqlite"
+    testkit_session.write_session(session, 20)
+    assert _service(session, index).recall({"query": "`quokka`"})["status"] == "complete"
+    data = bytearray(index.read_bytes())
+    data[69] ^= 0xFF
+    index.write_bytes(bytes(data))
+    assert claim_index(str(index)) is IndexClaim.OURS
+    assert _service(session, index).recall({"query": "`quokka`"})["status"] == "complete"
+    assert int.from_bytes(index.read_bytes()[68:72], "big") == APPLICATION_ID  # written again
+    data = bytearray(index.read_bytes())
+    data[0] ^= 0xFF  # the magic too: nothing of the signature is left
+    data[69] ^= 0xFF
+    index.write_bytes(bytes(data))
+    with pytest.raises(ContractViolation):
+        claim_index(str(index))
+
+
 def test_a_ledger_without_the_index_state_is_not_ours(tmp_path: Path) -> None:
     index = tmp_path / "half.sqlite"
     _ledger_only(index, with_state=False)
