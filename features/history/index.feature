@@ -1,5 +1,5 @@
 Feature: The index is a rebuildable projection of the JSONL, caught up before every recall and read
-  Spec: [contract.md](../../docs/spec/contract.md) [§5.1](../../docs/spec/contract.md#51-pre-existing-session-index-that-the-feature-reuses), [§5.2](../../docs/spec/contract.md#52-migration-17-canonical-history-source-locations), [§3.4](../../docs/spec/contract.md#34-what-searchable-text-is-rendering-an-entry-into-lines) (recursion guard, handoff), [§3.5](../../docs/spec/contract.md#35-canonical-source-verification-all-on-one-file-descriptor), [§2.5](../../docs/spec/contract.md#25-scope-resolution-sources) step 1, [§2.7](../../docs/spec/contract.md#27-processing-of-each-hit) step 2; [docs/index.md](../../docs/index.md) I1-I3
+  Spec: [contract.md](../../docs/spec/contract.md) [§5.1](../../docs/spec/contract.md#51-pre-existing-session-index-that-the-feature-reuses), [§5.2](../../docs/spec/contract.md#52-migration-17-canonical-history-source-locations), [§3.4](../../docs/spec/contract.md#34-what-searchable-text-is-rendering-an-entry-into-lines) (recursion guard, handoff), [§3.5](../../docs/spec/contract.md#35-canonical-source-verification-all-on-one-file-descriptor), [§2.5](../../docs/spec/contract.md#25-scope-resolution-sources) step 1, [§2.7](../../docs/spec/contract.md#27-processing-of-each-hit) step 2; [docs/index.md](../../docs/index.md) I1-I3, I14
   Recall and read catch the index up with the session file first: appended records are added
   from the checkpoint, anything that may have rewritten indexed bytes rebuilds the session's
   rows, and hits are verified against the JSONL because nothing in the index is authority.
@@ -315,3 +315,61 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
       """
     And recall is asked for "`LastExportUtc`"
     Then the result is unavailable with code "source-scope-mismatch"
+
+  @id:INDEX-018
+  Scenario: The session file given as the index is refused and never renamed, written or set aside (issue 23)
+    Given the history index path is the current session file
+    When the history host opens the current session with that index
+    And recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "index-not-ours"
+    When the history status is asked
+    Then the result is unavailable with code "index-not-ours"
+    And every path in the folders of the given index and of the session kept its name, kind, mode and bytes
+    And every history session file is byte-identical to before
+
+  @id:INDEX-019
+  Scenario Outline: A file the implementation did not make, given as the index, is refused and left as it was
+    Given the history index path is <kind>
+    When the history host opens the current session with that index
+    And recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "index-not-ours"
+    When the history status is asked
+    Then the result is unavailable with code "index-not-ours"
+    And every path in the folders of the given index and of the session kept its name, kind, mode and bytes
+
+    Examples:
+      | case            | kind                              |
+      | text-file       | a text file                       |
+      | foreign-sqlite  | another program's SQLite database |
+      | folder          | a folder                          |
+
+  @id:INDEX-020 @platform:posix @needs:symlink
+  Scenario: A symbolic link to the session file and a FIFO, given as the index, are refused without following or waiting (FIFOs exist wherever links do)
+    Given the history index path is a symbolic link to the current session file
+    When the history host opens the current session with that index
+    And recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "index-not-ours"
+    And every path in the folders of the given index and of the session kept its name, kind, mode and bytes
+    When the history index path becomes a FIFO
+    And the history host opens the current session with that index
+    And recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "index-not-ours"
+    When the history status is asked
+    Then the result is unavailable with code "index-not-ours"
+    And every path in the folders of the given index and of the session kept its name, kind, mode and bytes
+    And every history session file is byte-identical to before
+
+  @id:INDEX-021
+  Scenario: The implementation's own index, damaged, is still set aside inside its folder and rebuilt (D15)
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    When the files of the session folder are noted
+    And the history index file gets garbage after its first 100 bytes
+    And recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    And the damaged bytes are kept in another file of the history index folder
+    And every path in the folders of the given index and of the session kept its name, kind, mode and bytes
+    When the history status is asked
+    Then the status reports 2 indexed entries and is complete

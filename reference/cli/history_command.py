@@ -120,8 +120,10 @@ def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_p
     if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
+        from reference.recall.index_claim import refusal_hints  # index-not-ours: why, the path, what to do
         unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
-        hints = {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None)}
+        hints = {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None),
+                 **refusal_hints(os.fspath(index_path), result["warnings"])}
         if Code.SOURCE_SCOPE_MISMATCH in result["warnings"]:
             hints[Code.SOURCE_SCOPE_MISMATCH] = scope_mismatch_hint(args.session, _project(args))
         print(render(result, hints))

@@ -48,6 +48,7 @@ class Code(StrEnum):
     HOST_SETTINGS_INVALID = "host-settings-invalid"
     HOST_TRUST_STORE_INVALID = "host-trust-store-invalid"
     INDEX_MIGRATION_CHANGED = "index-migration-changed"
+    INDEX_NOT_OURS = "index-not-ours"
     INDEX_NOT_YET_SYNCHRONIZED = "index-not-yet-synchronized"
     INDEX_REBUILT = "index-rebuilt"
     INDEX_SCHEMA_NEWER = "index-schema-newer"
@@ -151,7 +152,7 @@ GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Session rebase: checkpoint": frozenset({Code.SOURCE_MOVED_BEFORE_CHECKPOINT, Code.CHECKPOINT_MEMORY_BUDGET, Code.CHECKPOINT_EMPTY, Code.CHECKPOINT_BUDGET}),
     "Session rebase: target and activation": frozenset({Code.TARGET_INTEGRITY, Code.TARGET_IDENTITY, Code.ACTIVATION_CANCELLED}),
     "Session rebase: crash points": frozenset({Code.INVALID_CRASH_POINT}),
-    "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED, Code.INDEX_REBUILT}),
+    "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED, Code.INDEX_REBUILT, Code.INDEX_NOT_OURS}),
     "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND, Code.INVALID_REQUEST, Code.REQUEST_TOO_LARGE, Code.NOT_STARTED, Code.INVALID_PARAMS}),
     "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.PORT_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID, Code.AUDIT_INPUT, Code.AUDIT_MAPPING, Code.AUDIT_QUERY}),
 }

@@ -6,7 +6,8 @@ file is not a database or its image is malformed, or its rows break its own cons
 ``<index>.corrupt`` (replacing an older one, kept for a post-mortem) with its ``-wal`` and
 ``-shm``, and a new index is built from the session files by the next catch-up.
 Every other SQLite error (locked, read-only, full disk) is left to the caller: rebuilding would
-not cure it.
+not cure it.  Only a file that is ours (``index_claim``: our signature, or our creation cut short
+in our folder) is ever set aside; anything else is ``index-not-ours`` and left as it is (I14).
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from typing import Final, TypeVar
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.sqlite_errors import is_damage
+from reference.recall.index_claim import HEADER_BYTES, IndexClaim, claim_index, may_set_aside
 from reference.recall.index_schema import open_index
 
 CORRUPT_SUFFIX: Final = ".corrupt"
 Result = TypeVar("Result")
 
 
-def set_aside(path: str, error: BaseException) -> str:
+def set_aside(path: str, error: BaseException | str) -> str:
     """Move a damaged index out of the way; the one warning line that says so."""
     aside = path + CORRUPT_SUFFIX
     os.replace(path, aside)
@@ -38,11 +40,14 @@ def set_aside(path: str, error: BaseException) -> str:
 
 
 def repairable(path: str) -> bool:
-    return path != ":memory:" and not path.startswith("file:") and os.path.isfile(path)
+    """Whether a damaged index at ``path`` may be set aside: only a file that is ours (I14)."""
+    return may_set_aside(path)
 
 
 def open_repaired(path: str, repairs: list[str]) -> sqlite3.Connection:
     """``open_index``, setting a damaged file aside first (its warning appended to ``repairs``)."""
+    if claim_index(path) is IndexClaim.INTERRUPTED:  # SQLite may take a few bytes for an empty file
+        repairs.append(set_aside(path, f"shorter than an SQLite header of {HEADER_BYTES} bytes: its creation was cut short"))
     try:
         return open_index(path)
     except (sqlite3.DatabaseError, UnicodeDecodeError, ContractViolation) as error:

@@ -17,10 +17,10 @@ from typing import Final
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+from reference.recall.index_claim import APPLICATION_ID, INDEX_DIR_NAME, claim_index
 from reference.recall.model_facts import create_tables as create_model_facts
 
 BUSY_TIMEOUT_MS: Final = 10_000  # a rebuild of a large session holds the write lock for seconds
-INDEX_DIR_NAME: Final = "recall-rebase"
 INDEX_FILE_NAME: Final = "index.sqlite"
 
 _SESSION_INDEX_SQL: Final = """
@@ -294,6 +294,8 @@ def migrate(conn: sqlite3.Connection) -> None:
                 (version, name, known[version][1], now_ms),
             )
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
+        if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")  # an index made before the id
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -307,6 +309,7 @@ def open_index(path: str | Path) -> sqlite3.Connection:
     ``BEGIN IMMEDIATE`` transactions, readers need none.
     """
     location = os.fspath(path)
+    claim_index(location)  # a file we did not make is refused before SQLite opens it (I14)
     if location != ":memory:" and not location.startswith("file:"):
         # Every folder created 0700; the file 0600 before SQLite opens it, so its -wal and -shm
         # get 0600 too (SQLite copies the database's mode; AUDIT-017, OWNER-001).
@@ -315,6 +318,10 @@ def open_index(path: str | Path) -> sqlite3.Connection:
     conn = sqlite3.connect(location, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+        if conn.execute("PRAGMA page_count").fetchone()[0] == 0:
+            # A new file: the id is its first write, in rollback mode, so it is in the file's own
+            # header (never only in a -wal) from the moment the file has one.
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL").fetchone()
         conn.execute("PRAGMA synchronous = NORMAL")  # a projection: a lost last commit is rebuilt

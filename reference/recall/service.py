@@ -23,6 +23,7 @@ from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
+from reference.recall.index_claim import IndexNotOurs
 from reference.recall.index_repair import open_repaired, run_repairing
 from reference.recall.read_tool import run_read
 from reference.recall.recall_tool import run_recall
@@ -83,6 +84,8 @@ class HistoryService:
         """The index, opened for one tool call; the read snapshot of a scope ends with it."""
         try:
             conn = open_repaired(self.index_path, self.repairs)
+        except IndexNotOurs:
+            raise  # its own code, never runtime-unavailable (docs/index.md I14)
         except (OSError, sqlite3.Error, ContractViolation) as exc:
             raise _RuntimeUnavailable(str(exc)) from None
         try:
@@ -104,6 +107,8 @@ class HistoryService:
             return run_repairing(self.index_path, self.repairs, run)
         except _RuntimeUnavailable:
             return env.unavailable(Code.RUNTIME_UNAVAILABLE)
+        except IndexNotOurs:
+            return env.unavailable(Code.INDEX_NOT_OURS)
         except ContractViolation as exc:
             return env.unavailable(exc.code if _SAFE_CODE.match(exc.code) else Code.HISTORY_UNAVAILABLE)
         except (OSError, sqlite3.Error, ValueError):

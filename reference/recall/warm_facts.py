@@ -23,6 +23,7 @@ from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, decode_value, open_sess
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.platform_ops import change_stamp
 from reference.recall.catchup_state import StoredState, load_state, stored_stamp
+from reference.recall.index_claim import IndexClaim, IndexNotOurs, claim_index
 from reference.recall.model_facts import FACT_MODEL, Seal, load_seal
 from reference.recall.sqlite_text import storable
 
@@ -96,8 +97,11 @@ def _provider(conn: sqlite3.Connection, session_id: str, leaf_id: str, entries: 
 def warm_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tuple[str, str | None] | None:
     """``(header id, provider at the leaf)`` as :func:`reference.recall.host.session_facts` would
     find them by parsing the file, or None when the index cannot prove them."""
-    if not os.path.isfile(index_path):
-        return None
+    try:
+        if claim_index(index_path) is not IndexClaim.OURS:
+            return None  # nothing there yet, or our creation cut short
+    except (IndexNotOurs, OSError):
+        return None  # never opened: a file we did not make (I14)
     try:
         with open_session_file(session_file) as raw:
             info = os.fstat(raw.fileno())

@@ -29,7 +29,7 @@ def _real_open_index() -> Callable[..., Any]:
     return index_schema.open_index
 
 
-def test_history_index_on_a_folder_is_one_runtime_unavailable_line(cli: Cli) -> None:
+def test_history_index_on_a_folder_is_one_index_not_ours_line(cli: Cli) -> None:
     session = cli.write()
     before = sha256(session)
     folder = cli.root / "folder.sqlite"
@@ -37,12 +37,12 @@ def test_history_index_on_a_folder_is_one_runtime_unavailable_line(cli: Cli) -> 
     for force in ([], ["--force"]):
         code, out, err = cli("history", "index", "--session", str(session), "--index", str(folder), *force)
         assert (code, out) == (3, "")  # ran, and the index cannot be used (docs/errors.md, "Exit codes")
-        one_line(err, "runtime-unavailable")
-        assert "is a folder" in err and "nothing was indexed" in err
+        one_line(err, "index-not-ours")
+        assert "is a folder" in err and "nothing was changed" in err
     for command in ("search", "status"):
         code, out, _ = cli("history", command, *(["x"] if command == "search" else []),
                            "--session", str(session), "--index", str(folder))
-        assert code == 3 and out.startswith("unavailable: runtime-unavailable (the index ") and "is a folder" in out
+        assert code == 3 and out.startswith("unavailable: index-not-ours (the index ") and "is a folder" in out
     assert folder.is_dir() and sha256(session) == before
 
 
@@ -52,17 +52,19 @@ def _repaired(err: str, index: Path) -> None:
     assert f"moved to {index}.corrupt" in err
 
 
-def test_an_index_that_is_not_sqlite_is_set_aside_and_rebuilt(cli: Cli) -> None:
+def test_an_index_that_is_not_sqlite_is_refused_and_left_as_it_is(cli: Cli) -> None:
+    """A file without our signature is not ours to set aside (issue 23): refused, never moved."""
     session = cli.write()
     before = sha256(session)
     garbage = cli.root / "garbage.sqlite"
     junk = bytes(range(256)) * 16
+    garbage.write_bytes(junk)
     for force in ([], ["--force"]):
-        garbage.write_bytes(junk)
         code, out, err = cli("history", "index", "--session", str(session), "--index", str(garbage), *force)
-        assert code == 0 and "rebuilt (" in out
-        _repaired(err, garbage)
-        assert Path(f"{garbage}.corrupt").read_bytes() == junk  # kept for a post-mortem, never lost
+        assert (code, out) == (3, "")  # ran, and the index cannot be used
+        one_line(err, "index-not-ours")
+        assert garbage.read_bytes() == junk and not Path(f"{garbage}.corrupt").exists()
+    assert not [p.name for p in cli.root.iterdir() if p.name.startswith("garbage.sqlite") and p != garbage]
     assert sha256(session) == before
 
 

@@ -3,7 +3,8 @@
 The index is built from a generated session, then 1 to 64 of its bytes are overwritten at
 random offsets.  Invariants: the recall answers (no exception, no hang), the source is never
 written, and what it answers is what a clean index answers when SQLite reports the damage (the
-index is set aside and rebuilt).  A flip inside a stored value SQLite cannot see (it keeps no
+index is set aside and rebuilt).  Flips in both the magic and the application id leave no
+signature of ours: the file is then refused (``index-not-ours``) and left as it is.  A flip inside a stored value SQLite cannot see (it keeps no
 checksums: a timestamp, a rank statistic) may change which matching entries rank first, so
 there the invariant is that every hit is an entry of the session that holds the searched word and
 that its read answers, whole or with one code (a flipped parent id can put the entry off the
@@ -24,6 +25,7 @@ from testkit.pilines import sha
 
 from fuzz.budget import fuzz_settings
 from fuzz.tally import count_case
+from reference.recall.index_claim import APPLICATION_ID, SQLITE_MAGIC
 
 WORDS = ("quokka", "heron", "marmot")
 QUERIES = tuple(f"`{word}`" for word in WORDS)
@@ -60,6 +62,11 @@ def test_byte_flips_in_a_built_index(flips: list[tuple[float, int]]) -> None:
         service = history_service(session, index)
         for query in QUERIES:
             result = service.recall({"query": query})
+            if result["warnings"] == ["index-not-ours"]:  # magic and id bytes both flipped: no signature
+                assert not data.startswith(SQLITE_MAGIC) and data[68:72] != APPLICATION_ID.to_bytes(4, "big")
+                assert index.read_bytes() == bytes(data) and sorted(p.name for p in Path(folder).iterdir()) == [
+                    "index.sqlite"]  # refused, never set aside (issue 23)
+                break
             assert result["status"] != "unavailable", (query, result, service.repairs)
             got = [hit["entryId"] for hit in result["hits"]]
             if service.repairs:

@@ -1,7 +1,7 @@
 """A damaged index repairs itself and a same-size swap is seen (issue 12, docs/decisions.md D15).
 
-Real SQLite files in a temp folder, damaged as the issue found them: 4 KiB of garbage for the
-whole file, a garbage header, the file cut to half, 4 KiB of garbage in the middle, entry rows
+Real SQLite files in a temp folder, damaged as the issue found them: 4 KiB of garbage after
+the header (a whole file of garbage carries no signature of ours: issue 23, test_index_claim.py), a garbage magic, the file cut to half, 4 KiB of garbage in the middle, entry rows
 deleted (with foreign keys on, and off so that orphans stay), and the session file rewritten in
 place with its size and mtime put back.  After each, recall answers what a clean index answers,
 the status never says ``complete`` for rows it does not hold, and the source is never written.
@@ -47,7 +47,8 @@ def built(tmp_path: Path) -> tuple[Path, Path, list[str]]:
 
 
 def _garbage(index: Path) -> None:
-    index.write_bytes(os.urandom(4096))
+    """4 KiB of garbage after our header (all garbage is not ours: test_index_claim.py)."""
+    index.write_bytes(index.read_bytes()[:100] + os.urandom(4096))
 
 
 def _garbage_header(index: Path) -> None:
