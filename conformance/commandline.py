@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import ClassVar, Final, NoReturn
+from collections.abc import Sequence
+from typing import Any, ClassVar, Final, NoReturn
 
 EXIT_BAD_INPUT: Final = 2
 EXIT_INTERRUPTED: Final = 130
@@ -55,6 +56,45 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+class SingleValueParser(OneLineParser):
+    """A :class:`OneLineParser` that refuses an option of one value given twice (``--report a
+    --report b``), where argparse silently keeps the last: an option meant to be repeated says so
+    with ``action="append"``/``"extend"`` or :class:`CommaJoined`. Its sub-parsers are of this class too."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        if args is not None:
+            self._refuse_repeats(list(args))
+        return super().parse_known_args(args, namespace)
+
+    def _refuse_repeats(self, arguments: list[str]) -> None:
+        seen: set[str] = set()
+        for argument in arguments:
+            if argument == "--":
+                return
+            if not argument.startswith("-"):
+                continue
+            action = self._option_string_actions.get(argument.split("=", 1)[0])
+            if action is None or action.nargs == 0 or isinstance(action, _REPEATABLE_ACTIONS):
+                continue
+            if action.dest in seen:
+                self.error(f"{'/'.join(action.option_strings)} was given twice; it takes one value")
+            seen.add(action.dest)
+
+
+class CommaJoined(argparse.Action):
+    """A repeatable option of comma-separated values: ``--area A --area B`` is ``--area A,B``."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        previous = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{previous},{values}" if previous else values)
+
+
+#: The actions that accumulate their values (argparse's append, extend and count, and ours).
+_REPEATABLE_ACTIONS: Final = (argparse._AppendAction, argparse._AppendConstAction, argparse._CountAction, CommaJoined)
 
 
 def parse_arguments(parser: argparse.ArgumentParser, arguments: list[str],
