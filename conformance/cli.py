@@ -17,8 +17,16 @@ from pathlib import Path
 from typing import Final
 
 from conformance import __version__
-from conformance.commandline import JSON_FLAG, CommaJoined, SingleValueParser, fail, parse_arguments, run_handler
-
+from conformance.commandline import (
+    JSON_FLAG,
+    CommaJoined,
+    SingleValueParser,
+    fail,
+    foreign_output,
+    parse_arguments,
+    run_handler,
+)
+from conformance.outputs import OUTPUT_UNWRITABLE
 
 #: What ``--stdio`` without ``--`` is told (the port's command comes after ``--``, whole).
 STDIO_WITHOUT_SEPARATOR: Final = "--stdio takes the port's command after --: --stdio -- ./port"
@@ -144,11 +152,22 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
+    if (problem := foreign_output(args.output, "summary", _is_summary)) is not None:
+        return fail(OUTPUT_UNWRITABLE, problem)
     try:
         write_owner_only(Path(args.output), text)
     except OSError as exc:
-        return fail("output-unwritable", f"cannot write the summary to {args.output}: {exc.strerror or exc}")
+        return fail(OUTPUT_UNWRITABLE, f"cannot write the summary to {args.output}: {exc.strerror or exc}")
     return 0
+
+
+#: How each ``--format`` of ``summary`` begins: an existing ``--output`` is replaced only if it is one.
+_SUMMARY_HEADS: Final = (b"area ", b"| area |", b'{\n  "$schema": "https://recall-rebase.invalid/schemas/summary/',
+                         b"<!DOCTYPE html>")
+
+
+def _is_summary(head: bytes) -> bool:
+    return head.startswith(_SUMMARY_HEADS)
 
 
 def cmd_validate_report(args: argparse.Namespace) -> int:

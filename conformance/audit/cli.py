@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from conformance.audit.progress_bar import audit_progress
-from conformance.commandline import OneLineError, SingleValueParser, UsageError, fail, parse_arguments, run_handler
+from conformance.commandline import (
+    OneLineError,
+    SingleValueParser,
+    UsageError,
+    fail,
+    foreign_output,
+    parse_arguments,
+    run_handler,
+)
+from conformance.outputs import OUTPUT_UNWRITABLE
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -76,11 +85,12 @@ def _loaded_then(args: argparse.Namespace, work: Callable[[DuckDBPyConnection], 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the checks; print what disagrees (or the JSON document); exit 0 clean, 1 with findings."""
-    from conformance.audit.check_output import render_text, selected_checks, write_report
+    from conformance.audit.check_output import is_audit_report, render_text, selected_checks, write_report
     from conformance.audit.engine import run_audit
-    from conformance.outputs import OUTPUT_UNWRITABLE, unwritable
+    from conformance.outputs import unwritable
 
-    if args.report and (problem := unwritable(args.report, "audit report")) is not None:
+    if args.report and (problem := foreign_output(args.report, "audit report", is_audit_report)
+                        or unwritable(args.report, "audit report")) is not None:
         return fail(OUTPUT_UNWRITABLE, problem, as_json=args.json)
     try:
         only = selected_checks(args.check or ())
@@ -144,8 +154,16 @@ def cmd_views(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from conformance.audit.queries import export_parquet
 
+    folder = args.parquet
+    if os.path.lexists(folder) and (os.path.islink(folder) or not os.path.isdir(folder)):
+        return fail(OUTPUT_UNWRITABLE, f"cannot write the Parquet files to {folder}: it is not a folder")
+
     def export(connection: DuckDBPyConnection) -> int:
-        for path in export_parquet(connection, Path(args.parquet)):
+        try:
+            written = export_parquet(connection, Path(folder))
+        except OSError as exc:
+            return fail(OUTPUT_UNWRITABLE, f"cannot write the Parquet files to {folder}: {exc.strerror or exc}")
+        for path in written:
             print(path)
         return 0
 
