@@ -19,14 +19,15 @@ beside a foreign file; the exit code is one the command documents (docs/errors.m
 docs/INTERPRETING.md); a refusal (exit 2) is exactly one line ``recall-rebase: <code>: …``; no
 output holds a ``Traceback``. The cells run as child processes, several at once
 (``WRONG_PATH_WORKERS``, default 3), started by one fixture for the cells pytest selected; each
-test then checks its own cell. Run as root, the read-only folder does not refuse a write: those
-cells then check only that nothing else happens.
+test then checks its own cell. Run as root, for whom no folder is read-only, a read-only-folder
+cell is handed to ``nobody`` (its folder chowned) and runs as that user.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -173,6 +174,7 @@ class Cell:
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     owned: tuple[str, ...] = ()
+    user: int | None = None
     before: dict[str, wp.Entry] = field(default_factory=dict)
     after: dict[str, wp.Entry] = field(default_factory=dict)
     target_before: str | None = None
@@ -226,6 +228,9 @@ def _prepare(template: Path, base: Path, slot_id: str, kind: str) -> Cell:
     if slot.placed:
         _place(cell, kind, slot.placed)
     cell.argv = slot.argv(root, cell.target)
+    if kind == "read-only-folder" and os.geteuid() == 0:  # root writes anywhere: run it as nobody
+        wp.hand_to(root, wp.NOBODY)
+        cell.user = wp.NOBODY
     cell.before, cell.target_before = wp.snapshot(root), _identity(cell.target)
     return cell
 
@@ -233,7 +238,7 @@ def _prepare(template: Path, base: Path, slot_id: str, kind: str) -> Cell:
 def _job(cell: Cell, slot: Slot, output: Path) -> wp.Job:
     output.mkdir(parents=True)
     return wp.Job(tuple(cell.argv), cell.cwd or cell.root / "project", {**wp.environment(cell.root), **cell.env},
-                  slot.stdin, output, slot.timeout)
+                  slot.stdin, output, slot.timeout, cell.user)
 
 
 CELLS: Final = [(slot, kind) for slot in SLOTS for kind in wp.KINDS]
@@ -261,7 +266,8 @@ def outcomes(request: pytest.FixtureRequest, template: Path,
     """Every selected cell, run several at once; the folders are removed afterwards."""
     selected = [cell for item in request.session.items
                 if getattr(item, "module", None) is request.module and (cell := _cell_of(item)) is not None]
-    base = tmp_path_factory.mktemp("wrong-paths")
+    base = Path(tempfile.mkdtemp(prefix="recall-rebase-wrong-paths-"))  # not pytest's: nobody must reach it
+    os.chmod(base, 0o755)
     cells = {(slot, kind): _prepare(template, base, slot, kind) for slot, kind in selected}
     started = time.monotonic()
     jobs = [_job(cell, SLOTS[key[0]], base / "outputs" / f"{number}") for number, (key, cell) in enumerate(cells.items())]

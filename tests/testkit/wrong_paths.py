@@ -135,6 +135,18 @@ def make_cell(template: Path, root: Path) -> None:
     os.chmod(root / "things" / "read-only", 0o555)
 
 
+#: Who runs a read-only-folder cell when the tests run as root, for whom no folder is read-only.
+NOBODY: Final = 65534
+
+
+def hand_to(root: Path, user: int) -> None:
+    """Every path under ``root`` (and ``root``) owned by ``user``, symlinks themselves not followed."""
+    os.chown(root, user, user)
+    for folder, names, files in os.walk(root):
+        for name in [*names, *files]:
+            os.lchown(Path(folder) / name, user, user)
+
+
 def target(root: Path, kind: str) -> str:
     where = KINDS[kind]
     if kind == "journal":
@@ -210,6 +222,8 @@ class Job:
     stdin: str
     output: Path
     timeout: float
+    #: The user id the child runs as (root's cells in a read-only folder run as ``nobody``).
+    user: int | None = None
 
 
 @dataclass(frozen=True)
@@ -223,12 +237,22 @@ class Ended:
 
 
 def preload() -> None:
-    """Import what the commands import, once, so that each forked child starts at ``main``."""
+    """Import every module of the two packages (and what they import), once, so that each forked
+    child starts at ``main`` — and a child run as ``nobody`` needs no file under root's home."""
+    import concurrent.futures.thread  # noqa: F401  (imported lazily by concurrent.futures)
+    import importlib
+    import pkgutil
+
     import duckdb  # noqa: F401  (the audit's engine; no thread starts before a connection)
 
-    import conformance.audit.cli
-    import conformance.cli  # noqa: F401
-    import reference.cli.main  # noqa: F401
+    import conformance
+    import reference
+
+    for package in (conformance, reference):
+        for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if not module.name.endswith("__main__") and ".suite_tests" not in module.name:  # pytest's to load
+                with contextlib.suppress(ImportError):
+                    importlib.import_module(module.name)
 
 
 def _child(job: Job) -> None:  # pragma: no cover - runs in the forked child, which never returns
@@ -242,6 +266,10 @@ def _child(job: Job) -> None:  # pragma: no cover - runs in the forked child, wh
         for fd, name, flags in ((0, "stdin", os.O_RDONLY), (1, "stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
                                 (2, "stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
             os.dup2(os.open(job.output / name, flags, 0o600), fd)
+        if job.user is not None:
+            os.setgroups([])
+            os.setgid(job.user)
+            os.setuid(job.user)
         sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
         sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
