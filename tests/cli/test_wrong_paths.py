@@ -56,8 +56,8 @@ class Slot:
     #: What it may make inside a folder it is given (``""``: anything, an output folder; ``.pi``: a project's).
     inside: tuple[str, ...] = ()
     timeout: float = wp.CELL_TIMEOUT_S
-    #: The wrong thing that is the right kind here (an index for ``--index``): it may be written,
-    #: with its SQLite sidecars beside it.
+    #: The thing that is right here (the session for ``--session``, an index for ``--index``): the
+    #: control cell, which must succeed (exit 0); an index named so may be written, its sidecars beside it.
     right_kind: str | None = None
 
 
@@ -109,7 +109,7 @@ RUN_TIMEOUT_S: Final = 20.0
 
 
 def _right(option: str) -> str | None:
-    return "index" if option == "--index" else None
+    return {"--index": "index", "--session": "session"}.get(option)
 
 
 def _report(root: Path) -> str:
@@ -123,7 +123,7 @@ def _config(command: str, *scope: str) -> Argv:
 
 
 SLOTS: Final = {
-    "session-inspect:FILE": Slot(lambda root, t: ["session", "inspect", t, "--json"]),
+    "session-inspect:FILE": Slot(lambda root, t: ["session", "inspect", t, "--json"], right_kind="session"),
     **{f"history-{c}:{o}": Slot(_history(c, o), right_kind=_right(o)) for c in ("search", "status", "index")
        for o in ("--session", "--index", "--cwd")},
     **{f"rebase:{o}": Slot(_rebase(o), right_kind=_right(o)) for o in ("--session", "--index", "--cwd")},
@@ -295,7 +295,7 @@ def test_a_wrong_path_is_refused_or_used_and_nothing_else_is_touched(outcomes: d
     assert "Traceback" not in out + err, err[-2000:]
     problems = wp.changes(ran.root, ran.before, ran.after, ran.target, slot.inside)
     problems = [p for p in problems if not any(p.startswith(f"new: {o}") for o in ran.owned)]
-    if kind == slot.right_kind:  # an index named as the index: it is caught up, its sidecars beside it
+    if kind == slot.right_kind == "index":  # an index named as the index: caught up, its sidecars beside it
         mine = os.path.relpath(ran.target, ran.root)
         problems = [p for p in problems if not p.startswith((f"changed or gone: {mine} ", f"new: {mine}-"))]
     if slot.placed and kind == "journal" and not slot_id.startswith("config-show"):
@@ -305,6 +305,8 @@ def test_a_wrong_path_is_refused_or_used_and_nothing_else_is_touched(outcomes: d
         problems.append(f"the target changed: {ran.target_before} -> {ran.target_after}")
     assert not problems, f"{shown}\n" + "\n".join(problems) + f"\nexit {code}; stderr: {err[-600:]}"
     assert code in slot.exits, f"exit {code} is not one of {sorted(slot.exits)}: {shown}\n{err}"
+    if kind == slot.right_kind:
+        assert code == 0, f"the control cell failed: {shown}\n{out[-600:]}\n{err[-600:]}"
     if code == 2:
         assert len(wp.coded_lines(err)) == 1 and len(err.strip().splitlines()) == 1, f"not one coded line: {err!r}"
 

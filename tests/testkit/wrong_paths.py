@@ -127,8 +127,11 @@ def journal_path(root: Path) -> Path:
 
 
 def make_cell(template: Path, root: Path) -> None:
-    """A copy of the template, with the FIFO and the read-only folder a copy cannot carry."""
+    """A copy of the template whose sessions name the copy's project, with the FIFO and the
+    read-only folder a copy cannot carry."""
     shutil.copytree(template, root, symlinks=True)
+    for session_id, path in (("s", "sessions/s.jsonl"), ("o", "sessions/o.jsonl"), ("s", f"things/{NOT_UTF8}")):
+        (root / path).write_bytes(_session_lines(session_id, root / "project"))  # its header names this project
     (root / "things" / "link.jsonl").unlink()
     (root / "things" / "link.jsonl").symlink_to(root / "sessions" / "s.jsonl")
     os.mkfifo(root / "things" / "fifo", 0o600)
