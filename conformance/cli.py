@@ -14,20 +14,38 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 from conformance import __version__
-from conformance.commandline import OneLineParser, fail, parse_arguments, run_handler
+from conformance.commandline import (
+    JSON_FLAG,
+    CommaJoined,
+    SingleValueParser,
+    fail,
+    foreign_output,
+    parse_arguments,
+    run_handler,
+)
+from conformance.outputs import OUTPUT_UNWRITABLE
+
+#: What ``--stdio`` without ``--`` is told (the port's command comes after ``--``, whole).
+STDIO_WITHOUT_SEPARATOR: Final = "--stdio takes the port's command after --: --stdio -- ./port"
 
 
-def _manifest_problem(path: str | None) -> int | None:
+def refuse(args: argparse.Namespace, code: str, message: str) -> int:
+    """One line on stderr, exit 2; with the command's ``--json`` also ``{"code", "message"}`` on stdout."""
+    return fail(code, message, as_json=bool(getattr(args, "json", False)))
+
+
+def _manifest_problem(args: argparse.Namespace) -> int | None:
     """Exit 2 with one line when ``--expectations FILE`` cannot be read or is not a manifest."""
     from conformance.expectations import ManifestError, load_manifest
 
     try:
-        if path:
-            load_manifest(Path(path))
+        if args.expectations:
+            load_manifest(Path(args.expectations))
     except ManifestError as error:
-        return fail(error.code, error.message)
+        return refuse(args, error.code, error.message)
     return None
 
 
@@ -37,7 +55,7 @@ def _selection_problem(args: argparse.Namespace) -> int | None:
 
     selection = Selection.parse([args.only, args.ids], args.area, args.tag)
     message = empty_selection(selection) or keyword_problem(getattr(args, "k", None))
-    return fail("usage", message) if message else None
+    return refuse(args, "usage", message) if message else None
 
 
 def _ids(args: argparse.Namespace) -> str | None:
@@ -48,7 +66,7 @@ def _ids(args: argparse.Namespace) -> str | None:
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.runner import run_conformance
 
-    if (problem := _manifest_problem(args.expectations) or _selection_problem(args)) is not None:
+    if (problem := _manifest_problem(args) or _selection_problem(args)) is not None:
         return problem
     return run_conformance(
         stdio_command=args.stdio_command,
@@ -86,7 +104,7 @@ def seconds(text: str) -> float:
 def cmd_check(args: argparse.Namespace) -> int:
     from conformance.check import run_check
 
-    if (problem := _manifest_problem(args.expectations)) is not None:
+    if (problem := _manifest_problem(args)) is not None:
         return problem
     return run_check(as_json=args.json, expectations=args.expectations)
 
@@ -134,11 +152,22 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
+    if (problem := foreign_output(args.output, "summary", _is_summary)) is not None:
+        return fail(OUTPUT_UNWRITABLE, problem)
     try:
         write_owner_only(Path(args.output), text)
     except OSError as exc:
-        return fail("output-unwritable", f"cannot write the summary to {args.output}: {exc.strerror or exc}")
+        return fail(OUTPUT_UNWRITABLE, f"cannot write the summary to {args.output}: {exc.strerror or exc}")
     return 0
+
+
+#: How each ``--format`` of ``summary`` begins: an existing ``--output`` is replaced only if it is one.
+_SUMMARY_HEADS: Final = (b"area ", b"| area |", b'{\n  "$schema": "https://recall-rebase.invalid/schemas/summary/',
+                         b"<!DOCTYPE html>")
+
+
+def _is_summary(head: bytes) -> bool:
+    return head.startswith(_SUMMARY_HEADS)
 
 
 def cmd_validate_report(args: argparse.Namespace) -> int:
@@ -173,7 +202,8 @@ def _add_privacy(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                          help="seconds a --stdio port may take per request (default 10; 0: none)")
     privacy.add_argument("--start-timeout", metavar="SECONDS", type=seconds, default=None,
                          help="seconds a --stdio port may take to start (default 30)")
-    privacy.set_defaults(handler=cmd_privacy, stdio_command=None)
+    privacy.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
+    privacy.set_defaults(handler=cmd_privacy)
 
 
 def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -205,13 +235,33 @@ def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
-    """``--id``/``--only``, ``--area``, ``--tag``: an intersection (see conformance.selection)."""
-    parser.add_argument("--id", dest="ids", metavar="IDS",
+    """``--id``/``--only``, ``--area``, ``--tag``: an intersection (see conformance.selection); each
+    repeatable, its values joined (``--area A --area B`` is ``--area A,B``)."""
+    parser.add_argument("--id", dest="ids", metavar="IDS", action=CommaJoined,
                         help="only these scenarios or rows, comma-separated, globs allowed "
-                        "(READER-021 selects every READER-021[case])")
-    parser.add_argument("--only", metavar="IDS", help="the same as --id")
-    parser.add_argument("--area", metavar="AREAS", help="only these areas, comma-separated (e.g. READER,TREE)")
-    parser.add_argument("--tag", metavar="TAGS", help="only scenarios with one of these Gherkin tags (no @)")
+                        "(READER-021 selects every READER-021[case]); repeatable")
+    parser.add_argument("--only", metavar="IDS", action=CommaJoined, help="the same as --id")
+    parser.add_argument("--area", metavar="AREAS", action=CommaJoined,
+                        help="only these areas, comma-separated (e.g. READER,TREE); repeatable")
+    parser.add_argument("--tag", metavar="TAGS", action=CommaJoined,
+                        help="only scenarios with one of these Gherkin tags (no @), comma-separated; repeatable")
+
+
+class _StdioOption(argparse.Action):
+    """``--stdio``: shown as ``--stdio -- PORT ...``; :func:`main` takes it and the command after
+    ``--`` off the line before argparse, so argparse meets it only without ``--``: refused."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=None,
+                         help="run the implementation PORT ... (every word after --) over the adapter protocol "
+                         "on its stdio, instead of the in-process one")
+
+    def format_usage(self) -> str:
+        return "--stdio -- PORT ..."
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        parser.error(STDIO_WITHOUT_SEPARATOR)
 
 
 def _positive(text: str) -> int:
@@ -237,7 +287,7 @@ def _add_parallel(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = OneLineParser(prog=prog, description="Run or check the conformance suite.")
+    parser: argparse.ArgumentParser = SingleValueParser(prog=prog, description="Run or check the conformance suite.")
     parser.add_argument("--version", action="version", version=f"recall-rebase conformance {__version__}")
     commands = parser.add_subparsers(dest="conformance_command", metavar="SUBCOMMAND", required=True)
     run = commands.add_parser(
@@ -268,7 +318,8 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      "fails the scenario with its AUDIT-NNN ids")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
     _add_parallel(run)
-    run.set_defaults(handler=cmd_run, stdio_command=None)
+    run.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
+    run.set_defaults(handler=cmd_run)
     check = commands.add_parser(
         "check", help="suite sanity: ids unique, fixtures resolve, schemas valid, fixtures as declared"
     )
@@ -294,12 +345,13 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
 def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase conformance") -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     stdio_command: list[str] | None = None
-    if "--stdio" in arguments and "--" in arguments and arguments[:1] in (["run"], ["privacy"]):
-        split = arguments.index("--")
+    split = arguments.index("--") if "--" in arguments else len(arguments)
+    if "--stdio" in arguments[:split] and split < len(arguments) and arguments[:1] in (["run"], ["privacy"]):
         stdio_command = arguments[split + 1 :]
         arguments = [a for a in arguments[:split] if a != "--stdio"]
         if not stdio_command:
-            return fail("usage", "--stdio -- needs the command that serves the adapter protocol")
+            return fail("usage", "--stdio -- needs the command that serves the adapter protocol",
+                        as_json=JSON_FLAG in arguments)
     parsed = parse_arguments(build_parser(prog), arguments)
     if isinstance(parsed, int):
         return parsed

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 import sys
-from typing import ClassVar, Final, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Final, NoReturn
 
 EXIT_BAD_INPUT: Final = 2
 EXIT_INTERRUPTED: Final = 130
@@ -27,6 +30,8 @@ class OneLineError(Exception):
 
 
 USAGE: Final = "usage"
+#: How much of an existing output file is read to see whether a command of ours wrote it.
+_OWN_HEAD_BYTES: Final = 4096
 JSON_FLAG: Final = "--json"
 
 
@@ -55,6 +60,75 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+class SingleValueParser(OneLineParser):
+    """A :class:`OneLineParser` that refuses an option of one value given twice (``--report a
+    --report b``), where argparse silently keeps the last: an option meant to be repeated says so
+    with ``action="append"``/``"extend"`` or :class:`CommaJoined`. Its sub-parsers are of this class too."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        if args is not None:
+            self._refuse_repeats(list(args))
+        return super().parse_known_args(args, namespace)
+
+    def _refuse_repeats(self, arguments: list[str]) -> None:
+        seen: set[str] = set()
+        for argument in arguments:
+            if argument == "--":
+                return
+            if not argument.startswith("-"):
+                continue
+            action = self._option_string_actions.get(argument.split("=", 1)[0])
+            if action is None or action.nargs == 0 or isinstance(action, _REPEATABLE_ACTIONS):
+                continue
+            if action.dest in seen:
+                self.error(f"{'/'.join(action.option_strings)} was given twice; it takes one value")
+            seen.add(action.dest)
+
+
+class CommaJoined(argparse.Action):
+    """A repeatable option of comma-separated values: ``--area A --area B`` is ``--area A,B``."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        previous = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{previous},{values}" if previous else values)
+
+
+#: The actions that accumulate their values (argparse's append, extend and count, and ours).
+_REPEATABLE_ACTIONS: Final = (argparse._AppendAction, argparse._AppendConstAction, argparse._CountAction, CommaJoined)
+
+
+def foreign_output(path: str, what: str, ours: Callable[[bytes], bool]) -> str | None:
+    """Why the command must not write its ``what`` at ``path`` (one line), or ``None``.
+
+    A path that is not there may be written. One that is there is replaced only when it is a
+    regular file (not a symlink, a folder, a FIFO or a device; a FIFO is never opened) whose first
+    bytes ``ours`` recognises as an earlier ``what``: a session, an index, a journal or any file of
+    the user's named by mistake is left as it was, byte for byte.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot write the {what} to {path}: {exc.strerror or exc}"
+    if stat.S_ISLNK(info.st_mode):
+        return f"cannot write the {what} to {path}: it is a symbolic link (name the file itself)"
+    if stat.S_ISDIR(info.st_mode):
+        return f"cannot write the {what} to {path}: it is a folder"
+    if not stat.S_ISREG(info.st_mode):
+        return f"cannot write the {what} to {path}: it is not a regular file"
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_OWN_HEAD_BYTES)
+    except OSError as exc:
+        return f"cannot write the {what} to {path}: {exc.strerror or exc}"
+    if not ours(head):
+        return f"cannot write the {what} to {path}: that file is not a {what}, and is left as it was"
+    return None
 
 
 def parse_arguments(parser: argparse.ArgumentParser, arguments: list[str],

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.audit.checks import CHECKS, CHECKS_BY_ID
-from conformance.audit.engine import AuditResult
+from conformance.audit.engine import FINDINGS_SCHEMA, AuditResult
 from conformance.audit.inputs import AUDIT_INPUT, AuditInputs
 from conformance.commandline import OneLineError
 from conformance.outputs import write_owner_only
@@ -70,6 +70,11 @@ def render_text(result: AuditResult, inputs: AuditInputs) -> str:
         f"{_count(len(result.findings), 'check')} with findings ({_count(rows, 'row')})"
     lines.append(f"{len(CHECKS)} checks: {verdict}")
     return "\n".join(lines) + "\n"
+
+
+def is_audit_report(head: bytes) -> bool:
+    """Whether a file beginning with ``head`` is an audit report :func:`write_report` wrote."""
+    return head.startswith(b'{\n  "schema": "' + FINDINGS_SCHEMA.encode() + b'"')
 
 
 def write_report(path: Path, document: dict[str, Any]) -> None:

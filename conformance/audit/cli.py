@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from conformance.audit.progress_bar import audit_progress
-from conformance.commandline import OneLineError, OneLineParser, fail, parse_arguments, run_handler
+from conformance.commandline import (
+    OneLineError,
+    SingleValueParser,
+    UsageError,
+    fail,
+    foreign_output,
+    parse_arguments,
+    run_handler,
+)
+from conformance.outputs import OUTPUT_UNWRITABLE
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -56,6 +65,11 @@ def _inputs(args: argparse.Namespace, mapping: ProjectionMapping) -> AuditInputs
     return AuditInputs.of(folders, index)
 
 
+def refuse(args: argparse.Namespace, error: OneLineError) -> int:
+    """One line on stderr, exit 2; with the command's ``--json`` also ``{"code", "message"}`` on stdout."""
+    return fail(error.code, error.message, as_json=bool(getattr(args, "json", False)))
+
+
 def _loaded_then(args: argparse.Namespace, work: Callable[[DuckDBPyConnection], int]) -> int:
     """Load the inputs the options name into an offline DuckDB, then ``work(connection)``; every
     refusal of the inputs, the mapping or the query is one line and exit 2."""
@@ -66,17 +80,18 @@ def _loaded_then(args: argparse.Namespace, work: Callable[[DuckDBPyConnection], 
         with loaded(_inputs(args, mapping), mapping, memory_limit=args.memory_limit) as connection:
             return work(connection)
     except OneLineError as error:  # an input, the mapping, the index or the query refused
-        return fail(error.code, error.message)
+        return refuse(args, error)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the checks; print what disagrees (or the JSON document); exit 0 clean, 1 with findings."""
-    from conformance.audit.check_output import render_text, selected_checks, write_report
+    from conformance.audit.check_output import is_audit_report, render_text, selected_checks, write_report
     from conformance.audit.engine import run_audit
-    from conformance.outputs import OUTPUT_UNWRITABLE, unwritable
+    from conformance.outputs import unwritable
 
-    if args.report and (problem := unwritable(args.report, "audit report")) is not None:
-        return fail(OUTPUT_UNWRITABLE, problem)
+    if args.report and (problem := foreign_output(args.report, "audit report", is_audit_report)
+                        or unwritable(args.report, "audit report")) is not None:
+        return fail(OUTPUT_UNWRITABLE, problem, as_json=args.json)
     try:
         only = selected_checks(args.check or ())
         mapping = _mapping(args)
@@ -85,7 +100,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             result = run_audit(inputs, mapping, samples=args.samples, show_content=args.show_content,
                                memory_limit=args.memory_limit, only=only, progress=advance)
     except OneLineError as error:
-        return fail(error.code, error.message)
+        return refuse(args, error)
     document = result.to_json()
     if args.report:
         write_report(Path(args.report), document)
@@ -96,11 +111,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if result.clean else EXIT_FINDINGS
 
 
+def _query(args: argparse.Namespace) -> str:
+    """``audit sql``'s QUERY. ``--sessions DIR...`` takes every word after it, so a query written
+    after the folders (``--sessions DIR "SELECT 1"``) is the last of those words."""
+    if args.query is None and args.sessions and len(args.sessions) > 1:
+        args.query = args.sessions.pop()
+    if args.query is None:
+        raise UsageError(f"the following arguments are required: QUERY (see {args.prog} --help)")
+    return str(args.query)
+
+
 def cmd_sql(args: argparse.Namespace) -> int:
     from conformance.audit.queries import OutputFormat, run_query
 
+    try:
+        query = _query(args)
+    except UsageError as error:
+        return refuse(args, error)
+
     def answer(connection: DuckDBPyConnection) -> int:
-        sys.stdout.write(run_query(connection, args.query, OutputFormat(args.format)))
+        sys.stdout.write(run_query(connection, query, OutputFormat(args.format)))
         return 0
 
     return _loaded_then(args, answer)
@@ -124,8 +154,16 @@ def cmd_views(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from conformance.audit.queries import export_parquet
 
+    folder = args.parquet
+    if os.path.lexists(folder) and (os.path.islink(folder) or not os.path.isdir(folder)):
+        return fail(OUTPUT_UNWRITABLE, f"cannot write the Parquet files to {folder}: it is not a folder")
+
     def export(connection: DuckDBPyConnection) -> int:
-        for path in export_parquet(connection, Path(args.parquet)):
+        try:
+            written = export_parquet(connection, Path(folder))
+        except OSError as exc:
+            return fail(OUTPUT_UNWRITABLE, f"cannot write the Parquet files to {folder}: {exc.strerror or exc}")
+        for path in written:
             print(path)
         return 0
 
@@ -141,8 +179,9 @@ def _positive(text: str) -> int:
 
 def _add_inputs(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--sessions", nargs="+", metavar="DIR",
-                       help="folders of Pi session files (*.jsonl); their .ds4-rebase/operations journals too")
+    where.add_argument("--sessions", nargs="+", action="extend", metavar="DIR",
+                       help="folders of Pi session files (*.jsonl); their .ds4-rebase/operations journals too "
+                       "(repeatable: every folder named is read)")
     where.add_argument("--project", metavar="CWD",
                        help="the project whose sessions Pi keeps in <agent dir>/sessions/--<cwd>-- "
                        "(PI_CODING_AGENT_DIR, else ~/.pi/agent; PI_CODING_AGENT_SESSION_DIR replaces the folder)")
@@ -156,7 +195,7 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = "recall-rebase audit") -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = OneLineParser(prog=prog, description="Hold the projections and journals against the "
+    parser: argparse.ArgumentParser = SingleValueParser(prog=prog, description="Hold the projections and journals against the "
                                      "canonical JSONL, read again from the bytes by DuckDB.")
     commands = parser.add_subparsers(dest="audit_command", metavar="SUBCOMMAND", required=True)
     check = commands.add_parser("check", help="run every check (the default: recall-rebase audit --sessions DIR)",
@@ -175,10 +214,11 @@ def build_parser(prog: str = "recall-rebase audit") -> argparse.ArgumentParser:
     sql = commands.add_parser("sql", help="run a query over the named views (docs/audit.md)",
                               description="Run one DuckDB query over jsonl_*, proj_* and journals; it can read "
                               "nothing else and write nothing.")
-    sql.add_argument("query", metavar="QUERY")
+    sql.add_argument("query", metavar="QUERY", nargs="?",
+                     help="one DuckDB query; written after --sessions DIR..., it is the last word")
     sql.add_argument("--format", choices=["table", "json", "csv"], default="table")
     _add_inputs(sql)
-    sql.set_defaults(handler=cmd_sql)
+    sql.set_defaults(handler=cmd_sql, prog=sql.prog)
     views = commands.add_parser("views", help="list the views and their columns")
     views.add_argument("--json", action="store_true")
     _add_inputs(views)

@@ -46,6 +46,8 @@ class ProjectionMapping:
 
 def load_mapping(path: Path) -> ProjectionMapping:
     """Read and validate a mapping file."""
+    if path.exists() and not path.is_file():  # a folder, a FIFO (never opened: it would block) or a device
+        raise MappingError(f"{path}: cannot read the mapping: not a regular file")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
