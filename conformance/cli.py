@@ -22,11 +22,10 @@ from conformance.commandline import (
     CommaJoined,
     SingleValueParser,
     fail,
-    foreign_output,
     parse_arguments,
     run_handler,
 )
-from conformance.outputs import OUTPUT_UNWRITABLE
+from conformance.outputs import OUTPUT_UNWRITABLE, OutputKind, unwritable
 
 #: What ``--stdio`` without ``--`` is told (the port's command comes after ``--``, whole).
 STDIO_WITHOUT_SEPARATOR: Final = "--stdio takes the port's command after --: --stdio -- ./port"
@@ -152,7 +151,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
-    if (problem := foreign_output(args.output, "summary", _is_summary)) is not None:
+    if (problem := unwritable(args.output, OutputKind("summary", _is_summary))) is not None:
         return fail(OUTPUT_UNWRITABLE, problem)
     try:
         write_owner_only(Path(args.output), text)

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar, Final, NoReturn
 
 EXIT_BAD_INPUT: Final = 2
@@ -30,8 +28,6 @@ class OneLineError(Exception):
 
 
 USAGE: Final = "usage"
-#: How much of an existing output file is read to see whether a command of ours wrote it.
-_OWN_HEAD_BYTES: Final = 4096
 JSON_FLAG: Final = "--json"
 
 
@@ -99,36 +95,6 @@ class CommaJoined(argparse.Action):
 
 #: The actions that accumulate their values (argparse's append, extend and count, and ours).
 _REPEATABLE_ACTIONS: Final = (argparse._AppendAction, argparse._AppendConstAction, argparse._CountAction, CommaJoined)
-
-
-def foreign_output(path: str, what: str, ours: Callable[[bytes], bool]) -> str | None:
-    """Why the command must not write its ``what`` at ``path`` (one line), or ``None``.
-
-    A path that is not there may be written. One that is there is replaced only when it is a
-    regular file (not a symlink, a folder, a FIFO or a device; a FIFO is never opened) whose first
-    bytes ``ours`` recognises as an earlier ``what``: a session, an index, a journal or any file of
-    the user's named by mistake is left as it was, byte for byte.
-    """
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"cannot write the {what} to {path}: {exc.strerror or exc}"
-    if stat.S_ISLNK(info.st_mode):
-        return f"cannot write the {what} to {path}: it is a symbolic link (name the file itself)"
-    if stat.S_ISDIR(info.st_mode):
-        return f"cannot write the {what} to {path}: it is a folder"
-    if not stat.S_ISREG(info.st_mode):
-        return f"cannot write the {what} to {path}: it is not a regular file"
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_OWN_HEAD_BYTES)
-    except OSError as exc:
-        return f"cannot write the {what} to {path}: {exc.strerror or exc}"
-    if not ours(head):
-        return f"cannot write the {what} to {path}: that file is not a {what}, and is left as it was"
-    return None
 
 
 def parse_arguments(parser: argparse.ArgumentParser, arguments: list[str],

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
-from conformance import schemas
+from conformance import named_inputs, schemas
 
 MANIFEST_SCHEMA: Final = "expectations/v1/manifest.schema.json"
 INVALID: Final = "expectations-invalid"
@@ -128,7 +128,7 @@ def parse_manifest(data: dict[str, Any], *, where: str) -> Manifest:
 def load_manifest(path: Path) -> Manifest:
     """Read and validate one manifest file; every problem is a :class:`ManifestError`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = named_inputs.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from conformance import schemas
+from conformance import named_inputs, schemas
 from conformance.commandline import OneLineError
 from conformance.judging import is_conformant
 from conformance.outputs import write_owner_only
@@ -218,7 +218,7 @@ def _why_unreadable(exc: OSError | UnicodeDecodeError) -> str:
 def read_report(path: Path) -> Report:
     """The report at ``path``, checked (see :func:`examine`)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = named_inputs.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"cannot read the report {path}: {_why_unreadable(exc)}") from None
     return parse_lines(text, str(path))
@@ -227,7 +227,7 @@ def read_report(path: Path) -> Report:
 def examine_file(path: Path) -> tuple[Report | None, list[Problem]]:
     """:func:`examine` of the file at ``path``; a file that cannot be read is one problem."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = named_inputs.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(0, f"cannot be read: {_why_unreadable(exc)}")]
     return examine(text)

@@ -90,7 +90,8 @@ def run_conformance(
     audit: bool = False,
 ) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
-    problem = outputs.first_unwritable({"report": report, "JUnit XML": junitxml, "Cucumber JSON": cucumber_json})
+    problem = outputs.first_unwritable({outputs.REPORT: report, outputs.JUNIT_XML: junitxml,
+                                        outputs.CUCUMBER_JSON: cucumber_json})
     if problem is not None:
         print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
         return EXIT_USAGE

@@ -21,7 +21,6 @@ from conformance.commandline import (
     SingleValueParser,
     UsageError,
     fail,
-    foreign_output,
     parse_arguments,
     run_handler,
 )
@@ -87,10 +86,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Run the checks; print what disagrees (or the JSON document); exit 0 clean, 1 with findings."""
     from conformance.audit.check_output import is_audit_report, render_text, selected_checks, write_report
     from conformance.audit.engine import run_audit
-    from conformance.outputs import unwritable
+    from conformance.outputs import OutputKind, unwritable
 
-    if args.report and (problem := foreign_output(args.report, "audit report", is_audit_report)
-                        or unwritable(args.report, "audit report")) is not None:
+    if args.report and (problem := unwritable(args.report, OutputKind("audit report", is_audit_report))) is not None:
         return fail(OUTPUT_UNWRITABLE, problem, as_json=args.json)
     try:
         only = selected_checks(args.check or ())

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from conformance import schemas
+from conformance import named_inputs, schemas
 from conformance.audit.views import MAPPED_VIEWS, AuditView
 from conformance.commandline import OneLineError
 
@@ -46,12 +46,10 @@ class ProjectionMapping:
 
 def load_mapping(path: Path) -> ProjectionMapping:
     """Read and validate a mapping file."""
-    if path.exists() and not path.is_file():  # a folder, a FIFO (never opened: it would block) or a device
-        raise MappingError(f"{path}: cannot read the mapping: not a regular file")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = named_inputs.read_text(path)  # a folder, a FIFO or a device is refused, never waited on
     except (OSError, UnicodeDecodeError) as exc:
-        raise MappingError(f"{path}: cannot read the mapping: {exc}") from None
+        raise MappingError(f"{path}: cannot read the mapping: {getattr(exc, 'strerror', None) or exc}") from None
     return parse_mapping(text, str(path))
 
 

@@ -11,13 +11,13 @@ import argparse
 import errno
 import os
 import sqlite3
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 from reference.cli.output import EXIT_UNAVAILABLE, fail
 from reference.cli.refusals import printable, recall_option_refusal, scope_mismatch_hint, session_refusal
+from reference.cli.situation import index_problem, session_problem, situation_hints
 from reference.primitives.codes import Code
 from reference.primitives.textunits import encodes_as_utf8
 
@@ -132,84 +132,6 @@ def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_p
 
 def _project(args: argparse.Namespace) -> str:
     return os.path.abspath(args.cwd or os.getcwd())
-
-
-def session_problem(path: str) -> str | None:
-    """What the session path is when it cannot be read as a version 3 session, or None."""
-    from reference.pi.reader import read_header_line
-    from reference.pi.session import first_line_problem
-
-    if not encodes_as_utf8(path):
-        return f"the session path {printable(path)} is not UTF-8: Pi cannot open it either (rename the file)"
-    if not os.path.lexists(path):
-        return f"there is no session file at {printable(path)}"
-    if not os.path.isfile(path):
-        return f"{printable(path)} is not a regular file"
-    try:
-        version = read_header_line(path).get("version", 1)
-    except (OSError, ValueError, RecursionError):
-        why = first_line_problem(path) or "is not a session header"
-        return f"{printable(path)} is not a Pi session file: its first line {why}"
-    if version != 3:
-        return (f"{printable(path)} is a legacy version {version} session: Pi rewrites it to version 3 when it "
-                "opens it; open it once in Pi 0.84.3, this tool never rewrites it")
-    return None
-
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def index_problem(path: str) -> str | None:
-    """Why an index path cannot hold the index, in words, or None when nothing is seen wrong."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return None  # created on first use
-    except OSError as exc:
-        return f"the index {printable(path)} cannot be reached ({exc.strerror})"
-    if stat.S_ISDIR(info.st_mode):
-        return f"the index {printable(path)} is a folder, not an SQLite file"
-    if not stat.S_ISREG(info.st_mode):
-        return f"the index {printable(path)} is not a regular file"
-    try:
-        with open(path, "rb") as stream:
-            head = stream.read(len(SQLITE_MAGIC))
-    except OSError as exc:
-        return f"the index {printable(path)} cannot be read ({exc.strerror})"
-    if head and head != SQLITE_MAGIC:
-        return f"the index {printable(path)} is not an SQLite database (move it away or pass another --index)"
-    if not os.access(path, os.W_OK):
-        return f"the index {printable(path)} is read-only"
-    return None
-
-
-def situation_hints(session: str, index: str | None) -> dict[str, str]:
-    """Hints that depend on the files named: what the session is, why the index cannot be used."""
-    hints: dict[str, str] = {}
-    problem = session_problem(os.path.abspath(session))
-    if problem is not None:
-        hints.update({"ephemeral-session": problem, "history-unavailable": problem,
-                      "index-not-yet-synchronized": problem})
-    index_issue = (index_problem(index) or _open_error(index)) if index else None
-    if index_issue is not None:
-        hints["runtime-unavailable"] = index_issue
-    return hints
-
-
-def _open_error(path: str) -> str | None:
-    """What SQLite says when it reads the index read-only (a damaged file with a valid header)."""
-    try:
-        uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
-        conn = sqlite3.connect(uri, uri=True)
-        try:
-            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return f"the index {printable(path)} cannot be opened ({exc}; move it away or pass another --index)"
-    except (ValueError, UnicodeError):
-        return None
-    return None
 
 
 HINTS = {

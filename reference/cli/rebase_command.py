@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reference.cli.history_command import add_trust_arguments, session_problem, trust_argv
+from reference.cli.history_command import add_trust_arguments, trust_argv
 from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE
 from reference.cli.refusals import (
     FIND_A_LEAF,
@@ -24,6 +24,7 @@ from reference.cli.refusals import (
     scope_mismatch_hint,
     session_refusal,
 )
+from reference.cli.situation import session_problem
 
 __all__ = ["EXIT_RECOVERABLE", "EXIT_UNAVAILABLE"]
 

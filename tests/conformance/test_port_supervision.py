@@ -117,12 +117,39 @@ def test_an_unwritable_output_path_is_one_line_and_exit_2_before_any_scenario(tm
 
 
 def test_a_writable_report_path_is_left_as_it_was_by_the_check(tmp_path: Path) -> None:
-    from conformance.outputs import unwritable
+    from conformance.outputs import REPORT, unwritable
 
     fresh, kept = tmp_path / "new" / "report.ndjson", tmp_path / "kept.ndjson"
-    kept.write_text("old", encoding="utf-8")
-    assert unwritable(str(fresh), "report") is None and not fresh.exists()
-    assert unwritable(str(kept), "report") is None and kept.read_text(encoding="utf-8") == "old"
+    earlier = '{"type": "header", "suite_version": "old"}\n'
+    kept.write_text(earlier, encoding="utf-8")
+    assert unwritable(str(fresh), REPORT) is None and not fresh.exists()
+    assert unwritable(str(kept), REPORT) is None and kept.read_text(encoding="utf-8") == earlier
+
+
+@pytest.mark.parametrize("kind", ["REPORT", "JUNIT_XML", "CUCUMBER_JSON"])
+@pytest.mark.parametrize("text", ["old", '{"type":"session","version":3,"id":"x"}\n', "[1, 2]", "<?xml?><a/>"])
+def test_a_file_that_is_no_earlier_output_is_refused_and_kept(tmp_path: Path, kind: str, text: str) -> None:
+    """Issue 23: `--report S.jsonl` wrote the report over the user's session."""
+    from conformance import outputs
+
+    kept = tmp_path / "kept"
+    kept.write_text(text, encoding="utf-8")
+    problem = outputs.unwritable(str(kept), getattr(outputs, kind))
+    assert problem is not None and "left as it was" in problem
+    assert kept.read_text(encoding="utf-8") == text
+
+
+def test_each_output_kind_recognises_what_the_run_writes(tmp_path: Path) -> None:
+    from conformance import outputs
+
+    paths = {kind: tmp_path / name for kind, name in
+             ((outputs.REPORT, "r.ndjson"), (outputs.JUNIT_XML, "j.xml"), (outputs.CUCUMBER_JSON, "c.json"))}
+    done = subprocess.run([*RUNNER, "--area", "TOOLX", "--report", str(paths[outputs.REPORT]),
+                           "--junitxml", str(paths[outputs.JUNIT_XML]), "--cucumber-json",
+                           str(paths[outputs.CUCUMBER_JSON])], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    for kind, path in paths.items():
+        assert path.stat().st_size > 0 and outputs.unwritable(str(path), kind) is None, kind.what  # a second run replaces the first's
 
 
 def test_an_in_process_adapter_that_raises_makes_one_crash_row(tmp_path: Path) -> None:
