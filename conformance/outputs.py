@@ -87,7 +87,8 @@ def unwritable(path: str, kind: OutputKind) -> str | None:
     target = Path(path)
     existed = target.exists()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        with private_umask():  # a missing parent made here is owner-only, as the file will be
+            target.parent.mkdir(parents=True, exist_ok=True)
         with target.open("a", encoding="utf-8"):
             pass
     except OSError as exc:
@@ -107,9 +108,10 @@ def first_unwritable(paths: dict[OutputKind, str | None]) -> str | None:
 
 @contextmanager
 def owner_only(path: Path) -> Iterator[IO[bytes]]:
-    """``path`` opened for writing from scratch; a new file is created 0600 (owner-only), so no
-    other user can read what a port said, and an existing file keeps its mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """``path`` opened for writing from scratch; a new file is created 0600 and a missing folder
+    0700 (owner-only), so no other user can read what a port said; an existing file keeps its mode."""
+    with private_umask():  # missing parents are made 0700
+        path.parent.mkdir(parents=True, exist_ok=True)
     with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
         yield handle
 

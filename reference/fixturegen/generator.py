@@ -18,13 +18,14 @@ from reference.fixturegen.line_writer import LineWriter
 from reference.fixturegen.naming import BASE_CLOCK_MS, iso, session_file_name, uuid7
 from reference.fixturegen.options import GeneratedSession, GenOptions, ProgressCallback
 from reference.fixturegen.session import SessionBuilder
+from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
 
 
 def generate(
     out_dir: Path, options: GenOptions, on_progress: ProgressCallback | None = None
 ) -> list[GeneratedSession]:
     """Write ``options.sessions`` files into ``out_dir``; same options, same bytes."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(out_dir)
     rng = random.Random(options.seed)
     start = BASE_CLOCK_MS
     results: list[GeneratedSession] = []
@@ -32,6 +33,7 @@ def generate(
         session_rng = random.Random(rng.getrandbits(64))
         session_id = uuid7(session_rng, start)
         path = out_dir / session_file_name(iso(start), session_id)
+        create_owner_only(path)  # 0600, as every file the project creates (decision D6)
         with path.open("wb") as fh:
             session = SessionBuilder(
                 session_rng, options, LineWriter(fh, options.crlf, path, on_progress), start, session_id

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from reference.fixturegen.privacy_families import ALNUM, FAMILIES, LOWER_HEX, FakeSecret, pick
+from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
 
 SEED: Final = 1101
 INSTANCES: Final = 3
@@ -188,10 +189,11 @@ def labels_bytes(labels: dict[str, Any]) -> bytes:
 def write_corpus(out: Path, seed: int = SEED) -> list[Path]:
     """Write the session and its labels into ``out``; the paths written."""
     data, labels = build_corpus(seed)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(out)
     session, label_path = out / SESSION_FILE, out / LABELS_FILE
-    session.write_bytes(data)
-    label_path.write_bytes(labels_bytes(labels))
+    for path, content in ((session, data), (label_path, labels_bytes(labels))):
+        create_owner_only(path)  # 0600, as every file the project creates (decision D6)
+        path.write_bytes(content)
     return [session, label_path]
 
 

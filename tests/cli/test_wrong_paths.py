@@ -15,7 +15,8 @@ and checks that: every path that was there keeps its name, type, mode and bytes 
 project's own index folder may change); new paths appear only in folders the project owns (the
 agent dir, HOME, the sessions folder, ``.pi``), under the rebase's own names, or at the path the
 command was told to write (and its missing parents) — never a ``-wal``, ``-shm`` or ``*.corrupt``
-beside a foreign file; the exit code is one the command documents (docs/errors.md, "Exit codes";
+beside a foreign file; every new file is owner-only (0600) and every new folder 0700, as
+decision D6 says of all the project creates; the exit code is one the command documents (docs/errors.md, "Exit codes";
 docs/INTERPRETING.md); a refusal (exit 2) is exactly one line ``recall-rebase: <code>: …``; no
 output holds a ``Traceback``. The cells run as child processes, several at once
 (``WRONG_PATH_WORKERS``, default 3), started by one fixture for the cells pytest selected; each

@@ -206,6 +206,8 @@ def changes(root: Path, before: dict[str, Entry], after: dict[str, Entry], targe
         if relative_target and relative_target not in before and relative_target.startswith(path + "/"):
             continue  # a missing parent of the path it was told to write, made for it
         problems.append(f"new: {path}")
+    problems += [f"not owner-only: {path} ({after[path].mode:o})" for path in sorted(set(after) - set(before))
+                 if after[path].kind in ("file", "dir") and after[path].mode & 0o077]
     return problems
 
 
