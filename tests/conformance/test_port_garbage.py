@@ -1,0 +1,66 @@
+"""A port's garbage never spoils a run (issue 23): each way of breaking the protocol fails only the
+rows it touches, with a readable reason, and the report, JUnit XML and Cucumber JSON are written
+and valid, in bounded time, with no process left behind.
+
+The port is :mod:`chaos.chaos_port` (the reference served from this process over a Unix socket),
+breaking the answer to the run's first ``json.canonicalize`` request in one way per test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chaos.chaos_port import KINDS
+from chaos.invariants import run_against
+from chaos.reference_server import ReferenceServer, Schedule, first_of, reference_server
+from testkit.ports import kill_recorded
+
+ROWS = "PRIM-001*"  # 17 rows, one json.canonicalize request each
+TIMEOUT = "2"  # seconds per request: the hangs cost this much
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ReferenceServer]:
+    with reference_server() as served:
+        yield served
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "port"
+    folder.mkdir()
+    yield folder
+    kill_recorded(folder)
+
+
+def test_a_lone_surrogate_in_an_answer_fails_its_row_and_is_shown_escaped(server: ReferenceServer, tmp_path: Path,
+                                                                          state: Path) -> None:
+    server.schedule = Schedule(first_of("json.canonicalize", "lone-surrogate-escape"))
+    run = run_against(server.port_command(state), tmp_path / "run", state, "--id", "PRIM-001[lone-surrogate]")
+    assert run.problems == (), run.problems
+    assert run.code == 1
+    row = run.rows["PRIM-001[lone-surrogate]"]
+    assert row["status"] == "FAIL"
+    assert row["actual"] == "x\\ud800y"  # what the port sent, its lone surrogate written as an escape
+    assert "PRIM-001[lone-surrogate]" in run.output and "FAIL" in run.output  # the summary was printed
+
+
+@pytest.mark.parametrize("kind", sorted(set(KINDS) - {"clean"}))
+def test_a_broken_answer_costs_only_the_rows_it_touches(server: ReferenceServer, tmp_path: Path, state: Path,
+                                                        kind: str) -> None:
+    server.schedule = Schedule(first_of("json.canonicalize", kind))
+    run = run_against(server.port_command(state), tmp_path / "run", state, "--id", ROWS, "--timeout", TIMEOUT)
+    assert run.problems == (), run.problems
+    assert len(run.rows) == 17
+    broken = {row_id: row for row_id, row in run.rows.items() if row["status"] != "PASS"}
+    _, spoils_next = KINDS[kind]
+    if kind in ("delay", "stderr-flood"):  # in sync and right: nothing to fail
+        assert broken == {}
+        return
+    assert 1 <= len(broken) <= (2 if spoils_next else 1), broken
+    for row in broken.values():
+        assert row["status"] in ("FAIL", "CRASH", "TIMEOUT")
+        assert row["message"].strip() and "Traceback" not in row["message"]
+    assert run.seconds < 60
