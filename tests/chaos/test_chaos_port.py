@@ -25,10 +25,13 @@ from chaos.reference_server import Answered, ReferenceServer, Schedule, referenc
 
 ROWS = "PRIM-001*"
 FEATURE = REPO_ROOT / "features" / "primitives" / "primitives.feature"
-#: A kind that costs a request timeout (or a flood) is drawn a tenth as often as the cheap ones.
+#: A kind that costs a request timeout (or a flood) is drawn a tenth as often as the cheap ones, a
+#: clean answer about one time in six; the simplest schedule Hypothesis draws (index 0) is all
+#: lone surrogates, the bug of issue 23.
 COSTLY = frozenset({"hang", "torn-hang", "linger", "stdout-flood", "big-line", "stderr-flood"})
-#: Clean first: Hypothesis's first (simplest) schedule is a clean run, the reference's own verdicts.
-DRAWN = ["clean"] * 60 + [kind for kind in sorted(set(KINDS) - {"clean"}) for _ in range(1 if kind in COSTLY else 10)]
+FIRST = "lone-surrogate-escape"
+DRAWN = [FIRST, *["clean"] * 40, *[kind for kind in sorted(set(KINDS) - {"clean"})
+                                   for _ in range(1 if kind in COSTLY else 10 if kind != FIRST else 9)]]
 #: The kinds that leave the row's verdict as the reference's (in sync, the right answer).
 HARMLESS = frozenset({"clean", "delay", "stderr-flood"})
 

@@ -11,11 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import json
+
 import pytest
 from chaos.chaos_port import KINDS
 from chaos.invariants import run_against
 from chaos.reference_server import ReferenceServer, Schedule, first_of, reference_server
 from testkit.ports import kill_recorded
+
+from conformance import reports
+from conformance.untrusted_text import for_json
 
 ROWS = "PRIM-001*"  # 17 rows, one json.canonicalize request each
 TIMEOUT = "2"  # seconds per request: the hangs cost this much
@@ -33,6 +38,24 @@ def state(tmp_path: Path) -> Iterator[Path]:
     folder.mkdir()
     yield folder
     kill_recorded(folder)
+
+
+def test_for_json_writes_a_lone_surrogate_as_visible_text_and_keeps_the_rest() -> None:
+    text = for_json({"actual": "x\ud800y", "\udfff": ["é", "\U0001f600", "\\ud800"]})
+    text.encode("utf-8")  # a file can hold it
+    assert json.loads(text) == {"actual": "x\\ud800y", "\\udfff": ["é", "\U0001f600", "\\ud800"]}
+
+
+def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_valid(tmp_path: Path) -> None:
+    row = {"id": "PRIM-001[x]", "feature": "f.feature", "title": "t\udc00", "status": "FAIL",
+           "message": "m\ud800", "duration_ms": 1.0, "actual": ["\ud800"], "expected": ["\\ud800"]}
+    header = {"type": "header", "suite_version": "0", "protocol_version": 1,
+              "implementation": {"name": "p\ud800", "version": "0", "language": "x"},
+              "run_info": {"os": "Linux", "python": "3.11", "adapter": "stdio"}, "started": "2026-12-04T00:00:00Z"}
+    path = tmp_path / "report.ndjson"
+    reports.write_report(path, reports.Report(header, [row], reports.summary_line([row])))
+    read = reports.read_report(path)
+    assert read.results[0]["actual"] == ["\\ud800"] and read.implementation["name"] == "p\\ud800"
 
 
 def test_a_lone_surrogate_in_an_answer_fails_its_row_and_is_shown_escaped(server: ReferenceServer, tmp_path: Path,
