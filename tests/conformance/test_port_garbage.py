@@ -8,10 +8,9 @@ breaking the answer to the run's first ``json.canonicalize`` request in one way 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
-
-import json
 
 import pytest
 from chaos.chaos_port import KINDS
