@@ -9,6 +9,7 @@ breaking the answer to the run's first ``json.canonicalize`` request in one way 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from chaos.invariants import run_against
 from chaos.reference_server import ReferenceServer, Schedule, first_of, reference_server
 from testkit.ports import kill_recorded
 
-from conformance import reports
+from conformance import portpipe, reports
 from conformance.untrusted_text import for_json
 
 ROWS = "PRIM-001*"  # 17 rows, one json.canonicalize request each
@@ -86,3 +87,26 @@ def test_a_broken_answer_costs_only_the_rows_it_touches(server: ReferenceServer,
         assert row["status"] in ("FAIL", "CRASH", "TIMEOUT")
         assert row["message"].strip() and "Traceback" not in row["message"]
     assert run.seconds < 60
+
+
+def test_a_stdout_line_past_the_limit_is_refused_without_being_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(portpipe, "MAX_LINE_CHARS", 1000)
+    flood = "import sys, time; sys.stdout.write('x' * 50_000); sys.stdout.flush(); time.sleep(30)"
+    pipe = portpipe.PortPipe([sys.executable, "-c", flood], None)
+    try:
+        with pytest.raises(portpipe.LineTooLong):
+            pipe.next_line(timeout=20)
+    finally:
+        pipe.kill()
+
+
+def test_a_stderr_flood_of_one_endless_line_is_kept_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(portpipe, "STDERR_PIECE_CHARS", 100)
+    flood = "import sys; sys.stderr.write('e' * 200_000); sys.stderr.flush()"
+    pipe = portpipe.PortPipe([sys.executable, "-c", flood], None)
+    try:
+        assert pipe.next_line(timeout=20) is None  # its stdout ends
+        pipe.wait(timeout=20)
+    finally:
+        pipe.kill()
+    assert 0 < len(pipe.stderr_tail(lines=portpipe.STDERR_KEPT)) <= portpipe.STDERR_KEPT * 100
