@@ -1,7 +1,7 @@
 """How many runs (Hypothesis examples) the chaos campaign makes per profile.
 
 A run is ``conformance run`` over the 17 rows of PRIM-001 against a chaos port; each of its 17
-answers is broken in one way or left clean, so a run exercises about 14 port behaviours.
+answers is broken in one way or left clean, so a run exercises about 13.5 port behaviours.
 ``tox -e chaos`` raises ``CHAOS_RUNS`` to run past 10,000 behaviours; the ``ci`` profile (the
 ``tests`` environment) makes a few runs, a few dozen behaviours, in under a minute.
 """
