@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.outputs import write_owner_only
+from conformance.untrusted_text import for_json
 
 
 def merge_features(documents: Iterable[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -41,4 +42,4 @@ def read_features(path: Path) -> list[dict[str, Any]]:
 def write_merged(paths: Iterable[Path], target: Path) -> None:
     """The merge of the workers' files at ``paths``, written to ``target``."""
     merged = merge_features(read_features(path) for path in paths)
-    write_owner_only(target, json.dumps(merged, ensure_ascii=False))
+    write_owner_only(target, for_json(merged))  # a step's error text may hold the port's lone surrogates

@@ -21,11 +21,26 @@ from conformance.faults import PORT_START_FAILED, PortStartFailed
 
 STDERR_KEPT: Final = 200
 STDERR_SHOWN: Final = 20
+#: A stderr line is kept in pieces of at most this many characters (a flood of one endless line too).
+STDERR_PIECE_CHARS: Final = 4096
 DRAIN_SECONDS: Final = 1.0
+#: The longest stdout line the harness reads (characters); a longer one is a desync, never held whole.
+MAX_LINE_CHARS: Final = 64 * 1024 * 1024
 
 
 class LineTimeout(Exception):
     """No stdout line arrived in time."""
+
+
+class LineTooLong(Exception):
+    """A stdout line longer than :data:`MAX_LINE_CHARS`: the port floods, the rest is not read."""
+
+    def __str__(self) -> str:
+        return f"a stdout line longer than {MAX_LINE_CHARS // (1024 * 1024)} MiB"
+
+
+#: What the stdout reader hands over: a line, the end of file (None), or an overlong line.
+_Read = str | None | LineTooLong
 
 
 class PortPipe:
@@ -42,7 +57,7 @@ class PortPipe:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise PortStartFailed(PORT_START_FAILED, f"cannot start {command[0]!r}: {reason}") from None
         procgroup.remember(self.process)
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lines: queue.Queue[_Read] = queue.Queue()
         self._outbox: queue.Queue[str | None] = queue.Queue()
         self._stderr: list[str] = []
         self._threads = [
@@ -58,7 +73,10 @@ class PortPipe:
         stream = self.process.stdout
         assert stream is not None
         try:
-            for line in stream:
+            while line := stream.readline(MAX_LINE_CHARS + 1):
+                if len(line) > MAX_LINE_CHARS:
+                    self._lines.put(LineTooLong())  # and read no further: the port is killed for it
+                    return
                 self._lines.put(line)
         except (OSError, ValueError):
             pass
@@ -80,8 +98,8 @@ class PortPipe:
         stream = self.process.stderr
         assert stream is not None
         try:
-            for line in stream:
-                self._stderr.append(line)
+            while piece := stream.readline(STDERR_PIECE_CHARS):
+                self._stderr.append(piece)
                 del self._stderr[:-STDERR_KEPT]
         except (OSError, ValueError):
             pass
@@ -91,11 +109,15 @@ class PortPipe:
         self._outbox.put(line)
 
     def next_line(self, timeout: float | None) -> str | None:
-        """The next stdout line, ``None`` at end of file; :class:`LineTimeout` when none came in time."""
+        """The next stdout line, ``None`` at end of file; :class:`LineTimeout` when none came in
+        time, :class:`LineTooLong` for a line past :data:`MAX_LINE_CHARS`."""
         try:
-            return self._lines.get(timeout=timeout)
+            line = self._lines.get(timeout=timeout)
         except queue.Empty:
             raise LineTimeout from None
+        if isinstance(line, LineTooLong):
+            raise line
+        return line
 
     def pending_line(self) -> str | None:
         """A stdout line that arrived unasked, if any (a desync the next request would trip on)."""
@@ -105,7 +127,7 @@ class PortPipe:
             return None
         if line is None:
             self._lines.put(None)  # the end of file stays for the reader
-        return line
+        return str(line) if isinstance(line, LineTooLong) else line
 
     def exit_code(self, wait: float) -> int | None:
         """The exit code, waiting at most ``wait`` seconds for the process to end."""

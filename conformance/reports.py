@@ -21,6 +21,7 @@ from conformance import named_inputs, schemas
 from conformance.commandline import OneLineError
 from conformance.judging import is_conformant
 from conformance.outputs import write_owner_only
+from conformance.untrusted_text import for_json
 
 REPORT_SCHEMA: Final = "report/v1/report-line.schema.json"
 #: The code of a report that cannot be read or does not follow ``schemas/report/v1``.
@@ -86,8 +87,9 @@ def summary_line(results: list[dict[str, Any]], interrupted: Mapping[str, str] |
 
 
 def write_report(path: Path, report: Report) -> None:
-    """Write the report, owner-only (:func:`conformance.outputs.write_owner_only`)."""
-    write_owner_only(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in report.lines()))
+    """Write the report, owner-only (:func:`conformance.outputs.write_owner_only`); what the port
+    sent is in it as :func:`~conformance.untrusted_text.for_json` writes it (lone surrogates escaped)."""
+    write_owner_only(path, "".join(for_json(line) + "\n" for line in report.lines()))
 
 
 LINE_TYPES: Final = ("header", "result", "summary")

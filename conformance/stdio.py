@@ -25,7 +25,7 @@ from conformance.faults import (
     PortStartFailed,
     PortTimeout,
 )
-from conformance.portpipe import LineTimeout, PortPipe
+from conformance.portpipe import LineTimeout, LineTooLong, PortPipe
 from conformance.protocol import PROTOCOL_VERSION, ContractError, ImplInfo, JsonObject
 from conformance.request_checks import NOT_STARTED, Refusal, check, parse, read_line, seq_of
 
@@ -183,6 +183,8 @@ class SubprocessAdapter:
             line = pipe.next_line(timeout)
         except LineTimeout:
             raise self._fault(PortTimeout, f"no answer to {what} within {timeout or 0:g} s") from None
+        except LineTooLong as overlong:
+            raise self._fault(PortDesync, f"{overlong}, in answer to {what}") from None
         if line is None:
             code = pipe.exit_code(wait=EXIT_WAIT_SECONDS)
             ended = f"the implementation exited (code {code})" if code is not None else "the port closed its stdout"
@@ -195,8 +197,9 @@ class SubprocessAdapter:
     def _parse(self, line: str, what: str) -> JsonObject:
         try:
             response = json.loads(line)
-        except json.JSONDecodeError:
-            raise self._fault(PortDesync, f"not a protocol message on stdout, in answer to {what}: {line[:200]!r}") from None
+        except (ValueError, RecursionError) as exc:  # ValueError: JSONDecodeError, or past int max str digits
+            raise self._fault(PortDesync, f"not a protocol message on stdout, in answer to {what} "
+                                          f"({undecodable(exc)}): {line[:200]!r}") from None
         if not isinstance(response, dict) or response.get("seq") != self._seq:
             seq = response.get("seq") if isinstance(response, dict) else None
             raise self._fault(PortDesync, f"response seq {seq!r} does not answer {what}")
@@ -264,6 +267,15 @@ def handshake_info(hello: JsonObject) -> ImplInfo:
         audit_mapping=str(hello["auditMapping"]) if "auditMapping" in hello else None,
         platform=str(hello["platform"]) if "platform" in hello else None,
     )
+
+
+def undecodable(exc: ValueError | RecursionError) -> str:
+    """Why a stdout line is not JSON this harness can decode, in a few words."""
+    if isinstance(exc, RecursionError):
+        return "nested deeper than the harness decodes"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at character {exc.pos}"
+    return str(exc).split(";")[0]  # "Exceeds the limit (4300 digits) for integer string conversion: ..."
 
 
 def last_line(stderr_tail: str) -> str:
