@@ -17,7 +17,6 @@ import pytest
 from chaos.chaos_port import KINDS
 from chaos.invariants import run_against
 from chaos.reference_server import ReferenceServer, Schedule, first_of, reference_server
-from testkit.ports import kill_recorded
 
 from conformance import portpipe, reports
 from conformance.untrusted_text import for_json
@@ -30,14 +29,6 @@ TIMEOUT = "2"  # seconds per request: the hangs cost this much
 def server() -> Iterator[ReferenceServer]:
     with reference_server() as served:
         yield served
-
-
-@pytest.fixture
-def state(tmp_path: Path) -> Iterator[Path]:
-    folder = tmp_path / "port"
-    folder.mkdir()
-    yield folder
-    kill_recorded(folder)
 
 
 def test_for_json_writes_a_lone_surrogate_as_visible_text_and_keeps_the_rest() -> None:
