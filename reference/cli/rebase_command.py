@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -94,15 +95,17 @@ def failure_hints(service: Any, session: str, project: str) -> dict[str, str]:
     return hints
 
 
-def pending_hint(session: str, leaf: str | None) -> str:
-    """``pending-or-orphan-tool-exchange`` with the next step: the nearest settled leaf."""
+def pending_hint(session: str, leaf: str | None, cwd: str | None = None) -> str:
+    """``pending-or-orphan-tool-exchange`` with the next step: the nearest settled leaf, in a
+    command that can be run as it is (the ``--cwd`` the user gave kept)."""
     settled = settled_leaf(os.path.abspath(session), leaf)
     if settled is None:
         return HINTS["pending-or-orphan-tool-exchange"]
-    return (f"a tool call at this leaf has no result yet (Pi would still wait for it; a generated session ends "
-            f"`fixtures generate` sessions end so on purpose): finish or abort it in Pi, or rebase at the nearest settled entry: "
-            f"recall-rebase rebase --session {session} --leaf {settled} (add --dry-run to check first); "
-            + FIND_A_LEAF)
+    where = f" --cwd {shlex.quote(cwd)}" if cwd else ""
+    return (f"a tool call at this leaf has no result yet (Pi would still wait for it; sessions of "
+            f"`fixtures generate` end so on purpose): finish or abort it in Pi, or rebase at the nearest settled entry: "
+            f"recall-rebase rebase --session {shlex.quote(session)}{where} --leaf {settled} (add --dry-run to check "
+            "first); " + FIND_A_LEAF)
 
 
 #: How many entries back from the leaf :func:`settled_leaf` looks for one with no open tool call.
@@ -210,7 +213,7 @@ def run_rebase(args: argparse.Namespace) -> int:
     else:
         hints = failure_hints(service, args.session, os.path.abspath(args.cwd or os.getcwd()))
         if result["warnings"][:1] == ["pending-or-orphan-tool-exchange"] and result["status"] == "unavailable":
-            hints["pending-or-orphan-tool-exchange"] = pending_hint(args.session, args.leaf)
+            hints["pending-or-orphan-tool-exchange"] = pending_hint(args.session, args.leaf, args.cwd)
         created = lock if not lock_existed and lock is not None and os.path.lexists(lock) else None
         print(render(result, host.session_file if result["status"] == "verified" else None, hints, created))
     if result["status"] == "unavailable":

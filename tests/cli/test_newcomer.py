@@ -78,6 +78,8 @@ def test_a_pending_tool_call_names_a_settled_leaf_that_works(cli: Cli) -> None:
     assert "session inspect" in out
     found = re.search(r"--leaf ([0-9a-f]{8})", out)
     assert found, out
+    assert f"--cwd {GENERATED_CWD} --leaf" in out  # the command named keeps the --cwd given
+    assert "end so on purpose" in out and "ends `fixtures" not in out
     code, out, _ = cli(*base, "--dry-run", "--leaf", found.group(1))
     assert code == 0 and out.startswith("preview: operation rebase_"), out
 
