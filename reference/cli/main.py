@@ -14,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from conformance.commandline import JSON_FLAG, USAGE, OneLineParser, parse_arguments, run_handler
+from conformance.commandline import JSON_FLAG, USAGE, SingleValueParser, parse_arguments, run_handler
 from reference import __version__
 from reference.cli import (
     config_command,
@@ -33,7 +33,7 @@ AUDIT_COMMAND = "audit"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = OneLineParser(
+    parser: argparse.ArgumentParser = SingleValueParser(
         prog="recall-rebase",
         description="Conformance toolkit and reference implementation of Explicit History Recall "
         "and Session Rebase for Pi session files.",
