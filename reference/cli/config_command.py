@@ -18,8 +18,6 @@ from typing import Any
 from reference.cli.output import fail
 from reference.primitives.codes import Code
 
-EXIT_CONTRACT_ERROR = 2
-
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")

@@ -18,7 +18,6 @@ from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import js_stringify
 
-EXIT_CONTRACT_ERROR: Final = 2
 MB: Final = 1_000_000
 _DEFAULTS: Final = GenOptions(seed=0)
 #: The largest value of each count option (and of ``--target-mb``): far past any benchmark

@@ -9,7 +9,6 @@ from typing import Any, Final
 
 #: The one exit-code rule of the product commands (docs/errors.md, "Exit codes").
 EXIT_REFUSED: Final = 2  # refused before it could run: argument errors, bad input the command line sees
-EXIT_CONTRACT_ERROR: Final = EXIT_REFUSED
 EXIT_UNAVAILABLE: Final = 3  # it ran, and the answer is unavailable
 EXIT_RECOVERABLE: Final = 4  # rebase: a journal says how to finish
 #: Set by ``main`` when the command line has ``--json``: a refusal is then also one JSON document.
