@@ -39,6 +39,7 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import (
     NO_FOLLOW_READ_FLAGS,
     NONBLOCKING_READ_FLAGS,
+    file_identity,
     link_open_would_follow,
 )
 
@@ -149,7 +150,7 @@ def _header(path: str, seen: os.stat_result) -> bytes:
     try:
         info = os.fstat(fd)
         _refuse_special(path, info.st_mode)
-        if (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino):
+        if file_identity(info) != file_identity(seen):
             raise IndexNotOurs(path, "was replaced while it was looked at")
         chunks: list[bytes] = []
         wanted = HEADER_BYTES

@@ -21,7 +21,8 @@ docs/INTERPRETING.md); a refusal (exit 2) is exactly one line ``recall-rebase: <
 output holds a ``Traceback``. The cells run as child processes, several at once
 (``WRONG_PATH_WORKERS``, default 3), started by one fixture for the cells pytest selected; each
 test then checks its own cell. Run as root, for whom no folder is read-only, a read-only-folder
-cell is handed to ``nobody`` (its folder chowned) and runs as that user.
+cell's child gives up root's permission override (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) first,
+for itself and every program it starts, so the folder's 0555 binds it as it binds any user.
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ class Cell:
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     owned: tuple[str, ...] = ()
-    user: int | None = None
+    bound_by_permissions: bool = False
     before: dict[str, wp.Entry] = field(default_factory=dict)
     after: dict[str, wp.Entry] = field(default_factory=dict)
     target_before: str | None = None
@@ -229,9 +230,8 @@ def _prepare(template: Path, base: Path, slot_id: str, kind: str) -> Cell:
     if slot.placed:
         _place(cell, kind, slot.placed)
     cell.argv = slot.argv(root, cell.target)
-    if kind == "read-only-folder" and os.geteuid() == 0:  # root writes anywhere: run it as nobody
-        wp.hand_to(root, wp.NOBODY)
-        cell.user = wp.NOBODY
+    if kind == "read-only-folder" and os.geteuid() == 0:  # root writes anywhere: not without its override
+        cell.bound_by_permissions = True
     cell.before, cell.target_before = wp.snapshot(root), _identity(cell.target)
     return cell
 
@@ -239,7 +239,7 @@ def _prepare(template: Path, base: Path, slot_id: str, kind: str) -> Cell:
 def _job(cell: Cell, slot: Slot, output: Path) -> wp.Job:
     output.mkdir(parents=True)
     return wp.Job(tuple(cell.argv), cell.cwd or cell.root / "project", {**wp.environment(cell.root), **cell.env},
-                  slot.stdin, output, slot.timeout, cell.user)
+                  slot.stdin, output, slot.timeout, cell.bound_by_permissions)
 
 
 CELLS: Final = [(slot, kind) for slot in SLOTS for kind in wp.KINDS]
@@ -267,8 +267,7 @@ def outcomes(request: pytest.FixtureRequest, template: Path,
     """Every selected cell, run several at once; the folders are removed afterwards."""
     selected = [cell for item in request.session.items
                 if getattr(item, "module", None) is request.module and (cell := _cell_of(item)) is not None]
-    base = Path(tempfile.mkdtemp(prefix="recall-rebase-wrong-paths-"))  # not pytest's: nobody must reach it
-    os.chmod(base, 0o755)
+    base = Path(tempfile.mkdtemp(prefix="recall-rebase-wrong-paths-"))
     cells = {(slot, kind): _prepare(template, base, slot, kind) for slot, kind in selected}
     started = time.monotonic()
     jobs = [_job(cell, SLOTS[key[0]], base / "outputs" / f"{number}") for number, (key, cell) in enumerate(cells.items())]

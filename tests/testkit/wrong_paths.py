@@ -138,16 +138,38 @@ def make_cell(template: Path, root: Path) -> None:
     os.chmod(root / "things" / "read-only", 0o555)
 
 
-#: Who runs a read-only-folder cell when the tests run as root, for whom no folder is read-only.
-NOBODY: Final = 65534
+#: Linux capabilities that let root ignore permission bits: CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH.
+_OVERRIDES: Final = (1, 2)
+_PR_CAPBSET_DROP: Final = 24
+_CAPABILITY_VERSION_3: Final = 0x20080522
 
 
-def hand_to(root: Path, user: int) -> None:
-    """Every path under ``root`` (and ``root``) owned by ``user``, symlinks themselves not followed."""
-    os.chown(root, user, user)
-    for folder, names, files in os.walk(root):
-        for name in [*names, *files]:
-            os.lchown(Path(folder) / name, user, user)
+def give_up_permission_override() -> None:
+    """This process (and every program it starts) keeps root's user id but no longer overrides
+    permission bits, so a folder of mode 0555 is read-only to it as to any user. Root writes
+    anywhere otherwise; running as another user instead would need every file of the installed
+    package to be readable by that user (tox makes ``.tox`` 0700)."""
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in _OVERRIDES:  # gone from the bounding set: an exec cannot give them back
+        if libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+    header, data = Header(_CAPABILITY_VERSION_3, 0), (Data * 2)()
+    if libc.capget(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capget")
+    keep = ~sum(1 << capability for capability in _OVERRIDES) & 0xFFFFFFFF
+    for field in ("effective", "permitted", "inheritable"):
+        setattr(data[0], field, getattr(data[0], field) & keep)
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
 
 
 def target(root: Path, kind: str) -> str:
@@ -227,8 +249,8 @@ class Job:
     stdin: str
     output: Path
     timeout: float
-    #: The user id the child runs as (root's cells in a read-only folder run as ``nobody``).
-    user: int | None = None
+    #: Whether the child gives up root's permission override (a read-only-folder cell run as root).
+    bound_by_permissions: bool = False
 
 
 @dataclass(frozen=True)
@@ -243,7 +265,7 @@ class Ended:
 
 def preload() -> None:
     """Import every module of the two packages (and what they import), once, so that each forked
-    child starts at ``main`` — and a child run as ``nobody`` needs no file under root's home."""
+    child starts at ``main``."""
     import concurrent.futures.thread  # noqa: F401  (imported lazily by concurrent.futures)
     import importlib
     import pkgutil
@@ -271,10 +293,8 @@ def _child(job: Job) -> None:  # pragma: no cover - runs in the forked child, wh
         for fd, name, flags in ((0, "stdin", os.O_RDONLY), (1, "stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
                                 (2, "stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
             os.dup2(os.open(job.output / name, flags, 0o600), fd)
-        if job.user is not None:
-            os.setgroups([])
-            os.setgid(job.user)
-            os.setuid(job.user)
+        if job.bound_by_permissions:
+            give_up_permission_override()
         sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
         sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
