@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 from pathlib import Path
 
 from reference.cli.refusals import printable
 from reference.primitives.textunits import encodes_as_utf8
-from reference.recall.index_claim import SQLITE_MAGIC
 
 
 def session_problem(path: str) -> str | None:
@@ -37,24 +35,15 @@ def session_problem(path: str) -> str | None:
 
 
 def index_problem(path: str) -> str | None:
-    """Why an index path cannot hold the index, in words, or None when nothing is seen wrong."""
+    """Why an index of ours cannot be used, in words, or None when nothing is seen wrong. A path
+    that is no index of ours (a folder, a device, another program's file) never gets here: it is
+    ``index-not-ours`` before SQLite opens it (``reference.recall.index_claim``)."""
     try:
-        info = os.stat(path)
+        os.stat(path)
     except FileNotFoundError:
         return None  # created on first use
     except OSError as exc:
         return f"the index {printable(path)} cannot be reached ({exc.strerror})"
-    if stat.S_ISDIR(info.st_mode):
-        return f"the index {printable(path)} is a folder, not an SQLite file"
-    if not stat.S_ISREG(info.st_mode):
-        return f"the index {printable(path)} is not a regular file"
-    try:
-        with open(path, "rb") as stream:
-            head = stream.read(len(SQLITE_MAGIC))
-    except OSError as exc:
-        return f"the index {printable(path)} cannot be read ({exc.strerror})"
-    if head and head != SQLITE_MAGIC:
-        return f"the index {printable(path)} is not an SQLite database (move it away or pass another --index)"
     if not os.access(path, os.W_OK):
         return f"the index {printable(path)} is read-only"
     return None
