@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shlex
 import sys
 import tempfile
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -25,6 +27,10 @@ EXIT_USAGE = 2
 EXIT_PORT_START = 3
 PROGRESS_FILE = "progress.ndjson"
 CUCUMBER_FILE = "cucumber.json"
+#: The pytest plugins of a run, and the only ones: pytest-bdd and the suite's own.
+SUITE_PLUGINS: Final = ("pytest_bdd.plugin", "conformance.plugin")
+#: What pytest reads from the environment to change a session; a run is the suite's alone.
+FOREIGN_PYTEST_SETTINGS: Final = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 
 
 def _pytest_args(
@@ -40,10 +46,15 @@ def _pytest_args(
     expectations: str | None = None,
     timeouts: tuple[float | None, float | None] = (None, None),
 ) -> list[str]:
-    """The pytest command line of one run: the bound features, the plugin and the run's options."""
+    """The pytest command line of one run: the bound features, the plugin and the run's options.
+
+    Only the suite's plugins load (:data:`SUITE_PLUGINS`): a pytest plugin installed beside the
+    toolkit (a port author's pytest-randomly, say) would otherwise change every run, and loading
+    and assertion-rewriting every installed plugin cost each run about a second."""
     args = [
         bound_module,
-        "-p", "conformance.plugin",
+        "--disable-plugin-autoload",
+        *[word for plugin in SUITE_PLUGINS for word in ("-p", plugin)],
         "-p", "no:cacheprovider",
         "-c", str(ini),
         "--rootdir", str(scratch_path),
@@ -190,7 +201,6 @@ def _execute(args: list[str], scratch: Path, report_path: Path, *, jobs: int, ma
 
 def _pytest_main(args: list[str], *, verbose: bool, ready: Path | None = None) -> tuple[int, str]:
     """pytest's exit code and its captured output; SIGINT and SIGTERM interrupt it, and no port outlives it."""
-    import contextlib
     import io
 
     captured = io.StringIO()
@@ -200,14 +210,24 @@ def _pytest_main(args: list[str], *, verbose: bool, ready: Path | None = None) -
         if ready is not None:  # a worker: signals are now safe to send, deferred until its rows exist
             ready.touch()
         try:
-            with contextlib.suppress(KeyboardInterrupt), output:  # one that came before or after the session
-                code = int(pytest.main(args))
+            with contextlib.suppress(KeyboardInterrupt), output, _without_foreign_settings():
+                code = int(pytest.main(args))  # KeyboardInterrupt: one that came before or after the session
         finally:
             try:
                 procgroup.kill_all_live()
             except KeyboardInterrupt:  # the one signal came just now: finish the job
                 procgroup.kill_all_live()
     return code, captured.getvalue()
+
+
+@contextlib.contextmanager
+def _without_foreign_settings() -> Iterator[None]:
+    """:data:`FOREIGN_PYTEST_SETTINGS` out of the environment while the run's pytest runs, then back."""
+    saved = {name: os.environ.pop(name) for name in FOREIGN_PYTEST_SETTINGS if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
 
 
 def _report_interrupted(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any], *,
