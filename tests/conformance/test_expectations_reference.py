@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
-from testkit.conformance_runs import conformance
+from testkit.conformance_runs import Outcome, conformance
 from testkit.paths import REPO_ROOT
 
 from conformance.expectations import load_manifest
@@ -20,9 +19,8 @@ def test_the_reference_manifest_is_valid_and_empty() -> None:
     assert set(tomllib.loads(MANIFEST.read_text(encoding="utf-8"))) == {"implementation"}
 
 
-def test_the_reference_run_with_its_manifest_is_conformant_with_every_scenario_passing(tmp_path: Path) -> None:
-    report = tmp_path / "reference.ndjson"
-    outcome = conformance("run", "--expectations", MANIFEST, "--report", report, report=report, timeout=600)
+def test_the_reference_run_with_its_manifest_is_conformant_with_every_scenario_passing(reference_run: Outcome) -> None:
+    outcome = reference_run  # conftest.py: the whole suite in process with this manifest (and -V)
     assert outcome.code == 0, outcome.stdout[-3000:] + outcome.stderr
     statuses = outcome.statuses()
     assert len(statuses) >= 500

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testkit.conformance_runs import Outcome
+
 from conformance import schemas
 
 
@@ -20,8 +22,9 @@ def conformance_run(tmp_path: Path, name: str, *extra: str) -> tuple[int, list[d
     return done.returncode, lines, done.stdout + done.stderr
 
 
-def test_in_process_and_stdio_runs_agree_and_pass(tmp_path: Path) -> None:
-    code_a, in_process, out_a = conformance_run(tmp_path, "in-process", "-V")  # every message checked too
+def test_in_process_and_stdio_runs_agree_and_pass(tmp_path: Path, reference_run: Outcome) -> None:
+    # in process: every message checked too (-V), with the reference's (empty) manifest
+    code_a, in_process, out_a = reference_run.code, reference_run.lines, reference_run.stdout + reference_run.stderr
     code_b, over_stdio, out_b = conformance_run(
         tmp_path, "stdio", "--validate-messages", "--stdio", "--", sys.executable, "-m", "reference.cli", "host",
         "--stdio"
