@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from testkit.once import once_per_test_run
 
@@ -15,8 +17,13 @@ def test_under_xdist_the_value_is_computed_once_and_read_back(tmp_path_factory: 
         calls.append(1)
         return {"rows": [1, 2], "text": "é"}
 
-    first = once_per_test_run(tmp_path_factory, "once-test", compute)
-    second = once_per_test_run(tmp_path_factory, "once-test", compute)
+    name = f"once-test-{uuid.uuid4().hex}"  # faked worker: the shared folder outlives this run
+    try:
+        first = once_per_test_run(tmp_path_factory, name, compute)
+        second = once_per_test_run(tmp_path_factory, name, compute)
+    finally:
+        for suffix in (".json", ".json.lock"):
+            (tmp_path_factory.getbasetemp().parent / f"{name}{suffix}").unlink(missing_ok=True)
     assert first == second == {"rows": [1, 2], "text": "é"}
     assert calls == [1]
 
