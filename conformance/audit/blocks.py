@@ -32,17 +32,18 @@ def iter_blocks(session_file: Path, *, block_bytes: int = DEFAULT_BLOCK_BYTES) -
     """Every byte of the file once, in order, as blocks cut after an LF (opened read-only)."""
     start = 0
     lines_before = 0
-    pending = b""
+    pending = bytearray()  # grows in place: a line of many blocks costs its length, not its square
     with session_file.open("rb") as stream:
         while chunk := stream.read(block_bytes):
             pending += chunk
-            cut = pending.rfind(LF) + 1
-            if cut == 0:
+            last_lf = chunk.rfind(LF)  # only the new bytes can hold the block's last LF
+            if last_lf < 0:
                 continue  # a line longer than a block: read on until its LF
-            block = Block(start, pending[:cut], lines_before)
+            cut = len(pending) - len(chunk) + last_lf + 1
+            block = Block(start, bytes(pending[:cut]), lines_before)
             yield block
             start += cut
             lines_before += block.data.count(LF)
-            pending = pending[cut:]
+            del pending[:cut]
     if pending:
-        yield Block(start, pending, lines_before)
+        yield Block(start, bytes(pending), lines_before)
