@@ -79,7 +79,7 @@ values = st.recursive(
 # Hypothesis warns while describing these nested strategies in its statistics; harmless here.
 @pytest.mark.filterwarnings("ignore:Generating overly large repr")
 @examples(
-    deep=600, ci=600,
+    deep=600, ci=175,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -224,7 +224,7 @@ def _strings_of(value: object) -> list[str]:
 
 
 @given(_JSON_VALUES)
-@examples(deep=400, ci=230)
+@examples(deep=400, ci=400)
 def test_may_match_json_never_misses_a_family_of_the_serialization(value: object) -> None:
     """``False`` from the pre-check on a value's strings means no family matches its JSON."""
     if not _secrets.may_match_json("\0".join(_strings_of(value))):

@@ -157,7 +157,7 @@ def exchange_files(draw: st.DrawFn) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-@examples(deep=200, ci=120, deadline=None)
+@examples(deep=200, ci=200, deadline=None)
 @given(data=exchange_files())
 def test_the_exchanges_of_the_block_read_equal_the_plain_analysis(tmp_path_factory: pytest.TempPathFactory,
                                                                    data: bytes) -> None:
@@ -169,7 +169,7 @@ def test_the_exchanges_of_the_block_read_equal_the_plain_analysis(tmp_path_facto
     assert branch_issues(scan) == from_lines == plain
 
 
-@examples(deep=300, ci=210, deadline=None)
+@examples(deep=300, ci=230, deadline=None)
 @given(data=session_files())
 def test_the_block_read_equals_the_exact_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
     path = tmp_path_factory.mktemp("scan") / "s.jsonl"

@@ -529,7 +529,7 @@ def scenarios(draw: st.DrawFn) -> tuple[list[Row], set[str], dict[str, object]]:
     return rows, authorized, options
 
 
-@examples(deep=150, ci=65, deadline=None)
+@examples(deep=150, ci=75, deadline=None)
 @given(scenarios())
 def test_every_hit_is_authorized_and_eligible(scenario: tuple[list[Row], set[str], dict[str, object]]) -> None:
     rows, authorized, options = scenario

@@ -192,7 +192,7 @@ entries = st.fixed_dictionaries(
 )
 
 
-@examples(deep=200, ci=190)
+@examples(deep=200, ci=165)
 @given(entries)
 def test_total_over_any_parsed_value(value: dict[str, Any]) -> None:
     """Any parsed line renders, estimates and gets a role without raising."""
