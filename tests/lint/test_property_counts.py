@@ -41,7 +41,7 @@ def _name(path: Path) -> str:
 SOURCES = sorted(path for path in TESTS.rglob("*.py") if path != Path(__file__).resolve())
 
 
-def _is_examples_call(node: ast.expr) -> bool:
+def _is_examples_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "examples"
 
 
