@@ -1,7 +1,10 @@
-"""Shared test settings: Hypothesis profiles (``HYPOTHESIS_PROFILE=ci|dev|soak|fuzz``).
+"""Shared test settings: Hypothesis profiles (``HYPOTHESIS_PROFILE=deep|ci|dev|fuzz|soak``).
 
-``fuzz`` is the campaign's (``tox -e fuzz``): the fuzz categories size themselves from it
-(tests/fuzz/budget.py); every other property runs as under ``ci``."""
+Each property states its counts once, ``@examples(deep=N, ci=M)`` (tests/testkit/profiles.py);
+the loaded profile picks one: ``ci`` is what tox sets by default, ``deep`` the full counts
+(``tox -e deep``), ``dev`` the default outside tox. ``fuzz`` is the campaign's (``tox -e fuzz``):
+the fuzz categories size themselves from it (tests/fuzz/budget.py); every other property runs as
+under ``ci``."""
 
 from __future__ import annotations
 
@@ -9,12 +12,10 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
+from testkit.profiles import register_profiles
 
-settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", max_examples=50, deadline=None)
-settings.register_profile("fuzz", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("soak", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
+register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

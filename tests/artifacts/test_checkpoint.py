@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testkit.checkpoints import CREATED, PROJECT, SOURCE, build, operation, problems, upstream_fixture
 from testkit.pilines import message, ts
+from testkit.profiles import examples
 
 from reference.artifacts.checkpoint import (
     HANDOFF_CLOSE,
@@ -161,6 +162,7 @@ def test_classification_is_raised_by_markers_and_history_results() -> None:
     assert build([*path, read])["classification"] == "local-only"
 
 
+@examples(deep=200, ci=200)
 @given(st.text(max_size=3000))
 def test_the_handoff_either_fits_whole_or_is_refused(text: str) -> None:
     path = [message("m", None, 1, "user", text)]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.artifacts.ids import (
     CHECKPOINT_ID_PATTERN,
@@ -44,6 +45,7 @@ def test_golden_ids_of_a_real_pi_session() -> None:
     assert operation_id(source_id, "0d63fccf", source_hash) == "rebase_225346432413227b64e5d27386cb96f5"
 
 
+@examples(deep=200, ci=200)
 @given(st.text(), st.text(), st.text())
 def test_both_ids_share_the_suffix_and_match_their_grammar(session: str, leaf: str, source_hash: str) -> None:
     op = operation_id(session, leaf, source_hash)

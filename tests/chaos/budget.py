@@ -13,7 +13,7 @@ from typing import Final
 
 from hypothesis import HealthCheck, Phase, settings
 
-RUNS: Final = {"ci": 3, "dev": 2}
+RUNS: Final = {"deep": 3, "ci": 3, "dev": 2}  # deep (tox -e deep) as ci: depth is tox -e chaos's
 #: What `tox -e chaos` (CHAOS_RUNS) must reach: the conftest says whether it did.
 BEHAVIOURS_GOAL: Final = 10_000
 

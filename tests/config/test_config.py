@@ -15,9 +15,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 from testkit.paths import REPO_ROOT
+from testkit.profiles import examples
 
 from reference.cli import config_command as cli_config
 from reference.config.adapter_operations import op_config_set, op_config_show, op_config_unset
@@ -845,7 +846,7 @@ FEATURE_VALUES = st.one_of(
 FEATURE_KEYS = [path for path in FEATURE_DEFAULTS if not path.startswith("privacy.")]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(deep=300, ci=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from(FEATURE_KEYS), FEATURE_VALUES, max_size=5))
 def test_schema_agrees_with_the_loader(
     tmp_path: Path, schema_validator: jsonschema.Draft202012Validator, values: dict[str, Any]

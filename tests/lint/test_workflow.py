@@ -50,7 +50,7 @@ def readme_commands(language: str) -> list[str]:
 
 
 def steps_run(shell: str) -> list[dict[str, Any]]:
-    (job,) = workflow()["jobs"].values()
+    job = workflow()["jobs"]["setup-commands"]
     return [step for step in job["steps"] if step.get("shell") == shell and "set-up command" in step.get("name", "")]
 
 
@@ -86,7 +86,7 @@ def test_the_schema_check_finds_a_misspelt_key(tmp_path: Path) -> None:
 
 
 def test_the_matrix_is_three_systems_by_three_pythons() -> None:
-    (job,) = workflow()["jobs"].values()
+    job = workflow()["jobs"]["setup-commands"]
     matrix = job["strategy"]["matrix"]
     assert matrix["os"] == ["ubuntu-latest", "macos-latest", "windows-latest"]
     assert matrix["python"] == ["3.11", "3.12", "3.13"]
@@ -117,7 +117,7 @@ def _filled(command: str, tox_envs: str, quote: str) -> str:
     ("pwsh", "powershell", "runner.os == 'Windows'", '"'),
 ], ids=["posix", "powershell"])
 def test_the_workflow_runs_the_readme_commands(shell: str, language: str, on: str, quote: str) -> None:
-    (job,) = workflow()["jobs"].values()
+    job = workflow()["jobs"]["setup-commands"]
     steps = steps_run(shell)
     assert [step["if"] for step in steps] == [on, on]
     ran = [_filled(step["run"].strip(), job["env"]["TOX_ENVS"], quote) for step in steps]
@@ -125,8 +125,22 @@ def test_the_workflow_runs_the_readme_commands(shell: str, language: str, on: st
 
 
 def test_the_workflow_runs_the_suite_over_stdio_on_every_system() -> None:
-    (job,) = workflow()["jobs"].values()
+    job = workflow()["jobs"]["setup-commands"]
     suite = [step for step in job["steps"] if step.get("run", "").strip() == STDIO_SUITE]
     assert len(suite) == 1 and "if" not in suite[0]
     names = [step.get("name", "") for step in job["steps"]]
     assert names.index(suite[0]["name"]) > max(i for i, name in enumerate(names) if "set-up command 1" in name)
+
+
+def test_the_deep_job_runs_the_full_counts_nightly_and_by_hand() -> None:
+    """`tox -e deep` (every property at its deep count) runs on a schedule or by hand, never on a push."""
+    flow = workflow()
+    triggers = flow.get("on") or flow[True]  # YAML 1.1 reads a bare `on` as true
+    assert triggers["schedule"] and "workflow_dispatch" in triggers
+    deep = flow["jobs"]["deep"]
+    assert deep["if"] == "github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'"
+    assert deep["runs-on"] == "ubuntu-latest"
+    assert [step["run"].strip() for step in deep["steps"] if "run" in step][-1].endswith("tox -e deep")
+    assert flow["jobs"]["setup-commands"]["if"] == "github.event_name != 'schedule'"
+    tox = (REPO_ROOT / "tox.ini").read_text(encoding="utf-8").split("[testenv:deep]", 1)[1].split("\n[", 1)[0]
+    assert "HYPOTHESIS_PROFILE = deep" in tox and 'pytest -n auto -m "not oracle and not node"' in tox

@@ -11,9 +11,10 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, example, given
 from hypothesis import strategies as st
 from testkit import pi_oracle as _pi
+from testkit.profiles import examples
 
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify
 
@@ -77,8 +78,8 @@ values = st.recursive(
 
 # Hypothesis warns while describing these nested strategies in its statistics; harmless here.
 @pytest.mark.filterwarnings("ignore:Generating overly large repr")
-@settings(
-    max_examples=max(600, settings().max_examples),  # at least 600; more under a bigger profile (soak)
+@examples(
+    deep=600, ci=175,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

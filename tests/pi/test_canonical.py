@@ -9,6 +9,7 @@ import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.pi.blockscan import _decode, _one
 from reference.pi.canonical import canonical_text
@@ -33,6 +34,7 @@ def _check(text: bytes) -> None:
     assert js_stringify(value) == js_stringify(exact)
 
 
+@examples(deep=200, ci=200)
 @given(_values)
 def test_what_javascript_writes_is_proven_or_refused_never_wrong(value: Any) -> None:
     text = js_stringify(value).encode("utf-8")
@@ -59,6 +61,7 @@ def test_the_cases_msgspec_and_javascript_write_differently(text: bytes) -> None
     _check(text)
 
 
+@examples(deep=200, ci=200)
 @given(st.text())
 def test_msgspec_escapes_strings_as_javascript_does(text: str) -> None:
     try:
@@ -68,6 +71,7 @@ def test_msgspec_escapes_strings_as_javascript_does(text: str) -> None:
     assert written == quote_string(text)
 
 
+@examples(deep=200, ci=200)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_a_float_is_proven_only_in_javascripts_form(number: float) -> None:
     for text in {repr(number), format_number(number), json.dumps(number)}:
@@ -85,6 +89,7 @@ _lines = st.lists(st.sampled_from([
 ]), min_size=1, max_size=40)
 
 
+@examples(deep=200, ci=200)
 @given(_lines)
 def test_a_block_with_refused_lines_decodes_as_line_by_line(lines: list[bytes]) -> None:
     assert _decode(lines) == [_one(line) for line in lines]

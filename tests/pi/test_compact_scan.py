@@ -14,9 +14,10 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from testkit.plain_scan import compact_facts, plain_ids, plain_scan
+from testkit.profiles import examples
 from testkit.scanlines import HEADER
 
 from reference.fixturegen.generator import generate
@@ -62,7 +63,7 @@ def compact_ids(ids: list[Any], blocks: list[int]) -> EntryIds:
     return table
 
 
-@settings(max_examples=300, deadline=None)
+@examples(deep=300, ci=300, deadline=None)
 @given(ids=st.lists(ANY_IDS, max_size=80), blocks=st.lists(st.integers(1, 9), max_size=8))
 def test_entry_ids_answer_as_the_plain_dict(ids: list[Any], blocks: list[int]) -> None:
     table = compact_ids(ids, blocks)
@@ -97,7 +98,7 @@ def test_is_pi_id(value: Any) -> None:
 # the types
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=200, ci=200, deadline=None)
 @given(kinds=st.lists(st.one_of(st.sampled_from(["message", "custom", "compaction", "label", "session"]),
                                 st.integers(0, 3), st.none(), st.text(max_size=3)), max_size=60))
 def test_entry_types_answer_as_the_plain_list(kinds: list[Any]) -> None:
@@ -156,7 +157,7 @@ def issues_of(exchanges: Any, marks: bytearray) -> Any:
         return "unbuildable"
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=200, ci=200, deadline=None)
 @given(messages=typed_messages(), recent=st.integers(1, 4), seed=st.integers(0, 2**16), split=st.integers(1, 9))
 def test_compact_exchanges_answer_as_the_plain_exchanges(messages: list[tuple[int, Any]], recent: int, seed: int,
                                                         split: int) -> None:
@@ -190,7 +191,7 @@ def test_compact_exchanges_with_a_key_repeated_far_apart() -> None:
 # the walks
 
 
-@settings(max_examples=300, deadline=None)
+@examples(deep=300, ci=300, deadline=None)
 @given(parents=st.lists(st.integers(-2, 30), min_size=1, max_size=30), data=st.data())
 def test_the_int32_walks_walk_as_walk_to_root(parents: list[int], data: st.DataObject) -> None:
     parents = [parent if parent < len(parents) else -2 for parent in parents]
@@ -242,7 +243,7 @@ def exact_only(path: Path) -> SourceScan:
         return scan_source(str(path))
 
 
-@settings(max_examples=150, deadline=None)
+@examples(deep=150, ci=150, deadline=None)
 @given(data=hex_session_files())
 def test_the_compact_scan_equals_a_plain_read(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
     path = tmp_path_factory.mktemp("hexscan") / "s.jsonl"

@@ -9,6 +9,7 @@ import io
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.pi import lines as lines_module
 from reference.pi.lines import LineChunk, LineTooLong, LongLine, line_chunks
@@ -44,6 +45,7 @@ def flatten(items: list[LineChunk | LongLine], data: bytes) -> list[tuple[int, b
     return out
 
 
+@examples(deep=200, ci=200)
 @given(data_strategy, st.sampled_from([1, 2, 3, 7, 64]), st.sampled_from([1, 4, 10, 1000]))
 def test_the_lines_are_the_plain_split(data: bytes, chunk: int, limit: int) -> None:
     with pytest.MonkeyPatch.context() as patch:

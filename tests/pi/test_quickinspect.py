@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from testkit.inspect_equality import assert_same_inspection, leaves_of
+from testkit.profiles import examples
 
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
@@ -182,6 +183,7 @@ _json_values = st.recursive(
 )
 
 
+@examples(deep=200, ci=105)
 @given(payloads=st.lists(_json_values, min_size=1, max_size=6), parents=st.lists(st.integers(-2, 8), min_size=6,
                                                                                max_size=6),
        styles=st.lists(st.sampled_from(["js", "python", "spaced", "ascii"]), min_size=6, max_size=6))

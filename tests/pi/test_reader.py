@@ -9,6 +9,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.pi import lines as lines_module
 from reference.pi import reader
@@ -48,6 +49,7 @@ def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lines_module, "READ_CHUNK_BYTES", 7)
 
 
+@examples(deep=200, ci=200)
 @given(lines, st.booleans(), st.booleans())
 def test_spans_tile_the_file_and_hashes_cover_the_line_without_lf(
     parts: list[bytes], crlf: bool, terminated: bool
@@ -64,6 +66,7 @@ def test_spans_tile_the_file_and_hashes_cover_the_line_without_lf(
         assert record.crlf == raw.endswith(b"\r")
 
 
+@examples(deep=200, ci=200)
 @given(st.lists(st.binary(min_size=0, max_size=60).map(lambda b: b.replace(b"\n", b"")), max_size=12),
        st.integers(5, 40))
 def test_oversize_lines_are_hashed_in_pieces_and_never_decoded(parts: list[bytes], limit: int) -> None:

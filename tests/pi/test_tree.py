@@ -6,8 +6,9 @@ from __future__ import annotations
 from array import array
 from collections.abc import Container, Mapping, Sequence
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.pi.tree import walk_ids_to_root, walk_to_root
 
@@ -60,7 +61,7 @@ def _id_relations(draw: st.DrawFn) -> tuple[dict[str, str | None], int | None]:
     return parents, steps
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=200, ci=200, deadline=None)
 @given(_number_relations())
 def test_number_walk_is_the_naive_walk(relation: tuple[list[int], frozenset[int], int | None]) -> None:
     parents, roots, steps = relation
@@ -73,7 +74,7 @@ def test_number_walk_is_the_naive_walk(relation: tuple[list[int], frozenset[int]
             assert walk_to_root(leaf, table) == (path, cycle)
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=200, ci=200, deadline=None)
 @given(_id_relations())
 def test_id_walk_is_the_naive_walk(relation: tuple[dict[str, str | None], int | None]) -> None:
     parents, steps = relation
@@ -84,7 +85,7 @@ def test_id_walk_is_the_naive_walk(relation: tuple[dict[str, str | None], int | 
             assert walk_ids_to_root(leaf, parents) == expected
 
 
-@settings(max_examples=100, deadline=None)
+@examples(deep=100, ci=100, deadline=None)
 @given(_id_relations())
 def test_both_walks_agree_on_one_relation(relation: tuple[dict[str, str | None], int | None]) -> None:
     """The same relation by id and by entry number (an unknown parent as -2) walks the same path."""

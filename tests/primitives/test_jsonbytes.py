@@ -8,6 +8,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError, format_number, js_parse, js_stringify
 
@@ -65,6 +66,7 @@ def test_parse_rejects_what_json_parse_rejects() -> None:
     assert js_parse(' \t{"a":1}\r\n') == {"a": 1}
 
 
+@examples(deep=200, ci=200)
 @given(json_values)
 def test_output_is_json_that_parses_back_to_the_same_value(value: object) -> None:
     text = js_stringify(value)
@@ -72,11 +74,13 @@ def test_output_is_json_that_parses_back_to_the_same_value(value: object) -> Non
     assert json.loads(text, **as_floats) == json.loads(json.dumps(value), **as_floats)
 
 
+@examples(deep=200, ci=200)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_numbers_round_trip_exactly(number: float) -> None:
     assert float(format_number(number)) == number or (number == 0 and math.copysign(1, number) < 0)
 
 
+@examples(deep=200, ci=200)
 @given(json_values)
 def test_compact_output_matches_python_where_the_rules_agree(value: object) -> None:
     """Without floats, index-like keys or surrogates, JS and Python compact output are identical."""

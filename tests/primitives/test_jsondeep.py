@@ -11,8 +11,9 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.primitives import jsonbytes
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
@@ -29,7 +30,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@examples(deep=300, ci=300, deadline=None)
 @given(values, st.sampled_from(["", " ", "\n\t "]))
 def test_the_iterative_parser_agrees_with_the_c_decoder(value: Any, space: str) -> None:
     text = json.dumps(value, indent=1 if space else None).replace("\n", "\n" + space)
@@ -37,7 +38,7 @@ def test_the_iterative_parser_agrees_with_the_c_decoder(value: Any, space: str) 
     assert parse(text, 0, _JS)[0] == js_parse(text, js_numbers=True)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(deep=300, ci=300, deadline=None)
 @given(values)
 def test_the_iterative_writer_agrees_with_the_recursive_one(value: Any) -> None:
     out: list[str] = []

@@ -6,6 +6,7 @@ import math
 
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
 
@@ -22,12 +23,14 @@ def test_lengths() -> None:
     assert chars_v1_tokens("abcde") == 2
 
 
+@examples(deep=200, ci=200)
 @given(st.text())
 def test_utf16_length_matches_the_encoding(text: str) -> None:
     assert utf16_length(text) == len(text.encode("utf-16-le", "surrogatepass")) // 2
     assert chars_v1_tokens(text) == math.ceil(utf16_length(text) / 4)
 
 
+@examples(deep=200, ci=200)
 @given(st.text(), st.integers(0, 40))
 def test_slice_is_the_longest_prefix_that_fits_and_never_splits_a_pair(text: str, units: int) -> None:
     cut = slice_utf16(text, units)

@@ -10,6 +10,7 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.config.defaults import default_config
 from reference.primitives.jsonbytes import js_stringify
@@ -167,6 +168,7 @@ def _egress(value: Any, provider: str) -> Any:
     return sanitize_egress(value, ProviderPolicy.from_config(PRIVACY, provider), PRIVACY)
 
 
+@examples(deep=200, ci=145)
 @given(payload(), st.sampled_from(PROVIDERS))
 def test_a_second_pass_changes_nothing_and_the_input_is_not_mutated(value: list[Any], provider: str) -> None:
     before = copy.deepcopy(value)
@@ -175,6 +177,7 @@ def test_a_second_pass_changes_nothing_and_the_input_is_not_mutated(value: list[
     assert _egress(once, provider) == once
 
 
+@examples(deep=200, ci=120)
 @given(payload(), st.sampled_from(PROVIDERS), st.sampled_from(PROVIDERS))
 def test_a_provider_switch_then_a_pass_is_the_same_as_one_pass_for_a_remote_provider(
     value: list[Any], first: str, second: str
@@ -185,6 +188,7 @@ def test_a_provider_switch_then_a_pass_is_the_same_as_one_pass_for_a_remote_prov
     assert _egress(twice, second) == twice
 
 
+@examples(deep=200, ci=85)
 @given(st.lists(history_pair(), min_size=1, max_size=3), st.sampled_from(("openai", "anthropic", "unknown")))
 def test_no_secret_of_a_history_call_or_result_leaves_for_a_remote_provider(pairs: list[list[Any]], provider: str) -> None:
     value = [message for pair in pairs for message in pair]

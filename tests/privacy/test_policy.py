@@ -7,8 +7,9 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.config.defaults import default_config
 from reference.primitives.jsonbytes import js_stringify
@@ -175,6 +176,7 @@ SECRET_VALUES = ["sk-FAKEfake0000", "ghp_FAKEfake0000", "AKIAFAKEFAKEFAKE0000", 
 MARKERS = [f"[{slash}ds4:{level}]" for slash in ("", "/") for level in LEVELS] + ["\\[ds4:internal]"]
 
 
+@examples(deep=200, ci=200)
 @given(
     st.lists(st.sampled_from(SECRETS + MARKERS + ["words", "more text", "x"]), max_size=12),
     st.sampled_from([None, *LEVELS]),
@@ -383,7 +385,7 @@ def _plain_classify(entry: Any, text: str, policy: ProviderPolicy, ref: str | No
     return "" if omitted else body.text, max_level(raw.classification, body.classification), omitted
 
 
-@settings(max_examples=300)
+@examples(deep=300, ci=300)
 @given(_ENTRY_VALUES, _ENTRY_STRINGS, st.sampled_from([LOCAL, REMOTE]), st.sampled_from([None, *LEVELS]),
        st.booleans())
 def test_classify_entry_equals_the_plain_steps(entry: Any, text: str, policy: ProviderPolicy, ref: str | None,

@@ -11,9 +11,10 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from testkit.paths import DATA
+from testkit.profiles import examples
 
 from reference.primitives.jsonbytes import js_stringify
 from reference.privacy import redaction as _secrets
@@ -145,6 +146,7 @@ def texts(pieces: list[str]) -> st.SearchStrategy[str]:
     )
 
 
+@examples(deep=200, ci=200)
 @given(texts([token for token, _secret in SECRETS]))
 def test_no_corpus_secret_survives(text: str) -> None:
     redacted, count = redact_secrets(text)
@@ -154,6 +156,7 @@ def test_no_corpus_secret_survives(text: str) -> None:
             assert count > 0
 
 
+@examples(deep=200, ci=200)
 @given(texts([token for token, _secret in SECRETS if token not in ASSIGNMENT_SECRETS]))
 def test_idempotent_without_assignments(text: str) -> None:
     once, _count = redact_secrets(text)
@@ -163,6 +166,7 @@ def test_idempotent_without_assignments(text: str) -> None:
 _LABEL_VALUE = re.compile(r"[\"']?\[DS4 REDACTED ")
 
 
+@examples(deep=200, ci=200)
 @given(texts([token for token, _secret in SECRETS]))
 def test_a_second_pass_only_finds_labelled_assignments(text: str) -> None:
     once, _count = redact_secrets(text)
@@ -172,6 +176,7 @@ def test_a_second_pass_only_finds_labelled_assignments(text: str) -> None:
         assert _LABEL_VALUE.match(once, match.end(2)), match.group(0)
 
 
+@examples(deep=200, ci=200)
 @given(st.text(max_size=200))
 def test_redaction_never_grows_a_text_without_secrets(text: str) -> None:
     redacted, count = redact_secrets(text)
@@ -182,6 +187,7 @@ def test_redaction_never_grows_a_text_without_secrets(text: str) -> None:
 
 
 
+@examples(deep=200, ci=200)
 @given(st.text(alphabet=st.sampled_from(list("sk-ghpousr_AKIBearer pasword:=apikeyTOKENſKK0123456789ABCDEFxyz\"'")),
                  max_size=80))
 def test_the_literal_prefilter_never_skips_a_family_that_would_match(text: str) -> None:
@@ -218,7 +224,7 @@ def _strings_of(value: object) -> list[str]:
 
 
 @given(_JSON_VALUES)
-@settings(max_examples=400)
+@examples(deep=400, ci=400)
 def test_may_match_json_never_misses_a_family_of_the_serialization(value: object) -> None:
     """``False`` from the pre-check on a value's strings means no family matches its JSON."""
     if not _secrets.may_match_json("\0".join(_strings_of(value))):

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 from testkit.scanlines import HEADER, entry
 
 from reference.pi import scan as scan_module
@@ -156,7 +157,7 @@ def exchange_files(draw: st.DrawFn) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=200, ci=200, deadline=None)
 @given(data=exchange_files())
 def test_the_exchanges_of_the_block_read_equal_the_plain_analysis(tmp_path_factory: pytest.TempPathFactory,
                                                                    data: bytes) -> None:
@@ -168,7 +169,7 @@ def test_the_exchanges_of_the_block_read_equal_the_plain_analysis(tmp_path_facto
     assert branch_issues(scan) == from_lines == plain
 
 
-@settings(max_examples=300, deadline=None)
+@examples(deep=300, ci=230, deadline=None)
 @given(data=session_files())
 def test_the_block_read_equals_the_exact_reader(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
     path = tmp_path_factory.mktemp("scan") / "s.jsonl"

@@ -5,8 +5,8 @@ must always hold: the source never changes, each operation has at most one targe
 bytes never change, no temporary outlives a recovery, and every journal is a valid, bounded
 record whose phase is the one the model expects.
 
-The number of examples follows the Hypothesis profile of ``conftest.py`` (a tenth of it, at
-least 5: each step may start a real process).
+Each step may start a real process, so the machine runs few examples: 20 machines of 20 steps
+under ``deep``, 20 of 10 under ``ci`` (docs/testing-hypothesis.md; ``testkit.profiles.examples``).
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, event, settings
+from hypothesis import HealthCheck, event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from testkit.paths import REPO_ROOT
 from testkit.pilines import jsonl, message, ts
+from testkit.profiles import Steps, examples
 
 from conformance import schemas
 from reference.artifacts.ids import operation_id
@@ -320,9 +321,8 @@ class RebaseMachine(RuleBasedStateMachine):
                 assert prefix == model.staged
 
 
-RebaseMachine.TestCase.settings = settings(
-    max_examples=max(5, settings().max_examples // 10),
-    stateful_step_count=20,
+RebaseMachine.TestCase.settings = examples(
+    deep=20, ci=20, steps=Steps(deep=20, ci=10),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

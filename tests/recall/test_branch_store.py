@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.config.defaults import default_config
 from reference.pi.inspection import DEFAULT_LEAF
@@ -128,7 +129,7 @@ def _random_rows(rng: random.Random, count: int, prefix: str, earlier: list[str]
     return rows
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(deep=25, ci=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.randoms(use_true_random=False))
 def test_stored_branch_equals_the_walk_across_appends(tmp_path: Path, rng: random.Random) -> None:
     folder = Path(tempfile.mkdtemp(dir=tmp_path))

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from testkit.ftscheck import matches
+from testkit.profiles import examples
 
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
@@ -793,7 +794,7 @@ _lines = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@examples(deep=60, ci=50, deadline=None)
 @given(_lines, st.lists(st.integers(min_value=0, max_value=10**9), max_size=6), st.booleans())
 def test_appending_in_steps_equals_one_rebuild(lines: list[bytes], cuts: list[int], torn_end: bool) -> None:
     """Cuts fall on line boundaries (pure appends) or anywhere (torn writes, then rebuilds)."""
@@ -849,7 +850,7 @@ _odd_lines = st.lists(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@examples(deep=80, ci=55, deadline=None)
 @given(_odd_lines, st.booleans(), st.booleans())
 def test_line_scan_equals_the_streaming_reader(lines: list[bytes], torn_end: bool, crlf_header: bool) -> None:
     """Odd lines of every kind: rows, locators, hashes, FTS and state are the streaming reader's."""

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.config.defaults import default_config
 from reference.pi.inspection import DEFAULT_LEAF
@@ -93,7 +94,7 @@ def _tree_db(parents: dict[str, str | None]) -> sqlite3.Connection:
     return conn
 
 
-@settings(max_examples=40, deadline=None)
+@examples(deep=40, ci=40, deadline=None)
 @given(st.lists(st.one_of(st.none(), st.integers(0, 30)), min_size=1, max_size=12))
 def test_walk_gives_the_recursive_query_ids(links: list[int | None]) -> None:
     """Chains, branches and dangling parents (no cycles: the query runs 10,000,000 steps round one)."""
@@ -189,7 +190,7 @@ def _session_rowids(conn: sqlite3.Connection, session_id: str) -> list[tuple[int
         " WHERE e.session_id = ?", (session_id,))]
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=200, ci=200, deadline=None)
 @given(st.lists(st.booleans(), max_size=80), st.randoms(use_true_random=False))
 def test_excluded_runs_hold_exactly_the_excluded_rows(in_branch: list[bool], rng: random.Random) -> None:
     rowids = sorted(rng.sample(range(1, 400), len(in_branch)))
@@ -262,7 +263,7 @@ def _same(a: float | int, b: float | int) -> bool:
     return a == b and type(a) is type(b)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(deep=300, ci=300, deadline=None)
 @given(st.integers(0, 9999), st.integers(0, 13), st.integers(0, 33), st.integers(0, 25), st.integers(0, 61),
        st.integers(0, 61), st.integers(0, 999))
 def test_timestamp_fast_path_equals_the_general_parser(
@@ -306,7 +307,7 @@ def _fold_char_by_char(text: str) -> str:
 _FOLD_ALPHABET = "aZ09 _-.é\u0301\u0308\u0323ſµÅǠǡ\u0305\u0bcd\u0bbeகΣσςİıДж日本\U0001d400\ue000\u200d\u20dd\U000e0100ß\u1e9e"
 
 
-@settings(max_examples=600, deadline=None)
+@examples(deep=600, ci=600, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_FOLD_ALPHABET), max_size=40) | st.text(max_size=40))
 def test_fold_walks_non_ascii_runs_as_it_walked_every_character(text: str) -> None:
     from reference.recall.match_text import fold_for_match

@@ -12,6 +12,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.recall.query_terms import STOPWORDS, QueryTerms, describe_query, unique_terms
 
@@ -146,6 +147,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@examples(deep=200, ci=200)
 @given(st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=30).map("".join))
 def test_term_invariants(query: str) -> None:
     terms = describe_query(query)

@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
@@ -23,6 +24,7 @@ REF = SourceRef(ref="r", session_id="s", session_file="f", project_path="/p", en
                 public_session_id="s", public_entry_id="e")
 
 
+@examples(deep=200, ci=200)
 @given(TEXTS, st.integers(1, 30), st.integers(1, 12))
 def test_line_window_equals_the_whole_split(text: str, start: int, count: int) -> None:
     lines = re.split(r"\r?\n", text)
@@ -85,7 +87,7 @@ def _outcome(build: Any, *args: Any) -> Any:
         return exc.code
 
 
-@settings(max_examples=300)
+@examples(deep=300, ci=300)
 @given(TEXTS, st.integers(1, 8), st.integers(1, 10), st.integers(150, 400))
 def test_read_envelope_takes_the_lines_that_fit_one_by_one(text: str, start: int, max_lines: int,
                                                            budget: int) -> None:

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.primitives.codes import Code
 from reference.primitives.textunits import chars_v1_tokens
@@ -528,7 +529,7 @@ def scenarios(draw: st.DrawFn) -> tuple[list[Row], set[str], dict[str, object]]:
     return rows, authorized, options
 
 
-@settings(max_examples=150, deadline=None)
+@examples(deep=150, ci=75, deadline=None)
 @given(scenarios())
 def test_every_hit_is_authorized_and_eligible(scenario: tuple[list[Row], set[str], dict[str, object]]) -> None:
     rows, authorized, options = scenario
@@ -572,7 +573,7 @@ def test_every_hit_is_authorized_and_eligible(scenario: tuple[list[Row], set[str
         assert hit.match_reason == expected_reason
 
 
-@settings(max_examples=60, deadline=None)
+@examples(deep=60, ci=60, deadline=None)
 @given(st.integers(0, 200), st.integers(1, 12), st.booleans())
 def test_one_authorized_row_is_found_behind_any_number_of_siblings(siblings: int, limit: int, exact: bool) -> None:
     rows = [Row("ancestor", "the ReleaseTrain rollout", created_at=0)]

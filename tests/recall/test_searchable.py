@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.primitives.jsonbytes import js_stringify
 from reference.recall.searchable import _safe_json, entry_role, index_fields, searchable_text, token_estimate
@@ -191,6 +192,7 @@ entries = st.fixed_dictionaries(
 )
 
 
+@examples(deep=200, ci=165)
 @given(entries)
 def test_total_over_any_parsed_value(value: dict[str, Any]) -> None:
     """Any parsed line renders, estimates and gets a role without raising."""
@@ -203,12 +205,14 @@ def test_total_over_any_parsed_value(value: dict[str, Any]) -> None:
     assert role is None or (isinstance(role, str) and role)
 
 
+@examples(deep=200, ci=200)
 @given(st.lists(st.text(), max_size=6))
 def test_user_text_blocks_are_joined_without_empty_ones(texts: list[str]) -> None:
     value = message("user", [{"type": "text", "text": text} for text in texts])
     assert searchable_text(value) == "\n".join(text for text in texts if text)
 
 
+@examples(deep=200, ci=200)
 @given(st.text(min_size=1))
 def test_tool_results_of_history_tools_are_never_searchable(suffix: str) -> None:
     assert searchable_text(message("toolResult", "anything", toolName="context_history_" + suffix)) == ""
@@ -225,12 +229,14 @@ odd_values = st.recursive(
 )
 
 
+@examples(deep=200, ci=200)
 @given(odd_values)
 def test_fast_serialization_is_json_stringify(value: Any) -> None:
     """The ``msgspec`` shortcut of ``JSON.stringify`` gives its exact text, or is not taken."""
     assert _safe_json(value) == js_stringify(value)
 
 
+@examples(deep=200, ci=200)
 @given(entries | st.fixed_dictionaries({"type": st.just("message"), "message": messages}))
 def test_index_fields_are_the_three_functions(value: dict[str, Any]) -> None:
     """The one-pass rendering the indexer uses equals text, role and estimate computed apart."""
@@ -239,6 +245,7 @@ def test_index_fields_are_the_three_functions(value: dict[str, Any]) -> None:
     assert index_fields(value) == (text, entry_role(value), token_estimate(value, text))
 
 
+@examples(deep=200, ci=200)
 @given(st.lists(st.fixed_dictionaries({"type": st.just("toolCall"), "name": odd_text, "arguments": odd_values}),
                 max_size=3))
 def test_index_fields_of_odd_tool_calls(blocks: list[dict[str, Any]]) -> None:

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.cli import history_command
 from reference.fixturegen.generator import generate
@@ -131,7 +132,7 @@ def _check(session: Path, index: Path, ids: list[str]) -> int:
     return answered
 
 
-@settings(max_examples=80, deadline=None)
+@examples(deep=80, ci=25, deadline=None)
 @given(st.randoms(use_true_random=False), st.integers(1, 40), st.sets(st.sampled_from(ODDITIES)))
 def test_warm_facts_equal_the_full_path(tmp_path_factory: pytest.TempPathFactory, rng: random.Random,
                                          count: int, odd: set[str]) -> None:

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from conformance.audit.blocks import iter_blocks
 from conformance.audit.canonical import RECORD_LIMIT_BYTES, CanonicalView, LineKind, load_canonical
@@ -256,7 +257,7 @@ LINE_PIECES = st.sampled_from([
 LINES = st.lists(st.lists(LINE_PIECES, max_size=6).map(b"".join), min_size=0, max_size=8)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(deep=60, ci=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=LINES, terminated=st.booleans())
 def test_random_soups_of_lines_read_as_session_records_reports_them(
         tmp_path: Path, lines: list[bytes], terminated: bool) -> None:
