@@ -9,6 +9,10 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+#: The end-of-run summaries, registered here because every process loads this conftest: under
+#: pytest-xdist the controller, which prints them, collects nothing and never loads a folder's own.
+pytest_plugins = ("chaos.tally", "fuzz.tally", "testkit.pi_oracle_tally", "testkit.wrong_path_grid")
+
 settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=50, deadline=None)
 settings.register_profile("fuzz", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
