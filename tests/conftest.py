@@ -15,6 +15,10 @@ import pytest
 from hypothesis import settings
 from testkit.profiles import register_profiles
 
+#: The end-of-run summaries, registered here because every process loads this conftest: under
+#: pytest-xdist the controller, which prints them, collects nothing and never loads a folder's own.
+pytest_plugins = ("chaos.tally", "fuzz.tally", "testkit.pi_oracle_tally", "testkit.wrong_path_grid")
+
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

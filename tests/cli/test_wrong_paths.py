@@ -261,30 +261,55 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+#: Cells run together, ``WORKERS`` at a time. A worker of pytest-xdist lists every collected test in
+#: its session but runs only the share it is sent (in runs of neighbouring tests), so the cells run a
+#: batch at a time, when a test first asks for one: never every cell in every worker.
+BATCH: Final = 4 * WORKERS
+
+
+class Matrix:
+    """The selected cells of a module, run a batch at a time (``matrix[slot, kind]``)."""
+
+    def __init__(self, selected: list[tuple[str, str]], template: Path, base: Path) -> None:
+        batches = [selected[n:n + BATCH] for n in range(0, len(selected), BATCH)]
+        self._batch_of = {key: batch for batch in batches for key in batch}
+        self._template, self._base = template, base
+        self.ran: dict[tuple[str, str], Cell] = {}
+
+    def __getitem__(self, key: tuple[str, str]) -> Cell:
+        if key not in self.ran:
+            self._run(self._batch_of.get(key, [key]))
+        return self.ran[key]
+
+    def _run(self, batch: list[tuple[str, str]]) -> None:
+        cells = {(slot, kind): _prepare(self._template, self._base, slot, kind) for slot, kind in batch}
+        first = len(self.ran)
+        jobs = [_job(cell, SLOTS[key[0]], self._base / "outputs" / f"{first + number}")
+                for number, (key, cell) in enumerate(cells.items())]
+        for cell, ended in zip(cells.values(), wp.run_forked(jobs, WORKERS), strict=True):
+            cell.outcome, cell.seconds = ended, ended.seconds
+            cell.after, cell.target_after = wp.snapshot(cell.root), _identity(cell.target)
+        self.ran.update(cells)
+
+
 @pytest.fixture(scope="module")
-def outcomes(request: pytest.FixtureRequest, template: Path,
-             tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, str], Cell]]:
-    """Every selected cell, run several at once; the folders are removed afterwards."""
+def outcomes(request: pytest.FixtureRequest, template: Path) -> Iterator[Matrix]:
+    """The selected cells, run a batch at a time; the folders are removed afterwards."""
     selected = [cell for item in request.session.items
                 if getattr(item, "module", None) is request.module and (cell := _cell_of(item)) is not None]
     base = Path(tempfile.mkdtemp(prefix="recall-rebase-wrong-paths-"))
-    cells = {(slot, kind): _prepare(template, base, slot, kind) for slot, kind in selected}
     started = time.monotonic()
-    jobs = [_job(cell, SLOTS[key[0]], base / "outputs" / f"{number}") for number, (key, cell) in enumerate(cells.items())]
-    for cell, ended in zip(cells.values(), wp.run_forked(jobs, WORKERS), strict=True):
-        cell.outcome, cell.seconds = ended, ended.seconds
-        cell.after, cell.target_after = wp.snapshot(cell.root), _identity(cell.target)
-    done = cells
-    print(f"\nwrong-path matrix: {len(done)} cells in {time.monotonic() - started:.1f} s with {WORKERS} workers")
-    yield done
-    for cell in done.values():
-        for folder, _, _ in os.walk(cell.root):
+    matrix = Matrix(selected, template, base)
+    yield matrix
+    print(f"\nwrong-path matrix: {len(matrix.ran)} cells in {time.monotonic() - started:.1f} s with {WORKERS} workers")
+    for ran in matrix.ran.values():
+        for folder, _, _ in os.walk(ran.root):
             os.chmod(folder, 0o755)
     shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.mark.parametrize("cell", CELLS, ids=[f"{slot}-{kind}" for slot, kind in CELLS])
-def test_a_wrong_path_is_refused_or_used_and_nothing_else_is_touched(outcomes: dict[tuple[str, str], Cell],
+def test_a_wrong_path_is_refused_or_used_and_nothing_else_is_touched(outcomes: Matrix,
                                                                      cell: tuple[str, str]) -> None:
     slot_id, kind = cell
     ran = outcomes[slot_id, kind]

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from testkit import pi_oracle as _pi
+from testkit.pi_oracle_tally import PairStats, TripleStats
 
 _HERE = Path(__file__).resolve().parent
-_STATS = pytest.StashKey[dict[str, Any]]()
-_TRIPLES = pytest.StashKey[dict[str, Any]]()
 _PROBLEM = pytest.StashKey[str | None]()
 
 
@@ -42,40 +40,18 @@ def pytest_runtest_call(item: pytest.Item) -> None:
         pytest.fail(f"the Pi oracle is not available: {reason}.\nTo fix: {_pi.HOW_TO_FIX}.", pytrace=False)
 
 
-class PairStats:
-    """Counts compared (session, leaf) pairs across tests for the terminal summary."""
-
-    def __init__(self, store: dict[str, Any]) -> None:
-        self._store = store
-
-    def add(self, name: str, comparison: _pi.Comparison) -> None:
-        """Add to the totals under ``name`` (several tests may share one name)."""
-        pairs, diffs, files = self._store.get(name, (0, 0, 0))
-        self._store[name] = (pairs + comparison.pairs, diffs + len(comparison.differences), files + len(comparison.files))
+@pytest.fixture
+def pair_stats(request: pytest.FixtureRequest) -> PairStats:
+    """Where a test reports how many (session, leaf) pairs it compared (testkit/pi_oracle_tally.py adds them up)."""
+    assert isinstance(request.node, pytest.Item)
+    return PairStats(request.node)
 
 
-@pytest.fixture(scope="session")
-def pair_stats(pytestconfig: pytest.Config) -> PairStats:
-    """Where tests report how many (session, leaf) pairs they compared."""
-    return PairStats(pytestconfig.stash.setdefault(_STATS, {}))
-
-
-class TripleStats:
-    """Counts compared (session, leaf, query) recall triples across tests for the terminal summary."""
-
-    def __init__(self, store: dict[str, Any]) -> None:
-        self._store = store
-
-    def add(self, name: str, *, triples: int, disagreements: int, files: int) -> None:
-        """Add to the totals under ``name`` (several tests may share one name)."""
-        t, d, f = self._store.get(name, (0, 0, 0))
-        self._store[name] = (t + triples, d + disagreements, f + files)
-
-
-@pytest.fixture(scope="session")
-def triple_stats(pytestconfig: pytest.Config) -> TripleStats:
-    """Where recall tests report how many (session, leaf, query) triples they compared with Pi."""
-    return TripleStats(pytestconfig.stash.setdefault(_TRIPLES, {}))
+@pytest.fixture
+def triple_stats(request: pytest.FixtureRequest) -> TripleStats:
+    """Where a recall test reports how many (session, leaf, query) triples it compared with Pi."""
+    assert isinstance(request.node, pytest.Item)
+    return TripleStats(request.node)
 
 
 @pytest.fixture(scope="session")
@@ -86,25 +62,3 @@ def stringify_server() -> Iterator[_pi.StringifyServer]:
         yield server
     finally:
         server.close()
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    stats = config.stash.get(_STATS, None)
-    triples = config.stash.get(_TRIPLES, None)
-    if not stats and not triples:
-        return
-    terminalreporter.write_sep("-", "pi-oracle")
-    if stats:
-        pairs = sum(p for p, _, _ in stats.values())
-        diffs = sum(d for _, d, _ in stats.values())
-        for name, (p, d, f) in stats.items():
-            terminalreporter.write_line(f"  {name}: {p} pairs from {f} files, {d} differences")
-        terminalreporter.write_line(f"pi-oracle: compared {pairs} (session, leaf) pairs, {diffs} differences")
-    if triples:
-        total = sum(t for t, _, _ in triples.values())
-        disagreements = sum(d for _, d, _ in triples.values())
-        for name, (t, d, f) in triples.items():
-            terminalreporter.write_line(f"  {name}: {t} triples from {f} files, {d} disagreements")
-        terminalreporter.write_line(
-            f"pi-oracle recall: compared {total} (session, leaf, query) triples, {disagreements} disagreements"
-        )
