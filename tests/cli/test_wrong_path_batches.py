@@ -29,4 +29,6 @@ def test_two_workers_share_the_cells_instead_of_each_running_all_of_them() -> No
     selected = int(re.search(r"(\d+) passed", done.stdout).group(1))  # type: ignore[union-attr]
     ran = [int(n) for n in re.findall(r"wrong-path matrix: (\d+) cells in", done.stdout)]
     assert selected == 6 * 13 and len(ran) == 2, done.stdout[-3000:]
-    assert sum(ran) < 1.5 * selected and max(ran) < selected, f"cells run per worker: {ran} of {selected}"
+    # worksteal may move a test whose batch one worker already ran, so a cell can run twice; never
+    # every cell in every worker, which is what a fixture over request.session.items did
+    assert sum(ran) < 2 * selected, f"cells run per worker: {ran} of {selected}"

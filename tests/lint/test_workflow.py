@@ -143,4 +143,4 @@ def test_the_deep_job_runs_the_full_counts_nightly_and_by_hand() -> None:
     assert [step["run"].strip() for step in deep["steps"] if "run" in step][-1].endswith("tox -e deep")
     assert flow["jobs"]["setup-commands"]["if"] == "github.event_name != 'schedule'"
     tox = (REPO_ROOT / "tox.ini").read_text(encoding="utf-8").split("[testenv:deep]", 1)[1].split("\n[", 1)[0]
-    assert "HYPOTHESIS_PROFILE = deep" in tox and 'pytest -n auto -m "not oracle and not node"' in tox
+    assert "HYPOTHESIS_PROFILE = deep" in tox and 'pytest -n auto --dist worksteal -m "not oracle and not node"' in tox

@@ -47,7 +47,7 @@ def _session(folder: Path, area: str, tests: dict[str, str], workers: int, root_
     (folder / "tests" / area).mkdir(parents=True)
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (folder / "conftest.py").write_text(_WORKERS_OWN_REPORT + root_conftest, encoding="utf-8")
-    for conftest in ("conftest.py", f"{area}/conftest.py"):
+    for conftest in ("conftest.py", "slow.txt", f"{area}/conftest.py"):  # slow.txt: what conftest.py marks slow
         shutil.copy(TESTS_ROOT / conftest, folder / "tests" / conftest)
     for name, text in tests.items():
         (folder / "tests" / area / name).write_text(text, encoding="utf-8")
