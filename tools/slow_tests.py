@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-SLOW_LIST: Final = Path(__file__).resolve().parents[1] / "tests" / "slow.txt"
+ROOT: Final = Path(__file__).resolve().parents[1]
+SLOW_LIST: Final = ROOT / "tests" / "slow.txt"
 HEADER: Final = ("# Slow test functions, measured (tools/slow_tests.py; docs/testing.md): tox -e quick leaves them out.\n"
                  "# One per line: path::function, then the seconds its items took in the measured run.\n")
 
@@ -39,9 +40,22 @@ def function_id(case: ElementTree.Element) -> str | None:
     path, classname, name = case.get("file"), case.get("classname") or "", case.get("name") or ""
     if not path or not name:
         return None
-    module = path.removesuffix(".py").replace("/", ".").replace("\\", ".")
+    path = path.replace("\\", "/")
+    if not path.startswith("tests/"):  # defined in a library (a Hypothesis state machine's TestCase)
+        path = _test_file_of(classname) or path
+    module = path.removesuffix(".py").replace("/", ".")
     inner = classname.removeprefix(module).strip(".")
-    return "::".join(part for part in (path.replace("\\", "/"), inner, name.split("[", 1)[0]) if part)
+    return "::".join(part for part in (path, inner, name.split("[", 1)[0]) if part)
+
+
+def _test_file_of(classname: str) -> str | None:
+    """The test file a dotted ``classname`` starts with (``tests.a.test_b.TestC``: ``tests/a/test_b.py``)."""
+    parts = classname.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = "/".join(parts[:end]) + ".py"
+        if (ROOT / candidate).is_file():
+            return candidate
+    return None
 
 
 def timings(junit_xml: Path) -> dict[str, Timing]:
