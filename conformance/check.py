@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,7 +37,8 @@ MANIFEST_SCHEMA: Final = "fixtures/manifest.schema.json"
 CODE_CATALOGUE: Final = "codes/v1/codes.schema.json"
 
 
-def _features() -> list[tuple[Path, Any]]:
+def parsed_features() -> list[tuple[Path, Any]]:
+    """Every feature file of the suite and its Gherkin document (parsing them all takes about 0.3 s)."""
     parser: Any = Parser()
     return [(path, parser.parse(path.read_text(encoding="utf-8"))) for path in sorted(features_dir().rglob("*.feature"))]
 
@@ -52,10 +54,11 @@ def _scenarios(document: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def list_scenarios() -> list[dict[str, Any]]:
-    """One entry per scenario: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``)."""
+def list_scenarios(features: Sequence[tuple[Path, Any]] | None = None) -> list[dict[str, Any]]:
+    """One entry per scenario: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``);
+    ``features``: the parsed feature files when the caller has them already (:func:`parsed_features`)."""
     items = []
-    for path, document in _features():
+    for path, document in parsed_features() if features is None else features:
         feature_tags = [t["name"].lstrip("@") for t in document["feature"].get("tags", [])]
         for scenario in _scenarios(document):
             ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
@@ -69,10 +72,10 @@ def list_scenarios() -> list[dict[str, Any]]:
     return sorted(items, key=lambda item: item["id"])
 
 
-def scenario_rows() -> list[str]:
+def scenario_rows(features: Sequence[tuple[Path, Any]] | None = None) -> list[str]:
     """Every id a report can carry: each scenario's id, and ``ID[case]`` for each outline row."""
     rows: list[str] = []
-    for _, document in _features():
+    for _, document in parsed_features() if features is None else features:
         for scenario in _scenarios(document):
             ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
             cases = [row["cells"][0]["value"] for examples in scenario.get("examples", [])
@@ -93,7 +96,7 @@ def check_features(problems: list[str]) -> int:
     seen: dict[str, str] = {}
     manifest = fixture_manifest()
     count = 0
-    for path, document in _features():
+    for path, document in parsed_features():
         where = path.relative_to(features_dir()).as_posix()
         if not document.get("feature"):
             problems.append(f"{where}: no Feature")

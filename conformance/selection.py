@@ -69,10 +69,12 @@ def _id_matches(row: str, pattern: str) -> bool:
 
 def suite_rows() -> list[dict[str, Any]]:
     """Every row of the suite, in report order: its id, scenario, feature, title, file and tags."""
-    from conformance.check import list_scenarios, scenario_rows
+    from conformance.check import list_scenarios, parsed_features, scenario_rows
 
-    scenarios = {item["id"]: item for item in list_scenarios()}
-    return [{**scenarios[scenario_of(row)], "id": row, "scenario": scenario_of(row)} for row in scenario_rows()]
+    features = parsed_features()  # once for both
+    scenarios = {item["id"]: item for item in list_scenarios(features)}
+    return [{**scenarios[scenario_of(row)], "id": row, "scenario": scenario_of(row)}
+            for row in scenario_rows(features)]
 
 
 def selected_rows(selection: Selection) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ under ``ci``."""
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,28 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 SLOW_LIST = Path(__file__).with_name("slow.txt")
 
 
+def _slow_seconds() -> dict[str, float]:
+    """Each function ``tests/slow.txt`` lists, with the seconds its items took when measured."""
+    listed: dict[str, float] = {}
+    for line in SLOW_LIST.read_text(encoding="utf-8").splitlines():
+        function, _, note = line.partition("#")
+        if function.strip():
+            listed[function.strip()] = float(note.split()[0]) if note.split() else 0.0
+    return listed
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``slow`` the functions ``tests/slow.txt`` lists: ``tox -e quick`` leaves them out."""
-    listed = {line.split("#", 1)[0].strip() for line in SLOW_LIST.read_text(encoding="utf-8").splitlines()}
+    """Mark ``slow`` the functions ``tests/slow.txt`` lists: ``tox -e quick`` leaves them out.
+
+    Under pytest-xdist, the modules with the most measured seconds go first (each module's tests
+    kept together and in order): a long test that starts last leaves the other core idle while
+    it runs, and worksteal can move queued tests but not split a running one."""
+    slow = _slow_seconds()
+    weight: dict[str, float] = defaultdict(float)
     for item in items:
-        if item.nodeid.split("[", 1)[0] in listed:
+        function = item.nodeid.split("[", 1)[0]
+        if function in slow:
             item.add_marker(pytest.mark.slow)
+            weight[function.split("::", 1)[0]] += slow[function]
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike: the order is the list's
+        items.sort(key=lambda item: -weight.get(item.nodeid.split("::", 1)[0], 0.0))

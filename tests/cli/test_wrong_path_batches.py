@@ -15,7 +15,7 @@ import sys
 
 from testkit.paths import REPO_ROOT
 
-SLOTS_ASKED = "audit-export or audit-sql or audit-views or history-index"
+SLOTS_ASKED = "audit-sql or audit-views"  # 26 cells, three batches: enough to tell shared from all-in-each
 
 
 def test_two_workers_share_the_cells_instead_of_each_running_all_of_them() -> None:
@@ -28,7 +28,7 @@ def test_two_workers_share_the_cells_instead_of_each_running_all_of_them() -> No
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     selected = int(re.search(r"(\d+) passed", done.stdout).group(1))  # type: ignore[union-attr]
     ran = [int(n) for n in re.findall(r"wrong-path matrix: (\d+) cells in", done.stdout)]
-    assert selected == 6 * 13 and len(ran) == 2, done.stdout[-3000:]
+    assert selected == 2 * 13 and len(ran) == 2, done.stdout[-3000:]
     # worksteal may move a test whose batch one worker already ran, so a cell can run twice; never
     # every cell in every worker, which is what a fixture over request.session.items did
     assert sum(ran) < 2 * selected, f"cells run per worker: {ran} of {selected}"
