@@ -1,4 +1,4 @@
-"""Write (or check) ``tests/slow.txt``, the measured list of slow test functions.
+"""Write (or check) tests/slow.txt, the measured list of slow test functions.
 
     pytest -m "not oracle and not node" -o junit_family=xunit1 --junitxml times.xml
     python tools/slow_tests.py times.xml            # rewrite tests/slow.txt from that run
