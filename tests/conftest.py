@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from testkit import slow_list
 from testkit.profiles import register_profiles
 
 #: The end-of-run summaries, registered here because every process loads this conftest: under
@@ -28,23 +29,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 SLOW_LIST = Path(__file__).with_name("slow.txt")
 
 
-def _slow_seconds() -> dict[str, float]:
-    """Each function ``tests/slow.txt`` lists, with the seconds its items took when measured."""
-    listed: dict[str, float] = {}
-    for line in SLOW_LIST.read_text(encoding="utf-8").splitlines():
-        function, _, note = line.partition("#")
-        if function.strip():
-            listed[function.strip()] = float(note.split()[0]) if note.split() else 0.0
-    return listed
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark ``slow`` the functions ``tests/slow.txt`` lists: ``tox -e quick`` leaves them out.
 
     Under pytest-xdist, the modules with the most measured seconds go first (each module's tests
     kept together and in order): a long test that starts last leaves the other core idle while
     it runs, and worksteal can move queued tests but not split a running one."""
-    slow = _slow_seconds()
+    slow = slow_list.read(SLOW_LIST.read_text(encoding="utf-8"))
     weight: dict[str, float] = defaultdict(float)
     for item in items:
         function = item.nodeid.split("[", 1)[0]

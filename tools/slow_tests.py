@@ -22,8 +22,9 @@ from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 SLOW_LIST: Final = ROOT / "tests" / "slow.txt"
-HEADER: Final = ("# Slow test functions, measured (tools/slow_tests.py; docs/testing.md): tox -e quick leaves them out.\n"
-                 "# One per line: path::function, then the seconds its items took in the measured run.\n")
+if str(ROOT / "tests") not in sys.path:  # the list's format is the tests' own: tests/testkit/slow_list.py
+    sys.path.insert(0, str(ROOT / "tests"))
+from testkit import slow_list as listing  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,12 @@ def slow_list(measured: dict[str, Timing], *, total: float, single: float) -> st
     slow = sorted(((key, t) for key, t in measured.items() if t.total >= total or t.longest >= single),
                   key=lambda pair: (-pair[1].total, pair[0]))
     rules = f"# Rule: {total:g} s together or {single:g} s for one item.\n"
-    return HEADER + rules + "".join(f"{key}  # {t.total:.1f} s in {t.items}\n" for key, t in slow)
+    return listing.HEADER + rules + "".join(listing.line(key, t.total, t.items) for key, t in slow)
 
 
 def listed(text: str) -> set[str]:
     """The function ids of a slow list's text."""
-    return {line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()}
+    return set(listing.read(text))
 
 
 def main(argv: list[str] | None = None) -> int:
