@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reference.cli.history_command import add_trust_arguments, trust_argv
 from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE
@@ -26,6 +25,9 @@ from reference.cli.refusals import (
     session_refusal,
 )
 from reference.cli.situation import session_problem
+
+if TYPE_CHECKING:
+    from reference.rebase.request import RebaseFailure
 
 __all__ = ["EXIT_RECOVERABLE", "EXIT_UNAVAILABLE"]
 
@@ -75,18 +77,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rebase.set_defaults(handler=run_rebase)
 
 
-def failure_hints(service: Any, session: str, project: str) -> dict[str, str]:
+def failure_hints(failure: RebaseFailure | None, session: str, project: str) -> dict[str, str]:
     """Hints from what actually happened: the existing operation's id, why the lock failed, what
     the session file is, the OS error behind ``rebase-unavailable``."""
     hints: dict[str, str] = {}
-    failure = service.last_failure
-    if failure:
-        existing = re.search(r"rebase_[0-9a-f]{32}", failure)
-        if existing:
+    if failure is not None:
+        message = failure.message
+        if failure.code == "operation-exists-use-recover" and failure.operation_id is not None:
             hints["operation-exists-use-recover"] = (
-                f"this source was already rebased at this leaf: run again with --recover {existing.group(0)}")
-        hints["rebase-busy"] = f"{failure}; try again when it ends" if "another rebase" in failure else failure
-        hints["rebase-unavailable"] = failure
+                f"this source was already rebased at this leaf: run again with --recover {failure.operation_id}")
+        hints["rebase-busy"] = f"{message}; try again when it ends" if "another rebase" in message else message
+        hints["rebase-unavailable"] = message
     problem = session_problem(os.path.abspath(session))
     if problem is not None:  # the runtime layer answers first (§6.2 steps 1-3), then the gates
         hints.update(dict.fromkeys(("rebase-state-unavailable", "lineage-integrity-unavailable", "ephemeral-session",
@@ -187,7 +188,8 @@ def _lock_file(source: str | None) -> str | None:
 def run_rebase(args: argparse.Namespace) -> int:
     from reference.pi.inspection import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
-    from reference.rebase.host import build_rebase_host, run_mode
+    from reference.rebase.host import build_rebase_host
+    from reference.rebase.request import RebaseRequest
 
     refusal = (operation_refusal(args.recover) if args.recover is not None else None) or session_refusal(
         os.path.abspath(args.session), args.leaf)
@@ -202,8 +204,8 @@ def run_rebase(args: argparse.Namespace) -> int:
     service = RebaseService(host, index_path=args.index or default_index)
     lock = _lock_file(host.session_file)
     lock_existed = lock is None or os.path.lexists(lock)
-    mode = "recover" if args.recover is not None else "dry-run" if args.dry_run else "run"  # --recover '' too
-    result = run_mode(service, {"mode": mode, "operationId": args.recover})
+    outcome = service.rebase(RebaseRequest.of(dry_run=args.dry_run, recover=args.recover))  # --recover '' too
+    result = outcome.result
     if args.leaf is not None and result["warnings"][:1] == ["archive-branch-invalid"]:
         refusal = exact_unknown_leaf(os.path.abspath(args.session), args.leaf)  # "ID" was only in a text
         if refusal is not None:
@@ -211,7 +213,7 @@ def run_rebase(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(js_stringify(result) + "\n")
     else:
-        hints = failure_hints(service, args.session, os.path.abspath(args.cwd or os.getcwd()))
+        hints = failure_hints(outcome.failure, args.session, os.path.abspath(args.cwd or os.getcwd()))
         if result["warnings"][:1] == ["pending-or-orphan-tool-exchange"] and result["status"] == "unavailable":
             hints["pending-or-orphan-tool-exchange"] = pending_hint(args.session, args.leaf, args.cwd)
         created = lock if not lock_existed and lock is not None and os.path.lexists(lock) else None

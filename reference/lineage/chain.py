@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -21,10 +21,10 @@ from reference.artifacts.ids import journal_path
 from reference.artifacts.journal import load_journal
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES, find_pair, verify_handoff, verify_pair
+from reference.lineage.proof import ProvenPrefix, prefix_holds, prefix_scan
 from reference.pi.header import is_current_version, same_project
 from reference.pi.reader import Record, RecordKind, open_session_file, read_header_line
 from reference.pi.scan import BranchIds, SourceScan, scan_source, validate_branch
-from reference.pi.scanscope import cached_scan, shared_prefix_matches
 from reference.pi.session import SessionFile, load_session
 from reference.pi.tree import SessionTree
 from reference.primitives.codes import Code
@@ -48,12 +48,16 @@ class LineageSource:
 @dataclass
 class RebaseState:
     """What verification found: the nearest checkpoint (None when absent or invalid), the
-    verified sources nearest first (partial when a warning stopped the walk), and warnings."""
+    verified sources nearest first (partial when a warning stopped the walk), and warnings;
+    with what the walk proved on the way, for the step that uses it next: the source prefixes it
+    checked and the scans it read or was handed (docs/rebase.md, "What one run reads")."""
 
     checkpoint: dict[str, Any] | None = None
     sources: list[LineageSource] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     pairs: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    proven: list[ProvenPrefix] = field(default_factory=list)
+    scans: list[SourceScan] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -109,27 +113,31 @@ def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any]
 
 
 def _verify_source(
-    link: Mapping[str, Any], project_path: str
+    link: Mapping[str, Any], project_path: str, state: RebaseState, proven: ProvenPrefix | None
 ) -> tuple[_Origin | _ScanOrigin, list[Any], AbstractSet[str]]:
     """The source half of §6.13 step 3: prefix, header, unique ids, ancestry, Pi's branch.
     Returns the origin, the entries of the source branch that lineage reads further (its
-    ``custom`` and ``custom_message`` entries, at least) and the ids of that branch."""
+    ``custom`` and ``custom_message`` entries, at least) and the ids of that branch.  ``proven``
+    is the prefix check just before this verification; what this one proves goes to ``state``."""
     source_file = link["sourceSessionFile"]
     size, leaf = link.get("sourceSize"), link.get("sourceLeafId")
-    if not shared_prefix_matches(source_file, size, link.get("sourceHash")) or not isinstance(leaf, str):
+    holds = prefix_holds(source_file, size, link.get("sourceHash"), proven)
+    if holds is None or not isinstance(leaf, str):
         raise _Broken("source prefix")
+    state.proven.append(holds)
     assert isinstance(size, int)
     header = read_header_line(source_file)
     if (not is_current_version(header.get("version"))
             or header.get("id") != link.get("sourceSessionId") or not same_project(header.get("cwd"), project_path)):
         raise _Broken("source header")
-    scan = cached_scan(source_file, size, str(link.get("sourceHash")))
+    scan = prefix_scan(source_file, size, str(link.get("sourceHash")), state.scans)
     if scan is None and os.stat(source_file).st_size == size:
         # The source has not grown since the rebase (the usual case): the compact scan, not a
         # Record per line, so verifying a large source's lineage stays small.
         scan = scan_source(source_file)
         if scan.size != size or scan.sha256 != link.get("sourceHash"):
             raise _Broken("source prefix")
+        state.scans.append(scan)
     if scan is not None and scan.valid:
         return _verify_scanned(scan, leaf)
     session = load_session(source_file)  # a grown source: only the records of the prefix count
@@ -191,10 +199,16 @@ def load_rebase_state(
     project_path: str,
     *,
     conn: sqlite3.Connection | None = None,
+    proven: ProvenPrefix | None = None,
+    scans: Iterable[SourceScan] = (),
 ) -> RebaseState:
     """Walk verified checkpoint/link pairs from ``branch`` (the entries of the active branch of
-    ``session_file``), at most 16 deep, and project them when nothing failed."""
-    state = RebaseState()
+    ``session_file``), at most 16 deep, and project them when nothing failed.
+
+    ``proven`` is a prefix check that passed just before this call (taken by the source check it
+    is exactly, instead of a second hash) and ``scans`` the scans the caller read (taken for a
+    source whose file is still the scanned bytes); the result says what this walk proved."""
+    state = RebaseState(scans=list(scans))
     if not session_file or not os.path.isfile(session_file):
         state.warnings.append(Code.CANONICAL_SESSION_UNAVAILABLE)
         return state
@@ -212,7 +226,7 @@ def load_rebase_state(
                            project_path=project_path, visited=visited) is not None:
                 raise _Broken("pair")
             link, cp = pair.link_entry["data"], pair.checkpoint_entry["data"]
-            origin, ancestors, allowed = _verify_source(link, project_path)
+            origin, ancestors, allowed = _verify_source(link, project_path, state, proven)
             if verify_handoff(pair.handoff_entry, cp, header=header, project_path=project_path) is not None:
                 raise _Broken("handoff")
         except (_Broken, ContractViolation, OSError, ValueError, KeyError, TypeError):

@@ -4,7 +4,7 @@ Read-only: the file is opened through :func:`reference.pi.reader.open_session_fi
 through anything that could migrate it.  One streaming pass (:func:`scan_source`) validates
 every record the way contract §6.2 steps 17-18 look at it, hashes the whole file and keeps only
 a compact id/parent/offset table; only the records a step needs are decoded again, by offset
-(docs/benchmarks.md, "Rebase").  A run shares its scans (:mod:`reference.pi.scanscope`).
+(docs/benchmarks.md, "Rebase").  A run hands its scans on as values (:mod:`reference.lineage.proof`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from reference.pi.entries import has_entry_fields
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import Record, RecordKind, decode_value, open_session_file
 from reference.pi.scan_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
-from reference.pi.scanscope import current_scope
 from reference.pi.session import (
     HashingStream,
     accept_header,
@@ -39,7 +38,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.jsvalues import get
-from reference.primitives.platform_ops import file_stamp, real_path
+from reference.primitives.platform_ops import file_stamp
 
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
 _LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
@@ -243,7 +242,6 @@ def scan_source(path: str) -> SourceScan:
     file is read again, from the start, by the exact reader."""
     path = os.fspath(path)
     check_session_path(path)
-    scope = current_scope()
     try:
         raw = open_session_file(path)
     except OSError as exc:
@@ -272,17 +270,17 @@ def scan_source(path: str) -> SourceScan:
         empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=SpanEnds(table.starts, table.lengths),
         exchanges=table.exchanges, stamp=stamp,
     )
-    if scope is not None:
-        scope.scans[real_path(path)] = scan
     return scan
 
 
-def branch_customs(session_file: str, leaf: Any, custom_types: frozenset[str] | None = None) -> list[Any]:
+def branch_customs(session_file: str, leaf: Any, custom_types: frozenset[str] | None = None,
+                   scan: SourceScan | None = None) -> list[Any]:
     """The ``custom`` and ``custom_message`` entries on the active branch at ``leaf`` (DEFAULT_LEAF:
     Pi's leaf on load): all that lineage verification looks at in the current session.  From
-    the run's compact scan when the file is a valid one (of ``custom_types`` only, when given),
-    else from the exact reader's tree."""
-    scan = scan_for_run(session_file)
+    the compact scan (``scan``, the caller's of this file, or a new one) when the file is a
+    valid one (of ``custom_types`` only, when given), else from the exact reader's tree."""
+    if scan is None:
+        scan = scan_source(session_file)
     if scan.valid:
         leaf_id = scan.last_id if leaf is DEFAULT_LEAF else leaf
         return scan.branch_customs(leaf_id, custom_types)
@@ -290,26 +288,6 @@ def branch_customs(session_file: str, leaf: Any, custom_types: frozenset[str] | 
     tree = session.tree()
     leaf_id = tree.default_leaf_id if leaf is DEFAULT_LEAF else leaf
     return decode_path(session, [r for r in tree.branch(leaf_id).path if r.type in _LINK_KINDS])
-
-
-def scan_for_run(path: str) -> SourceScan:
-    """The run's scan of ``path`` while the file's stamp is unchanged, else a new scan.
-
-    A rebase scans the source for the runtime's lineage check (§6.2 step 2) and needs the same
-    records after the lock (step 17): an unchanged inode, size, modification and change time say
-    the bytes are the ones scanned.  Any change the stamp could miss is still caught, because the
-    prefix check of step 24 hashes the file again against the scan's SHA-256.
-    """
-    scope = current_scope()
-    cached = scope.scans.get(real_path(path)) if scope is not None else None
-    if cached is not None:
-        try:
-            if file_stamp(os.stat(path)) == cached.stamp:
-                return cached
-        except OSError:
-            pass
-    return scan_source(path)
-
 
 
 def validate_branch(tree: SessionTree, leaf_id: str) -> None:

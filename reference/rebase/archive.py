@@ -10,18 +10,19 @@ looks at it (``unsupported-source-version``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
+from reference.lineage.proof import scan_once
 from reference.pi.blockscan import NotOrdinary, line_fields
 from reference.pi.compact_exchanges import CompactExchanges
 from reference.pi.context import UnbuildableContext, context_layout
 from reference.pi.header import require_current_version, same_project
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.reader import open_session_file
-from reference.pi.scan import BranchIds, SourceScan, scan_for_run
+from reference.pi.scan import BranchIds, SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
@@ -176,10 +177,11 @@ def _context(scan: SourceScan, branch: array[int], subset: dict[int, Any]) -> li
     return [subset[branch[layout.compaction]], *kept, *later]
 
 
-def capture_source(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
+def capture_source(path: str, project_path: str, leaf_id: Any, scans: Sequence[SourceScan] = ()) -> SourceArchive:
     """Steps 15-21 on ``path`` at ``leaf_id`` (the host's active leaf, DEFAULT_LEAF for Pi's leaf on
-    load, or the journal's)."""
-    scan = scan_for_run(path)
+    load, or the journal's).  A scan of ``scans`` is taken while its file is unchanged (the
+    runtime layer read the source for §6.2 step 2); step 24 hashes the file again against it."""
+    scan = scan_once(path, scans)
     check_header(scan.header, project_path)
     check_scan(scan)
     if leaf_id is DEFAULT_LEAF:

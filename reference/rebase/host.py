@@ -24,6 +24,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.params import string_param
 from reference.rebase.crashpoints import ENV_VAR
+from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
 from reference.rebase.session_host import ACTIVATIONS, RebaseHost
 from reference.recall.index_schema import default_index_path
@@ -62,17 +63,11 @@ def apply_facts(host: RebaseHost, params: Mapping[str, Any]) -> None:
         raise ContractViolation(Code.INVALID_PARAMS, f"activation must be one of {', '.join(ACTIVATIONS)}")
 
 
-def run_mode(service: RebaseService, params: Mapping[str, Any]) -> dict[str, Any]:
-    """``mode``: run (default), dry-run or recover (with ``operationId``); ``layer``: runtime
-    (default, §6.2 steps 1-3 first) or service (the rebase service called directly)."""
-    mode = params.get("mode", "run")
-    if mode not in ("run", "dry-run", "recover"):
-        raise ContractViolation(Code.INVALID_PARAMS, "mode must be run, dry-run or recover")
-    recover = params.get("operationId") if mode == "recover" else None
-    if mode == "recover" and not isinstance(recover, str):
-        raise ContractViolation(Code.INVALID_PARAMS, "recover needs an operationId string")
-    call = service.run if params.get("layer") == "service" else service.rebase_session
-    return call(dry_run=mode == "dry-run", recover=recover)
+def run_params(service: RebaseService, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``rebase.run``'s ``mode``: run (default), dry-run or recover (with ``operationId``);
+    ``layer``: runtime (default, §6.2 steps 1-3 first) or service (the service called directly)."""
+    request = RebaseRequest.from_params(params)
+    return service.rebase(request, runtime=params.get("layer") != "service").result
 
 
 class RebaseHostState:
@@ -123,7 +118,7 @@ class RebaseHostState:
         if probing:
             host.during_switch.append(ask_hook)
         try:
-            result = run_mode(service, params)
+            result = run_params(service, params)
         finally:
             if probing:
                 host.during_switch.remove(ask_hook)

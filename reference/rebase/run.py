@@ -1,14 +1,20 @@
 """One rebase run (contract §6.2 steps 10-26, §6.6-§6.11): the source, the lock, the archive
 checks, the target's checkpoint, then the install and activation; every failure becomes a code
-(§6.10), and once the journal exists, a ``Recoverable`` operation."""
+(§6.10), and once the journal exists, a ``Recoverable`` operation.
+
+The steps hand on what they proved as values (docs/rebase.md, "What one run reads"): the
+runtime layer's scans and verified lineage (:class:`Proven`), step 24's prefix proof, the target
+as §6.11 step 4 opened it.  The callees return results; only this module assembles the run.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from reference.artifacts.ids import JOURNAL_SUFFIX, journal_path, operations_dir, require_operation_id
 from reference.artifacts.journal import (
@@ -23,34 +29,28 @@ from reference.artifacts.journal import (
     success_result,
     unavailable_result,
     verified_result,
-    with_failure,
-    write_journal,
-    write_phase,
 )
-from reference.artifacts.phases import CrashPoint, Phase
-from reference.lineage.chain import load_rebase_state, project_operation
+from reference.lineage.chain import RebaseState, load_rebase_state
+from reference.lineage.proof import prove_prefix
 from reference.pi.context import context_messages
-from reference.pi.prefix import check_prefix
+from reference.pi.scan import SourceScan
 from reference.pi.toolexchange import ToolExchangeDiagnostics, exchange_issues
+from reference.primitives.clock import Clock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import (
     canonical_path,
-    durable_replace,
     remove_stale_temporaries,
     remove_temporaries,
     temporaries_in,
 )
-from reference.rebase import crashpoints
 from reference.rebase.activation import activate, install
 from reference.rebase.archive import capture_source
 from reference.rebase.lock import RebaseLock
-from reference.rebase.session_host import current_branch
+from reference.rebase.operation_journal import OperationJournal
+from reference.rebase.request import RebaseFailure, RebaseOutcome, RebaseRequest
+from reference.rebase.session_host import OpenedSession, RebaseHost, current_branch
 from reference.rebase.target_checkpoint import build_target_checkpoint, existing_target
-
-if TYPE_CHECKING:
-    from reference.rebase.service import RebaseService
-
 
 #: Codes found while building the checkpoint: never a Recoverable journal (D8).
 CHECKPOINT_CODES: Final = frozenset({Code.CHECKPOINT_EMPTY, Code.CHECKPOINT_BUDGET, Code.CHECKPOINT_MEMORY_BUDGET})
@@ -66,77 +66,74 @@ def failure_message(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-class RebaseRun:
-    """The state of one rebase run, so a failure anywhere knows what exists."""
+@dataclass(frozen=True)
+class Proven:
+    """What the runtime layer proved before the run (§6.2 steps 1-3): the scans it read and the
+    verified lineage of the host's current branch (step 10 takes its first source)."""
 
-    def __init__(self, service: RebaseService, *, dry_run: bool, recover: str | None,
-                 conn: sqlite3.Connection | None) -> None:
-        self.service = service
-        self.host = service.host
-        self.dry_run = dry_run
-        self.recover = recover
-        self.project = canonical_path(self.host.project_path)
-        self.operation: dict[str, Any] | None = None
-        self.persisted = False  # a journal exists for this operation
+    scans: tuple[SourceScan, ...] = ()
+    lineage: RebaseState | None = None
+
+
+class RebaseRun:
+    """One rebase run; a failure anywhere knows what exists (the journal, the lock)."""
+
+    def __init__(self, host: RebaseHost, request: RebaseRequest, *, clock: Clock,
+                 new_session_id: Callable[[], str], conn: sqlite3.Connection | None,
+                 proven: Proven = Proven()) -> None:
+        self.host = host
+        self.request = request
+        self.new_session_id = new_session_id
+        self.project = canonical_path(host.project_path)
+        self.journal = OperationJournal(clock, conn)
         self.lock: RebaseLock | None = None
-        self.activated = False
         self.diagnostics: dict[str, int] | None = None
-        self.conn = conn  # the projection index, owned by the service call
+        self.proven = proven
 
     def close(self) -> None:
         if self.lock is not None:
             self.lock.release()
 
-    def now(self) -> int:
-        return self.service.clock.now_ms()
-
-    def execute(self) -> dict[str, Any]:
+    def execute(self) -> RebaseOutcome:
         try:
-            return self._steps()
+            return RebaseOutcome(self._steps())
         except Exception as exc:  # every failure becomes a code (§6.10)
             code = failure_code(exc.code) if isinstance(exc, ContractViolation) else FALLBACK_CODE
-            self.service.last_failure = failure_message(exc)
-            return self._failed(code)
+            record = self.journal.record
+            failure = RebaseFailure(code, failure_message(exc), record["id"] if record is not None else None)
+            return RebaseOutcome(self._failed(code), failure)
 
     def _failed(self, code: str) -> dict[str, Any]:
-        operation = self.operation
-        if (operation is not None and self.persisted and not self.dry_run and self.lock is not None
+        journal = self.journal
+        if (journal.record is not None and journal.persisted and not self.request.dry_run and self.lock is not None
                 and self.lock.held and code not in CHECKPOINT_CODES):
-            record = with_failure(operation, code, self.now())
-            with contextlib.suppress(OSError):  # the previous durable journal stays
-                write_journal(record, durable_replace)
-            project_operation(self.conn, record)
-            return recoverable_result(record["id"], code, session_replaced=self.activated,
+            record = journal.fail(code)
+            return recoverable_result(record["id"], code, session_replaced=journal.activated,
                                       tool_exchange=self.diagnostics)
         return unavailable_result(code, tool_exchange=self.diagnostics)
-
-    def write_phase(self, phase: Phase) -> None:
-        assert self.operation is not None
-        self.operation = write_phase(self.operation, phase, self.now(), durable_replace)
-        self.persisted = True
-        project_operation(self.conn, self.operation)
-        crashpoints.reached(CrashPoint(phase))
 
     def _source_file(self) -> str:
         """Steps 10-13: the canonical source, and for recovery the checked journal."""
         current = self.host.session_file
         assert current is not None
         source_file = canonical_path(current)
-        if self.recover is None:
+        recover = self.request.recover
+        if recover is None:
             return source_file
-        state = load_rebase_state(current, current_branch(self.host), self.host.project_path)
+        state = self.proven.lineage  # step 2 verified this very branch
+        if state is None:
+            state = load_rebase_state(current, current_branch(self.host), self.host.project_path)
         if state.sources:
             source_file = state.sources[0].session_file
-        require_operation_id(self.recover)
-        path = journal_path(source_file, self.recover)
+        require_operation_id(recover)
+        path = journal_path(source_file, recover)
         data: bytes | None
         try:
             data = path.read_bytes() if path.is_file() else None
         except OSError:
             data = None
-        self.operation = load_journal(data, requested_id=self.recover, source_file=source_file,
-                                      project_path=self.host.project_path)
-        self.persisted = True
+        self.journal.adopt(load_journal(data, requested_id=recover, source_file=source_file,
+                                        project_path=self.host.project_path), persisted=True)
         return source_file
 
     def _steps(self) -> dict[str, Any]:
@@ -144,10 +141,12 @@ class RebaseRun:
         self.lock = RebaseLock(source_file)
         self.lock.acquire()  # rebase-busy
         remove_journal_temporaries(source_file)
-        operation = self.operation
+        operation = self.journal.record
         leaf = operation["sourceLeafId"] if operation is not None else self.host.leaf
-        archive = capture_source(source_file, self.host.project_path, leaf)  # steps 15-21
-        own = load_rebase_state(source_file, archive.branch_subset, self.host.project_path)
+        scans = self.proven.scans
+        archive = capture_source(source_file, self.host.project_path, leaf, scans)  # steps 15-21
+        scans = (archive.scan, *scans)
+        own = load_rebase_state(source_file, archive.branch_subset, self.host.project_path, scans=scans)
         if own.warnings:  # step 22
             raise ContractViolation(Code.LINEAGE_INTEGRITY_UNAVAILABLE, "the source's own lineage does not verify")
         active = exchange_issues(context_messages(archive.context))  # analyse(), the branch streamed
@@ -157,7 +156,7 @@ class RebaseRun:
             raise ContractViolation(Code.PENDING_OR_ORPHAN_TOOL_EXCHANGE, "a tool call or result in context has no partner")
         source_hash = operation["sourceHash"] if operation is not None else archive.sha256
         source_size = operation["sourceSize"] if operation is not None else archive.size
-        check_prefix(source_file, source_size, source_hash)  # step 24
+        source = prove_prefix(source_file, source_size, source_hash)  # step 24
         header_id = archive.session_id
         if operation is not None:
             check_source_session(operation, header_id)  # step 25
@@ -165,25 +164,28 @@ class RebaseRun:
             operation = new_operation(
                 project_path=self.project, source_session_id=header_id, source_session_file=source_file,
                 source_leaf_id=archive.leaf_id, source_size=source_size, source_hash=source_hash,
-                target_session_id=self.service.new_session_id(), now_ms=self.now())
+                target_session_id=self.new_session_id(), now_ms=self.journal.clock.now_ms())
+            self.journal.adopt(operation, persisted=False)  # in memory until its first phase write
             if journal_path(source_file, operation["id"]).exists():  # step 26
                 raise ContractViolation(Code.OPERATION_EXISTS_USE_RECOVER,
                                         f"operation {operation['id']} exists; use --recover {operation['id']}")
-        self.operation = operation
         target_file = operation["targetSessionFile"]
+        opened: OpenedSession | None = None
         if os.path.lexists(target_file):
-            checkpoint = existing_target(self, header_id, archive.leaf_id, source_hash)
+            existing = existing_target(self.journal, self.host.project_path, header_id, archive.leaf_id,
+                                       source=source, scans=scans)
+            checkpoint, opened = existing.checkpoint, existing.opened
         else:
-            checkpoint = build_target_checkpoint(self, archive, own, source_size, source_hash)
-        result = success_result(dry_run=self.dry_run, operation_id=operation["id"], checkpoint=checkpoint,
+            checkpoint = build_target_checkpoint(operation, self.host, archive, own, source)
+        result = success_result(dry_run=self.request.dry_run, operation_id=operation["id"], checkpoint=checkpoint,
                                 source_entries=archive.record_count - 1, source_bytes=source_size,
                                 tool_exchange=self.diagnostics)
-        if self.dry_run:
+        if self.request.dry_run:
             return result
         if not os.path.lexists(target_file):
-            install(self, checkpoint)
+            install(self.journal, checkpoint, self.project)
         remove_stale_temporaries(Path(target_file))  # a crash inside an earlier install left them
-        activate(self, source_file, source_size, source_hash)
+        activate(self.journal, self.host, source, opened=opened, scans=scans)
         return verified_result(result)
 
 

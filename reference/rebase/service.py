@@ -24,13 +24,13 @@ from typing import Any
 
 from reference.artifacts.journal import unavailable_result
 from reference.lineage.chain import load_rebase_state
-from reference.pi.scan import scan_for_run
-from reference.pi.scanscope import scan_scope
+from reference.pi.scan import scan_source
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
-from reference.rebase.run import RebaseRun
+from reference.rebase.request import RebaseOutcome, RebaseRequest
+from reference.rebase.run import Proven, RebaseRun
 from reference.rebase.session_host import RebaseHost, current_branch, holds_memory
 from reference.recall.index_schema import open_index
 
@@ -51,32 +51,34 @@ class RebaseService:
         self.index_path = index_path
         self.new_session_id = new_session_id
         self.active = False
-        #: What ended the last run that failed, in one line, for the command line's hint only.
-        self.last_failure: str | None = None
 
     # ------------------------------------------------------------------ the runtime layer
 
     def rebase_session(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
-        """§6.2 steps 1-3 (what the runtime checks before the service runs), then :meth:`run`."""
+        """:meth:`rebase` of that request through the runtime layer: the ``RebaseResult``."""
+        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover)).result
+
+    def rebase(self, request: RebaseRequest, *, runtime: bool = True) -> RebaseOutcome:
+        """§6.2 steps 1-3 (what the runtime checks before the service runs; ``runtime=False``
+        calls the service directly, as the adapter's ``layer: "service"``), then steps 4-26 and
+        §6.6-§6.11.  The result, and for a failed run what failed."""
+        if not runtime:
+            return self._service(request)
         host = self.host
         if not host.runtime_available:
-            return unavailable_result(Code.RUNTIME_UNAVAILABLE)
-        with scan_scope():  # the reads of this call are shared by its steps, then dropped
-            return self._rebase_session(dry_run=dry_run, recover=recover)
-
-    def _rebase_session(self, *, dry_run: bool, recover: str | None) -> dict[str, Any]:
-        host = self.host
+            return RebaseOutcome(unavailable_result(Code.RUNTIME_UNAVAILABLE))
         with self._projection() as conn:  # one connection for the runtime check and the run
             try:
-                state = load_rebase_state(host.session_file, current_branch(host), host.project_path, conn=conn)
+                scan = scan_source(host.session_file) if host.session_file and os.path.isfile(host.session_file) else None
+                state = load_rebase_state(host.session_file, current_branch(host, scan), host.project_path,
+                                          conn=conn, scans=() if scan is None else (scan,))
             except (ContractViolation, OSError, ValueError, sqlite3.Error):
-                return unavailable_result(Code.REBASE_STATE_UNAVAILABLE)
+                return RebaseOutcome(unavailable_result(Code.REBASE_STATE_UNAVAILABLE))
             if state.warnings:
-                return unavailable_result(Code.LINEAGE_INTEGRITY_UNAVAILABLE)
-            if (not host.memory_bridge and host.session_file
-                    and holds_memory(scan_for_run(host.session_file).custom_entries())):
-                return unavailable_result(Code.MEMORY_STATE_REQUIRED)
-            return self._service(dry_run=dry_run, recover=recover, conn=conn)
+                return RebaseOutcome(unavailable_result(Code.LINEAGE_INTEGRITY_UNAVAILABLE))
+            if not host.memory_bridge and scan is not None and holds_memory(scan.custom_entries()):
+                return RebaseOutcome(unavailable_result(Code.MEMORY_STATE_REQUIRED))
+            return self._service(request, conn=conn, proven=Proven(tuple(state.scans), state))
 
     def before_compact(self, *, signal_aborted: bool) -> dict[str, Any]:
         """Pi's ``session_before_compact`` (contract §6.16, §6.12's in-process guard): cancel while
@@ -90,18 +92,18 @@ class RebaseService:
 
     def run(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
         """§6.2 steps 4-26, then §6.6-§6.11.  Returns the ``RebaseResult``."""
-        refused = self._gates()
-        if refused is not None:
-            return unavailable_result(refused)
-        with self._projection() as conn:
-            return self._execute(dry_run=dry_run, recover=recover, conn=conn)
+        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover), runtime=False).result
 
-    def _service(self, *, dry_run: bool, recover: str | None, conn: sqlite3.Connection | None) -> dict[str, Any]:
-        """:meth:`run` on the runtime layer's projection connection."""
+    def _service(self, request: RebaseRequest, *, conn: sqlite3.Connection | None = None,
+                 proven: Proven | None = None) -> RebaseOutcome:
+        """The service (steps 4-26), on the runtime layer's projection connection when given."""
         refused = self._gates()
         if refused is not None:
-            return unavailable_result(refused)
-        return self._execute(dry_run=dry_run, recover=recover, conn=conn)
+            return RebaseOutcome(unavailable_result(refused))
+        if proven is not None:
+            return self._execute(request, conn, proven)
+        with self._projection() as own:
+            return self._execute(request, own, Proven())
 
     def _gates(self) -> str | None:
         """§6.2 steps 4-9: the first code that refuses, or None."""
@@ -120,12 +122,12 @@ class RebaseService:
             return Code.EPHEMERAL_SESSION
         return None
 
-    def _execute(self, *, dry_run: bool, recover: str | None, conn: sqlite3.Connection | None) -> dict[str, Any]:
-        run = RebaseRun(self, dry_run=dry_run, recover=recover, conn=conn)
+    def _execute(self, request: RebaseRequest, conn: sqlite3.Connection | None, proven: Proven) -> RebaseOutcome:
+        run = RebaseRun(self.host, request, clock=self.clock, new_session_id=self.new_session_id, conn=conn,
+                        proven=proven)
         self.active = True
         try:
-            with scan_scope():
-                return run.execute()
+            return run.execute()
         finally:
             self.active = False
             run.close()

@@ -12,7 +12,7 @@ from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.pi.reader import read_header_line
-from reference.pi.scan import branch_customs
+from reference.pi.scan import SourceScan, branch_customs
 from reference.pi.session import decode_path, load_session
 from reference.primitives.jsvalues import get
 
@@ -84,11 +84,12 @@ class RebaseHost:
         self.notifications.append((level, message))
 
 
-def current_branch(host: RebaseHost) -> list[Any]:
-    """What lineage verification reads of the host's active branch (nothing without a file)."""
+def current_branch(host: RebaseHost, scan: SourceScan | None = None) -> list[Any]:
+    """What lineage verification reads of the host's active branch (nothing without a file),
+    from ``scan`` when the caller has read the file."""
     if not host.session_file or not os.path.isfile(host.session_file):
         return []
-    return branch_customs(host.session_file, host.leaf, LINEAGE_CUSTOM_TYPES)
+    return branch_customs(host.session_file, host.leaf, LINEAGE_CUSTOM_TYPES, scan)
 
 
 def holds_memory(customs: Iterable[Any]) -> bool:

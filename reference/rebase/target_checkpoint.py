@@ -3,16 +3,19 @@ reused, or a new one built from the source archive when no target exists yet."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from reference.artifacts.checkpoint import build_checkpoint
 from reference.artifacts.ids import checkpoint_id
 from reference.artifacts.memory import overlay_inherited, snapshot_memory
 from reference.lineage.chain import RebaseState
+from reference.lineage.proof import ProvenPrefix, prove_prefix
 from reference.pi.header import is_current_version
 from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.prefix import check_prefix
 from reference.pi.reader import read_header_line
+from reference.pi.scan import SourceScan
 from reference.pi.session import load_session
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -20,10 +23,16 @@ from reference.primitives.jsvalues import get
 from reference.primitives.platform_ops import canonical_path
 from reference.rebase.activation import verify_target
 from reference.rebase.archive import SourceArchive
-from reference.rebase.session_host import holds_memory, open_from_disk
+from reference.rebase.operation_journal import OperationJournal
+from reference.rebase.session_host import OpenedSession, RebaseHost, holds_memory, open_from_disk
 
-if TYPE_CHECKING:
-    from reference.rebase.run import RebaseRun
+
+@dataclass(frozen=True)
+class ExistingTarget:
+    """§6.11 step 4: the installed target's checkpoint, and the target as it was opened to verify it."""
+
+    checkpoint: dict[str, Any]
+    opened: OpenedSession
 
 
 def memory_entries(archive: SourceArchive) -> list[Any]:
@@ -34,11 +43,11 @@ def memory_entries(archive: SourceArchive) -> list[Any]:
     return archive.all_entries()
 
 
-def host_leaf(run: RebaseRun, archive: SourceArchive) -> Any:
+def host_leaf(host: RebaseHost, archive: SourceArchive) -> Any:
     """Pi's current leaf, resolving DEFAULT_LEAF (the last entry in file order): the archive's
     when the current session is the archive's file, by whichever path either was named (a
     symlinked sessions folder, say), so that file is not read again whole."""
-    leaf, current = run.host.leaf, run.host.session_file
+    leaf, current = host.leaf, host.session_file
     if leaf is not DEFAULT_LEAF or not current:
         return leaf
     if canonical_path(current) == canonical_path(archive.path):
@@ -46,31 +55,32 @@ def host_leaf(run: RebaseRun, archive: SourceArchive) -> Any:
     return load_session(current).tree().default_leaf_id
 
 
-def existing_target(run: RebaseRun, header_id: str, leaf: str, source_hash: str) -> dict[str, Any]:
-    """§6.11 step 4: reuse the installed target's checkpoint; never a second target."""
-    assert run.operation is not None
-    operation = run.operation
+def existing_target(journal: OperationJournal, project_path: str, header_id: str, leaf: str, *,
+                    source: ProvenPrefix, scans: Sequence[SourceScan] = ()) -> ExistingTarget:
+    """§6.11 step 4: reuse the installed target's checkpoint; never a second target.  ``source``
+    is step 24's proof of the operation's source prefix, taken by the lineage check just after."""
+    operation = journal.operation
     target_file = operation["targetSessionFile"]
-    check_prefix(target_file, operation.get("targetSize"), operation.get("targetHash"), Code.TARGET_INTEGRITY)
+    prove_prefix(target_file, operation.get("targetSize"), operation.get("targetHash"), Code.TARGET_INTEGRITY)
     try:
         version = read_header_line(target_file).get("version")
     except (OSError, ValueError):
         version = None
     if not is_current_version(version):
         raise ContractViolation(Code.TARGET_INTEGRITY, "the target is not a version 3 session")
-    state = verify_target(run, open_from_disk(target_file).branch)
-    if get(state.checkpoint, "id") != checkpoint_id(header_id, leaf, source_hash):
+    opened = open_from_disk(target_file)
+    state = verify_target(journal, opened.branch, project_path, proven=source, scans=scans)
+    if get(state.checkpoint, "id") != checkpoint_id(header_id, leaf, source.sha256):
         raise ContractViolation(Code.TARGET_INTEGRITY, "the target's checkpoint is not this operation's")
     assert state.checkpoint is not None
-    return state.checkpoint
+    return ExistingTarget(state.checkpoint, opened)
 
 
-def build_target_checkpoint(run: RebaseRun, archive: SourceArchive, own: RebaseState, size: int, source_hash: str) -> dict[str, Any]:
+def build_target_checkpoint(operation: dict[str, Any], host: RebaseHost, archive: SourceArchive, own: RebaseState,
+                            source: ProvenPrefix) -> dict[str, Any]:
     """§6.6: only when no target exists; the source must not have moved since the journal."""
-    assert run.operation is not None
-    operation = run.operation
-    if (operation["sourceSize"] != archive.size or operation["sourceLeafId"] != host_leaf(run, archive)
-            or run.host.current_session_id() != archive.session_id):
+    if (operation["sourceSize"] != archive.size or operation["sourceLeafId"] != host_leaf(host, archive)
+            or host.current_session_id() != archive.session_id):
         raise ContractViolation(Code.SOURCE_MOVED_BEFORE_CHECKPOINT, "the source moved since the operation began")
     inherited = own.checkpoint or {}
     snapshot = snapshot_memory(
@@ -78,11 +88,11 @@ def build_target_checkpoint(run: RebaseRun, archive: SourceArchive, own: RebaseS
         branch_ids=archive.branch_ids(),
         inherited_pins=overlay_inherited(get(inherited, "pins") or (), archive.branch_subset, pins=True),
         inherited_memories=overlay_inherited(get(inherited, "memories") or (), archive.branch_subset, pins=False))
-    privacy = get(run.host.config, "privacy")
-    rebase = get(run.host.config, "sessionRebase")
+    privacy = get(host.config, "privacy")
+    rebase = get(host.config, "sessionRebase")
     return build_checkpoint(
-        source_session_id=archive.session_id, source_leaf_id=archive.leaf_id, source_size=size,
-        source_hash=source_hash, branch=archive.branch_subset, context_entries=archive.context,
+        source_session_id=archive.session_id, source_leaf_id=archive.leaf_id, source_size=source.size,
+        source_hash=source.sha256, branch=archive.branch_subset, context_entries=archive.context,
         created_at=int(operation["createdAt"]), target_tokens=get(rebase, "checkpointTargetTokens"),
         pins=snapshot.pins, memories=snapshot.memories,
         default_classification=get(privacy, "defaultClassification") or "normal")

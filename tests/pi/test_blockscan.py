@@ -1,7 +1,7 @@
 """The block read of ordinary session files (``reference.pi.blockscan``): what Pi writes is read
-in blocks, an unusual line hands the file to the exact reader, and a run reuses its scan.  That
-the block read gives exactly the exact reader's scan, tool exchanges included, is checked with the
-archive's exchange read (tests/rebase/test_archive.py)."""
+in blocks, and an unusual line hands the file to the exact reader.  That the block read gives
+exactly the exact reader's scan, tool exchanges included, is checked with the archive's exchange
+read (tests/rebase/test_archive.py); that a run reuses its scan, in tests/lineage/test_proof.py."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import pytest
 from testkit.scanlines import HEADER, entry
 
 from reference.pi.blockscan import NotOrdinary, ordinary_blocks
-from reference.pi.scan import scan_for_run
-from reference.pi.scanscope import scan_scope
 
 
 def test_a_file_pi_writes_is_read_in_blocks(tmp_path: Path) -> None:
@@ -32,14 +30,3 @@ def test_an_unusual_line_hands_the_file_to_the_exact_reader(tmp_path: Path, odd:
     with path.open("rb") as stream, pytest.raises(NotOrdinary):
         list(ordinary_blocks(stream))
 
-
-def test_a_run_reuses_its_scan_only_while_the_file_is_unchanged(tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(HEADER + b"\n" + entry("a", None) + b"\n")
-    with scan_scope():
-        first = scan_for_run(str(path))
-        assert scan_for_run(str(path)) is first
-        with path.open("ab") as handle:
-            handle.write(entry("b", "a") + b"\n")
-        again = scan_for_run(str(path))
-    assert again is not first and again.entry_count == 2 and first.entry_count == 1

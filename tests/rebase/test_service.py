@@ -430,8 +430,8 @@ def test_the_source_changing_between_capture_and_prefix_check_is_archive_changed
 ) -> None:
     original = rebase_module.capture_source
 
-    def capture_then_edit(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
-        archive = original(path, project_path, leaf_id)
+    def capture_then_edit(path: str, project_path: str, leaf_id: Any, *scans: Any) -> SourceArchive:
+        archive = original(path, project_path, leaf_id, *scans)
         data = Path(path).read_bytes()
         Path(path).write_bytes(data.replace(b"original decision", b"modified decision"))
         return archive
@@ -451,8 +451,8 @@ def test_the_source_growing_between_capture_and_prefix_check_rebases_the_capture
     original = rebase_module.capture_source
     captured: list[int] = []
 
-    def capture_then_append(path: str, project_path: str, leaf_id: Any) -> SourceArchive:
-        archive = original(path, project_path, leaf_id)
+    def capture_then_append(path: str, project_path: str, leaf_id: Any, *scans: Any) -> SourceArchive:
+        archive = original(path, project_path, leaf_id, *scans)
         captured.append(archive.size)
         with open(path, "ab") as stream:
             stream.write(jsonl([message("late0001", "task", 5, "user", "written while the rebase ran")]))
