@@ -144,8 +144,8 @@ def _rchar() -> int | None:
 
 def _service(source: str) -> Any:
     from reference.config.defaults import default_config
+    from reference.rebase.host import RebaseHost
     from reference.rebase.service import RebaseService
-    from reference.rebase.session_host import RebaseHost
 
     config = default_config()
     config["enabled"] = True

@@ -215,7 +215,7 @@ class ReferenceAdapter:
 
     def _rebase_state(self) -> Any:
         if self._rebase is None:
-            from reference.rebase.host import RebaseHostState
+            from reference.rebase.adapter_state import RebaseHostState
 
             self._rebase = RebaseHostState(clock=self._history_state().clock)
         return self._rebase

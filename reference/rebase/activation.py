@@ -16,8 +16,8 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.rebase import crashpoints
 from reference.rebase.durable import install_no_overwrite
+from reference.rebase.host import OpenedSession, RebaseHost, open_from_disk
 from reference.rebase.operation_journal import OperationJournal
-from reference.rebase.session_host import OpenedSession, RebaseHost, open_from_disk
 from reference.rebase.target import stage_target
 
 

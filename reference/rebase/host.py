@@ -1,33 +1,112 @@
-"""A host for the session rebase (decisions D9, D11): builds a :class:`RebaseService` from the
-facts Pi would give it and keeps it for one process, as ``history_host`` does for recall.
-
-Used by the conformance adapter (every fact settable), the interactive ``recall-rebase host`` and
-the one-shot ``recall-rebase rebase`` command.  A crash point is armed only in a child process:
-arming it here would end the host itself (exit 91) instead of the rebase under test.
-"""
+"""The rebase's host (decision D9): what a rebase needs from the Pi runtime, the host's facts
+about the current session, its session switch and the session context Pi opens from disk; and
+the host built from Pi's files and flags as loaded at session start (the one-shot command, the
+interactive host and the adapter alike)."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference.artifacts.phases import CRASH_POINTS
+from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
+from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
 from reference.pi.inspection import DEFAULT_LEAF, Leaf
-from reference.primitives.clock import Clock, SystemClock
+from reference.pi.reader import read_header_line
+from reference.pi.scan import SourceScan, branch_customs
+from reference.pi.session import decode_path, load_session
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.params import string_param
-from reference.rebase.crashpoints import ENV_VAR
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
-from reference.rebase.session_host import ACTIVATIONS, RebaseHost
+from reference.primitives.jsvalues import get
 from reference.recall.index_schema import default_index_path
+
+#: What a host may do when asked to switch sessions (D9); the adapter sets the others.
+ACTIVATIONS: Final = ("switch", "cancel", "foreign-session")
+
+
+@dataclass(frozen=True)
+class OpenedSession:
+    """A session context opened from disk: its header id, file and active branch entries."""
+
+    session_id: Any
+    session_file: str
+    branch: list[Any]
+
+
+def open_from_disk(session_file: str) -> OpenedSession:
+    """What Pi's ``SessionManager.open`` gives: the header id and the branch at the default leaf
+    (the last entry in file order).  The caller has checked the header version first."""
+    session = load_session(session_file)
+    tree = session.tree()
+    records = tree.branch(tree.default_leaf_id).path
+    return OpenedSession(session.header.get("id"), session_file, decode_path(session, records))
+
+
+@dataclass
+class RebaseHost:
+    """The runtime facts a rebase needs from Pi (D9), and its session switch."""
+
+    session_file: str | None
+    project_path: str
+    project_trusted: bool
+    config: Mapping[str, Any]
+    leaf: Leaf = DEFAULT_LEAF  # Pi's active leaf: DEFAULT_LEAF (the last entry in file order) or an entry id
+    session_id: str | None = None  # Pi's current session id; None: the header's
+    idle: bool = True
+    pending_messages: bool = False
+    compaction_active: bool = False
+    memory_bridge: bool = True
+    runtime_available: bool = True
+    activation: str = "switch"
+    notifications: list[tuple[str, str]] = field(default_factory=list)
+    #: What Pi runs while its ``switchSession`` awaits (the conformance host asks the compaction
+    #: hook there, contract §6.16); nothing in the product host.
+    during_switch: list[Callable[[], None]] = field(default_factory=list)
+
+    def current_session_id(self) -> Any:
+        if self.session_id is not None:
+            return self.session_id
+        try:
+            return read_header_line(self.session_file).get("id") if self.session_file else None
+        except (OSError, ValueError):
+            return None
+
+    def switch_session(self, target_file: str) -> OpenedSession | None:
+        """Pi's ``switchSession``: the fresh context opened from the target on disk, after which
+        the host's current session is the target.  None when the switch was cancelled."""
+        for event in list(self.during_switch):
+            event()
+        if self.activation == "cancel":
+            return None
+        fresh = open_from_disk(target_file)
+        if self.activation == "foreign-session":
+            fresh = OpenedSession(f"{fresh.session_id}-other", fresh.session_file, fresh.branch)
+        self.session_file, self.session_id, self.leaf = target_file, None, DEFAULT_LEAF
+        return fresh
+
+    def notify(self, level: str, message: str) -> None:
+        self.notifications.append((level, message))
+
+
+def current_branch(host: RebaseHost, scan: SourceScan | None = None) -> list[Any]:
+    """What lineage verification reads of the host's active branch (nothing without a file),
+    from ``scan`` when the caller has read the file."""
+    if not host.session_file or not os.path.isfile(host.session_file):
+        return []
+    return branch_customs(host.session_file, host.leaf, LINEAGE_CUSTOM_TYPES, scan)
+
+
+def holds_memory(customs: Iterable[Any]) -> bool:
+    """Whether any of these ``custom`` entries is a pin or memory mutation.  Every one is read
+    (one at a time: nothing is kept), so an entry that no longer parses is refused wherever it is."""
+    found = False
+    for value in customs:
+        found = found or get(value, "customType") in (PIN_TYPE, MEMORY_TYPE)
+    return found
+
 
 #: Host facts a caller may set, by protocol name.
 FACTS: Final = {
@@ -40,7 +119,6 @@ FACTS: Final = {
     "activation": "activation",
     "sessionId": "session_id",
 }
-CHILD_TIMEOUT_S: Final = 120
 
 
 def build_rebase_host(
@@ -61,102 +139,3 @@ def apply_facts(host: RebaseHost, params: Mapping[str, Any]) -> None:
             setattr(host, attribute, params[name])
     if host.activation not in ACTIVATIONS:
         raise ContractViolation(Code.INVALID_PARAMS, f"activation must be one of {', '.join(ACTIVATIONS)}")
-
-
-def run_params(service: RebaseService, params: Mapping[str, Any]) -> dict[str, Any]:
-    """``rebase.run``'s ``mode``: run (default), dry-run or recover (with ``operationId``);
-    ``layer``: runtime (default, §6.2 steps 1-3 first) or service (the service called directly)."""
-    request = RebaseRequest.from_params(params)
-    return service.rebase(request, runtime=params.get("layer") != "service").result
-
-
-class RebaseHostState:
-    """One process's rebase host: the service and its in-process ``active`` flag."""
-
-    def __init__(self, clock: Clock | None = None) -> None:
-        self.clock: Clock = clock or SystemClock()
-        self.service: RebaseService | None = None
-        self.opened: dict[str, Any] = {}
-
-    def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        host, default_index = build_rebase_host(
-            home=string_param(params, "home"), cwd=string_param(params, "cwd"), env=params.get("env") or {},
-            argv=params.get("argv") or (), session_file=params.get("sessionFile"), leaf=params.get("leaf", DEFAULT_LEAF))
-        apply_facts(host, params)
-        index_path = params.get("indexPath") or default_index
-        given = list(params.get("targetSessionIds") or ())
-
-        def new_id() -> str:
-            """The scenario's ids in order, then random UUIDs as Pi would draw them."""
-            return str(given.pop(0)) if given else str(uuid.uuid4())
-
-        self.service = RebaseService(host, clock=self.clock, index_path=str(index_path), new_session_id=new_id)
-        self.opened = dict(params)
-        return {"indexPath": str(index_path)}
-
-    def require(self) -> RebaseService:
-        if self.service is None:
-            raise ContractViolation(Code.INVALID_PARAMS, "rebase.open must come first")
-        return self.service
-
-    def set_facts(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        apply_facts(self.require().host, params)
-        return {}
-
-    def run(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """One rebase; with ``compactDuringActivation`` Pi asks the before-compaction hook while
-        its ``switchSession`` awaits, and the answers come back as ``compactionAnswers``."""
-        service = self.require()
-        host = service.host
-        host.notifications.clear()
-        answers: list[dict[str, Any]] = []
-
-        def ask_hook() -> None:
-            answers.append(service.before_compact(signal_aborted=False))
-
-        probing = bool(params.get("compactDuringActivation"))
-        if probing:
-            host.during_switch.append(ask_hook)
-        try:
-            result = run_params(service, params)
-        finally:
-            if probing:
-                host.during_switch.remove(ask_hook)
-        response = {"result": result, "notifications": [{"level": level, "message": message}
-                                                        for level, message in host.notifications],
-                    "currentSession": host.session_file}
-        if probing:
-            response["compactionAnswers"] = answers
-        return response
-
-    def before_compact(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Pi's ``session_before_compact``, ``signalAborted`` saying whether its abort signal fired."""
-        aborted = params.get("signalAborted", False)
-        if not isinstance(aborted, bool):
-            raise ContractViolation(Code.INVALID_PARAMS, "signalAborted must be a boolean")
-        return self.require().before_compact(signal_aborted=aborted)
-
-    def crash(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Run ``recall-rebase rebase`` in a child process with the crash point armed (D11)."""
-        service = self.require()
-        point = params.get("point")
-        if point not in CRASH_POINTS:
-            raise ContractViolation(Code.INVALID_CRASH_POINT, f"crash point must be one of {', '.join(CRASH_POINTS)}")
-        opened, host = self.opened, service.host
-        env = {**os.environ, **(opened.get("env") or {}), "HOME": string_param(opened, "home"), ENV_VAR: point}
-        # The child runs in the project folder: put this checkout on its path (an installed wheel
-        # would be found anyway), or ``-m reference.cli`` is not importable there.
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        command = [sys.executable, "-m", "reference.cli", "rebase", "--session", str(host.session_file),
-                   "--cwd", string_param(opened, "cwd"), "--index", str(service.index_path), "--json",
-                   *(opened.get("argv") or ())]
-        if host.leaf is not DEFAULT_LEAF:
-            command += ["--leaf", str(host.leaf)]
-        if params.get("operationId"):
-            command += ["--recover", str(params["operationId"])]
-        done = subprocess.run(command, cwd=string_param(opened, "cwd"), env=env, capture_output=True, text=True,
-                              timeout=CHILD_TIMEOUT_S, check=False)
-        return {"exitCode": done.returncode, "stderr": done.stderr[-2000:]}
-
-

@@ -46,10 +46,10 @@ from reference.primitives.platform_ops import (
 )
 from reference.rebase.activation import activate, install
 from reference.rebase.archive import capture_source
+from reference.rebase.host import OpenedSession, RebaseHost, current_branch
 from reference.rebase.lock import RebaseLock
 from reference.rebase.operation_journal import OperationJournal
 from reference.rebase.request import RebaseFailure, RebaseOutcome, RebaseRequest
-from reference.rebase.session_host import OpenedSession, RebaseHost, current_branch
 from reference.rebase.target_checkpoint import build_target_checkpoint, existing_target
 
 #: Codes found while building the checkpoint: never a Recoverable journal (D8).

@@ -10,7 +10,7 @@ source, and the result never holds a path, a tool id, an argument or a message b
 This module holds the two entry layers (the runtime's §6.2 steps 1-3, the service's gates of
 steps 4-9) and the projection connection; the run itself is :mod:`reference.rebase.run`, the
 target's checkpoint :mod:`reference.rebase.target_checkpoint`, its install and activation
-:mod:`reference.rebase.activation`, the host :mod:`reference.rebase.session_host`.
+:mod:`reference.rebase.activation`, the host :mod:`reference.rebase.host`.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
+from reference.rebase.host import RebaseHost, current_branch, holds_memory
 from reference.rebase.request import RebaseOutcome, RebaseRequest
 from reference.rebase.run import Proven, RebaseRun
-from reference.rebase.session_host import RebaseHost, current_branch, holds_memory
 from reference.recall.index_schema import open_index
 
 

@@ -23,8 +23,8 @@ from reference.primitives.jsvalues import get
 from reference.primitives.platform_ops import canonical_path
 from reference.rebase.activation import verify_target
 from reference.rebase.archive import SourceArchive
+from reference.rebase.host import OpenedSession, RebaseHost, holds_memory, open_from_disk
 from reference.rebase.operation_journal import OperationJournal
-from reference.rebase.session_host import OpenedSession, RebaseHost, holds_memory, open_from_disk
 
 
 @dataclass(frozen=True)

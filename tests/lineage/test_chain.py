@@ -16,8 +16,8 @@ from reference.lineage import chain as lineage
 from reference.lineage.chain import load_rebase_state
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsonbytes import js_stringify
+from reference.rebase.host import RebaseHost, open_from_disk
 from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost, open_from_disk
 
 T0 = 1_767_225_600_000
 

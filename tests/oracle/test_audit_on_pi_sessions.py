@@ -54,7 +54,7 @@ def _findings(result: AuditResult) -> list[dict[str, Any]]:
 
 
 def test_pi_sessions_indexed_and_rebased_by_the_reference_have_no_finding(tmp_path: Path) -> None:
-    from reference.rebase.host import RebaseHostState
+    from reference.rebase.adapter_state import RebaseHostState
     from reference.recall.host import HistoryHostState
 
     project, agent = (tmp_path / "project").resolve(), tmp_path / "home" / "agent"

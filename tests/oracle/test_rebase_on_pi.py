@@ -226,7 +226,7 @@ class World:
                 "argv": ["--approve"], "sessionFile": session_file, **extra}
 
     def rebase(self, attempt: Attempt) -> None:
-        from reference.rebase.host import RebaseHostState
+        from reference.rebase.adapter_state import RebaseHostState
 
         state = RebaseHostState()
         leaf = {} if attempt.leaf == "default" else {"leaf": attempt.leaf}  # absent: Pi's default leaf
@@ -313,7 +313,7 @@ def _check_pi_view(attempt: Attempt, pi: dict[str, Any], problems: list[str]) ->
 def _check_lineage(world: World, attempt: Attempt, problems: list[str]) -> None:
     """Claim 3 (second half): the reference's lineage authorizes exactly Pi's source branch."""
     from reference.lineage.chain import load_rebase_state
-    from reference.rebase.session_host import open_from_disk
+    from reference.rebase.host import open_from_disk
 
     target = str(attempt.target)
     state = load_rebase_state(target, open_from_disk(target).branch, str(world.project))
@@ -475,7 +475,7 @@ def test_reference_targets_open_in_pi_and_recall_their_source(world: World, pair
     continued = [a for a in verified if a.source.places]
     answers, code = _pi.open_targets({"target": a.target, "source": a.source.file, "sourceLeafId": a.leaf_id,
                                       "continue": True} for a in continued)
-    from reference.rebase.host import RebaseHostState
+    from reference.rebase.adapter_state import RebaseHostState
 
     for attempt, pi in zip(continued, answers, strict=True):
         _check_pi_view(attempt, pi, problems)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from reference.config.defaults import default_config
+from reference.rebase.host import RebaseHost
 from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost
 
 
 @pytest.mark.parametrize(("active", "aborted", "answer"), [

@@ -11,8 +11,8 @@ from typing import Any
 from reference.artifacts.memory import overlay_inherited
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
+from reference.rebase.host import RebaseHost
 from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost
 
 T0 = 1_767_225_600_000
 

@@ -24,8 +24,8 @@ from reference.config.defaults import default_config
 from reference.lineage import chain
 from reference.pi import prefix, scan, session
 from reference.primitives.clock import ManualClock
+from reference.rebase.host import RebaseHost
 from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost
 
 SOURCE_ID = "source"
 

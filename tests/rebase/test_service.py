@@ -28,8 +28,8 @@ from reference.primitives.jsonbytes import js_stringify
 from reference.rebase import crashpoints
 from reference.rebase import run as rebase_module
 from reference.rebase.archive import SourceArchive
+from reference.rebase.host import RebaseHost, open_from_disk
 from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost, open_from_disk
 from reference.recall.service import HistoryHost, HistoryService
 
 SOURCE_ID = "source"

@@ -36,8 +36,8 @@ from reference.pi.inspection import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.platform_ops import stale_temporaries
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
+from reference.rebase.host import RebaseHost
 from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost
 from reference.recall.service import HistoryHost, HistoryService
 
 ROOT = REPO_ROOT

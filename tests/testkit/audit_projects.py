@@ -14,8 +14,8 @@ from typing import Any
 from conformance.audit.journals import operations_dir
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
+from reference.rebase.host import RebaseHost
 from reference.rebase.service import RebaseService
-from reference.rebase.session_host import RebaseHost
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
 from testkit.pilines import jsonl, message, ts
