@@ -17,12 +17,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
 
 from reference.artifacts.ids import journal_path, require_operation_id, target_file_path
 from reference.artifacts.ids import operation_id as derive_operation_id
 from reference.artifacts.phases import PHASES, WRITTEN_PHASES, Phase
+from reference.pi.toolexchange import ToolExchangeDiagnostics
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify_bytes
@@ -257,12 +260,58 @@ def check_source_session(operation: Mapping[str, Any], header_id: Any) -> None:
 # RebaseResult (never paths, tool ids or bodies)
 
 
-def _diagnostics(value: Mapping[str, int] | None) -> dict[str, Any]:
-    if value is None:
-        return {}
-    return {"toolExchangeDiagnostics": {
-        "activeIssueCount": value["activeIssueCount"], "historicalIssueCount": value["historicalIssueCount"],
-    }}
+class ResultStatus(StrEnum):
+    """A ``RebaseResult``'s ``status``."""
+
+    PREVIEW = "preview"
+    VERIFIED = "verified"
+    RECOVERABLE = "recoverable"
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass(frozen=True)
+class CheckpointSummary:
+    """What a ``preview`` or ``verified`` result says of the run's checkpoint and source."""
+
+    checkpoint_id: str
+    source_entries: int
+    source_bytes: int
+    checkpoint_tokens: int
+    preserved_pins: int
+    preserved_memories: int
+
+
+@dataclass(frozen=True)
+class RebaseResult:
+    """The ``RebaseResult`` of contract §6.1 (never paths, tool ids or bodies) as a typed value;
+    :meth:`to_json` is its wire form, keys in upstream's order."""
+
+    status: ResultStatus
+    warnings: tuple[str, ...]
+    operation_id: str | None = None
+    summary: CheckpointSummary | None = None  # preview and verified
+    session_replaced: bool = False
+    tool_exchange: ToolExchangeDiagnostics | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        status = self.status
+        head: dict[str, Any] = {"status": str(status)}
+        if status is ResultStatus.RECOVERABLE:
+            head.update(operationId=self.operation_id, phase=str(Phase.RECOVERABLE),
+                        sessionReplaced=self.session_replaced)
+        elif status in (ResultStatus.PREVIEW, ResultStatus.VERIFIED):
+            summary = self.summary
+            assert summary is not None
+            head.update(operationId=self.operation_id, checkpointId=summary.checkpoint_id,
+                        sourceEntries=summary.source_entries, sourceBytes=summary.source_bytes,
+                        checkpointTokens=summary.checkpoint_tokens, preservedPins=summary.preserved_pins,
+                        preservedMemories=summary.preserved_memories)
+        head["warnings"] = list(self.warnings)
+        if self.tool_exchange is not None:
+            head["toolExchangeDiagnostics"] = self.tool_exchange.to_json()
+        if status is ResultStatus.VERIFIED:
+            head.update(phase=str(PHASES[-1]), sessionReplaced=True)
+        return head
 
 
 def success_result(
@@ -272,42 +321,28 @@ def success_result(
     checkpoint: Mapping[str, Any],
     source_entries: int,
     source_bytes: int,
-    tool_exchange: Mapping[str, int] | None,
-) -> dict[str, Any]:
+    tool_exchange: ToolExchangeDiagnostics | None,
+) -> RebaseResult:
     """The ``preview`` result, or the body of a ``verified`` one (see :func:`verified_result`)."""
-    return {
-        "status": "preview" if dry_run else "verified",
-        "operationId": operation_id,
-        "checkpointId": checkpoint["id"],
-        "sourceEntries": source_entries,
-        "sourceBytes": source_bytes,
-        "checkpointTokens": chars_v1_tokens(checkpoint["handoff"]),
-        "preservedPins": len(checkpoint["pins"]),
-        "preservedMemories": len(checkpoint["memories"]),
-        "warnings": list(checkpoint["limitations"]),
-        **_diagnostics(tool_exchange),
-    }
+    summary = CheckpointSummary(checkpoint["id"], source_entries, source_bytes, chars_v1_tokens(checkpoint["handoff"]),
+                                len(checkpoint["pins"]), len(checkpoint["memories"]))
+    return RebaseResult(ResultStatus.PREVIEW if dry_run else ResultStatus.VERIFIED, tuple(checkpoint["limitations"]),
+                        operation_id, summary, tool_exchange=tool_exchange)
 
 
-def verified_result(result: Mapping[str, Any]) -> dict[str, Any]:
+def verified_result(result: RebaseResult) -> RebaseResult:
     """A successful activation: the run's result plus ``phase`` and ``sessionReplaced``."""
-    return {**result, "status": "verified", "phase": str(PHASES[-1]), "sessionReplaced": True}
+    return replace(result, status=ResultStatus.VERIFIED, session_replaced=True)
 
 
 def recoverable_result(
-    operation_id: str, code: str, *, session_replaced: bool, tool_exchange: Mapping[str, int] | None = None
-) -> dict[str, Any]:
+    operation_id: str, code: str, *, session_replaced: bool, tool_exchange: ToolExchangeDiagnostics | None = None
+) -> RebaseResult:
     """A failure after the journal exists and the lock is held, outside dry run."""
-    return {
-        "status": "recoverable",
-        "operationId": operation_id,
-        "phase": str(Phase.RECOVERABLE),
-        "sessionReplaced": session_replaced,
-        "warnings": [code],
-        **_diagnostics(tool_exchange),
-    }
+    return RebaseResult(ResultStatus.RECOVERABLE, (code,), operation_id, session_replaced=session_replaced,
+                        tool_exchange=tool_exchange)
 
 
-def unavailable_result(code: str, *, tool_exchange: Mapping[str, int] | None = None) -> dict[str, Any]:
+def unavailable_result(code: str, *, tool_exchange: ToolExchangeDiagnostics | None = None) -> RebaseResult:
     """Any other failure: the code only, plus the counts when they were computed."""
-    return {"status": "unavailable", "warnings": [code], **_diagnostics(tool_exchange)}
+    return RebaseResult(ResultStatus.UNAVAILABLE, (code,), tool_exchange=tool_exchange)

@@ -27,7 +27,7 @@ from reference.cli.refusals import (
 from reference.cli.situation import session_problem
 
 if TYPE_CHECKING:
-    from reference.rebase.request import RebaseFailure
+    from reference.rebase.outcome import RebaseFailure
 
 __all__ = ["EXIT_RECOVERABLE", "EXIT_UNAVAILABLE"]
 
@@ -205,7 +205,7 @@ def run_rebase(args: argparse.Namespace) -> int:
     lock = _lock_file(host.session_file)
     lock_existed = lock is None or os.path.lexists(lock)
     outcome = service.rebase(RebaseRequest.of(dry_run=args.dry_run, recover=args.recover))  # --recover '' too
-    result = outcome.result
+    result = outcome.result.to_json()  # the command line's edge
     if args.leaf is not None and result["warnings"][:1] == ["archive-branch-invalid"]:
         refusal = exact_unknown_leaf(os.path.abspath(args.session), args.leaf)  # "ID" was only in a text
         if refusal is not None:

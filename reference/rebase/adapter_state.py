@@ -32,7 +32,7 @@ def run_params(service: RebaseService, params: Mapping[str, Any]) -> dict[str, A
     """``rebase.run``'s ``mode``: run (default), dry-run or recover (with ``operationId``);
     ``layer``: runtime (default, §6.2 steps 1-3 first) or service (the service called directly)."""
     request = RebaseRequest.from_params(params)
-    return service.rebase(request, runtime=params.get("layer") != "service").result
+    return service.rebase(request, runtime=params.get("layer") != "service").result.to_json()
 
 
 class RebaseHostState:

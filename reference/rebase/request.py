@@ -1,7 +1,5 @@
-"""What a rebase is asked to do and what it answers, as typed values (contract §6.1, §6.10): the
-request (run, dry run, recovery of an operation) and the outcome (the ``RebaseResult``, and for
-a failed run the failure itself, for the command line's hints).  JSON only at the adapter and
-command line edges."""
+"""What a rebase is asked to do, as a typed value (contract §6.1): a new operation, a dry run or
+the recovery of an operation; parsed once at the command line's flags or the adapter's params."""
 
 from __future__ import annotations
 
@@ -55,21 +53,3 @@ class RebaseRequest:
         if mode is RebaseMode.RECOVER and not isinstance(recover, str):
             raise ContractViolation(Code.INVALID_PARAMS, "recover needs an operationId string")
         return cls(mode, recover)
-
-
-@dataclass(frozen=True)
-class RebaseFailure:
-    """Why a run failed: its code, the one line a person is shown (never in the result), and the
-    operation it concerns when there is one (``operation-exists-use-recover`` names it)."""
-
-    code: str
-    message: str
-    operation_id: str | None = None
-
-
-@dataclass(frozen=True)
-class RebaseOutcome:
-    """The ``RebaseResult`` (JSON-shaped: it is the contract's wire value) and the failure."""
-
-    result: dict[str, Any]
-    failure: RebaseFailure | None = None

@@ -14,12 +14,13 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from reference.artifacts.ids import JOURNAL_SUFFIX, journal_path, operations_dir, require_operation_id
 from reference.artifacts.journal import (
     FALLBACK_CODE,
     MAX_JOURNAL_BYTES,
+    RebaseResult,
     check_source_session,
     failure_code,
     journal_source_file,
@@ -49,7 +50,8 @@ from reference.rebase.archive import capture_source
 from reference.rebase.host import OpenedSession, RebaseHost, current_branch
 from reference.rebase.lock import RebaseLock
 from reference.rebase.operation_journal import OperationJournal
-from reference.rebase.request import RebaseFailure, RebaseOutcome, RebaseRequest
+from reference.rebase.outcome import RebaseFailure, RebaseOutcome
+from reference.rebase.request import RebaseRequest
 from reference.rebase.target_checkpoint import build_target_checkpoint, existing_target
 
 #: Codes found while building the checkpoint: never a Recoverable journal (D8).
@@ -87,7 +89,7 @@ class RebaseRun:
         self.project = canonical_path(host.project_path)
         self.journal = OperationJournal(clock, conn)
         self.lock: RebaseLock | None = None
-        self.diagnostics: dict[str, int] | None = None
+        self.diagnostics: ToolExchangeDiagnostics | None = None
         self.proven = proven
 
     def close(self) -> None:
@@ -103,12 +105,12 @@ class RebaseRun:
             failure = RebaseFailure(code, failure_message(exc), record["id"] if record is not None else None)
             return RebaseOutcome(self._failed(code), failure)
 
-    def _failed(self, code: str) -> dict[str, Any]:
+    def _failed(self, code: str) -> RebaseResult:
         journal = self.journal
         if (journal.record is not None and journal.persisted and not self.request.dry_run and self.lock is not None
                 and self.lock.held and code not in CHECKPOINT_CODES):
             record = journal.fail(code)
-            return recoverable_result(record["id"], code, session_replaced=journal.activated,
+            return recoverable_result(str(record["id"]), code, session_replaced=journal.activated,
                                       tool_exchange=self.diagnostics)
         return unavailable_result(code, tool_exchange=self.diagnostics)
 
@@ -136,7 +138,7 @@ class RebaseRun:
                                         project_path=self.host.project_path), persisted=True)
         return source_file
 
-    def _steps(self) -> dict[str, Any]:
+    def _steps(self) -> RebaseResult:
         source_file = self._source_file()
         self.lock = RebaseLock(source_file)
         self.lock.acquire()  # rebase-busy
@@ -151,7 +153,7 @@ class RebaseRun:
             raise ContractViolation(Code.LINEAGE_INTEGRITY_UNAVAILABLE, "the source's own lineage does not verify")
         active = exchange_issues(context_messages(archive.context))  # analyse(), the branch streamed
         diagnostics = ToolExchangeDiagnostics(len(active), archive.historical_issue_count(active))
-        self.diagnostics = diagnostics.to_json()
+        self.diagnostics = diagnostics
         if diagnostics.active_issue_count:  # step 23
             raise ContractViolation(Code.PENDING_OR_ORPHAN_TOOL_EXCHANGE, "a tool call or result in context has no partner")
         source_hash = operation["sourceHash"] if operation is not None else archive.sha256

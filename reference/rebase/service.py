@@ -30,7 +30,8 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
 from reference.rebase.host import RebaseHost, current_branch, holds_memory
-from reference.rebase.request import RebaseOutcome, RebaseRequest
+from reference.rebase.outcome import RebaseOutcome
+from reference.rebase.request import RebaseRequest
 from reference.rebase.run import Proven, RebaseRun
 from reference.recall.index_schema import open_index
 
@@ -56,7 +57,7 @@ class RebaseService:
 
     def rebase_session(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
         """:meth:`rebase` of that request through the runtime layer: the ``RebaseResult``."""
-        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover)).result
+        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover)).result.to_json()
 
     def rebase(self, request: RebaseRequest, *, runtime: bool = True) -> RebaseOutcome:
         """§6.2 steps 1-3 (what the runtime checks before the service runs; ``runtime=False``
@@ -92,7 +93,7 @@ class RebaseService:
 
     def run(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
         """§6.2 steps 4-26, then §6.6-§6.11.  Returns the ``RebaseResult``."""
-        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover), runtime=False).result
+        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover), runtime=False).result.to_json()
 
     def _service(self, request: RebaseRequest, *, conn: sqlite3.Connection | None = None,
                  proven: Proven | None = None) -> RebaseOutcome:

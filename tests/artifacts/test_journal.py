@@ -34,6 +34,7 @@ from reference.artifacts.journal import (
     write_phase,
 )
 from reference.artifacts.phases import FINGERPRINTED_PHASES, PHASES
+from reference.pi.toolexchange import ToolExchangeDiagnostics
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 
@@ -244,19 +245,20 @@ CHECKPOINT = {"id": "checkpoint_" + "1" * 32, "handoff": "x" * 2049, "pins": [{}
 
 
 def test_results_have_the_upstream_shape_and_no_paths() -> None:
-    diagnostics = {"activeIssueCount": 0, "historicalIssueCount": 1}
+    diagnostics = ToolExchangeDiagnostics(active_issue_count=0, historical_issue_count=1)
     preview = success_result(dry_run=True, operation_id=operation()["id"], checkpoint=CHECKPOINT,
-                             source_entries=4, source_bytes=1234, tool_exchange=diagnostics)
+                             source_entries=4, source_bytes=1234, tool_exchange=diagnostics).to_json()
     assert list(preview) == ["status", "operationId", "checkpointId", "sourceEntries", "sourceBytes",
                              "checkpointTokens", "preservedPins", "preservedMemories", "warnings",
                              "toolExchangeDiagnostics"]
     assert preview["status"] == "preview" and preview["checkpointTokens"] == 513 and preview["preservedPins"] == 1
     verified = verified_result(success_result(dry_run=False, operation_id=operation()["id"], checkpoint=CHECKPOINT,
-                                              source_entries=4, source_bytes=1234, tool_exchange=diagnostics))
+                                              source_entries=4, source_bytes=1234, tool_exchange=diagnostics)
+                               ).to_json()
     assert list(verified)[-2:] == ["phase", "sessionReplaced"] and verified["status"] == "verified"
-    recoverable = recoverable_result(operation()["id"], "target-integrity", session_replaced=False)
+    recoverable = recoverable_result(operation()["id"], "target-integrity", session_replaced=False).to_json()
     unavailable = unavailable_result("pending-or-orphan-tool-exchange",
-                                     tool_exchange={"activeIssueCount": 1, "historicalIssueCount": 0})
+                                     tool_exchange=ToolExchangeDiagnostics(1, 0)).to_json()
     for result in (preview, verified, recoverable, unavailable):
         assert schema_problems(result, "rebase/rebase-result.schema.json") == []
         assert "/" not in js_stringify(result)
