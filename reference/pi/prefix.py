@@ -1,6 +1,7 @@
 """The prefix check (upstream ``checkPrefix``): the first ``size`` bytes of a session file still
 hash to the SHA-256 captured with them.  A rebase repeats it at every step after the capture
-(contract §6.2 step 24, §6.9), lineage verification for every source (§6.13 step 3).
+(contract §6.2 step 24, §6.9), lineage verification for every source (§6.13 step 3), through
+:mod:`reference.lineage.proof`, which hands a check that passed to the one that follows it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import re
 from typing import Any, Final
 
 from reference.pi.reader import open_session_file
-from reference.primitives.codes import Code
-from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import is_safe_integer
 
 _HEX64: Final = re.compile(r"[a-f0-9]{64}")
@@ -48,10 +47,3 @@ def prefix_matches(path: str, size: Any, expected: Any) -> bool:
         return bool(sha256_prefix(path, int(size)) == expected)
     except OSError:
         return False
-
-
-def check_prefix(path: str, size: Any, expected: Any, code: Code = Code.ARCHIVE_CHANGED) -> None:
-    """:func:`prefix_matches` or ``code`` (``archive-changed`` for a source, ``target-integrity``
-    for a target)."""
-    if not prefix_matches(path, size, expected):
-        raise ContractViolation(code, "the captured prefix of the session file no longer matches its fingerprint")
