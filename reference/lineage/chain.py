@@ -14,8 +14,8 @@ import os
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
-from typing import Any, Final
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, NamedTuple
 
 from reference.artifacts.ids import journal_path
 from reference.artifacts.journal import load_journal
@@ -45,7 +45,15 @@ class LineageSource:
     allowed_entry_ids: AbstractSet[str]  # a frozenset, or the scan's compact branch (BranchIds)
 
 
-@dataclass
+class VerifiedPair(NamedTuple):
+    """A verified checkpoint/link pair of the walk, for the projections: the target's header id."""
+
+    target_session_id: str
+    checkpoint: dict[str, Any]
+    link: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class RebaseState:
     """What verification found: the nearest checkpoint (None when absent or invalid), the
     verified sources nearest first (partial when a warning stopped the walk), and warnings;
@@ -55,7 +63,7 @@ class RebaseState:
     checkpoint: dict[str, Any] | None = None
     sources: list[LineageSource] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    pairs: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    pairs: list[VerifiedPair] = field(default_factory=list)
     proven: list[ProvenPrefix] = field(default_factory=list)
     scans: list[SourceScan] = field(default_factory=list)
 
@@ -214,6 +222,7 @@ def load_rebase_state(
         return state
     visited: set[str] = set()
     origins: dict[str, _Origin | _ScanOrigin] = {}
+    checkpoint: dict[str, Any] | None = None  # the nearest
     current_file = real_path(session_file)
     current: Sequence[Any] = branch
     for depth in range(MAX_DEPTH):
@@ -236,15 +245,16 @@ def load_rebase_state(
         visited.add(source_id)
         origins[source_id] = origin
         state.sources.append(LineageSource(source_id, link["sourceSessionFile"], allowed))
-        if state.checkpoint is None:
-            state.checkpoint = cp
-        state.pairs.append((str(header["id"]), cp, link))
+        if checkpoint is None:
+            checkpoint = cp
+        state.pairs.append(VerifiedPair(str(header["id"]), cp, link))
         current_file, current = link["sourceSessionFile"], ancestors
         if depth == MAX_DEPTH - 1:
             state.warnings.append(Code.LINEAGE_DEPTH_LIMIT)
-    if state.checkpoint is not None and not state.warnings and not _check_provenance(state, origins):
-        state.checkpoint = None
+    if checkpoint is not None and not state.warnings and not _check_provenance(state, origins):
+        checkpoint = None
         state.warnings.append(Code.CHECKPOINT_MEMORY_PROVENANCE_INVALID)
+    state = replace(state, checkpoint=checkpoint)
     if conn is not None:
         if state.warnings:
             clear_session(conn, _header_id(session_file))
