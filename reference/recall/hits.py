@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -17,14 +17,12 @@ from reference.privacy.entry import classify_entry
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.public_ids import project_id, public_id
 from reference.recall.envelope import source_fields
+from reference.recall.host_facts import HistoryHost
 from reference.recall.ranking import EngineHit
 from reference.recall.refs import RefTable, SourceRef
 from reference.recall.scope import Source
 from reference.recall.searchable import searchable_text
 from reference.recall.source_verify import entry_locator, verify_source
-
-if TYPE_CHECKING:
-    from reference.recall.service import HistoryHost
 
 EXCERPT_UNITS: Final = 1800
 EXCERPT_LEAD: Final = 600

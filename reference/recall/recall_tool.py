@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference.primitives.codes import Code
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
+from reference.recall.history_state import HistoryState
 from reference.recall.hits import HitContext, process_hit
 from reference.recall.many_sessions import WholeSession, retrieve_whole_sessions
 from reference.recall.query_terms import QueryTerms, describe_query
@@ -18,11 +19,8 @@ from reference.recall.request import RecallQuery, validate_recall
 from reference.recall.retrieval import MAX_RESULTS, RetrievalResult, retrieve
 from reference.recall.scope import Source
 
-if TYPE_CHECKING:
-    from reference.recall.service import HistoryService
 
-
-def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, Any]:
+def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]:
     query = validate_recall(params, service.history_config)
     host = service.host
     with service.connection() as conn:

@@ -41,12 +41,12 @@ from reference.recall.branch_store import (
 )
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import session_runs
+from reference.recall.host_facts import HistoryHost
 from reference.recall.project_scope import ProjectSessions
 
 if TYPE_CHECKING:
     from reference.lineage.chain import LineageSource
     from reference.recall.lineage_scope import LineageCache
-    from reference.recall.service import HistoryHost
 
 
 @dataclass(frozen=True)
