@@ -22,7 +22,7 @@ from reference.recall.ranking import EngineHit
 from reference.recall.refs import RefTable, SourceRef
 from reference.recall.scope import Source
 from reference.recall.searchable import searchable_text
-from reference.recall.source_verify import entry_locator, verify_source
+from reference.recall.source_verify import SourceFiles, entry_locator, verify_source
 
 EXCERPT_UNITS: Final = 1800
 EXCERPT_LEAD: Final = 600
@@ -40,6 +40,7 @@ class HitContext:
     terms: tuple[str, ...]
     policy: ProviderPolicy
     privacy_config: Mapping[str, Any]
+    files: SourceFiles | None = None  # the recall's descriptors of the session files
     #: Computed once per recall, not once per hit: the project's public id, and each session's.
     _project_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _session_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -105,6 +106,7 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, co
             start=locator[0],
             end=locator[1],
             canonical=context.canonical,
+            files=context.files,
         )
     except ContractViolation:
         warnings.append(Code.SOURCE_UNAVAILABLE_OR_CHANGED)

@@ -42,6 +42,7 @@ def run_read(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]
         start=locator[0],
         end=locator[1],
     )
+    service.settle_provider()
     privacy_config = service.host.config["privacy"]
     policy = ProviderPolicy.from_config(privacy_config, service.host.provider)
     text = searchable_text(verified.entry)

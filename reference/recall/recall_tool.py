@@ -12,12 +12,13 @@ from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.history_state import HistoryState
 from reference.recall.hits import HitContext, process_hit
-from reference.recall.many_sessions import WholeSession, retrieve_whole_sessions
 from reference.recall.query_terms import QueryTerms, describe_query
 from reference.recall.refs import SourceRef
 from reference.recall.request import RecallQuery, validate_recall
 from reference.recall.retrieval import MAX_RESULTS, RetrievalResult, retrieve
 from reference.recall.scope import Source
+from reference.recall.source_verify import SourceFiles
+from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
 
 
 def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -33,17 +34,19 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
         terms = describe_query(query.query)
         if not terms.terms:
             return recall_envelope(query, [Code.NO_QUERY_TERMS, *warnings], [])
+        service.settle_provider(conn, scope.caught_up)  # from the index just caught up, when it proves it
         privacy_config = host.config["privacy"]
-        context = HitContext(service.refs, host, query.scope, terms.terms,
-                             ProviderPolicy.from_config(privacy_config, host.provider), privacy_config)
         hits: list[tuple[dict[str, Any], SourceRef]] = []
-        for source, found in zip(scope.sources, search_sources(conn, scope.sources, query, terms, exact=exact,
-                                                               fts=fts), strict=True):
-            warnings.extend(found.warnings)
-            for hit in found.hits:
-                processed = process_hit(conn, source, hit, context, warnings)
-                if processed is not None:
-                    hits.append(processed)
+        with SourceFiles() as files:
+            context = HitContext(service.refs, host, query.scope, terms.terms,
+                                 ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
+            for source, found in zip(scope.sources, search_sources(conn, scope.sources, query, terms, exact=exact,
+                                                                   fts=fts), strict=True):
+                warnings.extend(found.warnings)
+                for hit in found.hits:
+                    processed = process_hit(conn, source, hit, context, warnings)
+                    if processed is not None:
+                        hits.append(processed)
     result = recall_envelope(query, warnings, [item for item, _ref in hits])
     drafted = {id(item): ref for item, ref in hits}
     for item in result["hits"]:  # only the returned hits' refs take a place among the 512
@@ -54,7 +57,7 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
 def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RecallQuery, terms: QueryTerms, *,
                    exact: bool, fts: bool) -> list[RetrievalResult]:
     """Each source's engine answer, in order: the sources that may see their whole session
-    (project scope) from shared statements (``many_sessions``), the others one by one."""
+    (project scope) from shared statements (``whole_sessions``), the others one by one."""
     whole = [index for index, source in enumerate(sources) if _whole_session(source)]
     results: list[RetrievalResult | None] = [None] * len(sources)
     if len(whole) > 1:

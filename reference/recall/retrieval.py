@@ -264,7 +264,7 @@ def whole_session_plan(types: tuple[str, ...], roles: Sequence[str] | None, befo
 
 def whole_session_result(candidates: dict[str, Candidate], plan: _ScopePlan, terms: QueryTerms,
                          max_results: int) -> RetrievalResult:
-    """``retrieve``'s answer from one whole session's candidates (``many_sessions``)."""
+    """``retrieve``'s answer from one whole session's candidates (``whole_sessions``)."""
     eligible, alternate = _eligible(candidates, plan, frozenset())
     hits, duplicates = _select(eligible, terms, max_results)
     return RetrievalResult(status="ok", hits=tuple(hits), alternate_branch_candidates=alternate,

@@ -19,10 +19,12 @@ from typing import Any, Final
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
+from reference.recall.catchup import catch_up
+from reference.recall.catchup_state import IndexState
 from reference.recall.history_state import HistoryState, RuntimeUnavailable
 from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
-from reference.recall.index_repair import run_repairing
+from reference.recall.index_repair import open_repaired, run_repairing
 from reference.recall.read_tool import run_read
 from reference.recall.recall_tool import run_recall
 from reference.recall.status_tool import run_status
@@ -39,6 +41,25 @@ _SAFE_CODE: Final = re.compile(
 
 class HistoryService(HistoryState):
     """Recall, read and status over one index, for one host process."""
+
+    def catch_up(self, *, force: bool = False) -> IndexState:
+        """Bring the index up to date with the current session (``history index``): the catch-up a
+        recall runs, over this service's index, set aside and rebuilt when damaged (D15)."""
+        host = self.host
+        if not host.session_file:
+            raise ContractViolation(Code.EPHEMERAL_SESSION, "the current session has no file on disk")
+        session_file = host.session_file
+
+        def index() -> IndexState:
+            conn = open_repaired(self.index_path, self.repairs)
+            try:
+                return catch_up(conn, session_file, session_id=host.session_id, project_path=host.project_path,
+                                force=force)
+            finally:
+                conn.close()
+
+        with self.watched():
+            return run_repairing(self.index_path, self.repairs, index)
 
     def recall(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return self._guard(lambda: run_recall(self, params))
@@ -58,7 +79,8 @@ class HistoryService(HistoryState):
         if not self._enabled():
             return env.unavailable(Code.DISABLED)
         try:
-            return run_repairing(self.index_path, self.repairs, run)
+            with self.watched():
+                return run_repairing(self.index_path, self.repairs, run)
         except RuntimeUnavailable:
             return env.unavailable(Code.RUNTIME_UNAVAILABLE)
         except IndexNotOurs:

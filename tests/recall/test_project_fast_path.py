@@ -1,6 +1,6 @@
 """Project scope's fast paths give the answers of the plain forms they replace (bench/history.py).
 
-* one FTS statement for many whole sessions (``many_sessions.retrieve_whole_sessions``) against
+* one FTS statement for many whole sessions (``whole_sessions.retrieve_whole_sessions``) against
   ``retrieve`` of each session alone, with the authorized ids listed (``IN``) and no rowid ranges;
 * the recall envelope of project scope (apart from refs) against the per-source loop with
   every sibling asked of its header and caught up on every call;
@@ -33,17 +33,17 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.privacy import public_ids
 from reference.privacy.entry import forget_entries
-from reference.recall import many_sessions, project_scope
+from reference.recall import project_scope, whole_sessions
 from reference.recall.branch_sets import all_ids
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.index_schema import open_index
-from reference.recall.many_sessions import WholeSession, retrieve_whole_sessions
 from reference.recall.project_scope import ProjectSessions
 from reference.recall.query_terms import describe_query
 from reference.recall.retrieval import RetrievalResult, retrieve
 from reference.recall.scope import ScopeResolver
 from reference.recall.service import HistoryHost, HistoryService
+from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
 
 CWD = "/home/user/projects/demo"
 #: The benchmark's queries (the generator's vocabulary), phrases, literals and a word found nowhere.
@@ -204,9 +204,9 @@ def test_a_failing_shared_statement_falls_back_to_each_session_alone(indexed: An
         raise sqlite3.OperationalError("interrupted")
 
     expected = [_plain(conn, session_id, "heron `src/cache.ts`", {}) for session_id in ids]
-    monkeypatch.setattr(many_sessions, "fts_rows_by_session", broken)
+    monkeypatch.setattr(whole_sessions, "fts_rows_by_session", broken)
     assert _shared(conn, sessions, "heron `src/cache.ts`", {}) == expected
-    monkeypatch.setattr(many_sessions, "fts_rows_by_session", _damaged)
+    monkeypatch.setattr(whole_sessions, "fts_rows_by_session", _damaged)
     with pytest.raises(sqlite3.DatabaseError):
         _shared(conn, sessions, "heron", {})
 
