@@ -12,10 +12,10 @@ from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.history_state import HistoryState
 from reference.recall.hits import HitContext, process_hit
-from reference.recall.query_terms import QueryTerms, describe_query
+from reference.recall.query_terms import describe_query
 from reference.recall.refs import SourceRef
 from reference.recall.request import RecallQuery, validate_recall
-from reference.recall.retrieval import MAX_RESULTS, RetrievalResult, retrieve
+from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import Source
 from reference.recall.source_verify import SourceFiles
 from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
@@ -36,12 +36,13 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
             return recall_envelope(query, [Code.NO_QUERY_TERMS, *warnings], [])
         service.settle_provider(conn, scope.caught_up)  # from the index just caught up, when it proves it
         privacy_config = host.config["privacy"]
+        wanted = RetrievalQuery(terms, query.include_summaries, query.roles, query.before_ms, query.after_ms,
+                                exact, fts, MAX_RESULTS)
         hits: list[tuple[dict[str, Any], SourceRef]] = []
         with SourceFiles() as files:
             context = HitContext(service.refs, host, query.scope, terms.terms,
                                  ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
-            for source, found in zip(scope.sources, search_sources(conn, scope.sources, query, terms, exact=exact,
-                                                                   fts=fts), strict=True):
+            for source, found in zip(scope.sources, search_sources(conn, scope.sources, wanted), strict=True):
                 warnings.extend(found.warnings)
                 for hit in found.hits:
                     processed = process_hit(conn, source, hit, context, warnings)
@@ -54,21 +55,17 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
     return result
 
 
-def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RecallQuery, terms: QueryTerms, *,
-                   exact: bool, fts: bool) -> list[RetrievalResult]:
+def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RetrievalQuery) -> list[RetrievalResult]:
     """Each source's engine answer, in order: the sources that may see their whole session
     (project scope) from shared statements (``whole_sessions``), the others one by one."""
     whole = [index for index, source in enumerate(sources) if _whole_session(source)]
     results: list[RetrievalResult | None] = [None] * len(sources)
     if len(whole) > 1:
         shared = retrieve_whole_sessions(
-            conn, [WholeSession(sources[index].session_id, sources[index].fts_ranges) for index in whole],
-            terms=terms, include_summaries=query.include_summaries, roles=query.roles, before_ms=query.before_ms,
-            after_ms=query.after_ms, exact=exact, fts=fts, max_results=MAX_RESULTS,
-        )
+            conn, [WholeSession(sources[index].session_id, sources[index].fts_ranges) for index in whole], query)
         for index, result in zip(whole, shared, strict=True):
             results[index] = result
-    return [found if found is not None else search_source(conn, source, query, terms, exact=exact, fts=fts)
+    return [found if found is not None else search_source(conn, source, query)
             for source, found in zip(sources, results, strict=True)]
 
 
@@ -77,26 +74,10 @@ def _whole_session(source: Source) -> bool:
     return source.excluded is not None and not source.excluded and not source.excluded_runs
 
 
-def search_source(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms: QueryTerms, *, exact: bool,
-                  fts: bool) -> RetrievalResult:
+def search_source(conn: sqlite3.Connection, source: Source, query: RetrievalQuery) -> RetrievalResult:
     """One source's engine answer on its own (the plain form of ``search_sources``)."""
-    return retrieve(
-        conn,
-        session_id=source.session_id,
-        authorized_ids=source.authorized,
-        terms=terms,
-        include_summaries=query.include_summaries,
-        roles=query.roles,
-        before_ms=query.before_ms,
-        after_ms=query.after_ms,
-        exact=exact,
-        fts=fts,
-        max_results=MAX_RESULTS,
-        excluded_ids=source.excluded,
-        fts_rowid_ranges=source.fts_ranges,
-        excluded_runs=source.excluded_runs,
-        branch_no=source.branch_no,
-    )
+    return retrieve(conn, SourceEntries(source.session_id, source.authorized, source.excluded, source.fts_ranges,
+                                        source.excluded_runs, source.branch_no), query)
 
 
 def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str, Any]]) -> dict[str, Any]:

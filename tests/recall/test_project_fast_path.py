@@ -40,7 +40,7 @@ from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.index_schema import open_index
 from reference.recall.project_scope import ProjectSessions
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RetrievalResult, retrieve
+from reference.recall.retrieval import RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import ScopeResolver
 from reference.recall.service import HistoryHost, HistoryService
 from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
@@ -149,18 +149,17 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[sqlite3.
 
 def _plain(conn: sqlite3.Connection, session_id: str, query: str, options: dict[str, Any]) -> RetrievalResult:
     """``retrieve`` of one session, its ids listed, the whole table searched."""
-    return retrieve(conn, session_id=session_id, authorized_ids=all_ids(conn, session_id), terms=describe_query(query),
-                    **_engine_options(options))
+    return retrieve(conn, SourceEntries(session_id, all_ids(conn, session_id)), _engine_query(query, options))
 
 
-def _engine_options(options: dict[str, Any]) -> dict[str, Any]:
-    return {"include_summaries": False, "roles": None, "before_ms": None, "after_ms": None, "exact": True,
-            "fts": True, **options}
+def _engine_query(query: str, options: dict[str, Any]) -> RetrievalQuery:
+    return RetrievalQuery(describe_query(query), **{"include_summaries": False, "roles": None, "before_ms": None,
+                                                    "after_ms": None, "exact": True, "fts": True, **options})
 
 
 def _shared(conn: sqlite3.Connection, sessions: list[WholeSession], query: str,
             options: dict[str, Any]) -> list[RetrievalResult]:
-    return retrieve_whole_sessions(conn, sessions, terms=describe_query(query), **_engine_options(options))
+    return retrieve_whole_sessions(conn, sessions, _engine_query(query, options))
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -232,9 +231,8 @@ def _service(current: Path, session_id: str, index: Path, provider: str = "anthr
     return HistoryService(_host(current, session_id, provider, cap), index_path=str(index), clock=ManualClock(0))
 
 
-def _per_source(conn: sqlite3.Connection, sources: Any, query: Any, terms: Any, *, exact: bool,
-                fts: bool) -> list[RetrievalResult]:
-    return [recall_tool.search_source(conn, source, query, terms, exact=exact, fts=fts) for source in sources]
+def _per_source(conn: sqlite3.Connection, sources: Any, query: Any) -> list[RetrievalResult]:
+    return [recall_tool.search_source(conn, source, query) for source in sources]
 
 
 def _plain_resolver() -> ScopeResolver:
