@@ -11,9 +11,8 @@ from reference.primitives.codes import Code
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.history_state import HistoryState
-from reference.recall.hits import HitContext, process_hit
+from reference.recall.hits import HitContext, RecallHit, process_hit
 from reference.recall.query_terms import describe_query
-from reference.recall.refs import SourceRef
 from reference.recall.request import RecallQuery, validate_recall
 from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import Source
@@ -33,12 +32,12 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
             warnings.append(Code.LEXICAL_RETRIEVAL_DISABLED)
         terms = describe_query(query.query)
         if not terms.terms:
-            return recall_envelope(query, [Code.NO_QUERY_TERMS, *warnings], [])
+            return recall_envelope(query, [Code.NO_QUERY_TERMS, *warnings], [])[0]
         service.settle_provider(conn, scope.caught_up)  # from the index just caught up, when it proves it
         privacy_config = host.config["privacy"]
         wanted = RetrievalQuery(terms, query.include_summaries, query.roles, query.before_ms, query.after_ms,
                                 exact, fts, MAX_RESULTS)
-        hits: list[tuple[dict[str, Any], SourceRef]] = []
+        hits: list[RecallHit] = []
         with SourceFiles() as files:
             context = HitContext(service.refs, host, query.scope, terms.terms,
                                  ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
@@ -48,10 +47,9 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
                     processed = process_hit(conn, source, hit, context, warnings)
                     if processed is not None:
                         hits.append(processed)
-    result = recall_envelope(query, warnings, [item for item, _ref in hits])
-    drafted = {id(item): ref for item, ref in hits}
-    for item in result["hits"]:  # only the returned hits' refs take a place among the 512
-        service.refs.keep(drafted[id(item)])
+    result, returned = recall_envelope(query, warnings, hits)
+    for kept in returned:  # only the returned hits' refs take a place among the 512
+        service.refs.keep(kept.ref)
     return result
 
 
@@ -80,8 +78,10 @@ def search_source(conn: sqlite3.Connection, source: Source, query: RetrievalQuer
                                         source.excluded_runs, source.branch_no), query)
 
 
-def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str, Any]]) -> dict[str, Any]:
-    """The result: hits in D5 order, one per entry, as many as the limit and the budget allow."""
+def recall_envelope(query: RecallQuery, warnings: list[str],
+                    hits: list[RecallHit]) -> tuple[dict[str, Any], list[RecallHit]]:
+    """The result (JSON): hits in D5 order, one per entry, as many as the limit and the budget
+    allow; and the hits it holds."""
     codes = env.dedupe(warnings)[: env.MAX_WARNINGS]
     partial = any(code != Code.NO_QUERY_TERMS for code in codes)
     result: dict[str, Any] = {
@@ -93,23 +93,23 @@ def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str
         "warnings": codes,
         "hits": [],
     }
-    # D5: score, then newer first, then (sessionId, entryId) by byte order.
-    hits.sort(key=lambda h: (-h["score"], -(h.get("timestamp") or 0),
-                             h["sessionId"].encode("utf-8"), h["entryId"].encode("utf-8")))
+    hits.sort(key=RecallHit.order)
+    returned: list[RecallHit] = []
     taken: set[str] = set()
     for hit in hits:
-        key = f"{hit['sessionId']}:{hit['entryId']}"
+        key = hit.entry_key
         if key in taken:
             continue
         if len(result["hits"]) >= query.limit:
             break
-        result["hits"].append(hit)
+        result["hits"].append(hit.as_json())
         if env.cost(result) > query.max_output_tokens:
             result["hits"].pop()
             _add_budget_warning(result)
             continue
         taken.add(key)
-    return result
+        returned.append(hit)
+    return result, returned
 
 
 def _add_budget_warning(result: dict[str, Any]) -> None:
