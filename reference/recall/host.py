@@ -49,7 +49,8 @@ def open_history(
     facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
     loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
                          project_trusted=facts.project_trusted)
-    session_id = header_id(session_file) if session_file and os.path.isfile(session_file) else None
+    on_disk = bool(session_file) and os.path.isfile(session_file or "")
+    session_id = header_id(session_file) if session_file and on_disk else None
     host = HistoryHost(
         session_file=session_file,
         project_path=cwd,
@@ -58,7 +59,7 @@ def open_history(
         provider=provider,
         leaf=leaf,
         session_id=session_id,
-        provider_at_leaf=provider is None and session_id is not None,
+        provider_at_leaf=provider is None and on_disk,
     )
     return HistoryService(host, index_path=index_path or default_index_path(facts.agent_dir), clock=clock,
                           progress=progress)
