@@ -29,7 +29,7 @@ from reference.recall.branch_sets import default_leaf_id
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
 from reference.recall.model_facts import sealed_default_leaf
-from reference.recall.session_facts import indexed_session_facts
+from reference.recall.session_facts import indexed_session_facts, provider_in_index
 
 CWD = "/home/user/projects/warm"
 SID = "s-warm"
@@ -121,15 +121,26 @@ def _leaves(ids: list[str]) -> list[Any]:
 
 
 def _check(session: Path, index: Path, ids: list[str]) -> int:
-    """Every leaf's warm facts equal the full path's; how many the warm path answered."""
+    """Every leaf's facts from the index equal the full path's, both ways the index is asked (on
+    its own, and on the connection of a catch-up that has just run, as a recall asks it); how
+    many the index answered."""
     answered = 0
-    for leaf in _leaves(ids):
-        warm = indexed_session_facts(str(session), leaf, str(index))
-        full = facts_module.parsed_session_facts(str(session), leaf)
-        if warm is not None:
-            answered += 1
-            assert warm == full, (leaf, warm, full)
-        assert facts_module.session_facts(str(session), leaf, None, str(index)) == full
+    conn = open_index(index)
+    try:
+        state = catch_up(conn, str(session))  # up to date already: the cursor check alone
+        for leaf in _leaves(ids):
+            warm = indexed_session_facts(str(session), leaf, str(index))
+            full = facts_module.parsed_session_facts(str(session), leaf)
+            if warm is not None:
+                answered += 1
+                assert warm == full, (leaf, warm, full)
+            proved, provider = provider_in_index(conn, state, leaf)
+            assert proved == (warm is not None), (leaf, proved, warm)
+            if proved:
+                assert provider == full[1], (leaf, provider, full)
+            assert facts_module.session_facts(str(session), leaf, None, str(index)) == full
+    finally:
+        conn.close()
     return answered
 
 
