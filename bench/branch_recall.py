@@ -24,8 +24,7 @@ _CHILD = r"""
 import json, os, sys, time
 start = time.perf_counter()
 from reference.pi.inspection import DEFAULT_LEAF
-from reference.recall.host import build_host
-from reference.recall.service import HistoryService
+from reference.recall.host import open_history
 from reference.recall import scope as scope_module
 session, index, scope, query, leaf = sys.argv[1:6]
 spent = {"catch_up_s": 0.0, "branch_s": 0.0}
@@ -46,9 +45,8 @@ timed(scope_module, "catch_up", "catch_up_s")
 timed(scope_module, "_prepare_stored_branch", "branch_s")
 timed(scope_module.ScopeResolver, "_current_source", "branch_s")
 imported = time.perf_counter()
-host, _ = build_host(home=os.environ["HOME"], cwd=os.getcwd(), env={}, argv=[], session_file=session,
-                     provider="anthropic", leaf=DEFAULT_LEAF if leaf == "-" else leaf)
-service = HistoryService(host, index_path=index)
+service = open_history(home=os.environ["HOME"], cwd=os.getcwd(), env={}, argv=[], session_file=session,
+                       provider="anthropic", leaf=DEFAULT_LEAF if leaf == "-" else leaf, index_path=index)
 result = service.recall({"query": query, "scope": scope})
 done = time.perf_counter()
 with open("/proc/self/status", encoding="ascii") as status:

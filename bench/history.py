@@ -421,8 +421,8 @@ def _per_source_forms() -> None:
     from reference.recall.project_scope import ProjectSessions
     from reference.recall.scope import ScopeResolver
 
-    def per_source(conn: Any, sources: Any, query: Any, terms: Any, *, exact: bool, fts: bool) -> Any:
-        return [recall_tool.search_source(conn, source, query, terms, exact=exact, fts=fts) for source in sources]
+    def per_source(conn: Any, sources: Any, query: Any) -> Any:
+        return [recall_tool.search_source(conn, source, query) for source in sources]
 
     recall_tool.search_sources = per_source  # type: ignore[assignment]
     plain_init = ScopeResolver.__init__

@@ -3,8 +3,8 @@ Pi's own open of the same file, in the same run (issue 13, item 1).
 
     python bench/warm_oneshot.py SESSION.jsonl [--index PATH] [--repeat N] [--query TEXT]
 
-Each one-shot is a fresh process (``python -m reference.cli history … --json``) run from the
-session header's ``cwd`` with a private ``HOME``; its wall time and its own peak RSS
+Each one-shot is a fresh process (``python -m reference.cli history … --json``) for the project
+the session header's ``cwd`` names (``--cwd``, so that folder need not exist) with a private ``HOME``; its wall time and its own peak RSS
 (``ru_maxrss``) are reported, median of ``--repeat``.  The index is brought up to date first
 (``history index``, untimed).  Pi's figure is ``bench/pi_open.py``'s: the whole ``node`` process
 (cold) and ``SessionManager.open`` + context alone; when Pi cannot open the file the answer says so.
@@ -59,7 +59,8 @@ def measure(session: Path, index: Path, repeat: int, query: str) -> dict[str, An
         cwd = json.loads(stream.readline())["cwd"]
     home = tempfile.mkdtemp(prefix="warm-oneshot-home-")
     env = {**os.environ, "HOME": home, "PYTHONPATH": str(HERE.parent)}
-    common = ["--session", str(session), "--index", str(index), "--json"]
+    common = ["--session", str(session), "--index", str(index), "--cwd", cwd, "--json"]
+    cwd = home  # the header's cwd need not exist here: --cwd names the project
     _one_shot(["history", "index", *common], cwd, env)  # up to date (untimed)
     result: dict[str, Any] = {"session": str(session), "bytes": session.stat().st_size}
     for name, argv in (("search", ["history", "search", query, *common]), ("status", ["history", "status", *common])):

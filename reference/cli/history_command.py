@@ -13,13 +13,15 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reference.cli.output import EXIT_UNAVAILABLE, fail
 from reference.cli.refusals import printable, recall_option_refusal, scope_mismatch_hint, session_refusal
 from reference.cli.situation import index_problem, session_problem, situation_hints
 from reference.primitives.codes import Code
-from reference.primitives.textunits import encodes_as_utf8
+
+if TYPE_CHECKING:
+    from reference.recall.service import HistoryService
 
 __all__ = ["EXIT_UNAVAILABLE", "printable"]
 
@@ -91,27 +93,27 @@ def trust_argv(args: argparse.Namespace) -> list[str]:
     return ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
 
 
-def _service(args: argparse.Namespace, *, provider_needed: bool = True) -> Any:
-    """The service of a one-shot command; ``provider_needed=False`` (``history status`` and
-    ``index``, which judge no privacy): the header id alone, never a parse for the provider."""
+def _history(args: argparse.Namespace) -> HistoryService:
+    """The one-shot command's history, through the front door: the header id is read now, the
+    provider (unless ``--provider``) at the first tool call that needs it, from the index that
+    call catches up; the progress bar (not with ``--json``) hears every catch-up."""
+    from reference.cli.progress_bar import catch_up_bar
     from reference.pi.inspection import leaf_from_cli
     from reference.primitives.clock import SystemClock
-    from reference.recall.host import build_host
-    from reference.recall.service import HistoryService
+    from reference.recall.host import open_history
 
-    argv = trust_argv(args)
-    leaf = leaf_from_cli(args.leaf)
-    host, default_index = build_host(
+    return open_history(
         home=str(Path.home()),
-        cwd=os.path.abspath(args.cwd or os.getcwd()),
+        cwd=_project(args),
         env=dict(os.environ),
-        argv=argv,
+        argv=trust_argv(args),
         session_file=os.path.abspath(args.session),
-        leaf=leaf,
-        provider=args.provider if provider_needed or args.provider is not None else "",
+        leaf=leaf_from_cli(args.leaf),
+        provider=args.provider,
         index_path=args.index,
+        clock=SystemClock(),
+        progress=catch_up_bar(enabled=not args.json),
     )
-    return HistoryService(host, index_path=args.index or default_index, clock=SystemClock())
 
 
 def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_path: Any) -> int:
@@ -187,72 +189,20 @@ def run_search(args: argparse.Namespace) -> int:
                                                                   legacy=True)
     if refusal is not None:
         return refusal.report()
-    from reference.cli.progress_bar import catch_up_progress
-
-    with catch_up_progress(enabled=not args.json):
-        service = _search_service(args)
-        result = service.recall(arguments)
-    warn_repairs(service.repairs)
-    return _emit(result, args, render_recall, service.index_path)
-
-
-def _search_service(args: argparse.Namespace) -> Any:
-    """The service of a one-shot search.  The provider at the leaf comes from the index when it
-    can prove it; else the index is caught up first (a first search, or after a change) and asked
-    again, so a parse of the whole session is the last resort and the wait is the index build,
-    with its progress.  A catch-up that fails here is left to the recall, which meets it again
-    and answers with its code, as it always did."""
-    import contextlib
-
-    from reference.primitives.errors import ContractViolation
-    from reference.recall.host import session_facts
-    from reference.recall.warm_facts import warm_session_facts
-
-    service = _service(args, provider_needed=False)  # the header id alone, for now
-    if args.provider is not None:
-        return service
-    host, index_path = service.host, os.fspath(service.index_path)
-    facts: tuple[str | None, str | None] | None = (
-        warm_session_facts(host.session_file, host.leaf, index_path) if host.session_id is not None else None)
-    if facts is None:
-        if host.session_id is not None and encodes_as_utf8(host.session_file):
-            with contextlib.suppress(ContractViolation, OSError, ValueError, sqlite3.Error):
-                _catch_up(service)
-        facts = session_facts(host.session_file, host.leaf, None, index_path)  # from the index, else a parse
-    host.session_id, host.provider = facts
-    return service
-
-
-def _catch_up(service: Any, *, force: bool = False) -> Any:
-    """The catch-up a recall runs, over the service's index, which is set aside and rebuilt when
-    it is damaged (D15; the warnings go to ``service.repairs``)."""
-    from reference.recall.catchup import catch_up
-    from reference.recall.index_repair import open_repaired, run_repairing
-
-    host, index_path = service.host, os.fspath(service.index_path)
-
-    def index() -> Any:
-        conn = open_repaired(index_path, service.repairs)
-        try:
-            return catch_up(conn, host.session_file, session_id=host.session_id, project_path=host.project_path,
-                            force=force)
-        finally:
-            conn.close()
-
-    return run_repairing(index_path, service.repairs, index)
+    history = _history(args)
+    result = history.recall(arguments)
+    warn_repairs(history.repairs)
+    return _emit(result, args, render_recall, history.index_path)
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from reference.cli.progress_bar import catch_up_progress
-
     refusal = session_refusal(os.path.abspath(args.session), args.leaf, legacy=True)
     if refusal is not None:
         return refusal.report()
-    service = _service(args, provider_needed=False)  # the status judges no privacy
-    with catch_up_progress(enabled=not args.json):
-        result = service.status()
-    warn_repairs(service.repairs)
-    return _emit(result, args, render_status, service.index_path)
+    history = _history(args)  # the status judges no privacy: the provider is never looked for
+    result = history.status()
+    warn_repairs(history.repairs)
+    return _emit(result, args, render_status, history.index_path)
 
 
 def warn_repairs(repairs: list[str]) -> None:
@@ -287,22 +237,20 @@ def _index_error(path: str, exc: BaseException) -> str:
 
 
 def run_index(args: argparse.Namespace) -> int:
-    from reference.cli.progress_bar import catch_up_progress
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
     refusal = session_refusal(os.path.abspath(args.session), args.leaf, legacy=True)
     if refusal is not None:
         return refusal.report()
-    service = _service(args, provider_needed=False)
+    service = _history(args)
     host = service.host
     if host.session_id is None:  # ran: the file is no Pi session (exit 3, as search and status answer it)
         return fail(Code.EPHEMERAL_SESSION, session_problem(host.session_file or args.session)
                     or f"no Pi session file at {printable(args.session)}", exit_code=EXIT_UNAVAILABLE)
     index_path = os.fspath(service.index_path)
     try:
-        with catch_up_progress(enabled=not args.json):
-            state = _catch_up(service, force=args.force)
+        state = service.catch_up(force=args.force)
     except ContractViolation as exc:
         message = (scope_mismatch_hint(args.session, _project(args)) if exc.code == Code.SOURCE_SCOPE_MISMATCH
                    else exc.message)

@@ -84,12 +84,18 @@ class CatchUpBar:
         self._progress = self._task = None
 
 
+def catch_up_bar(*, enabled: bool) -> CatchUpBar | None:
+    """The bar every catch-up longer than the delay draws on stderr (a terminal only), or None."""
+    stream = sys.stderr
+    return CatchUpBar(stream, delay_seconds()) if enabled and stream.isatty() else None
+
+
 @contextmanager
 def catch_up_progress(*, enabled: bool) -> Iterator[None]:
     """Inside the block, every catch-up longer than the delay draws a bar on stderr (a terminal only)."""
-    stream = sys.stderr
-    if not enabled or not stream.isatty():
+    bar = catch_up_bar(enabled=enabled)
+    if bar is None:
         yield
         return
-    with watching(CatchUpBar(stream, delay_seconds())):
+    with watching(bar):
         yield

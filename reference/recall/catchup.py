@@ -23,7 +23,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall import model_facts
-from reference.recall.catchup_scan import SourceHeader, check_scope, read_header, scan_range
+from reference.recall.catchup_source import SourceHeader, check_scope, read_header, scan_range
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
     IndexState,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import IO, Final
 
 from reference.primitives.platform_ops import change_stamp
-from reference.recall.catchup_scan import SourceHeader
+from reference.recall.catchup_source import SourceHeader
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
 # Full-rebuild reasons, checked in this order (contract §5.1), plus the append-only violation.

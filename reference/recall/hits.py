@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -17,14 +17,12 @@ from reference.privacy.entry import classify_entry
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.public_ids import project_id, public_id
 from reference.recall.envelope import source_fields
+from reference.recall.host_facts import HistoryHost
 from reference.recall.ranking import EngineHit
 from reference.recall.refs import RefTable, SourceRef
 from reference.recall.scope import Source
 from reference.recall.searchable import searchable_text
-from reference.recall.source_verify import entry_locator, verify_source
-
-if TYPE_CHECKING:
-    from reference.recall.service import HistoryHost
+from reference.recall.source_verify import SourceFiles, entry_locator, verify_source
 
 EXCERPT_UNITS: Final = 1800
 EXCERPT_LEAD: Final = 600
@@ -42,6 +40,7 @@ class HitContext:
     terms: tuple[str, ...]
     policy: ProviderPolicy
     privacy_config: Mapping[str, Any]
+    files: SourceFiles | None = None  # the recall's descriptors of the session files
     #: Computed once per recall, not once per hit: the project's public id, and each session's.
     _project_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _session_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -67,10 +66,43 @@ class HitContext:
         return self._session_ids[session_id]
 
 
+@dataclass(frozen=True)
+class RecallHit:
+    """One result hit before it is JSON: its drafted reference (kept only if the hit is
+    returned), the classification for the current provider, the excerpt, and the engine's
+    reason and score."""
+
+    ref: SourceRef
+    classification: str
+    excerpt: str
+    truncated: bool
+    match_reason: str
+    score: float
+
+    @property
+    def entry_key(self) -> str:
+        """One hit per entry (D5): the public session and entry ids."""
+        return f"{self.ref.public_session_id}:{self.ref.public_entry_id}"
+
+    def order(self) -> tuple[float, int, bytes, bytes]:
+        """D5: score, then newer first, then (sessionId, entryId) by byte order."""
+        ref = self.ref
+        return (-self.score, -(ref.timestamp or 0), ref.public_session_id.encode("utf-8"),
+                ref.public_entry_id.encode("utf-8"))
+
+    def as_json(self) -> dict[str, Any]:
+        """The hit's fields in the contract's order (§2.9)."""
+        item = source_fields(self.ref, self.classification)
+        item["excerpt"] = self.excerpt
+        item["matchReasons"] = [self.match_reason]
+        item["score"] = self.score
+        item["truncated"] = self.truncated
+        return item
+
+
 def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
-                warnings: list[str]) -> tuple[dict[str, Any], SourceRef] | None:
-    """The hit's result fields and its drafted ref (kept only if the hit is returned), or None
-    with the warning that dropped it."""
+                warnings: list[str]) -> RecallHit | None:
+    """The hit with its drafted ref, or None with the warning that dropped it."""
     entry = _verified_entry(conn, source, hit, context, warnings)
     if entry is None:
         return None
@@ -82,12 +114,7 @@ def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, contex
         return None
     excerpt, truncated = excerpt_around(private.text, context.terms)
     ref = _draft(context, source, hit, private.classification)
-    item = source_fields(ref, private.classification)
-    item["excerpt"] = excerpt
-    item["matchReasons"] = [hit.match_reason]
-    item["score"] = hit.score
-    item["truncated"] = truncated
-    return item, ref
+    return RecallHit(ref, private.classification, excerpt, truncated, hit.match_reason, hit.score)
 
 
 def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
@@ -107,6 +134,7 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, co
             start=locator[0],
             end=locator[1],
             canonical=context.canonical,
+            files=context.files,
         )
     except ContractViolation:
         warnings.append(Code.SOURCE_UNAVAILABLE_OR_CHANGED)

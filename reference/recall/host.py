@@ -1,8 +1,9 @@
-"""A host for the history tools (decisions D9, D10): builds a :class:`HistoryService` from the
-facts Pi would give it, and keeps it alive so references survive between calls.
+"""The front door of the history tools (decisions D9, D10): :func:`open_history` builds a
+:class:`HistoryService` from the facts Pi would give it; :class:`HistoryHostState` keeps one alive
+so references survive between calls.
 
-Used by the conformance adapter (with a manual clock), the interactive ``recall-rebase host`` and
-the one-shot ``recall-rebase history`` commands (with the system clock).
+Used alike by the conformance adapter (with a manual clock), the interactive ``recall-rebase
+host`` and the one-shot ``recall-rebase history`` commands (with the system clock).
 """
 
 from __future__ import annotations
@@ -13,72 +14,19 @@ from typing import Any
 
 from reference.config.layering import load_config
 from reference.pi.hostfacts import resolve_host
-from reference.pi.inspection import DEFAULT_LEAF, Leaf, describe_session
-from reference.pi.reader import read_header_line
-from reference.pi.session import SessionFile, load_session
+from reference.pi.inspection import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER
 from reference.primitives.params import bool_param, safe_integer_param, string_param
 from reference.recall.index_schema import default_index_path
+from reference.recall.progress import CatchUpListener
 from reference.recall.service import HistoryHost, HistoryService
-from reference.recall.warm_facts import warm_session_facts
+from reference.recall.session_facts import header_id
 
 
-def _session_id_of(session_file: str) -> str | None:
-    """The header id, as Pi's session manager knows it; None when the file is not a session."""
-    try:
-        value = read_header_line(session_file).get("id")
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, str) else None
-
-
-def provider_at_leaf(session: SessionFile, leaf: Leaf) -> str | None:
-    """The current model provider at the leaf, from Pi's context settings (privacy egress)."""
-    try:
-        report = describe_session(session, leaf)
-    except ContractViolation:
-        return None
-    model = (report.get("settings") or {}).get("model")
-    provider = model.get("provider") if isinstance(model, dict) else None
-    return provider if isinstance(provider, str) else None
-
-
-def session_facts(
-    session_file: str | None, leaf: Leaf, provider: str | None, index_path: str | None = None
-) -> tuple[str | None, str | None]:
-    """The current session's header id and the model provider at the leaf (the given one, else
-    Pi's at the leaf).  From the index at ``index_path`` when it is up to date with the file
-    (:mod:`reference.recall.warm_facts`), else from one read of the file: the header id is the
-    loaded header's when the header is the file's first line, else the first line's as
-    :func:`_session_id_of` reads it."""
-    if not session_file or not os.path.isfile(session_file):
-        return None, provider
-    if provider is not None:
-        return _session_id_of(session_file), provider
-    if index_path is not None:
-        warm = warm_session_facts(session_file, leaf, index_path)
-        if warm is not None:
-            return warm
-    return full_session_facts(session_file, leaf)
-
-
-def full_session_facts(session_file: str, leaf: Leaf) -> tuple[str | None, str | None]:
-    """:func:`session_facts` by parsing the whole file (the path the warm facts must equal)."""
-    try:
-        session = load_session(session_file)
-    except ContractViolation:
-        return _session_id_of(session_file), None
-    provider = provider_at_leaf(session, leaf)
-    if session.header_record.start != 0:
-        return _session_id_of(session_file), provider
-    value = session.header.get("id")
-    return (value if isinstance(value, str) else None), provider
-
-
-def build_host(
+def open_history(
     *,
     home: str,
     cwd: str,
@@ -88,15 +36,21 @@ def build_host(
     leaf: Leaf = DEFAULT_LEAF,
     provider: str | None = None,
     index_path: str | None = None,
-) -> tuple[HistoryHost, str]:
-    """Host facts and configuration as loaded at session start; the default index path.  The
-    session facts come from the index the host will use (``index_path``, else the default) when
-    it is up to date with the session file."""
+    clock: Clock | None = None,
+    progress: CatchUpListener | None = None,
+) -> HistoryService:
+    """The history of one host: its facts and configuration as loaded at session start, over the
+    index at ``index_path`` (else the default one); ``progress`` hears every catch-up.
+
+    The session's header id is read now; the provider is the given one, else Pi's at the leaf,
+    found at the first tool call that needs it, from the index that call has caught up (else by
+    reading the file).  :meth:`HistoryService.settle_provider` finds it at once instead.
+    """
     facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
     loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
                          project_trusted=facts.project_trusted)
-    default_path = default_index_path(facts.agent_dir)
-    session_id, provider = session_facts(session_file, leaf, provider, index_path or default_path)
+    on_disk = bool(session_file) and os.path.isfile(session_file or "")
+    session_id = header_id(session_file) if session_file and on_disk else None
     host = HistoryHost(
         session_file=session_file,
         project_path=cwd,
@@ -105,8 +59,10 @@ def build_host(
         provider=provider,
         leaf=leaf,
         session_id=session_id,
+        provider_at_leaf=provider is None and on_disk,
     )
-    return host, default_path
+    return HistoryService(host, index_path=index_path or default_index_path(facts.agent_dir), clock=clock,
+                          progress=progress)
 
 
 class HistoryHostState:
@@ -118,24 +74,26 @@ class HistoryHostState:
 
     def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Start (or switch) the current session; refs survive unless ``restart`` is true."""
-        leaf = params.get("leaf", DEFAULT_LEAF)
         requested = params.get("indexPath")
-        host, default_path = build_host(
+        opened = open_history(
             home=string_param(params, "home"),
             cwd=string_param(params, "cwd"),
             env=params.get("env") or {},
             argv=params.get("argv") or (),
             session_file=params.get("sessionFile"),
-            leaf=leaf,
+            leaf=params.get("leaf", DEFAULT_LEAF),
             provider=params.get("provider"),
             index_path=requested if isinstance(requested, str) and requested else None,
+            clock=self.clock,
         )
-        index_path = requested or default_path
+        host = opened.host
+        opened.settle_provider()  # the open answers it
+        index_path = str(requested or opened.index_path)
         if self.service is None or params.get("restart") or self.service.index_path != index_path:
-            self.service = HistoryService(host, index_path=str(index_path), clock=self.clock)
+            self.service = opened
         else:
             self.service.host = host
-        return {"sessionId": host.session_id, "indexPath": str(index_path), "provider": host.provider}
+        return {"sessionId": host.session_id, "indexPath": index_path, "provider": host.provider}
 
     def require(self) -> HistoryService:
         if self.service is None:
@@ -147,7 +105,8 @@ class HistoryHostState:
         return {}
 
     def set_provider(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        self.require().host.provider = params.get("provider")
+        host = self.require().host
+        host.provider, host.provider_at_leaf = params.get("provider"), False
         return {}
 
     def set_aborted(self, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -46,10 +46,12 @@ def repairable(path: str) -> bool:
 
 def open_repaired(path: str, repairs: list[str]) -> sqlite3.Connection:
     """``open_index``, setting a damaged file aside first (its warning appended to ``repairs``)."""
-    if claim_index(path) is IndexClaim.INTERRUPTED:  # SQLite may take a few bytes for an empty file
+    claim = claim_index(path)  # the one look at the path before SQLite opens it (I14)
+    if claim is IndexClaim.INTERRUPTED:  # SQLite may take a few bytes for an empty file
         repairs.append(set_aside(path, f"shorter than an SQLite header of {HEADER_BYTES} bytes: its creation was cut short"))
+        claim = IndexClaim.NEW
     try:
-        return open_index(path)
+        return open_index(path, claim=claim)
     except (sqlite3.DatabaseError, UnicodeDecodeError, ContractViolation) as error:
         if not (_damaged_at_open(error) and repairable(path)):
             raise

@@ -17,7 +17,7 @@ from typing import Final
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
-from reference.recall.index_claim import APPLICATION_ID, INDEX_DIR_NAME, claim_index
+from reference.recall.index_claim import APPLICATION_ID, INDEX_DIR_NAME, IndexClaim, claim_index
 from reference.recall.model_facts import create_tables as create_model_facts
 
 BUSY_TIMEOUT_MS: Final = 10_000  # a rebuild of a large session holds the write lock for seconds
@@ -302,19 +302,24 @@ def migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
-def open_index(path: str | Path) -> sqlite3.Connection:
+def open_index(path: str | Path, *, claim: IndexClaim | None = None) -> sqlite3.Connection:
     """Open (creating if needed) the index: WAL, foreign keys on, busy timeout, migrated.
 
-    The connection is in autocommit mode (``isolation_level=None``): writers open their own
-    ``BEGIN IMMEDIATE`` transactions, readers need none.
+    ``claim``: what :func:`claim_index` has just answered for the path (the caller's one look at
+    it: ``index_repair.open_repaired``), else the path is looked at here.  The connection is in
+    autocommit mode (``isolation_level=None``): writers open their own ``BEGIN IMMEDIATE``
+    transactions, readers need none.
     """
     location = os.fspath(path)
-    claim_index(location)  # a file we did not make is refused before SQLite opens it (I14)
+    if claim is None:
+        claim = claim_index(location)  # a file we did not make is refused before SQLite opens it (I14)
     if location != ":memory:" and not location.startswith("file:"):
         # Every folder created 0700; the file 0600 before SQLite opens it, so its -wal and -shm
-        # get 0600 too (SQLite copies the database's mode; AUDIT-017, OWNER-001).
+        # get 0600 too (SQLite copies the database's mode; AUDIT-017, OWNER-001).  A file that is
+        # ours is there already: no create to be refused.
         ensure_private_dir(os.path.dirname(os.path.abspath(location)))
-        create_owner_only(location)
+        if claim is not IndexClaim.OURS:
+            create_owner_only(location)
     conn = sqlite3.connect(location, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")

@@ -28,7 +28,7 @@ import msgspec
 from reference.pi.entries import is_pi_entry
 from reference.pi.reader import Record, decode_value
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
-from reference.recall.catchup_scan import SourceHeader, scan_range
+from reference.recall.catchup_source import SourceHeader, scan_range
 from reference.recall.sqlite_text import storable
 
 #: The entry sets the model: ``provider`` holds its provider when that is a string, else NULL.

@@ -19,7 +19,10 @@ from typing import Final
 from reference.primitives.jsvalues import JS_WHITESPACE, trim
 from reference.primitives.textunits import slice_utf16
 
-MAX_QUERY_UNITS: Final = 20_000
+#: The query is trimmed and cut to its first 20,000 UTF-16 units before terms are extracted
+#: (contract §2.6, query terms).  Not the request's limit (``request.MAX_QUERY_UNITS``, 2000,
+#: §2.3), which a validated query always meets: this cut guards the analysis on its own.
+TERM_SCAN_UNITS: Final = 20_000
 MAX_PHRASES: Final = 8
 MAX_FILES: Final = 16
 MAX_SYMBOLS: Final = 20
@@ -107,7 +110,7 @@ def unique_terms(values: Iterable[str], limit: int) -> tuple[str, ...]:
 
 def describe_query(query: str) -> QueryTerms:
     """Extract the search terms of ``query`` (contract §2.6.1)."""
-    bounded = slice_utf16(trim(query), MAX_QUERY_UNITS)
+    bounded = slice_utf16(trim(query), TERM_SCAN_UNITS)
     backticked = _captures(_BACKTICKED, bounded)
     phrases = unique_terms(
         _captures(_DOUBLE_QUOTED, bounded) + _captures(_SINGLE_QUOTED, bounded), MAX_PHRASES

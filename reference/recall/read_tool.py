@@ -5,12 +5,13 @@ and return a line window of its text."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.privacy.entry import classify_entry
 from reference.privacy.provider import ProviderPolicy
+from reference.recall.history_state import HistoryState
 from reference.recall.read_window import read_envelope
 from reference.recall.refs import SourceRef
 from reference.recall.request import check_reference, validate_read_range
@@ -18,11 +19,8 @@ from reference.recall.scope import ResolvedScope
 from reference.recall.searchable import searchable_text
 from reference.recall.source_verify import entry_locator, verify_source
 
-if TYPE_CHECKING:
-    from reference.recall.service import HistoryService
 
-
-def run_read(service: HistoryService, params: Mapping[str, Any]) -> dict[str, Any]:
+def run_read(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]:
     ref_text = check_reference(params)
     ref = service.refs.resolve(ref_text, service.host.session_id)
     if ref is None:
@@ -44,6 +42,7 @@ def run_read(service: HistoryService, params: Mapping[str, Any]) -> dict[str, An
         start=locator[0],
         end=locator[1],
     )
+    service.settle_provider()
     privacy_config = service.host.config["privacy"]
     policy = ProviderPolicy.from_config(privacy_config, service.host.provider)
     text = searchable_text(verified.entry)

@@ -5,24 +5,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference.primitives.codes import Code
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
-from reference.recall.hits import HitContext, process_hit
-from reference.recall.many_sessions import WholeSession, retrieve_whole_sessions
-from reference.recall.query_terms import QueryTerms, describe_query
-from reference.recall.refs import SourceRef
+from reference.recall.history_state import HistoryState
+from reference.recall.hits import HitContext, RecallHit, process_hit
+from reference.recall.query_terms import describe_query
 from reference.recall.request import RecallQuery, validate_recall
-from reference.recall.retrieval import MAX_RESULTS, RetrievalResult, retrieve
+from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import Source
+from reference.recall.source_verify import SourceFiles
+from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
 
-if TYPE_CHECKING:
-    from reference.recall.service import HistoryService
 
-
-def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, Any]:
+def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]:
     query = validate_recall(params, service.history_config)
     host = service.host
     with service.connection() as conn:
@@ -34,40 +32,38 @@ def run_recall(service: HistoryService, params: Mapping[str, Any]) -> dict[str, 
             warnings.append(Code.LEXICAL_RETRIEVAL_DISABLED)
         terms = describe_query(query.query)
         if not terms.terms:
-            return recall_envelope(query, [Code.NO_QUERY_TERMS, *warnings], [])
+            return recall_envelope(query, [Code.NO_QUERY_TERMS, *warnings], [])[0]
+        service.settle_provider(conn, scope.caught_up)  # from the index just caught up, when it proves it
         privacy_config = host.config["privacy"]
-        context = HitContext(service.refs, host, query.scope, terms.terms,
-                             ProviderPolicy.from_config(privacy_config, host.provider), privacy_config)
-        hits: list[tuple[dict[str, Any], SourceRef]] = []
-        for source, found in zip(scope.sources, search_sources(conn, scope.sources, query, terms, exact=exact,
-                                                               fts=fts), strict=True):
-            warnings.extend(found.warnings)
-            for hit in found.hits:
-                processed = process_hit(conn, source, hit, context, warnings)
-                if processed is not None:
-                    hits.append(processed)
-    result = recall_envelope(query, warnings, [item for item, _ref in hits])
-    drafted = {id(item): ref for item, ref in hits}
-    for item in result["hits"]:  # only the returned hits' refs take a place among the 512
-        service.refs.keep(drafted[id(item)])
+        wanted = RetrievalQuery(terms, query.include_summaries, query.roles, query.before_ms, query.after_ms,
+                                exact, fts, MAX_RESULTS)
+        hits: list[RecallHit] = []
+        with SourceFiles() as files:
+            context = HitContext(service.refs, host, query.scope, terms.terms,
+                                 ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
+            for source, found in zip(scope.sources, search_sources(conn, scope.sources, wanted), strict=True):
+                warnings.extend(found.warnings)
+                for hit in found.hits:
+                    processed = process_hit(conn, source, hit, context, warnings)
+                    if processed is not None:
+                        hits.append(processed)
+    result, returned = recall_envelope(query, warnings, hits)
+    for kept in returned:  # only the returned hits' refs take a place among the 512
+        service.refs.keep(kept.ref)
     return result
 
 
-def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RecallQuery, terms: QueryTerms, *,
-                   exact: bool, fts: bool) -> list[RetrievalResult]:
+def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RetrievalQuery) -> list[RetrievalResult]:
     """Each source's engine answer, in order: the sources that may see their whole session
-    (project scope) from shared statements (``many_sessions``), the others one by one."""
+    (project scope) from shared statements (``whole_sessions``), the others one by one."""
     whole = [index for index, source in enumerate(sources) if _whole_session(source)]
     results: list[RetrievalResult | None] = [None] * len(sources)
     if len(whole) > 1:
         shared = retrieve_whole_sessions(
-            conn, [WholeSession(sources[index].session_id, sources[index].fts_ranges) for index in whole],
-            terms=terms, include_summaries=query.include_summaries, roles=query.roles, before_ms=query.before_ms,
-            after_ms=query.after_ms, exact=exact, fts=fts, max_results=MAX_RESULTS,
-        )
+            conn, [WholeSession(sources[index].session_id, sources[index].fts_ranges) for index in whole], query)
         for index, result in zip(whole, shared, strict=True):
             results[index] = result
-    return [found if found is not None else search_source(conn, source, query, terms, exact=exact, fts=fts)
+    return [found if found is not None else search_source(conn, source, query)
             for source, found in zip(sources, results, strict=True)]
 
 
@@ -76,30 +72,16 @@ def _whole_session(source: Source) -> bool:
     return source.excluded is not None and not source.excluded and not source.excluded_runs
 
 
-def search_source(conn: sqlite3.Connection, source: Source, query: RecallQuery, terms: QueryTerms, *, exact: bool,
-                  fts: bool) -> RetrievalResult:
+def search_source(conn: sqlite3.Connection, source: Source, query: RetrievalQuery) -> RetrievalResult:
     """One source's engine answer on its own (the plain form of ``search_sources``)."""
-    return retrieve(
-        conn,
-        session_id=source.session_id,
-        authorized_ids=source.authorized,
-        terms=terms,
-        include_summaries=query.include_summaries,
-        roles=query.roles,
-        before_ms=query.before_ms,
-        after_ms=query.after_ms,
-        exact=exact,
-        fts=fts,
-        max_results=MAX_RESULTS,
-        excluded_ids=source.excluded,
-        fts_rowid_ranges=source.fts_ranges,
-        excluded_runs=source.excluded_runs,
-        branch_no=source.branch_no,
-    )
+    return retrieve(conn, SourceEntries(source.session_id, source.authorized, source.excluded, source.fts_ranges,
+                                        source.excluded_runs, source.branch_no), query)
 
 
-def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str, Any]]) -> dict[str, Any]:
-    """The result: hits in D5 order, one per entry, as many as the limit and the budget allow."""
+def recall_envelope(query: RecallQuery, warnings: list[str],
+                    hits: list[RecallHit]) -> tuple[dict[str, Any], list[RecallHit]]:
+    """The result (JSON): hits in D5 order, one per entry, as many as the limit and the budget
+    allow; and the hits it holds."""
     codes = env.dedupe(warnings)[: env.MAX_WARNINGS]
     partial = any(code != Code.NO_QUERY_TERMS for code in codes)
     result: dict[str, Any] = {
@@ -111,23 +93,23 @@ def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[dict[str
         "warnings": codes,
         "hits": [],
     }
-    # D5: score, then newer first, then (sessionId, entryId) by byte order.
-    hits.sort(key=lambda h: (-h["score"], -(h.get("timestamp") or 0),
-                             h["sessionId"].encode("utf-8"), h["entryId"].encode("utf-8")))
+    hits.sort(key=RecallHit.order)
+    returned: list[RecallHit] = []
     taken: set[str] = set()
     for hit in hits:
-        key = f"{hit['sessionId']}:{hit['entryId']}"
+        key = hit.entry_key
         if key in taken:
             continue
         if len(result["hits"]) >= query.limit:
             break
-        result["hits"].append(hit)
+        result["hits"].append(hit.as_json())
         if env.cost(result) > query.max_output_tokens:
             result["hits"].pop()
             _add_budget_warning(result)
             continue
         taken.add(key)
-    return result
+        returned.append(hit)
+    return result, returned
 
 
 def _add_budget_warning(result: dict[str, Any]) -> None:

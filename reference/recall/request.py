@@ -20,6 +20,7 @@ from reference.recall.refs import REF_PATTERN
 
 SCOPES: Final = ("current-branch", "current-session", "current-lineage", "project")
 ROLES: Final = ("user", "assistant", "toolResult", "bashExecution", "custom", "summary")
+#: The request's limit on ``query`` (contract §2.3: at most 2000 UTF-16 units).
 MAX_QUERY_UNITS: Final = 2000
 MAX_QUERY_BYTES: Final = 8000
 MAX_RESULTS_CAP: Final = 12

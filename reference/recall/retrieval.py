@@ -72,60 +72,81 @@ def candidate_window(max_results: int) -> int:
     return max(max_results, min(100, max_results * 6))
 
 
-def retrieve(
-    conn: sqlite3.Connection,
-    *,
-    session_id: str,
-    authorized_ids: Collection[str],
-    terms: QueryTerms,
-    include_summaries: bool,
-    roles: Sequence[str] | None,
-    before_ms: int | None,
-    after_ms: int | None,
-    exact: bool,
-    fts: bool,
-    max_results: int = MAX_RESULTS,
-    excluded_ids: Collection[str] | None = None,
-    fts_rowid_ranges: Sequence[tuple[int, int]] | None = None,
-    excluded_runs: Sequence[tuple[int, int]] | None = None,
-    branch_no: int | None = None,
-) -> RetrievalResult:
-    """Search one source's index rows for ``terms`` within the authorized scope (contract §2.6).
+@dataclass(frozen=True)
+class RetrievalQuery:
+    """What one recall searches each source for (contract §2.6): the query's terms, the request's
+    filters, which search kinds the configuration turns on, and how many hits a source gives."""
+
+    terms: QueryTerms
+    include_summaries: bool = False
+    roles: Sequence[str] | None = None
+    before_ms: int | None = None
+    after_ms: int | None = None
+    exact: bool = True
+    fts: bool = True
+    max_results: int = MAX_RESULTS
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The entry types searched: messages, and summaries when asked for."""
+        return MESSAGE_TYPES + SUMMARY_TYPES if self.include_summaries else MESSAGE_TYPES
+
+    @property
+    def searches(self) -> bool:
+        """Whether any search runs: a kind is on and a hit may be given (else ``disabled``)."""
+        return (self.exact or self.fts) and self.max_results > 0
+
+
+@dataclass(frozen=True)
+class SourceEntries:
+    """Which entries of one session a source may see (``authorized_ids``), and facts that only
+    make the same answer cheaper.
+
+    ``excluded_ids``: the session's entries that are *not* authorized, when the caller read them
+    in the snapshot the queries read (authorized and excluded together are every entry of the
+    session); the SQL filter then names the shorter list (``NOT IN`` the excluded ones; nothing at
+    all when none is excluded).  ``fts_rowid_ranges``: inclusive FTS rowid ranges holding every FTS
+    row of the session; the FTS query then reads only those parts of the term lists.
+    ``excluded_runs``: with ``excluded_ids``, inclusive FTS rowid ranges that together hold the FTS
+    row of every excluded entry and of no other entry of the session (rows of other sessions may
+    fall inside); the SQL then tests these few ranges instead of the list of ids.  ``branch_no``: a
+    stored branch whose entries are exactly ``authorized_ids`` (lazy sets read in the same
+    snapshot, ``branch_store``); without runs, the SQL joins its rows instead of a list.
+    """
+
+    session_id: str
+    authorized_ids: Collection[str]
+    excluded_ids: Collection[str] | None = None
+    fts_rowid_ranges: Sequence[tuple[int, int]] | None = None
+    excluded_runs: Sequence[tuple[int, int]] | None = None
+    branch_no: int | None = None
+
+
+def retrieve(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuery) -> RetrievalResult:
+    """Search one source's index rows for the query's terms within its authorized entries (§2.6).
 
     ``no-query``: the query gave no terms; ``failed``: an exact query raised (no hits);
     ``disabled``: neither search kind is on, or ``max_results`` is below 1 (as upstream).
-
-    Two optional facts only make the same answer cheaper.  ``excluded_ids``: the session's
-    entries that are *not* authorized, when the caller read them in the snapshot the queries
-    read (authorized and excluded together are every entry of the session); the SQL filter then
-    names the shorter list (``NOT IN`` the excluded ones; nothing at all when none is excluded).
-    ``fts_rowid_ranges``: inclusive FTS rowid ranges holding every FTS row of the session
-    (``fts_rowid_ranges``); the FTS query then reads only those parts of the term lists.
-    ``excluded_runs``: with ``excluded_ids``, inclusive FTS rowid ranges that together hold the
-    FTS row of every excluded entry and of no other entry of the session (rows of other sessions
-    may fall inside); the SQL then tests these few ranges instead of the list of ids.
-    ``branch_no``: a stored branch whose entries are exactly ``authorized_ids`` (lazy sets read in
-    the same snapshot, ``branch_store``); without runs, the SQL joins its rows instead of a list.
     """
-    if (not exact and not fts) or max_results <= 0:
+    terms, max_results, session_id = query.terms, query.max_results, source.session_id
+    if not query.searches:
         return RetrievalResult(status="disabled")
     if not terms.terms:
         return RetrievalResult(status="no-query")
-    types = MESSAGE_TYPES + SUMMARY_TYPES if include_summaries else MESSAGE_TYPES
-    plan = _scope_plan(authorized_ids, excluded_ids, excluded_runs, types, roles, before_ms, after_ms, branch_no)
+    plan = _scope_plan(source, query)
     window = candidate_window(max_results)
     candidates: dict[str, Candidate] = {}
     warnings: list[str] = []
-    if exact:
+    if query.exact:
         try:
             _exact_candidates(conn, session_id, terms, plan, window, candidates)
         except sqlite3.Error as error:
             if is_damage(error):
                 raise  # the index itself is damaged: the service repairs it (D15)
             return RetrievalResult(status="failed")
-    if fts:
-        _fts_candidates(conn, session_id, terms, plan, window, fts_rowid_ranges, candidates, warnings)
-    excluded = _as_set(excluded_ids) if plan.complement else _as_set(authorized_ids)
+    if query.fts:
+        _fts_candidates(conn, session_id, terms, plan, window, source.fts_rowid_ranges, candidates, warnings)
+    excluded = _as_set(source.excluded_ids) if plan.complement else _as_set(source.authorized_ids)
     eligible, alternate = _eligible(candidates, plan, excluded)
     hits, duplicates = _select(eligible, terms, max_results)
     return RetrievalResult(
@@ -138,18 +159,12 @@ def retrieve(
     )
 
 
-def _scope_plan(
-    authorized_ids: Collection[str],
-    excluded_ids: Collection[str] | None,
-    excluded_runs: Sequence[tuple[int, int]] | None,
-    types: tuple[str, ...],
-    roles: Sequence[str] | None,
-    before_ms: int | None,
-    after_ms: int | None,
-    branch_no: int | None = None,
-) -> _ScopePlan:
+def _scope_plan(source: SourceEntries, query: RetrievalQuery) -> _ScopePlan:
     """Name the shorter list: the excluded ids (or their runs) when known and fewer, else the
     authorized ones (or the stored branch they are)."""
+    authorized_ids, excluded_ids, excluded_runs = source.authorized_ids, source.excluded_ids, source.excluded_runs
+    branch_no, types, roles = source.branch_no, query.types, query.roles
+    before_ms, after_ms = query.before_ms, query.after_ms
     if branch_no is not None:  # lazy sets: never counted
         complement = excluded_ids is not None and excluded_runs is not None
     else:
@@ -256,15 +271,14 @@ def _select(eligible: list[Candidate], terms: QueryTerms, max_results: int) -> t
     return hits, duplicates
 
 
-def whole_session_plan(types: tuple[str, ...], roles: Sequence[str] | None, before_ms: int | None,
-                       after_ms: int | None) -> _ScopePlan:
+def whole_session_plan(query: RetrievalQuery) -> _ScopePlan:
     """The plan of a source that may see every entry of its session (none excluded)."""
-    return _scope_plan((), frozenset(), (), types, roles, before_ms, after_ms)
+    return _scope_plan(SourceEntries("", (), frozenset(), None, ()), query)
 
 
 def whole_session_result(candidates: dict[str, Candidate], plan: _ScopePlan, terms: QueryTerms,
                          max_results: int) -> RetrievalResult:
-    """``retrieve``'s answer from one whole session's candidates (``many_sessions``)."""
+    """``retrieve``'s answer from one whole session's candidates (``whole_sessions``)."""
     eligible, alternate = _eligible(candidates, plan, frozenset())
     hits, duplicates = _select(eligible, terms, max_results)
     return RetrievalResult(status="ok", hits=tuple(hits), alternate_branch_candidates=alternate,

@@ -40,13 +40,14 @@ from reference.recall.branch_store import (
     stored_leaf,
 )
 from reference.recall.catchup import catch_up
+from reference.recall.catchup_state import IndexState
 from reference.recall.fts_rowids import session_runs
+from reference.recall.host_facts import HistoryHost
 from reference.recall.project_scope import ProjectSessions
 
 if TYPE_CHECKING:
     from reference.lineage.chain import LineageSource
     from reference.recall.lineage_scope import LineageCache
-    from reference.recall.service import HistoryHost
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ class SessionIds(AbstractSet[str]):
 class ResolvedScope:
     sources: list[Source] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: What the catch-up of the current session answered (the cursor it proved).
+    caught_up: IndexState | None = None
 
 
 def current_session(host: HistoryHost) -> tuple[str, str]:
@@ -128,7 +131,7 @@ class ScopeResolver:
         of this call share (the caller's connection ends it)."""
         session_file, session_id = current_session(host)
         result = ResolvedScope()
-        state = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path)
+        state = result.caught_up = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path)
         if state.coverage_partial:
             result.warnings.append(Code.SOURCE_COVERAGE_PARTIAL)
         if state.rebuilt:

@@ -13,23 +13,23 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
-from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
+from reference.recall.catchup import catch_up
+from reference.recall.catchup_state import IndexState
+from reference.recall.history_state import HistoryState, RuntimeUnavailable
+from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
 from reference.recall.index_repair import open_repaired, run_repairing
 from reference.recall.read_tool import run_read
 from reference.recall.recall_tool import run_recall
-from reference.recall.refs import RefTable
-from reference.recall.scope import ScopeResolver
 from reference.recall.status_tool import run_status
+
+__all__ = ["HistoryHost", "HistoryService"]
 
 #: Codes that may pass through the safe-error filter (contract §2.4), plus the read codes that
 #: the TypeScript service returns directly rather than by exception (§3.6).
@@ -39,36 +39,27 @@ _SAFE_CODE: Final = re.compile(
 )
 
 
-@dataclass
-class HistoryHost:
-    """What Pi knows and a Python process does not (D9), as the host sets it."""
-
-    session_file: str | None
-    project_path: str
-    project_trusted: bool
-    config: Mapping[str, Any]
-    provider: str | None = None
-    leaf: Leaf = DEFAULT_LEAF  # Pi's rule (last entry in file order), None, or an entry id
-    session_id: str | None = None
-    aborted: bool = False
-
-
-class HistoryService:
+class HistoryService(HistoryState):
     """Recall, read and status over one index, for one host process."""
 
-    def __init__(self, host: HistoryHost, *, index_path: str, clock: Clock | None = None) -> None:
-        self.host = host
-        self.index_path = index_path
-        self.clock = clock or SystemClock()
-        self.refs = RefTable(self.clock)
-        self.scopes = ScopeResolver()
-        #: One warning line per corrupt index this service set aside and rebuilt (D15).
-        self.repairs: list[str] = []
+    def catch_up(self, *, force: bool = False) -> IndexState:
+        """Bring the index up to date with the current session (``history index``): the catch-up a
+        recall runs, over this service's index, set aside and rebuilt when damaged (D15)."""
+        host = self.host
+        if not host.session_file:
+            raise ContractViolation(Code.EPHEMERAL_SESSION, "the current session has no file on disk")
+        session_file = host.session_file
 
-    @property
-    def history_config(self) -> Mapping[str, Any]:
-        section: Mapping[str, Any] = self.host.config["historyTools"]
-        return section
+        def index() -> IndexState:
+            conn = open_repaired(self.index_path, self.repairs)
+            try:
+                return catch_up(conn, session_file, session_id=host.session_id, project_path=host.project_path,
+                                force=force)
+            finally:
+                conn.close()
+
+        with self.watched():
+            return run_repairing(self.index_path, self.repairs, index)
 
     def recall(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return self._guard(lambda: run_recall(self, params))
@@ -79,22 +70,6 @@ class HistoryService:
     def status(self) -> dict[str, Any]:
         return self._guard(lambda: run_status(self), check_abort=False)
 
-    @contextmanager
-    def connection(self) -> Iterator[sqlite3.Connection]:
-        """The index, opened for one tool call; the read snapshot of a scope ends with it."""
-        try:
-            conn = open_repaired(self.index_path, self.repairs)
-        except IndexNotOurs:
-            raise  # its own code, never runtime-unavailable (docs/index.md I14)
-        except (OSError, sqlite3.Error, ContractViolation) as exc:
-            raise _RuntimeUnavailable(str(exc)) from None
-        try:
-            yield conn
-        finally:
-            if conn.in_transaction:  # the read snapshot of ScopeResolver.resolve
-                conn.execute("ROLLBACK")
-            conn.close()
-
     def _enabled(self) -> bool:
         return bool(self.host.config.get("enabled")) and bool(self.history_config.get("enabled"))
 
@@ -104,8 +79,9 @@ class HistoryService:
         if not self._enabled():
             return env.unavailable(Code.DISABLED)
         try:
-            return run_repairing(self.index_path, self.repairs, run)
-        except _RuntimeUnavailable:
+            with self.watched():
+                return run_repairing(self.index_path, self.repairs, run)
+        except RuntimeUnavailable:
             return env.unavailable(Code.RUNTIME_UNAVAILABLE)
         except IndexNotOurs:
             return env.unavailable(Code.INDEX_NOT_OURS)
@@ -113,7 +89,3 @@ class HistoryService:
             return env.unavailable(exc.code if _SAFE_CODE.match(exc.code) else Code.HISTORY_UNAVAILABLE)
         except (OSError, sqlite3.Error, ValueError):
             return env.unavailable(Code.HISTORY_UNAVAILABLE)
-
-
-class _RuntimeUnavailable(Exception):
-    """The index cannot be opened: ``runtime-unavailable``."""

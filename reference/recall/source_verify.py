@@ -64,6 +64,42 @@ def entry_locator(conn: sqlite3.Connection, entry_key: str) -> tuple[Any, Any] |
     return None if row is None else (row[0], row[1])
 
 
+class SourceFiles:
+    """The session files one recall verifies its hits in: each opened once (without following a
+    link), every hit's checks then read by ``pread`` on that one descriptor.  Closed with the recall."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, int] = {}
+
+    def descriptor(self, session_file: str) -> int:
+        fd = self._open.get(session_file)
+        if fd is None:
+            fd = self._open[session_file] = _open_source(session_file)
+        return fd
+
+    def close(self) -> None:
+        for fd in self._open.values():
+            os.close(fd)
+        self._open.clear()
+
+    def __enter__(self) -> SourceFiles:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _open_source(session_file: str) -> int:
+    if link_open_would_follow(session_file):  # no O_NOFOLLOW there
+        raise _unavailable("the session file is now a symbolic link")
+    try:
+        return os.open(session_file, _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise ContractViolation(Code.SOURCE_UNAVAILABLE, "the session file no longer exists") from None
+    except OSError as exc:
+        raise _unavailable(f"the session file cannot be opened ({exc.strerror})") from None
+
+
 def verify_source(
     *,
     session_file: str,
@@ -74,24 +110,20 @@ def verify_source(
     start: Any,
     end: Any,
     canonical: Callable[[str], str] = canonical_path,
+    files: SourceFiles | None = None,
 ) -> VerifiedSource:
     """Check the locator, open once, check header and record on that descriptor, parse.
 
     ``canonical``: ``canonical_path``, or a memo of it that a recall shares among its hits (the
     header's cwd and the project path are the same strings for every hit of a source).
+    ``files``: the descriptors a recall shares among its hits (every check is still made for
+    each hit, on the one descriptor of its file); without it the file is opened for this check.
     """
     if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= SAFE_INTEGER for v in (start, end)):
         raise _unavailable("the stored locator is not a pair of safe integers")
     if end <= start or end - start > RECORD_LIMIT_BYTES:
         raise _unavailable("the stored locator is empty, reversed or longer than 4 MiB")
-    if link_open_would_follow(session_file):  # no O_NOFOLLOW there
-        raise _unavailable("the session file is now a symbolic link")
-    try:
-        fd = os.open(session_file, _OPEN_FLAGS)
-    except FileNotFoundError:
-        raise ContractViolation(Code.SOURCE_UNAVAILABLE, "the session file no longer exists") from None
-    except OSError as exc:
-        raise _unavailable(f"the session file cannot be opened ({exc.strerror})") from None
+    fd = files.descriptor(session_file) if files is not None else _open_source(session_file)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or end > info.st_size:
@@ -114,7 +146,8 @@ def verify_source(
             raise ContractViolation(Code.SOURCE_SCOPE_MISMATCH, "the session header no longer names this session and project")
         raw = read_at(fd, start, end - start)
     finally:
-        os.close(fd)
+        if files is None:
+            os.close(fd)
     if len(raw) != end - start:
         raise _unavailable("short read of the located record")
     if raw.endswith(b"\n"):

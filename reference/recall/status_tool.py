@@ -4,18 +4,16 @@ many of its entries, without catching up."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference.primitives.codes import Code
 from reference.recall import envelope as env
 from reference.recall.catchup_state import index_state, rows_missing
+from reference.recall.history_state import HistoryState
 from reference.recall.model_facts import load_seal
 
-if TYPE_CHECKING:
-    from reference.recall.service import HistoryService
 
-
-def run_status(service: HistoryService) -> dict[str, Any]:
+def run_status(service: HistoryState) -> dict[str, Any]:
     host = service.host
     session_file = host.session_file
     if not session_file or not os.path.isfile(session_file) or host.session_id is None:

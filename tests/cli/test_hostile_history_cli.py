@@ -97,8 +97,8 @@ def test_history_index_read_only_or_on_a_full_disk_is_one_line(cli: Cli, monkeyp
     real = _real_open_index()
     assert cli.history("index")[0] == 0
 
-    def read_only(path: Any) -> Any:
-        conn = real(path)
+    def read_only(path: Any, **claimed: Any) -> Any:
+        conn = real(path, **claimed)
         conn.execute("PRAGMA query_only = ON")
         return conn
 
@@ -109,8 +109,8 @@ def test_history_index_read_only_or_on_a_full_disk_is_one_line(cli: Cli, monkeyp
     one_line(err, "runtime-unavailable")
     assert "read-only" in err and not Path(f"{cli.index}.corrupt").exists()
 
-    def full_disk(path: Any) -> Any:
-        conn = real(path)
+    def full_disk(path: Any, **claimed: Any) -> Any:
+        conn = real(path, **claimed)
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         conn.execute(f"PRAGMA max_page_count = {pages}")
         return conn

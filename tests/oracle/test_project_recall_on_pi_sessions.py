@@ -62,8 +62,8 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
                            provider="anthropic", session_id=_header(current)["id"])
         return HistoryService(host, index_path=str(index), clock=ManualClock(0))
 
-    def per_source(conn: Any, sources: Any, query: Any, terms: Any, *, exact: bool, fts: bool) -> Any:
-        return [recall_tool.search_source(conn, source, query, terms, exact=exact, fts=fts) for source in sources]
+    def per_source(conn: Any, sources: Any, query: Any) -> Any:
+        return [recall_tool.search_source(conn, source, query) for source in sources]
 
     def without_refs(result: dict[str, Any]) -> dict[str, Any]:
         return {**result, "hits": [{k: v for k, v in hit.items() if k != "sourceRef"} for hit in result["hits"]]}

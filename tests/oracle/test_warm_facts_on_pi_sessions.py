@@ -1,7 +1,7 @@
 """The warm session facts on sessions written by the real Pi 0.84.3: for every leaf Pi can be
 asked about (its default leaf, none, every entry id), the header id and the model provider at
-the leaf read from the index (``reference.recall.warm_facts``) are those of the full parse
-(``full_session_facts``) and Pi's own ``buildSessionContext().model.provider``.
+the leaf read from the index (``reference.recall.session_facts``) are those of the full parse
+(``parsed_session_facts``) and Pi's own ``buildSessionContext().model.provider``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from testkit import pi_oracle as _pi
 
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.recall.catchup import catch_up
-from reference.recall.host import full_session_facts
 from reference.recall.index_schema import open_index
-from reference.recall.warm_facts import warm_session_facts
+from reference.recall.session_facts import indexed_session_facts, parsed_session_facts
 
 pytestmark = pytest.mark.oracle
 
@@ -54,8 +53,8 @@ def test_warm_facts_are_pi_s_on_pi_written_sessions(tmp_path: Path) -> None:
         assert "error" not in answer, answer
         leaf = _leaf(answer)
         expected = (answer["header"]["id"], _pi_provider(answer))
-        assert full_session_facts(answer["file"], leaf) == expected, (answer["file"], leaf)
-        warm = warm_session_facts(answer["file"], leaf, str(index))
+        assert parsed_session_facts(answer["file"], leaf) == expected, (answer["file"], leaf)
+        warm = indexed_session_facts(answer["file"], leaf, str(index))
         if warm is not None:
             warm_answers += 1
             assert warm == expected, (answer["file"], leaf, warm)

@@ -305,11 +305,11 @@ def test_retrieve_over_a_stored_branch_equals_the_id_lists(tmp_path: Path, seed:
 
 def _retrieve(conn: sqlite3.Connection, authorized: Any, query: str, **extra: Any) -> Any:
     from reference.recall.query_terms import describe_query
-    from reference.recall.retrieval import retrieve
+    from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, SourceEntries, retrieve
 
-    return retrieve(conn, session_id=SID, authorized_ids=authorized, terms=describe_query(query),
-                    include_summaries=False, roles=extra.pop("roles", None), before_ms=None, after_ms=None,
-                    exact=True, fts=True, **extra)
+    wanted = RetrievalQuery(describe_query(query), roles=extra.pop("roles", None),
+                            max_results=extra.pop("max_results", MAX_RESULTS))
+    return retrieve(conn, SourceEntries(SID, authorized, **extra), wanted)
 
 
 def test_a_damaged_row_of_ours_takes_the_plain_path_and_is_dropped(tmp_path: Path,

@@ -20,7 +20,7 @@ from testkit.profiles import examples
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.recall import catchup as indexer
-from reference.recall import catchup_scan
+from reference.recall import catchup_source
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import IndexState, coverage_partial, index_state
 from reference.recall.index_schema import MIGRATIONS, ROLE_CODES, TYPE_CODES, open_index
@@ -866,12 +866,12 @@ def test_line_scan_equals_the_streaming_reader(lines: list[bytes], torn_end: boo
         fast = open_index(Path(folder) / "fast.sqlite")
         fast_state = catch_up(fast, str(path))
         streaming = open_index(Path(folder) / "streaming.sqlite")
-        original = catchup_scan._scan_lines
-        catchup_scan._scan_lines = lambda raw, base, size, scanner, head, result, report: (base, head)  # type: ignore[assignment]
+        original = catchup_source._scan_lines
+        catchup_source._scan_lines = lambda raw, base, size, scanner, head, result, report: (base, head)  # type: ignore[assignment]
         try:
             streaming_state = catch_up(streaming, str(path))
         finally:
-            catchup_scan._scan_lines = original  # type: ignore[assignment]
+            catchup_source._scan_lines = original  # type: ignore[assignment]
         assert snapshot(fast) == snapshot(streaming)
         assert fast_state == streaming_state
         assert index_state(fast, SID) == index_state(streaming, SID)

@@ -34,7 +34,7 @@ from reference.recall.catchup import _Scanner, catch_up
 from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, excluded_runs, fts_rowid_ranges, session_runs
 from reference.recall.index_schema import open_index
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RetrievalResult, retrieve
+from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.service import HistoryHost, HistoryService
 
 CWD = "/home/user/projects/fast"
@@ -138,9 +138,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[sqlite3.Connectio
 
 
 def _retrieve(conn: sqlite3.Connection, session_id: str, authorized: Any, query: str, **extra: Any) -> RetrievalResult:
-    return retrieve(conn, session_id=session_id, authorized_ids=authorized, terms=describe_query(query),
-                    include_summaries=False, roles=extra.pop("roles", None), before_ms=extra.pop("before_ms", None),
-                    after_ms=None, exact=True, fts=True, **extra)
+    wanted = RetrievalQuery(describe_query(query), roles=extra.pop("roles", None), before_ms=extra.pop("before_ms", None),
+                            max_results=extra.pop("max_results", MAX_RESULTS))
+    return retrieve(conn, SourceEntries(session_id, authorized, **extra), wanted)
 
 
 def test_rowid_ranges_hold_every_row_of_the_session(project: Any) -> None:

@@ -12,7 +12,7 @@ import pytest
 from reference.pi.inspection import DEFAULT_LEAF, inspect_session
 from reference.pi.reader import read_header_line
 from reference.primitives.errors import ContractViolation
-from reference.recall.host import session_facts
+from reference.recall.session_facts import session_facts
 
 HEADER = {"type": "session", "version": 3, "id": "s-host", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
 USER = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",

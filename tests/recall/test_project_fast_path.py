@@ -1,6 +1,6 @@
 """Project scope's fast paths give the answers of the plain forms they replace (bench/history.py).
 
-* one FTS statement for many whole sessions (``many_sessions.retrieve_whole_sessions``) against
+* one FTS statement for many whole sessions (``whole_sessions.retrieve_whole_sessions``) against
   ``retrieve`` of each session alone, with the authorized ids listed (``IN``) and no rowid ranges;
 * the recall envelope of project scope (apart from refs) against the per-source loop with
   every sibling asked of its header and caught up on every call;
@@ -33,17 +33,17 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.privacy import public_ids
 from reference.privacy.entry import forget_entries
-from reference.recall import many_sessions, project_scope
+from reference.recall import project_scope, whole_sessions
 from reference.recall.branch_sets import all_ids
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.index_schema import open_index
-from reference.recall.many_sessions import WholeSession, retrieve_whole_sessions
 from reference.recall.project_scope import ProjectSessions
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RetrievalResult, retrieve
+from reference.recall.retrieval import RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import ScopeResolver
 from reference.recall.service import HistoryHost, HistoryService
+from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
 
 CWD = "/home/user/projects/demo"
 #: The benchmark's queries (the generator's vocabulary), phrases, literals and a word found nowhere.
@@ -149,18 +149,17 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[sqlite3.
 
 def _plain(conn: sqlite3.Connection, session_id: str, query: str, options: dict[str, Any]) -> RetrievalResult:
     """``retrieve`` of one session, its ids listed, the whole table searched."""
-    return retrieve(conn, session_id=session_id, authorized_ids=all_ids(conn, session_id), terms=describe_query(query),
-                    **_engine_options(options))
+    return retrieve(conn, SourceEntries(session_id, all_ids(conn, session_id)), _engine_query(query, options))
 
 
-def _engine_options(options: dict[str, Any]) -> dict[str, Any]:
-    return {"include_summaries": False, "roles": None, "before_ms": None, "after_ms": None, "exact": True,
-            "fts": True, **options}
+def _engine_query(query: str, options: dict[str, Any]) -> RetrievalQuery:
+    return RetrievalQuery(describe_query(query), **{"include_summaries": False, "roles": None, "before_ms": None,
+                                                    "after_ms": None, "exact": True, "fts": True, **options})
 
 
 def _shared(conn: sqlite3.Connection, sessions: list[WholeSession], query: str,
             options: dict[str, Any]) -> list[RetrievalResult]:
-    return retrieve_whole_sessions(conn, sessions, terms=describe_query(query), **_engine_options(options))
+    return retrieve_whole_sessions(conn, sessions, _engine_query(query, options))
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -204,9 +203,9 @@ def test_a_failing_shared_statement_falls_back_to_each_session_alone(indexed: An
         raise sqlite3.OperationalError("interrupted")
 
     expected = [_plain(conn, session_id, "heron `src/cache.ts`", {}) for session_id in ids]
-    monkeypatch.setattr(many_sessions, "fts_rows_by_session", broken)
+    monkeypatch.setattr(whole_sessions, "fts_rows_by_session", broken)
     assert _shared(conn, sessions, "heron `src/cache.ts`", {}) == expected
-    monkeypatch.setattr(many_sessions, "fts_rows_by_session", _damaged)
+    monkeypatch.setattr(whole_sessions, "fts_rows_by_session", _damaged)
     with pytest.raises(sqlite3.DatabaseError):
         _shared(conn, sessions, "heron", {})
 
@@ -232,9 +231,8 @@ def _service(current: Path, session_id: str, index: Path, provider: str = "anthr
     return HistoryService(_host(current, session_id, provider, cap), index_path=str(index), clock=ManualClock(0))
 
 
-def _per_source(conn: sqlite3.Connection, sources: Any, query: Any, terms: Any, *, exact: bool,
-                fts: bool) -> list[RetrievalResult]:
-    return [recall_tool.search_source(conn, source, query, terms, exact=exact, fts=fts) for source in sources]
+def _per_source(conn: sqlite3.Connection, sources: Any, query: Any) -> list[RetrievalResult]:
+    return [recall_tool.search_source(conn, source, query) for source in sources]
 
 
 def _plain_resolver() -> ScopeResolver:

@@ -24,7 +24,13 @@ from reference.recall.candidate_rows import fts_match_expression
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
 from reference.recall.match_text import dedup_key, fold_for_match, has_whole_token
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RetrievalResult, candidate_window, retrieve
+from reference.recall.retrieval import (
+    RetrievalQuery,
+    RetrievalResult,
+    SourceEntries,
+    candidate_window,
+    retrieve,
+)
 
 SESSION = "sess-1"
 SCHEMA = """
@@ -89,16 +95,8 @@ def run(
 ) -> RetrievalResult:
     return retrieve(
         conn,
-        session_id=SESSION,
-        authorized_ids=authorized,
-        terms=describe_query(query),
-        include_summaries=summaries,
-        roles=roles,
-        before_ms=before,
-        after_ms=after,
-        exact=exact,
-        fts=fts,
-        max_results=max_results,
+        SourceEntries(SESSION, authorized),
+        RetrievalQuery(describe_query(query), summaries, roles, before, after, exact, fts, max_results),
     )
 
 

@@ -29,10 +29,9 @@ from reference.recall.match_text import contains_token, fold_for_match
 from reference.recall.query_terms import QueryTerms
 from reference.recall.ranking import Candidate, merge
 from reference.recall.retrieval import (
-    MAX_RESULTS,
-    MESSAGE_TYPES,
-    SUMMARY_TYPES,
+    RetrievalQuery,
     RetrievalResult,
+    SourceEntries,
     candidate_window,
     retrieve,
     whole_session_plan,
@@ -48,55 +47,37 @@ class WholeSession:
     fts_ranges: tuple[tuple[int, int], ...] | None = None
 
 
-def retrieve_whole_sessions(
-    conn: sqlite3.Connection,
-    sessions: Sequence[WholeSession],
-    *,
-    terms: QueryTerms,
-    include_summaries: bool,
-    roles: Sequence[str] | None,
-    before_ms: int | None,
-    after_ms: int | None,
-    exact: bool,
-    fts: bool,
-    max_results: int = MAX_RESULTS,
-) -> list[RetrievalResult]:
+def retrieve_whole_sessions(conn: sqlite3.Connection, sessions: Sequence[WholeSession],
+                            query: RetrievalQuery) -> list[RetrievalResult]:
     """``retrieve`` of each session with every entry authorized (and none excluded), in order.
 
     A session named twice (two files with one id) gets the same answer twice, as it would alone.
     """
     unique = list({session.session_id: session for session in sessions}.values())
     try:
-        answers = _shared(conn, unique, terms, include_summaries, roles, before_ms, after_ms, exact, fts, max_results)
+        answers = _shared(conn, unique, query)
     except sqlite3.Error as error:
         if is_damage(error):
             raise  # the index itself is damaged: the service repairs it (D15)
     else:
         by_id = {session.session_id: answer for session, answer in zip(unique, answers, strict=True)}
         return [by_id[session.session_id] for session in sessions]
-    return [
-        retrieve(conn, session_id=session.session_id, authorized_ids=(), terms=terms,
-                 include_summaries=include_summaries, roles=roles, before_ms=before_ms, after_ms=after_ms,
-                 exact=exact, fts=fts, max_results=max_results, excluded_ids=frozenset(),
-                 fts_rowid_ranges=session.fts_ranges, excluded_runs=())
-        for session in sessions
-    ]
+    return [retrieve(conn, SourceEntries(session.session_id, (), frozenset(), session.fts_ranges, ()), query)
+            for session in sessions]
 
 
-def _shared(conn: sqlite3.Connection, sessions: Sequence[WholeSession], terms: QueryTerms, include_summaries: bool,
-            roles: Sequence[str] | None, before_ms: int | None, after_ms: int | None, exact: bool, fts: bool,
-            max_results: int) -> list[RetrievalResult]:
+def _shared(conn: sqlite3.Connection, sessions: Sequence[WholeSession], query: RetrievalQuery) -> list[RetrievalResult]:
     """The shared statements; a failing one raises (the caller then asks each session alone)."""
-    if (not exact and not fts) or max_results <= 0:
+    terms = query.terms
+    if not query.searches:
         return [RetrievalResult(status="disabled") for _ in sessions]
     if not terms.terms:
         return [RetrievalResult(status="no-query") for _ in sessions]
-    types = MESSAGE_TYPES + SUMMARY_TYPES if include_summaries else MESSAGE_TYPES
-    plan = whole_session_plan(types, roles, before_ms, after_ms)
-    window = candidate_window(max_results)
+    plan = whole_session_plan(query)
+    window = candidate_window(query.max_results)
     ids = [session.session_id for session in sessions]
     candidates: dict[str, dict[str, Candidate]] = {session_id: {} for session_id in ids}
-    if exact:  # per session: each stops at its window of newest matches (one statement would not)
+    if query.exact:  # per session: each stops at its window of newest matches (one statement would not)
         for session_id in ids:
             found = candidates[session_id]
             for identifier in terms.exact_identifiers:
@@ -105,15 +86,16 @@ def _shared(conn: sqlite3.Connection, sessions: Sequence[WholeSession], terms: Q
             for phrase in terms.phrases:
                 for row in exact_rows(conn, session_id, phrase, plan.scope_sql, plan.scope_params, window):
                     merge(found, row).phrases.append(phrase)
-    if fts:
+    if query.fts:
         searched = [session for session in sessions if session.fts_ranges != ()]  # () : no FTS row at all
         if searched:
-            filter_sql, filter_params = filter_clauses((), types, roles, before_ms, after_ms, negate=True, runs=None)
+            filter_sql, filter_params = filter_clauses((), query.types, query.roles, query.before_ms, query.after_ms,
+                                                       negate=True, runs=None)
             rows = fts_rows_by_session(conn, [session.session_id for session in searched],
                                        fts_match_expression(terms.terms), filter_sql, filter_params, window,
                                        _hull(searched))
             _add_fts_rows(rows, terms, candidates)
-    return [whole_session_result(candidates[session_id], plan, terms, max_results) for session_id in ids]
+    return [whole_session_result(candidates[session_id], plan, terms, query.max_results) for session_id in ids]
 
 
 def _add_fts_rows(rows: list[tuple[str, IndexRow]], terms: QueryTerms,

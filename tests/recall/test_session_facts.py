@@ -1,5 +1,6 @@
-"""The warm session facts (header id, default leaf, provider at the leaf from the index's model
-facts and seal, ``reference.recall.warm_facts``) equal the full path's (``full_session_facts``:
+"""The session facts from the index (header id, default leaf, provider at the leaf from the index's
+model facts and seal, ``indexed_session_facts`` and ``provider_in_index`` of
+``reference.recall.session_facts``) equal the exact path's (``parsed_session_facts``:
 the whole parse and Pi's context settings), and the warm path answers whenever the projection
 can prove them; a one-shot search and status print the same envelopes either way.
 """
@@ -18,17 +19,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testkit.profiles import examples
 
-from reference.cli import history_command
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
 from reference.pi.inspection import DEFAULT_LEAF
 from reference.pi.session import load_session
-from reference.recall import host as host_module
+from reference.recall import history_state
+from reference.recall import session_facts as facts_module
 from reference.recall.branch_sets import default_leaf_id
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
 from reference.recall.model_facts import sealed_default_leaf
-from reference.recall.warm_facts import warm_session_facts
+from reference.recall.session_facts import indexed_session_facts, provider_in_index
 
 CWD = "/home/user/projects/warm"
 SID = "s-warm"
@@ -120,15 +121,26 @@ def _leaves(ids: list[str]) -> list[Any]:
 
 
 def _check(session: Path, index: Path, ids: list[str]) -> int:
-    """Every leaf's warm facts equal the full path's; how many the warm path answered."""
+    """Every leaf's facts from the index equal the full path's, both ways the index is asked (on
+    its own, and on the connection of a catch-up that has just run, as a recall asks it); how
+    many the index answered."""
     answered = 0
-    for leaf in _leaves(ids):
-        warm = warm_session_facts(str(session), leaf, str(index))
-        full = host_module.full_session_facts(str(session), leaf)
-        if warm is not None:
-            answered += 1
-            assert warm == full, (leaf, warm, full)
-        assert host_module.session_facts(str(session), leaf, None, str(index)) == full
+    conn = open_index(index)
+    try:
+        state = catch_up(conn, str(session))  # up to date already: the cursor check alone
+        for leaf in _leaves(ids):
+            warm = indexed_session_facts(str(session), leaf, str(index))
+            full = facts_module.parsed_session_facts(str(session), leaf)
+            if warm is not None:
+                answered += 1
+                assert warm == full, (leaf, warm, full)
+            proved, provider = provider_in_index(conn, state, leaf)
+            assert proved == (warm is not None), (leaf, proved, warm)
+            if proved:
+                assert provider == full[1], (leaf, provider, full)
+            assert facts_module.session_facts(str(session), leaf, None, str(index)) == full
+    finally:
+        conn.close()
     return answered
 
 
@@ -177,8 +189,8 @@ def test_the_last_model_fact_on_the_path_wins(tmp_path: Path, kinds: list[str], 
     header = {"type": "session", "version": 3, "id": SID, "timestamp": _ts(0), "cwd": CWD}
     session.write_bytes(b"".join(_line(v) for v in [header, *values]))
     index = _index(tmp_path, session)
-    assert warm_session_facts(str(session), DEFAULT_LEAF, str(index)) == (SID, provider)
-    assert host_module.full_session_facts(str(session), DEFAULT_LEAF) == (SID, provider)
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(index)) == (SID, provider)
+    assert facts_module.parsed_session_facts(str(session), DEFAULT_LEAF) == (SID, provider)
 
 
 def _generated(tmp_path: Path, **options: Any) -> Path:
@@ -217,14 +229,14 @@ def test_an_index_without_facts_is_backfilled_and_appends_extend_the_seal(tmp_pa
     conn = open_index(index)
     conn.execute("DELETE FROM recall_rebase_session_seals")  # as an index from before the facts
     conn.execute("DELETE FROM recall_rebase_model_facts")
-    assert warm_session_facts(str(session), DEFAULT_LEAF, str(index)) is None
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(index)) is None
     state = catch_up(conn, str(session))
     assert not state.rebuilt and state.appended == 0  # a backfill, not a rebuild
     assert _check(session, index, ids) == len(_leaves(ids)) - 1
     with session.open("ab") as stream:
         stream.write(_line(_entry("model_change", "z1", ids[-1], 99, random.Random(0), ids)))
         stream.write(_line(_entry("user", "z2", "z1", 100, random.Random(0), ids)))
-    assert warm_session_facts(str(session), DEFAULT_LEAF, str(index)) is None  # not caught up yet
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(index)) is None  # not caught up yet
     assert catch_up(conn, str(session)).appended == 2
     assert _check(session, index, [*ids, "z1", "z2"]) == len(_leaves(ids)) + 1
     conn.close()
@@ -244,7 +256,7 @@ def test_a_hand_edit_of_the_index_drops_the_seal(tmp_path: Path, edit: str) -> N
     conn.execute(edit)
     conn.commit()
     conn.close()
-    assert warm_session_facts(str(session), DEFAULT_LEAF, str(index)) is None
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(index)) is None
 
 
 def test_a_changed_file_is_not_warm(tmp_path: Path) -> None:
@@ -253,8 +265,8 @@ def test_a_changed_file_is_not_warm(tmp_path: Path) -> None:
     index = _index(tmp_path, session)
     data = session.read_bytes()
     session.write_bytes(data.replace(b'"p', b'"q', 1) if b'"p' in data else data + b"\n")
-    assert warm_session_facts(str(session), DEFAULT_LEAF, str(index)) is None
-    assert warm_session_facts(str(session), DEFAULT_LEAF, str(tmp_path / "none.sqlite")) is None
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(index)) is None
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(tmp_path / "none.sqlite")) is None
     assert not (tmp_path / "none.sqlite").exists()
 
 
@@ -270,7 +282,6 @@ def _one_shot(capsys: pytest.CaptureFixture[str], argv: list[str]) -> bytes:
     return _REF.sub(b"hist_REF", capsys.readouterr().out.encode())
 
 
-_SERVICE = history_command._service
 
 
 def _project_session(tmp_path: Path, seed: int, entries: int, *, in_project: bool = True) -> tuple[Path, Path]:
@@ -290,8 +301,10 @@ def _enter(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, project: Path) -> No
     monkeypatch.chdir(project)
 
 
-def _full_service(args: Any, **_ignored: Any) -> Any:
-    return _SERVICE(args)
+def _parse_for_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact path: the index proves no fact, so the provider comes from parsing the session."""
+    monkeypatch.setattr(facts_module, "indexed_session_facts", lambda *a: None)
+    monkeypatch.setattr(history_state, "provider_in_index", lambda *a: (False, None))
 
 
 def _not_parsed(*_args: Any) -> Any:
@@ -308,13 +321,11 @@ def test_one_shot_envelopes_are_those_of_the_full_path(tmp_path: Path, capsys: p
     for argv in (["history", "search", query, *common], ["history", "status", *common],
                  ["history", "search", query, "--leaf", "e030", *common]):
         _one_shot(capsys, argv)  # builds the index on the first run
-        monkeypatch.setattr(host_module, "full_session_facts", _not_parsed)
+        monkeypatch.setattr(facts_module, "parsed_session_facts", _not_parsed)
         warm = _one_shot(capsys, argv)  # the warm path answered: the full path was not taken
         monkeypatch.undo()
         _enter(monkeypatch, tmp_path, project)
-        monkeypatch.setattr(host_module, "warm_session_facts", lambda *a: None)
-        monkeypatch.setattr(history_command, "_service", _full_service)  # as before: always the provider
-        monkeypatch.setattr(history_command, "_search_service", _full_service)
+        _parse_for_the_provider(monkeypatch)
         full = _one_shot(capsys, argv)
         monkeypatch.undo()
         _enter(monkeypatch, tmp_path, project)
@@ -327,8 +338,8 @@ def test_the_host_opens_a_warm_session_without_parsing_it(tmp_path: Path, monkey
     session = tmp_path / "session.jsonl"
     write_session(session, random.Random(11), 40)
     index = _index(tmp_path, session)
-    expected = host_module.full_session_facts(str(session), DEFAULT_LEAF)
-    monkeypatch.setattr(host_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
+    expected = facts_module.parsed_session_facts(str(session), DEFAULT_LEAF)
+    monkeypatch.setattr(facts_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
     opened = HistoryHostState().open({"home": str(tmp_path / "home"), "cwd": CWD, "sessionFile": str(session),
                                       "indexPath": str(index)})
     assert (opened["sessionId"], opened["provider"]) == expected
@@ -364,7 +375,7 @@ def test_the_interactive_host_reads_its_index_option_warm(tmp_path: Path, monkey
     write_session(session, random.Random(13), 40)
     index = _index(tmp_path, session)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(host_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
+    monkeypatch.setattr(facts_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
     out = io.StringIO()
     code = run_host(stdio=False, stdin=io.StringIO("/context history status\n/quit\n"), stdout=out,
                     session=str(session), cwd=CWD, index=str(index))
@@ -379,12 +390,11 @@ def test_a_first_search_builds_the_index_before_it_needs_the_provider(
     project, session = _project_session(tmp_path, 21, 60)
     _enter(monkeypatch, tmp_path, project)
     argv = ["history", "search", "ok", "--session", str(session), "--json"]
-    monkeypatch.setattr(host_module, "full_session_facts", _not_parsed)
+    monkeypatch.setattr(facts_module, "parsed_session_facts", _not_parsed)
     first = _one_shot(capsys, [*argv, "--index", str(tmp_path / "first.sqlite")])
     monkeypatch.undo()
     _enter(monkeypatch, tmp_path, project)
-    monkeypatch.setattr(host_module, "warm_session_facts", lambda *a: None)
-    monkeypatch.setattr(history_command, "_search_service", _full_service)  # as before: the provider parsed
+    _parse_for_the_provider(monkeypatch)  # as before: the provider parsed
     full = _one_shot(capsys, [*argv, "--index", str(tmp_path / "full.sqlite")])
     assert first == full
 
@@ -396,6 +406,6 @@ def test_a_first_search_of_another_project_still_refuses_as_before(
     _enter(monkeypatch, tmp_path, project)
     argv = ["history", "search", "ok", "--session", str(session), "--json"]
     early = _one_shot(capsys, [*argv, "--index", str(tmp_path / "a.sqlite")])
-    monkeypatch.setattr(history_command, "_search_service", _full_service)  # as before: no early catch-up
+    _parse_for_the_provider(monkeypatch)  # the provider parsed, never read from the index
     plain = _one_shot(capsys, [*argv, "--index", str(tmp_path / "b.sqlite")])
     assert early == plain

@@ -1,12 +1,15 @@
-"""The session facts of a warm host (header id, default leaf, model provider at the leaf) from
-the index and bounded reads of the file, instead of parsing the whole session (issue 13).
+"""The session facts a host needs: the header id and the model provider at the leaf, Pi's
+(one function, :func:`session_facts`).  From the index and bounded reads of the file when the
+index provably describes the file (issue 13), else by parsing the whole session.
 
-Only when the projection provably describes the file as it is now: the header line (read
+The index is used only when the projection provably describes the file as it is now: the header line (read
 within the header scan limit) hashes to the indexed header, the size, mtime and change stamp
 are the state's, the checkpoint hash (at most 64 KiB) matches, the state covers the whole file
 with no line skipped (so the index's rows are exactly Pi's entries, a repeated id included), and
 the model facts' seal (:mod:`reference.recall.model_facts`) matches the state with nothing the
-walk cannot decide.  Anything else answers None, and the caller parses the file as before.
+walk cannot decide.  Anything else parses the file.  A tool call that has just caught the
+index up on its own connection asks :func:`provider_in_index` there: the catch-up has proved the
+cursor, so neither the file nor the index is opened again.
 """
 
 from __future__ import annotations
@@ -18,11 +21,13 @@ import stat
 from pathlib import Path
 from typing import IO, Any, Final
 
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
-from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, decode_value, open_session_file
+from reference.pi.inspection import DEFAULT_LEAF, Leaf, describe_session
+from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, decode_value, open_session_file, read_header_line
+from reference.pi.session import SessionFile, load_session
+from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.platform_ops import change_stamp
-from reference.recall.catchup_state import StoredState, load_state, stored_stamp
+from reference.recall.catchup_state import IndexState, StoredState, load_state, stored_stamp
 from reference.recall.index_claim import IndexClaim, IndexNotOurs, claim_index
 from reference.recall.model_facts import FACT_MODEL, Seal, load_seal
 from reference.recall.sqlite_text import storable
@@ -94,9 +99,9 @@ def _provider(conn: sqlite3.Connection, session_id: str, leaf_id: str, entries: 
     return row[1] if isinstance(row[1], str) else None
 
 
-def warm_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tuple[str, str | None] | None:
-    """``(header id, provider at the leaf)`` as :func:`reference.recall.host.session_facts` would
-    find them by parsing the file, or None when the index cannot prove them."""
+def indexed_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tuple[str, str | None] | None:
+    """``(header id, provider at the leaf)`` as :func:`parsed_session_facts` finds them by parsing
+    the file, or None when the index cannot prove them."""
     try:
         if claim_index(index_path) is not IndexClaim.OURS:
             return None  # nothing there yet, or our creation cut short
@@ -119,14 +124,8 @@ def warm_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tuple[
                 if proved is None:
                     return None
                 state, seal = proved
-                leaf_id = leaf_at(leaf, seal)
-                if leaf_id is _UNPROVED:
-                    return None
-                if not isinstance(leaf_id, str):
-                    return session_id, None
-                if not leaf_id or storable(leaf_id) != leaf_id:  # "": Pi's path is then the last entry's
-                    return None
-                return session_id, _provider(conn, session_id, leaf_id, state.indexed_entries)
+                provider = _provider_at(conn, session_id, leaf, seal, state.indexed_entries)
+                return None if provider is _UNPROVED else (session_id, provider)
             finally:
                 conn.close()
     except (OSError, ValueError, sqlite3.Error):
@@ -134,6 +133,83 @@ def warm_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tuple[
 
 
 _UNPROVED: Final = object()
+
+
+def _provider_at(conn: sqlite3.Connection, session_id: str, leaf: Leaf, seal: Seal, entries: int) -> Any:
+    """The provider at the leaf from the sealed facts, or ``_UNPROVED``."""
+    leaf_id = leaf_at(leaf, seal)
+    if leaf_id is _UNPROVED:
+        return _UNPROVED
+    if not isinstance(leaf_id, str):
+        return None
+    if not leaf_id or storable(leaf_id) != leaf_id:  # "": Pi's path is then the last entry's
+        return _UNPROVED
+    return _provider(conn, session_id, leaf_id, entries)
+
+
+def provider_in_index(conn: sqlite3.Connection, state: IndexState, leaf: Leaf) -> tuple[bool, str | None]:
+    """``(proved, provider at the leaf)`` on a connection whose catch-up of the session has just
+    answered ``state``: the cursor is proved, so only the state's whole coverage and the seal are
+    checked (what :func:`indexed_session_facts` checks after proving the cursor itself)."""
+    if state.malformed_lines != 0 or state.checkpoint_offset != state.file_size or state.tail_unterminated:
+        return False, None
+    seal = load_seal(conn, state.session_id)
+    if seal is None or seal.unbuildable or seal.uncertain:
+        return False, None
+    provider = _provider_at(conn, state.session_id, leaf, seal, state.indexed_entries)
+    return (False, None) if provider is _UNPROVED else (True, provider)
+
+
+def header_id(session_file: str) -> str | None:
+    """The header id, as Pi's session manager knows it; None when the file is not a session."""
+    try:
+        value = read_header_line(session_file).get("id")
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def provider_at_leaf(session: SessionFile, leaf: Leaf) -> str | None:
+    """The current model provider at the leaf, from Pi's context settings (privacy egress)."""
+    try:
+        report = describe_session(session, leaf)
+    except ContractViolation:
+        return None
+    model = (report.get("settings") or {}).get("model")
+    provider = model.get("provider") if isinstance(model, dict) else None
+    return provider if isinstance(provider, str) else None
+
+
+def session_facts(
+    session_file: str | None, leaf: Leaf, provider: str | None, index_path: str | None = None
+) -> tuple[str | None, str | None]:
+    """The current session's header id and the model provider at the leaf (the given one, else
+    Pi's at the leaf).  From the index at ``index_path`` when it is up to date with the file
+    (:func:`indexed_session_facts`), else from one read of the file: the header id is the
+    loaded header's when the header is the file's first line, else the first line's as
+    :func:`header_id` reads it."""
+    if not session_file or not os.path.isfile(session_file):
+        return None, provider
+    if provider is not None:
+        return header_id(session_file), provider
+    if index_path is not None:
+        indexed = indexed_session_facts(session_file, leaf, index_path)
+        if indexed is not None:
+            return indexed
+    return parsed_session_facts(session_file, leaf)
+
+
+def parsed_session_facts(session_file: str, leaf: Leaf) -> tuple[str | None, str | None]:
+    """:func:`session_facts` by parsing the whole file (the exact path the index's must equal)."""
+    try:
+        session = load_session(session_file)
+    except ContractViolation:
+        return header_id(session_file), None
+    provider = provider_at_leaf(session, leaf)
+    if session.header_record.start != 0:
+        return header_id(session_file), provider
+    value = session.header.get("id")
+    return (value if isinstance(value, str) else None), provider
 
 
 def leaf_at(leaf: Leaf, seal: Seal) -> Any:
