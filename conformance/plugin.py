@@ -17,7 +17,6 @@ import platform
 import shlex
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from conformance import __version__, failure_details, interruption, locations, o
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
+from conformance.implementations import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, AdapterNotFound, adapter_class
 from conformance.judging import ExpectationsPlugin
 from conformance.message_checks import MessageChecks, ValidatingAdapter
 from conformance.protocol import PROTOCOL_VERSION, Adapter
@@ -36,8 +36,6 @@ from conformance.supervisor import PortSupervisor
 
 STEP_MODULES_PACKAGE = "conformance.steps"
 WORLD_MODULE = "conformance.world"
-ADAPTER_ENTRY_POINTS = "recall_rebase.adapters"
-DEFAULT_ADAPTER = "reference"
 ID_TAG_PREFIX = "id:"
 TIMEOUT_TAG_PREFIX = "timeout:"
 PLANTED_TAG_PREFIX = "planted:"
@@ -163,7 +161,10 @@ def _supervisor(config: pytest.Config) -> PortSupervisor:
         return PortSupervisor(
             lambda: SubprocessAdapter(command, start_timeout=start_timeout or None, checks=checks),
             request_timeout=timeout or None)
-    implementation = adapter_class(str(config.getoption("--rr-adapter")))
+    try:
+        implementation = adapter_class(str(config.getoption("--rr-adapter")))
+    except AdapterNotFound as error:
+        raise pytest.UsageError(str(error)) from None
     if checks is not None:
         return PortSupervisor(lambda: ValidatingAdapter(implementation(), checks), request_timeout=None)
     return PortSupervisor(implementation, request_timeout=None)
@@ -194,18 +195,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         port.kill()
     else:
         port.stop()
-
-
-def adapter_class(name: str) -> Any:
-    """The adapter class an entry point name (or, for port authors, ``module:attr``) designates."""
-    if ":" in name:
-        module_name, _, attribute = name.partition(":")
-        return getattr(importlib.import_module(module_name), attribute)
-    found = entry_points(group=ADAPTER_ENTRY_POINTS, name=name)
-    if not found:
-        known = sorted(point.name for point in entry_points(group=ADAPTER_ENTRY_POINTS))
-        raise pytest.UsageError(f"no {ADAPTER_ENTRY_POINTS!r} entry point named {name!r} (installed: {known})")
-    return next(iter(found)).load()
 
 
 @pytest.fixture(scope="session")

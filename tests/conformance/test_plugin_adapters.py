@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.plugin import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, adapter_class
+from conformance.implementations import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, AdapterNotFound, adapter_class
 from conformance.protocol import Adapter
 from conformance.stdio import SubprocessAdapter
 
@@ -20,6 +20,12 @@ def test_a_port_author_may_name_a_class_as_module_and_attribute() -> None:
     assert adapter_class("conformance.stdio:SubprocessAdapter") is SubprocessAdapter
 
 
-def test_an_unknown_entry_point_name_is_a_usage_error() -> None:
-    with pytest.raises(pytest.UsageError, match=r"no .recall_rebase\.adapters. entry point named .nope."):
+def test_an_unknown_entry_point_name_is_a_named_error() -> None:
+    with pytest.raises(AdapterNotFound, match=r"no .recall_rebase\.adapters. entry point named .nope."):
         adapter_class("nope")
+
+
+@pytest.mark.parametrize("name", ["no_such_module:Adapter", "conformance.stdio:NoSuchClass"])
+def test_a_module_and_attribute_that_do_not_load_are_a_named_error(name: str) -> None:
+    with pytest.raises(AdapterNotFound, match=r"cannot load the adapter"):
+        adapter_class(name)
