@@ -5,9 +5,11 @@ moment and what a type checker reads: module-level imports, imports inside a fun
 method, and imports under ``if TYPE_CHECKING:``. A cycle is a strongly connected component of
 that graph with more than one module; the failure names its modules and every import line that
 closes it (``path:line: statement``). Each tree is its own test id, so one tree's cycle does not
-hide the state of the others. import-linter's ``acyclic_siblings`` contract (pyproject.toml)
-says the same of ``conformance`` and ``tools`` from grimp's graph; this test is the one that
-prints each cycle's import lines.
+hide the state of the others. ``tools/`` is a folder of scripts, not a package: Python puts it
+first on ``sys.path``, so its modules are named from there (``mutation.judge``), as they import
+each other. import-linter's ``acyclic_siblings`` contract (pyproject.toml) says the same of
+``conformance`` from grimp's graph (grimp cannot see ``tools/``: ``mutation`` is not importable
+from the checkout); this test is the one that prints each cycle's import lines.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from pathlib import Path
 import pytest
 from testkit.paths import REPO_ROOT
 
+#: Each tree and the folder its module names start from: a package from the root, the scripts from
+#: their own folder.
 TREES = ("reference", "conformance", "tools")
+SCRIPT_FOLDERS = frozenset({"tools"})
 
 
 @dataclass(frozen=True)
@@ -42,12 +47,18 @@ def module_files(root: Path, trees: Iterable[str]) -> dict[str, Path]:
     """Every module of the trees under ``root`` by its dotted name (a package by its folder's)."""
     found: dict[str, Path] = {}
     for tree in trees:
+        start = root / tree if tree in SCRIPT_FOLDERS else root
         for path in sorted((root / tree).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
+            parts = list(path.relative_to(start).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path
     return found
+
+
+def tree_of(path: str) -> str:
+    """The tree a module's file (relative to the root) stands in."""
+    return path.split("/", 1)[0]
 
 
 def _known(name: str, modules: Mapping[str, Path]) -> str | None:
@@ -149,8 +160,9 @@ def cycle_report(component: list[str], lines: Iterable[ImportLine]) -> str:
 def tree_cycles(root: Path, tree: str) -> list[str]:
     """The report of every cycle with a module in ``tree`` (the graph spans every tree)."""
     lines = import_lines(root, TREES)
+    trees = {line.importer: tree_of(line.path) for line in lines}
     return [cycle_report(component, lines) for component in cycles(lines)
-            if any(member == tree or member.startswith(f"{tree}.") for member in component)]
+            if any(trees.get(member) == tree for member in component)]
 
 
 @pytest.mark.parametrize("tree", TREES)
@@ -192,10 +204,17 @@ def test_every_import_form_closes_a_cycle(tmp_path: Path, closing: str, form: st
 
 
 def test_a_chain_without_a_way_back_is_no_cycle(tmp_path: Path) -> None:
-    root = _plant(tmp_path, {"tools/__init__.py": "", "tools/a.py": "import tools.b\n",
-                             "tools/b.py": "def f() -> None:\n    from tools import c  # noqa\n",
-                             "tools/c.py": "import json\n"})
+    root = _plant(tmp_path, {"tools/a.py": "import b\n", "tools/b.py": "def f() -> None:\n    from m import c  # noqa\n",
+                             "tools/m/__init__.py": "", "tools/m/c.py": "import json\n"})
     assert tree_cycles(root, "tools") == []
+
+
+def test_the_scripts_are_named_from_their_own_folder(tmp_path: Path) -> None:
+    root = _plant(tmp_path, {"tools/run.py": "from m import c\n", "tools/m/__init__.py": "",
+                             "tools/m/c.py": "def f() -> None:\n    import run  # noqa\n"})
+    (found,) = tree_cycles(root, "tools")
+    assert found.splitlines()[0] == "import cycle of 2 modules: m.c, run"
+    assert "tools/m/c.py:2: import run" in found
 
 
 def test_a_longer_cycle_names_every_module_once(tmp_path: Path) -> None:
