@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from conformance import __version__, failure_details, interruption, locations, outcome, platforms, reports
+from conformance import __version__, failure_details, interruption, locations, platforms, reports, row_status
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
@@ -264,7 +264,7 @@ class _Reporter:
             doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
             _, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
             feature, line = locations.row_location(item) or (module, None)
-            self.results[scenario] = outcome.new_row(scenario, feature, title if separator else item.name, line)
+            self.results[scenario] = row_status.new_row(scenario, feature, title if separator else item.name, line)
         return self.results[scenario]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -277,7 +277,7 @@ class _Reporter:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
         if call.excinfo is not None:
-            outcome.drop_harness_frames(call.excinfo)
+            row_status.drop_harness_frames(call.excinfo)
         made = yield
         report: pytest.TestReport = made.get_result()  # type: ignore[attr-defined]
         scenario = scenario_id_of(item)
@@ -285,7 +285,7 @@ class _Reporter:
             return
         self.running = None if report.when == "teardown" else scenario
         error = call.excinfo.value if call.excinfo is not None else None
-        outcome.after_phase(self._row(item, scenario), report, error, port_of(self.config).fault)
+        row_status.after_phase(self._row(item, scenario), report, error, port_of(self.config).fault)
         failure_details.add_details(self._row(item, scenario), item, port_of(self.config))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -294,7 +294,7 @@ class _Reporter:
             return
         stopped = self._interruption(session, exitstatus)
         if stopped is not None and self.running in self.results:
-            outcome.interrupted_while_running(self.results[self.running], stopped["reason"])
+            row_status.interrupted_while_running(self.results[self.running], stopped["reason"])
         info = port_of(self.config).info
         if info is not None:
             self.implementation = {"name": info.name, "version": info.version, "language": info.language}

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import pytest
 
-from conformance import cucumber, interruption, junit, outcome, outputs, parallel, procgroup, reports
+from conformance import cucumber, interruption, junit, outputs, parallel, procgroup, reports, row_status
 from conformance.judging import verdict_line
 from conformance.progress import watching
 from conformance.selection import pytest_selection_args, selection_words
@@ -269,7 +269,7 @@ def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summar
     for area in sorted(by_area):
         items = by_area[area]
         passed = [r["id"] for r in items if r["status"] == "PASS"]
-        never_ran = [r["id"] for r in items if r["status"] == "NOTRUN" and r["message"] == outcome.NOT_RUN]
+        never_ran = [r["id"] for r in items if r["status"] == "NOTRUN" and r["message"] == row_status.NOT_RUN]
         print(f"  {area:<10} {len(passed)}/{len(items)} passed")
         for label, ids in (("PASS", passed), ("NOTRUN", never_ran)):
             for line in textwrap.wrap(" ".join(ids), width=96, break_on_hyphens=False, break_long_words=False):
