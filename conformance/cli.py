@@ -63,11 +63,11 @@ def _ids(args: argparse.Namespace) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.runner import run_conformance
+    from conformance.runner import RunOptions, run_conformance
 
     if (problem := _manifest_problem(args) or _selection_problem(args)) is not None:
         return problem
-    return run_conformance(
+    return run_conformance(RunOptions(
         stdio_command=args.stdio_command,
         report=args.report,
         junitxml=args.junitxml,
@@ -86,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         cucumber_json=args.cucumber_json,
         audit=args.audit,
-    )
+    ))
 
 
 def seconds(text: str) -> float:

@@ -16,7 +16,7 @@ from testkit.ports import faulty_port, live_pids, run_suite
 from conformance import schemas
 from conformance.progress import Bar, NoDisplay, PlainLines, Tally, Watcher, display_for
 from conformance.progress_events import PROGRESS_SCHEMA, ProgressTail
-from conformance.runner import _pytest_args
+from conformance.runner import RunOptions, _pytest_args
 from conformance.selection import Selection, selected_rows
 
 EVENTS = [{"event": "collected", "rows": 4}, {"event": "started", "id": "PRIM-001"},
@@ -132,8 +132,7 @@ def test_a_worker_writes_progress_events_that_follow_the_schema(tmp_path: Path) 
     assert spec is not None and spec.origin is not None
     ini, progress, report = tmp_path / "pytest.ini", tmp_path / "progress.ndjson", tmp_path / "report.ndjson"
     ini.write_text("[pytest]\n", encoding="utf-8")
-    args = _pytest_args(spec.origin, tmp_path, ini, report, stdio_command=None, select=None,
-                        only="PRIM-001,PRIM-002", verbose=False)
+    args = _pytest_args(spec.origin, tmp_path, ini, report, RunOptions(only="PRIM-001,PRIM-002"))
     args += ["-p", "conformance.progress_events", "--rr-progress", str(progress),
              "-p", "conformance.shards", "--rr-shard", "0/1"]
     done = subprocess.run([sys.executable, "-m", "conformance.worker", *args], capture_output=True, text=True,
