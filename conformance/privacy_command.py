@@ -23,13 +23,12 @@ from typing import Any, Final
 from conformance.commandline import fail
 from conformance.faults import PortStartFailed
 from conformance.implementations import AdapterNotFound, adapter_class
+from conformance.privacy_corpus import load_corpus
 from conformance.privacy_rebase import PATHS, walk_rebase
 from conformance.privacy_walk import (
     FP_LIMIT,
     PROVIDERS,
     Tally,
-    corpus_labels,
-    corpus_records,
     corpus_session,
     row,
     walk_egress,
@@ -65,25 +64,26 @@ def _project(root: Path, case: str) -> tuple[HistoryProject, Path]:
 
 def walk_all(adapter: Adapter, root: Path) -> JsonObject:
     """Every path for both providers; rows in :data:`ORDER`, then what passed through a handoff."""
-    labels, records = corpus_labels(), corpus_records()
+    corpus = load_corpus()
+    labels = corpus.labels
     rows: list[JsonObject] = []
     handoffs: JsonObject = {}
     for case, provider in PROVIDERS.items():
         project, session = _project(root, case)
         tallies: dict[str, Tally] = {t.path: t for t in walk_history(adapter, project, session, provider, labels)}
-        secrets = walk_rebase(adapter, project, provider, labels, records)
-        near = walk_rebase(adapter, project, provider, labels, records, near_misses_only=True)
+        secrets = walk_rebase(adapter, project, provider, corpus)
+        near = walk_rebase(adapter, project, provider, corpus, near_misses_only=True)
         for path in PATHS:
             tally = secrets.tallies[path]
             tally.outputs += near.tallies[path].outputs
             tally.flagged = near.tallies[path].flagged
             tallies[path] = tally
-        tallies["egress"] = walk_egress(adapter, provider, labels, records)
+        tallies["egress"] = walk_egress(adapter, provider, corpus)
         rows += [{**row(tallies[path], labels), "case": case} for path in ORDER]
         handoffs[case] = {"secrets": len(secrets.handed_off), "nearMisses": len(near.handed_off),
                           "parts": secrets.parts + near.parts}
-    return {"rows": rows, "handoffs": handoffs, "secrets": len(labels["secrets"]),
-            "nearMisses": len(labels["nearMisses"]), "families": len(labels["families"])}
+    return {"rows": rows, "handoffs": handoffs, "secrets": len(labels.secrets),
+            "nearMisses": len(labels.near_misses), "families": len(labels.families)}
 
 
 def verdict(walk: JsonObject) -> JsonObject:
