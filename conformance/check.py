@@ -14,6 +14,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -54,22 +55,33 @@ def _scenarios(document: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def list_scenarios(features: Sequence[tuple[Path, Any]] | None = None) -> list[dict[str, Any]]:
-    """One entry per scenario: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``);
-    ``features``: the parsed feature files when the caller has them already (:func:`parsed_features`)."""
+@dataclass(frozen=True)
+class SuiteScenario:
+    """One scenario of the suite: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``)."""
+
+    id: str
+    feature: str
+    title: str
+    file: str
+    tags: tuple[str, ...]
+
+
+def list_scenarios(features: Sequence[tuple[Path, Any]] | None = None) -> list[SuiteScenario]:
+    """Every scenario of the suite, in id order; ``features``: the parsed feature files when the
+    caller has them already (:func:`parsed_features`)."""
     items = []
     for path, document in parsed_features() if features is None else features:
         feature_tags = [t["name"].lstrip("@") for t in document["feature"].get("tags", [])]
         for scenario in _scenarios(document):
             ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
-            items.append({
-                "id": ids[0] if ids else "",
-                "feature": document["feature"]["name"],
-                "title": scenario["name"],
-                "file": path.relative_to(features_dir()).as_posix(),
-                "tags": [*feature_tags, *(t["name"].lstrip("@") for t in scenario["tags"])],
-            })
-    return sorted(items, key=lambda item: item["id"])
+            items.append(SuiteScenario(
+                id=ids[0] if ids else "",
+                feature=document["feature"]["name"],
+                title=scenario["name"],
+                file=path.relative_to(features_dir()).as_posix(),
+                tags=(*feature_tags, *(t["name"].lstrip("@") for t in scenario["tags"])),
+            ))
+    return sorted(items, key=lambda item: item.id)
 
 
 def scenario_rows(features: Sequence[tuple[Path, Any]] | None = None) -> list[str]:

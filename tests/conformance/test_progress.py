@@ -152,7 +152,7 @@ def test_a_worker_writes_progress_events_that_follow_the_schema(tmp_path: Path) 
     assert [problem for line in lines for problem in schemas.errors(line, PROGRESS_SCHEMA)] == []
     events = ProgressTail(progress).read()
     assert events == [event_of(line) for line in lines]
-    rows = [row["id"] for row in selected_rows(Selection.parse(["PRIM-001,PRIM-002"], None, None))]
+    rows = [row.id for row in selected_rows(Selection.parse(["PRIM-001,PRIM-002"], None, None))]
     assert events[0] == Collected(len(rows)) and len(rows) > 2  # PRIM-002 is an outline
     for started, finished in zip(events[1::2], events[2::2], strict=True):  # one row at a time
         assert isinstance(started, Started) and finished == Finished(started.id, Status.PASS)
