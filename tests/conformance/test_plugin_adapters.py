@@ -20,7 +20,8 @@ def test_the_default_adapter_is_the_entry_point_named_reference() -> None:
 
 
 def test_a_port_author_may_name_a_class_as_module_and_attribute() -> None:
-    assert adapter_class("conformance.stdio:SubprocessAdapter") is SubprocessAdapter
+    loaded: object = adapter_class("conformance.stdio:SubprocessAdapter")
+    assert loaded is SubprocessAdapter
 
 
 def test_an_unknown_entry_point_name_is_a_named_error() -> None:

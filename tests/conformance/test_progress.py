@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -28,7 +29,7 @@ from conformance.runner import RunOptions, _pytest_args
 from conformance.selection import Selection, selected_rows
 from conformance.statuses import Status
 
-EVENTS = [{"event": "collected", "rows": 4}, {"event": "started", "id": "PRIM-001"},
+EVENTS: list[dict[str, Any]] = [{"event": "collected", "rows": 4}, {"event": "started", "id": "PRIM-001"},
           {"event": "finished", "id": "PRIM-001", "status": "PASS"}, {"event": "started", "id": "PRIM-002[a]"},
           {"event": "finished", "id": "PRIM-002[a]", "status": "CRASH"},
           {"event": "finished", "id": "PRIM-003", "status": "XFAIL"}]
