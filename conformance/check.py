@@ -14,6 +14,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,6 +26,7 @@ from referencing.exceptions import Unresolvable
 from conformance import schemas
 from conformance.codes import catalogue_codes, code_problems
 from conformance.expectations import load_manifest
+from conformance.gherkin_documents import scenarios_of
 from conformance.platforms import tag_problems
 from conformance.speclinks import spec_problems
 from conformance.suite import docs_dir, features_dir, fixture_manifest, fixtures_dir, schemas_dir
@@ -43,40 +45,40 @@ def parsed_features() -> list[tuple[Path, Any]]:
     return [(path, parser.parse(path.read_text(encoding="utf-8"))) for path in sorted(features_dir().rglob("*.feature"))]
 
 
-def _scenarios(document: dict[str, Any]) -> list[dict[str, Any]]:
-    feature = document.get("feature") or {}
-    found = []
-    for child in feature.get("children", []):
-        if "scenario" in child:
-            found.append(child["scenario"])
-        elif "rule" in child:
-            found.extend(c["scenario"] for c in child["rule"].get("children", []) if "scenario" in c)
-    return found
+@dataclass(frozen=True)
+class SuiteScenario:
+    """One scenario of the suite: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``)."""
+
+    id: str
+    feature: str
+    title: str
+    file: str
+    tags: tuple[str, ...]
 
 
-def list_scenarios(features: Sequence[tuple[Path, Any]] | None = None) -> list[dict[str, Any]]:
-    """One entry per scenario: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``);
-    ``features``: the parsed feature files when the caller has them already (:func:`parsed_features`)."""
+def list_scenarios(features: Sequence[tuple[Path, Any]] | None = None) -> list[SuiteScenario]:
+    """Every scenario of the suite, in id order; ``features``: the parsed feature files when the
+    caller has them already (:func:`parsed_features`)."""
     items = []
     for path, document in parsed_features() if features is None else features:
         feature_tags = [t["name"].lstrip("@") for t in document["feature"].get("tags", [])]
-        for scenario in _scenarios(document):
+        for scenario in scenarios_of(document):
             ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
-            items.append({
-                "id": ids[0] if ids else "",
-                "feature": document["feature"]["name"],
-                "title": scenario["name"],
-                "file": path.relative_to(features_dir()).as_posix(),
-                "tags": [*feature_tags, *(t["name"].lstrip("@") for t in scenario["tags"])],
-            })
-    return sorted(items, key=lambda item: item["id"])
+            items.append(SuiteScenario(
+                id=ids[0] if ids else "",
+                feature=document["feature"]["name"],
+                title=scenario["name"],
+                file=path.relative_to(features_dir()).as_posix(),
+                tags=(*feature_tags, *(t["name"].lstrip("@") for t in scenario["tags"])),
+            ))
+    return sorted(items, key=lambda item: item.id)
 
 
 def scenario_rows(features: Sequence[tuple[Path, Any]] | None = None) -> list[str]:
     """Every id a report can carry: each scenario's id, and ``ID[case]`` for each outline row."""
     rows: list[str] = []
     for _, document in parsed_features() if features is None else features:
-        for scenario in _scenarios(document):
+        for scenario in scenarios_of(document):
             ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
             cases = [row["cells"][0]["value"] for examples in scenario.get("examples", [])
                      for row in examples.get("tableBody", [])]
@@ -107,7 +109,7 @@ def check_features(problems: list[str]) -> int:
                 continue  # an outline placeholder: its values are checked in the examples below
             if fixture_id not in manifest:
                 problems.append(f"{where}: fixture {fixture_id!r} is not in fixtures/MANIFEST.json")
-        for scenario in _scenarios(document):
+        for scenario in scenarios_of(document):
             count += 1
             line = scenario["location"]["line"]
             id_tags = [t["name"] for t in scenario["tags"] if t["name"].startswith("@id:")]

@@ -63,11 +63,11 @@ def _ids(args: argparse.Namespace) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.runner import run_conformance
+    from conformance.runner import RunOptions, run_conformance
 
     if (problem := _manifest_problem(args) or _selection_problem(args)) is not None:
         return problem
-    return run_conformance(
+    return run_conformance(RunOptions(
         stdio_command=args.stdio_command,
         report=args.report,
         junitxml=args.junitxml,
@@ -86,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         cucumber_json=args.cucumber_json,
         audit=args.audit,
-    )
+    ))
 
 
 def seconds(text: str) -> float:
@@ -126,12 +126,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         return problem
     rows = selected_rows(Selection.parse([args.only, args.ids], args.area, args.tag))
     if args.json:
-        sys.stdout.write(json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + "\n")
+        sys.stdout.write(json.dumps([row.to_json() for row in rows], ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
-        width = max((len(item["id"]) for item in rows), default=0)
-        for item in rows:
-            print(f"{item['id']:<{width}} {item['feature']}: {item['title']}")
-    scenarios = len({item["scenario"] for item in rows})
+        width = max((len(row.id) for row in rows), default=0)
+        for row in rows:
+            print(f"{row.id:<{width}} {row.scenario.feature}: {row.scenario.title}")
+    scenarios = len({row.scenario.id for row in rows})
     print(f"recall-rebase: {len(rows)} rows of {scenarios} scenarios", file=sys.stderr)
     return 0
 

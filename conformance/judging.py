@@ -18,8 +18,8 @@ import pytest
 
 from conformance.capabilities import Unsupported, unknown_operations
 from conformance.expectations import Expectation, Expected, Manifest
-from conformance.outcome import failure_text
 from conformance.protocol import ImplInfo
+from conformance.row_status import failure_text
 from conformance.statuses import Status
 
 EXPECTED: Final = frozenset({Status.PASS, Status.XFAIL, Status.SKIP, Status.UNSUPPORTED})

@@ -16,6 +16,7 @@ import pytest
 from gherkin.parser import Parser
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 
+from conformance.gherkin_documents import scenarios_of
 from conformance.suite import suite_root
 
 EXAMPLE_PARAM = "_pytest_bdd_example"
@@ -52,12 +53,4 @@ def example_row_lines(filename: str) -> dict[int, list[int]]:
     document = parser.parse(Path(filename).read_text(encoding="utf-8"))
     return {scenario["location"]["line"]: [row["location"]["line"] for table in scenario.get("examples", [])
                                            for row in table.get("tableBody", [])]
-            for scenario in _scenarios(document)}
-
-
-def _scenarios(document: dict[str, Any]) -> list[dict[str, Any]]:
-    children = (document.get("feature") or {}).get("children", [])
-    found = [child["scenario"] for child in children if "scenario" in child]
-    for rule in (child["rule"] for child in children if "rule" in child):
-        found += [child["scenario"] for child in rule.get("children", []) if "scenario" in child]
-    return found
+            for scenario in scenarios_of(document)}

@@ -23,7 +23,16 @@ from jsonschema import Draft202012Validator
 
 from conformance import schemas
 from conformance.faults import PORT_HANDSHAKE_FAILED, PortStartFailed
-from conformance.protocol import PROTOCOL_VERSION, Adapter, ContractError, ImplInfo, JsonObject
+from conformance.messages import (
+    ErrorResponse,
+    OkResponse,
+    OperationRequest,
+    Request,
+    Response,
+    StartRequest,
+    StopRequest,
+)
+from conformance.protocol import Adapter, ContractError, ImplInfo, JsonObject
 from conformance.statuses import Status
 
 MESSAGE_SCHEMA: Final = "adapter/v1/message.schema.json"
@@ -151,31 +160,30 @@ class ValidatingAdapter:
         self.checks = checks
         self._seq = 0
 
-    def _sent(self, message: JsonObject) -> JsonObject:
-        self._seq += 1
-        request = {"seq": self._seq, **message}
-        self.checks.request(request)
+    def _sent(self, request: Request) -> Request:
+        self._seq = request.seq
+        self.checks.request(request.to_json())
         return request
 
     def start(self) -> ImplInfo:
-        request = self._sent({"cmd": "start", "protocolVersion": PROTOCOL_VERSION})
+        request = self._sent(StartRequest(self._seq + 1))
         info = self.inner.start()
-        self.checks.response({"seq": request["seq"], "ok": hello_of(info)}, request)
+        self.checks.response(OkResponse(request.seq, hello_of(info)).to_json(), request.to_json())
         return info
 
     def stop(self) -> None:
-        self._sent({"cmd": "stop"})
+        self._sent(StopRequest(self._seq + 1))
         self.inner.stop()
 
     def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
-        request = self._sent({"cmd": "request", "op": op, "params": dict(params)})
+        request = self._sent(OperationRequest(self._seq + 1, op, dict(params)))
         try:
             result = self.inner.request(op, params)
         except ContractError as refusal:
-            error = {"code": refusal.code, "message": refusal.message}
-            self.checks.response({"seq": request["seq"], "error": error}, request)
+            answer: Response = ErrorResponse(request.seq, refusal.code, refusal.message)
+            self.checks.response(answer.to_json(), request.to_json())
             raise
-        self.checks.response({"seq": request["seq"], "ok": result}, request)
+        self.checks.response(OkResponse(request.seq, result).to_json(), request.to_json())
         return result
 
     def __getattr__(self, name: str) -> Any:

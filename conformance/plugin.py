@@ -17,16 +17,16 @@ import platform
 import shlex
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance import __version__, failure_details, interruption, locations, outcome, platforms, reports
+from conformance import __version__, failure_details, interruption, locations, platforms, reports, row_status
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
+from conformance.implementations import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, AdapterNotFound, adapter_class
 from conformance.judging import ExpectationsPlugin
 from conformance.message_checks import MessageChecks, ValidatingAdapter
 from conformance.protocol import PROTOCOL_VERSION, Adapter
@@ -36,8 +36,6 @@ from conformance.supervisor import PortSupervisor
 
 STEP_MODULES_PACKAGE = "conformance.steps"
 WORLD_MODULE = "conformance.world"
-ADAPTER_ENTRY_POINTS = "recall_rebase.adapters"
-DEFAULT_ADAPTER = "reference"
 ID_TAG_PREFIX = "id:"
 TIMEOUT_TAG_PREFIX = "timeout:"
 PLANTED_TAG_PREFIX = "planted:"
@@ -163,7 +161,10 @@ def _supervisor(config: pytest.Config) -> PortSupervisor:
         return PortSupervisor(
             lambda: SubprocessAdapter(command, start_timeout=start_timeout or None, checks=checks),
             request_timeout=timeout or None)
-    implementation = adapter_class(str(config.getoption("--rr-adapter")))
+    try:
+        implementation = adapter_class(str(config.getoption("--rr-adapter")))
+    except AdapterNotFound as error:
+        raise pytest.UsageError(str(error)) from None
     if checks is not None:
         return PortSupervisor(lambda: ValidatingAdapter(implementation(), checks), request_timeout=None)
     return PortSupervisor(implementation, request_timeout=None)
@@ -194,18 +195,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         port.kill()
     else:
         port.stop()
-
-
-def adapter_class(name: str) -> Any:
-    """The adapter class an entry point name (or, for port authors, ``module:attr``) designates."""
-    if ":" in name:
-        module_name, _, attribute = name.partition(":")
-        return getattr(importlib.import_module(module_name), attribute)
-    found = entry_points(group=ADAPTER_ENTRY_POINTS, name=name)
-    if not found:
-        known = sorted(point.name for point in entry_points(group=ADAPTER_ENTRY_POINTS))
-        raise pytest.UsageError(f"no {ADAPTER_ENTRY_POINTS!r} entry point named {name!r} (installed: {known})")
-    return next(iter(found)).load()
 
 
 @pytest.fixture(scope="session")
@@ -275,7 +264,7 @@ class _Reporter:
             doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
             _, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
             feature, line = locations.row_location(item) or (module, None)
-            self.results[scenario] = outcome.new_row(scenario, feature, title if separator else item.name, line)
+            self.results[scenario] = row_status.new_row(scenario, feature, title if separator else item.name, line)
         return self.results[scenario]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -288,7 +277,7 @@ class _Reporter:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
         if call.excinfo is not None:
-            outcome.drop_harness_frames(call.excinfo)
+            row_status.drop_harness_frames(call.excinfo)
         made = yield
         report: pytest.TestReport = made.get_result()  # type: ignore[attr-defined]
         scenario = scenario_id_of(item)
@@ -296,7 +285,7 @@ class _Reporter:
             return
         self.running = None if report.when == "teardown" else scenario
         error = call.excinfo.value if call.excinfo is not None else None
-        outcome.after_phase(self._row(item, scenario), report, error, port_of(self.config).fault)
+        row_status.after_phase(self._row(item, scenario), report, error, port_of(self.config).fault)
         failure_details.add_details(self._row(item, scenario), item, port_of(self.config))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -305,7 +294,7 @@ class _Reporter:
             return
         stopped = self._interruption(session, exitstatus)
         if stopped is not None and self.running in self.results:
-            outcome.interrupted_while_running(self.results[self.running], stopped["reason"])
+            row_status.interrupted_while_running(self.results[self.running], stopped["reason"])
         info = port_of(self.config).info
         if info is not None:
             self.implementation = {"name": info.name, "version": info.version, "language": info.language}

@@ -13,24 +13,22 @@ positives at most 2% and every labelled item through a handoff; 1: not so (or th
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 import tempfile
 from collections.abc import Sequence
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Final
 
 from conformance.commandline import fail
 from conformance.faults import PortStartFailed
+from conformance.implementations import AdapterNotFound, adapter_class
+from conformance.privacy_corpus import load_corpus
 from conformance.privacy_rebase import PATHS, walk_rebase
 from conformance.privacy_walk import (
     FP_LIMIT,
     PROVIDERS,
     Tally,
-    corpus_labels,
-    corpus_records,
     corpus_session,
     row,
     walk_egress,
@@ -41,33 +39,15 @@ from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, Su
 from conformance.untrusted_text import first_line, for_terminal
 from conformance.world import HistoryProject
 
-ADAPTER_ENTRY_POINTS: Final = "recall_rebase.adapters"
 ORDER: Final = ("recall", "read", "status", *PATHS, "egress")
 EXIT_CLEAN: Final = 0
 EXIT_LEAKS: Final = 1
 PORT_FAILED: Final = "port-failed"
 
 
-class BadAdapter(Exception):
-    """``--adapter`` names no entry point and no importable class."""
-
-
 def in_process(name: str) -> Adapter:
     """The adapter an entry point name (or ``module:attr``) designates, never the reference by import."""
-    try:
-        if ":" in name:
-            module_name, _, attribute = name.partition(":")
-            factory = getattr(importlib.import_module(module_name), attribute)
-        else:
-            found = entry_points(group=ADAPTER_ENTRY_POINTS, name=name)
-            if not found:
-                known = sorted(point.name for point in entry_points(group=ADAPTER_ENTRY_POINTS))
-                raise BadAdapter(f"no {ADAPTER_ENTRY_POINTS!r} entry point named {name!r} (installed: {known})")
-            factory = next(iter(found)).load()
-    except (ImportError, AttributeError, ValueError) as exc:
-        raise BadAdapter(f"cannot load the adapter {name!r}: {exc}") from None
-    adapter: Adapter = factory()
-    return adapter
+    return adapter_class(name)()
 
 
 def _project(root: Path, case: str) -> tuple[HistoryProject, Path]:
@@ -84,25 +64,26 @@ def _project(root: Path, case: str) -> tuple[HistoryProject, Path]:
 
 def walk_all(adapter: Adapter, root: Path) -> JsonObject:
     """Every path for both providers; rows in :data:`ORDER`, then what passed through a handoff."""
-    labels, records = corpus_labels(), corpus_records()
+    corpus = load_corpus()
+    labels = corpus.labels
     rows: list[JsonObject] = []
     handoffs: JsonObject = {}
     for case, provider in PROVIDERS.items():
         project, session = _project(root, case)
         tallies: dict[str, Tally] = {t.path: t for t in walk_history(adapter, project, session, provider, labels)}
-        secrets = walk_rebase(adapter, project, provider, labels, records)
-        near = walk_rebase(adapter, project, provider, labels, records, near_misses_only=True)
+        secrets = walk_rebase(adapter, project, provider, corpus)
+        near = walk_rebase(adapter, project, provider, corpus, near_misses_only=True)
         for path in PATHS:
             tally = secrets.tallies[path]
             tally.outputs += near.tallies[path].outputs
             tally.flagged = near.tallies[path].flagged
             tallies[path] = tally
-        tallies["egress"] = walk_egress(adapter, provider, labels, records)
+        tallies["egress"] = walk_egress(adapter, provider, corpus)
         rows += [{**row(tallies[path], labels), "case": case} for path in ORDER]
         handoffs[case] = {"secrets": len(secrets.handed_off), "nearMisses": len(near.handed_off),
                           "parts": secrets.parts + near.parts}
-    return {"rows": rows, "handoffs": handoffs, "secrets": len(labels["secrets"]),
-            "nearMisses": len(labels["nearMisses"]), "families": len(labels["families"])}
+    return {"rows": rows, "handoffs": handoffs, "secrets": len(labels.secrets),
+            "nearMisses": len(labels.near_misses), "families": len(labels.families)}
 
 
 def verdict(walk: JsonObject) -> JsonObject:
@@ -151,7 +132,7 @@ def run_privacy(*, stdio_command: Sequence[str] | None, adapter_name: str, as_js
                                      start_timeout=_seconds(start_timeout, DEFAULT_START_TIMEOUT))
                    if stdio_command else in_process(adapter_name))
         info = adapter.start()
-    except BadAdapter as exc:
+    except AdapterNotFound as exc:
         return fail("usage", str(exc))
     except PortStartFailed as exc:
         return fail(exc.code, exc.message)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.interop_layout import target_path
+from conformance.privacy_corpus import LabelledItem, PrivacyCorpus
 from conformance.privacy_walk import (
     HANDOFF_TYPE,
     Tally,
@@ -142,13 +143,14 @@ def sent_handoffs(outputs: list[JsonObject]) -> list[str]:
     return [text for text in strings_of(outputs, keys=False) if text == SENTINEL or HANDOFF_MARK in text]
 
 
-def walk_rebase(adapter: Adapter, project: HistoryProject, provider: str, labels: dict[str, Any],
-                records: list[dict[str, Any]], *, near_misses_only: bool = False) -> RebaseWalk:
+def walk_rebase(adapter: Adapter, project: HistoryProject, provider: str, corpus: PrivacyCorpus, *,
+                near_misses_only: bool = False) -> RebaseWalk:
     """Rebase every part of the corpus (without its secret entries for ``near_misses_only``)."""
     walk = RebaseWalk({path: Tally(path, provider) for path in PATHS})
-    secret_entries = frozenset(s["entryId"] for s in labels["secrets"])
+    labels, records = corpus.labels, list(corpus.records)
+    secret_entries = labels.secret_entries()
     drop, alone = (secret_entries, frozenset()) if near_misses_only else (frozenset(), secret_entries)
-    items = labels["nearMisses"] if near_misses_only else labels["secrets"]
+    items: tuple[LabelledItem, ...] = labels.near_misses if near_misses_only else labels.secrets
     kind = "near" if near_misses_only else "all"
     context = walk.tallies["rebase target context"]
     if near_misses_only:
@@ -172,17 +174,17 @@ def walk_rebase(adapter: Adapter, project: HistoryProject, provider: str, labels
         walk.tallies["rebase recover"].add(answer(adapter, "rebase.run", {"mode": "recover", "operationId": operation}))
         target = target_path(Path(source.resolve()).parent, operation)
         terms = "\n".join(str(h.get("content", "")) for h in _handoffs(target))
-        present = {item["entryId"] for item in items if item["term"] in terms}
-        walk.handed_off |= {item["id"] for item in items if item["entryId"] in present}
+        present = {item.entry_id for item in items if item.term in terms}
+        walk.handed_off |= {item.id for item in items if item.entry_id in present}
         outputs = _target_context(adapter, project, target, provider, context)
         walk.sent.append((frozenset(e["id"] for e in entries), sent_handoffs(outputs)))
         if near_misses_only:
             shown = "\n".join(strings_of(outputs))
-            for item in items:
-                if item["entryId"] in {e["id"] for e in entries} and item["whole"] not in shown:
-                    context.flag(item["id"])
+            for near in labels.near_misses:
+                if near.entry_id in {e["id"] for e in entries} and near.whole not in shown:
+                    context.flag(near.id)
     if near_misses_only:
         for item in items:
-            if item["id"] not in walk.handed_off:
-                context.flag(item["id"])
+            if item.id not in walk.handed_off:
+                context.flag(item.id)
     return walk

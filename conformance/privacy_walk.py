@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.privacy_corpus import CorpusLabels, LabelledItem, NearMiss, PrivacyCorpus
 from conformance.protocol import Adapter, ContractError, JsonObject
 from conformance.suite import fixtures_dir
 from conformance.world import HistoryProject
@@ -38,17 +39,6 @@ _PIECES: Final = re.compile(r'\\[nrt"\\/]|\s|\\')
 
 #: How a walk calls a history tool: the operation and its arguments, the envelope back.
 ToolCall = Callable[[str, dict[str, Any]], JsonObject]
-
-
-def corpus_labels() -> dict[str, Any]:
-    labels: dict[str, Any] = json.loads((fixtures_dir() / "privacy" / "labels.json").read_text(encoding="utf-8"))
-    return labels
-
-
-def corpus_records() -> list[dict[str, Any]]:
-    """Every line of the corpus session as JSON (line 0 is the header)."""
-    text = (fixtures_dir() / "privacy" / "session.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def line_of(value: Any) -> str:
@@ -90,18 +80,18 @@ def envelope_text(result: Any) -> str:
     return line_of(result) + "\n" + "\n".join(strings_of(result))
 
 
-def leaked(outputs: Iterable[str], labels: dict[str, Any]) -> list[str]:
+def leaked(outputs: Iterable[str], labels: CorpusLabels) -> list[str]:
     """The ids of the secrets of which some window appears in one of the outputs (every window
     of each output is looked up, so the cost is the outputs' length, not times the secrets)."""
     owners: dict[str, list[str]] = {}
-    for secret in labels["secrets"]:
-        for gram in set(windows(secret["sensitive"])):
-            owners.setdefault(gram, []).append(secret["id"])
+    for secret in labels.secrets:
+        for gram in set(windows(secret.sensitive)):
+            owners.setdefault(gram, []).append(secret.id)
     found: set[str] = set()
     for text in outputs:
         for gram in owners.keys() & {text[start : start + WINDOW] for start in range(len(text) - WINDOW + 1)}:
             found.update(owners[gram])
-    return [secret["id"] for secret in labels["secrets"] if secret["id"] in found]
+    return [secret.id for secret in labels.secrets if secret.id in found]
 
 
 @dataclass
@@ -128,9 +118,9 @@ class Tally:
             self.flagged = set()
 
 
-def row(tally: Tally, labels: dict[str, Any]) -> JsonObject:
+def row(tally: Tally, labels: CorpusLabels) -> JsonObject:
     """The numbers of one path: outputs walked, secrets leaked, near-miss false positives."""
-    secrets, near = labels["secrets"], labels["nearMisses"]
+    secrets, near = labels.secrets, labels.near_misses
     leaks = leaked(tally.outputs, labels)
     flagged = None if tally.flagged is None else sorted(tally.flagged)
     ok = not leaks and (flagged is None or len(flagged) <= FP_LIMIT * len(near))
@@ -163,40 +153,40 @@ class CorpusRun:
     recalls: dict[str, JsonObject] = field(default_factory=dict)
     reads: dict[str, list[JsonObject]] = field(default_factory=dict)
 
-    def hits_of(self, item: dict[str, Any]) -> list[JsonObject]:
-        return [hit for hit in self.recalls[item["id"]].get("hits") or [] if hit.get("entryId") == item["entryId"]]
+    def hits_of(self, item: LabelledItem) -> list[JsonObject]:
+        return [hit for hit in self.recalls[item.id].get("hits") or [] if hit.get("entryId") == item.entry_id]
 
-    def recall_flagged(self, item: dict[str, Any]) -> bool:
+    def recall_flagged(self, item: LabelledItem) -> bool:
         """A near-miss's recall is a false positive when its entry is not a ``normal`` hit."""
         hits = self.hits_of(item)
         return not hits or any(hit.get("classification") != "normal" for hit in hits)
 
-    def read_flagged(self, item: dict[str, Any]) -> bool:
+    def read_flagged(self, item: NearMiss) -> bool:
         """A near-miss's read is a false positive when its text is not shown whole."""
-        reads = self.reads[item["id"]]
-        return not reads or any(item["whole"] not in str(read.get("text", "")) for read in reads)
+        reads = self.reads[item.id]
+        return not reads or any(item.whole not in str(read.get("text", "")) for read in reads)
 
-    def flagged(self, item: dict[str, Any]) -> bool:
+    def flagged(self, item: NearMiss) -> bool:
         return self.recall_flagged(item) or self.read_flagged(item)
 
 
-def recall_and_read(call: ToolCall, run: CorpusRun, items: list[dict[str, Any]]) -> None:
+def recall_and_read(call: ToolCall, run: CorpusRun, items: Iterable[LabelledItem]) -> None:
     """Recall each labelled item by its term (summaries included) and read every hit."""
     for item in items:
-        recall = call("history.recall", {"query": f"`{item['term']}`", "includeSummaries": True})
-        run.recalls[item["id"]] = recall
-        run.reads[item["id"]] = [call("history.read", {"sourceRef": hit["sourceRef"]})
+        recall = call("history.recall", {"query": f"`{item.term}`", "includeSummaries": True})
+        run.recalls[item.id] = recall
+        run.reads[item.id] = [call("history.read", {"sourceRef": hit["sourceRef"]})
                                  for hit in recall.get("hits") or [] if isinstance(hit, dict) and "sourceRef" in hit]
 
 
 def walk_history(adapter: Adapter, project: HistoryProject, session: Path, provider: str,
-                 labels: dict[str, Any]) -> list[Tally]:
+                 labels: CorpusLabels) -> list[Tally]:
     """recall, read and status (the status after the index is built) over every labelled item."""
     recall, read, status = Tally("recall", provider), Tally("read", provider), Tally("status", provider)
     recall.add(open_history(adapter, project, session, provider))
     run = CorpusRun()
     call = tool_caller(adapter)
-    recall_and_read(call, run, labels["secrets"] + labels["nearMisses"])
+    recall_and_read(call, run, (*labels.secrets, *labels.near_misses))
     for item_id, envelope in run.recalls.items():
         recall.add(envelope)
         for result in run.reads[item_id]:
@@ -204,11 +194,11 @@ def walk_history(adapter: Adapter, project: HistoryProject, session: Path, provi
     status.add(call("history.status", {}))
     recall.judged()
     read.judged()
-    for item in labels["nearMisses"]:
+    for item in labels.near_misses:
         if run.recall_flagged(item):
-            recall.flag(item["id"])
+            recall.flag(item.id)
         if run.read_flagged(item):
-            read.flag(item["id"])
+            read.flag(item.id)
     return [recall, read, status]
 
 
@@ -239,16 +229,16 @@ def _shown_whole(output: Any, whole: str) -> bool:
         return False
 
 
-def walk_egress(adapter: Adapter, provider: str, labels: dict[str, Any], records: list[dict[str, Any]]) -> Tally:
+def walk_egress(adapter: Adapter, provider: str, corpus: PrivacyCorpus) -> Tally:
     """Every corpus entry's text out through ``egress.sanitize`` to the provider."""
     tally = Tally("egress", provider)
     tally.judged()
-    near = {item["entryId"]: item for item in labels["nearMisses"]}
-    for entry in records[1:]:
+    near = {item.entry_id: item for item in corpus.labels.near_misses}
+    for entry in corpus.records[1:]:
         response = answer(adapter, "egress.sanitize", {"payload": egress_payload(entry_text(entry)),
                                                        "provider": provider})
         tally.add(response)
         item = near.get(entry.get("id", ""))
-        if item is not None and not _shown_whole(response.get("payload"), item["whole"]):
-            tally.flag(item["id"])
+        if item is not None and not _shown_whole(response.get("payload"), item.whole):
+            tally.flag(item.id)
     return tally

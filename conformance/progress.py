@@ -20,14 +20,14 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, Protocol, TextIO
+from typing import Final, Protocol, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from conformance.judging import EXPECTED
-from conformance.progress_events import Event, ProgressTail
+from conformance.progress_events import Collected, Finished, ProgressEvent, ProgressTail, Started
 from conformance.statuses import Status
 
 POLL_SECONDS: Final = 0.1
@@ -52,16 +52,15 @@ class Tally:
         counts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
         return f"{self.done}/{self.total} rows" + (f": {counts}" if counts else "")
 
-    def apply(self, event: dict[str, Any]) -> None:
-        kind = event.get("event")
-        if kind == Event.COLLECTED:
-            self.total += int(event["rows"])
-        elif kind == Event.STARTED:
-            self.running.append(str(event["id"]))
-        elif kind == Event.FINISHED:
-            self.counts[str(event["status"])] += 1
-            if event["id"] in self.running:
-                self.running.remove(str(event["id"]))
+    def apply(self, event: ProgressEvent) -> None:
+        if isinstance(event, Collected):
+            self.total += event.rows
+        elif isinstance(event, Started):
+            self.running.append(event.id)
+        else:
+            self.counts[event.status] += 1
+            if event.id in self.running:
+                self.running.remove(event.id)
 
 
 def fails_the_run(status: str) -> bool:
@@ -70,14 +69,14 @@ def fails_the_run(status: str) -> bool:
 
 
 class Display(Protocol):
-    def update(self, tally: Tally, finished: Sequence[dict[str, Any]]) -> None: ...
+    def update(self, tally: Tally, finished: Sequence[Finished]) -> None: ...
     def close(self, tally: Tally) -> None: ...
 
 
 class NoDisplay:
     """``--no-progress`` (and ``-v``, where pytest's own lines are the progress)."""
 
-    def update(self, tally: Tally, finished: Sequence[dict[str, Any]]) -> None:
+    def update(self, tally: Tally, finished: Sequence[Finished]) -> None:
         return None
 
     def close(self, tally: Tally) -> None:
@@ -96,10 +95,10 @@ class PlainLines:
         self.stream.write(f"recall-rebase: progress: {text}\n")
         self.stream.flush()
 
-    def update(self, tally: Tally, finished: Sequence[dict[str, Any]]) -> None:
+    def update(self, tally: Tally, finished: Sequence[Finished]) -> None:
         for event in finished:
-            if fails_the_run(str(event["status"])):
-                self.say(f"{event['status']} {event['id']} ({tally.done}/{tally.total})")
+            if fails_the_run(event.status):
+                self.say(f"{event.status} {event.id} ({tally.done}/{tally.total})")
         step = max(1, round(tally.total * PLAIN_EVERY_FRACTION))
         late = time.monotonic() - self.last_time >= PLAIN_EVERY_SECONDS
         if tally.done < tally.total and (tally.done - self.last_done >= step or (late and tally.done > self.last_done)):
@@ -120,7 +119,7 @@ class Bar:
         self.task = self.progress.add_task("run", total=None, counts="", running="")
         self.progress.start()
 
-    def update(self, tally: Tally, finished: Sequence[dict[str, Any]]) -> None:
+    def update(self, tally: Tally, finished: Sequence[Finished]) -> None:
         counts = " ".join(f"{n} {status.lower()}" for status, n in sorted(tally.counts.items()))
         self.progress.update(self.task, total=tally.total or None, completed=tally.done, counts=counts,
                              running=escape(" ".join(tally.running[-3:])))  # a row's [case] is no markup
@@ -158,8 +157,8 @@ class Watcher:
         events = [event for tail in self.tails for event in tail.read()]
         for event in events:
             self.tally.apply(event)
-        finished = [event for event in events if event.get("event") == Event.FINISHED]
-        self.unexpected += sum(1 for event in finished if fails_the_run(str(event["status"])))
+        finished = [event for event in events if isinstance(event, Finished)]
+        self.unexpected += sum(1 for event in finished if fails_the_run(event.status))
         if self.stop_after is not None and self.stop_file is not None and self.unexpected >= self.stop_after:
             self.stop_file.touch()
         self.display.update(self.tally, finished)

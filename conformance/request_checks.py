@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import IO, Any, Final
 
+from conformance.messages import ErrorResponse
 from conformance.protocol import PROTOCOL_VERSION
 
 #: The longest request line a server reads, in characters, its LF not counted (8 MiB).
@@ -53,8 +54,8 @@ class Refusal(Exception):
         self.message = one_line(message)
         self.seq = seq
 
-    def response(self) -> dict[str, Any]:
-        return {"seq": self.seq, "error": {"code": self.code, "message": self.message}}
+    def response(self) -> ErrorResponse:
+        return ErrorResponse(self.seq, self.code, self.message)
 
 
 def one_line(text: str) -> str:

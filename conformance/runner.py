@@ -10,12 +10,13 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
-from conformance import cucumber, interruption, junit, outcome, outputs, parallel, procgroup, reports
+from conformance import cucumber, interruption, junit, outputs, parallel, procgroup, reports, row_status
 from conformance.judging import verdict_line
 from conformance.progress import watching
 from conformance.selection import pytest_selection_args, selection_words
@@ -33,19 +34,39 @@ SUITE_PLUGINS: Final = ("pytest_bdd.plugin", "conformance.plugin")
 FOREIGN_PYTEST_SETTINGS: Final = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 
 
-def _pytest_args(
-    bound_module: str,
-    scratch_path: Path,
-    ini: Path,
-    report_path: Path,
-    *,
-    stdio_command: Sequence[str] | None,
-    select: str | None,
-    only: str | None,
-    verbose: bool,
-    expectations: str | None = None,
-    timeouts: tuple[float | None, float | None] = (None, None),
-) -> list[str]:
+@dataclass(frozen=True)
+class RunOptions:
+    """What ``conformance run`` was asked: the port, the rows, the outputs and how to run them.
+
+    ``stdio_command`` None: the in-process reference; ``timeout``/``start_timeout`` None: the
+    defaults, 0: none. ``select`` is ``-k``, ``only`` the ``--id`` patterns."""
+
+    stdio_command: Sequence[str] | None = None
+    timeout: float | None = None
+    start_timeout: float | None = None
+    select: str | None = None
+    only: str | None = None
+    area: str | None = None
+    tag: str | None = None
+    expectations: str | None = None
+    report: str | None = None
+    junitxml: str | None = None
+    cucumber_json: str | None = None
+    as_json: bool = False
+    verbose: bool = False
+    progress: bool = True
+    max_fail: int | None = None
+    validate_messages: bool = False
+    jobs: int = 1
+    audit: bool = False
+
+    @property
+    def selects(self) -> bool:
+        """Whether any selection option was given (then an empty run is the selection's doing)."""
+        return bool(self.select or self.only or self.area or self.tag)
+
+
+def _pytest_args(bound_module: str, scratch_path: Path, ini: Path, report_path: Path, options: RunOptions) -> list[str]:
     """The pytest command line of one run: the bound features, the plugin and the run's options.
 
     Only the suite's plugins load (:data:`SUITE_PLUGINS`): a pytest plugin installed beside the
@@ -61,58 +82,39 @@ def _pytest_args(
         "--import-mode=importlib",
         "--basetemp", str(scratch_path / "tmp"),
         "--rr-report", str(report_path),
-        "-q" if not verbose else "-v",
+        "-q" if not options.verbose else "-v",
     ]
-    if not verbose:
+    if not options.verbose:
         args += ["--no-header", "--tb=short"]
-    if stdio_command:
-        args += ["--rr-stdio", shlex.join(stdio_command)]
-    if select:
-        args += ["-k", select]
-    if only:
-        args += ["--rr-only", only]
-    if expectations:
-        args += ["--rr-expectations", expectations]
+    if options.stdio_command:
+        args += ["--rr-stdio", shlex.join(options.stdio_command)]
+    if options.select:
+        args += ["-k", options.select]
+    if options.only:
+        args += ["--rr-only", options.only]
+    if options.expectations:
+        args += ["--rr-expectations", options.expectations]
+    timeouts = (options.timeout, options.start_timeout)
     for option, seconds in zip(("--rr-timeout", "--rr-start-timeout"), timeouts, strict=True):
         if seconds is not None:
             args += [option, repr(seconds)]
     return args
 
 
-def run_conformance(
-    *,
-    stdio_command: Sequence[str] | None = None,
-    report: str | None = None,
-    junitxml: str | None = None,
-    select: str | None = None,
-    only: str | None = None,
-    as_json: bool = False,
-    verbose: bool = False,
-    expectations: str | None = None,
-    timeout: float | None = None,
-    start_timeout: float | None = None,
-    area: str | None = None,
-    tag: str | None = None,
-    max_fail: int | None = None,
-    validate_messages: bool = False,
-    jobs: int = 1,
-    progress: bool = True,
-    cucumber_json: str | None = None,
-    audit: bool = False,
-) -> int:
+def run_conformance(options: RunOptions) -> int:
     """Run the packaged features; exit 0 only when every scenario went as expected (and some ran)."""
-    problem = outputs.first_unwritable({outputs.REPORT: report, outputs.JUNIT_XML: junitxml,
-                                        outputs.CUCUMBER_JSON: cucumber_json})
+    problem = outputs.first_unwritable({outputs.REPORT: options.report, outputs.JUNIT_XML: options.junitxml,
+                                        outputs.CUCUMBER_JSON: options.cucumber_json})
     if problem is not None:
         print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
         return EXIT_USAGE
     audit_note = ""
-    if audit:  # the hello's mapping, before any scenario: an unusable one is bad input
+    if options.audit:  # the hello's mapping, before any scenario: an unusable one is bad input
         from conformance.audit.mapping import MappingError
         from conformance.scenario_audit import mapping_headline
 
         try:
-            audit_note = f"; {mapping_headline(stdio_command, start_timeout)}"
+            audit_note = f"; {mapping_headline(options.stdio_command, options.start_timeout)}"
         except MappingError as error:
             print(f"recall-rebase: {error.code}: {error.message}", file=sys.stderr)
             return EXIT_USAGE
@@ -124,23 +126,20 @@ def run_conformance(
 
     with tempfile.TemporaryDirectory(prefix="recall-rebase-run-") as scratch:
         scratch_path = Path(scratch)
-        report_path = Path(report) if report else scratch_path / "report.ndjson"
+        report_path = Path(options.report) if options.report else scratch_path / "report.ndjson"
         ini = scratch_path / "pytest.ini"
         ini.write_text("[pytest]\n", encoding="utf-8")
-        args = _pytest_args(bound_module, scratch_path, ini, report_path, stdio_command=stdio_command,
-                            select=select, only=only, verbose=verbose,
-                            expectations=expectations, timeouts=(timeout, start_timeout))
-        args += pytest_selection_args(areas=area, tags=tag, max_fail=max_fail)
-        args += ["--rr-validate-messages"] if validate_messages else []
-        args += ["--rr-audit"] if audit else []
+        args = _pytest_args(bound_module, scratch_path, ini, report_path, options)
+        args += pytest_selection_args(areas=options.area, tags=options.tag, max_fail=options.max_fail)
+        args += ["--rr-validate-messages"] if options.validate_messages else []
+        args += ["--rr-audit"] if options.audit else []
         args += ["-p", "conformance.progress_events", "--rr-progress", str(scratch_path / PROGRESS_FILE)]
-        if cucumber_json and jobs == 1:  # into the scratch folder: the runner writes it owner-only
+        if options.cucumber_json and options.jobs == 1:  # into the scratch folder: the runner writes it owner-only
             args += ["--cucumberjson", str(scratch_path / CUCUMBER_FILE)]
-        target = "--stdio " + shlex.join(stdio_command) if stdio_command else "the in-process reference"
+        target = "--stdio " + shlex.join(options.stdio_command) if options.stdio_command else "the in-process reference"
         print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}{audit_note}",
               file=sys.stderr)
-        code, captured = _execute(args, scratch_path, report_path, jobs=jobs, max_fail=max_fail, verbose=verbose,
-                                  show_progress=progress and not (verbose and jobs == 1), cucumber_json=cucumber_json)
+        code, captured = _execute(args, scratch_path, report_path, options)
         if not report_path.exists():
             if (signal_name := interruption.received()) is not None:
                 print(f"recall-rebase: the run was interrupted by {signal_name} before it wrote a report",
@@ -151,21 +150,22 @@ def run_conformance(
             return EXIT_NOT_CONFORMANT
         try:
             read = reports.read_report(report_path)
-            if junitxml:
-                junit.write_junit(read, Path(junitxml))
+            if options.junitxml:
+                junit.write_junit(read, Path(options.junitxml))
         except (reports.ReportError, junit.JunitError) as error:
             print(f"recall-rebase: {error.code}: {error.message}", file=sys.stderr)
             return EXIT_NOT_CONFORMANT
         header, results, summary = read.header, read.results, read.summary
     stopped = summary.get("interrupted")
     if stopped is not None:
-        return _report_interrupted(header, results, summary, as_json=as_json)
-    if summary["total"] == 0 and (select or only or area or tag):  # -k: known only once collected
-        print(f"recall-rebase: usage: {selection_words(select, only, area, tag)} selects no scenario",
+        return _report_interrupted(header, results, summary, as_json=options.as_json)
+    if summary["total"] == 0 and options.selects:  # -k: known only once collected
+        words = selection_words(options.select, options.only, options.area, options.tag)
+        print(f"recall-rebase: usage: {words} selects no scenario",
               file=sys.stderr)
         return EXIT_USAGE
     not_run = sum(1 for r in results if r["status"] == "NOTRUN")
-    if as_json:
+    if options.as_json:
         print(json.dumps({"implementation": header["implementation"], "summary": summary,
                           "results": [{"id": r["id"], "status": r["status"]} for r in results],
                           "not_run": not_run}))
@@ -173,7 +173,7 @@ def run_conformance(
         _print_summary(header, results, summary)
         if code not in (0, 5) and summary["conformant"]:
             print(f"recall-rebase: pytest exited {code}", file=sys.stderr)
-        if not_run and max_fail is not None:
+        if not_run and options.max_fail is not None:
             print(f"stopped early: {not_run} of {len(results)} selected scenarios not run (NOTRUN)")
     if summary["total"] == 0:
         print("recall-rebase: no scenario ran (exit 5 is a failure here)", file=sys.stderr)
@@ -183,19 +183,19 @@ def run_conformance(
     return 0
 
 
-def _execute(args: list[str], scratch: Path, report_path: Path, *, jobs: int, max_fail: int | None,
-             verbose: bool, show_progress: bool, cucumber_json: str | None) -> tuple[int, str]:
+def _execute(args: list[str], scratch: Path, report_path: Path, options: RunOptions) -> tuple[int, str]:
     """``-j 1``: pytest in this process, as ever; ``-j N``: N workers, their reports merged into one."""
-    if jobs == 1:
+    show_progress = options.progress and not (options.verbose and options.jobs == 1)
+    if options.jobs == 1:
         with watching([scratch / PROGRESS_FILE], show=show_progress):
-            done = _pytest_main(args, verbose=verbose)
-        if cucumber_json:
-            cucumber.write_merged([scratch / CUCUMBER_FILE], Path(cucumber_json))
+            done = _pytest_main(args, verbose=options.verbose)
+        if options.cucumber_json:
+            cucumber.write_merged([scratch / CUCUMBER_FILE], Path(options.cucumber_json))
         return done
-    workers, stop_file = parallel.plan(jobs, scratch, cucumber_json=bool(cucumber_json)), scratch / "stop"
-    with watching([w.progress for w in workers], show=show_progress, stop_after=max_fail, stop_file=stop_file):
+    workers, stop_file = parallel.plan(options.jobs, scratch, cucumber_json=bool(options.cucumber_json)), scratch / "stop"
+    with watching([w.progress for w in workers], show=show_progress, stop_after=options.max_fail, stop_file=stop_file):
         code, captured = parallel.run_workers(workers, args, stop_file)
-    parallel.merge(workers, report_path, cucumber_json)
+    parallel.merge(workers, report_path, options.cucumber_json)
     return code, captured
 
 
@@ -269,7 +269,7 @@ def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summar
     for area in sorted(by_area):
         items = by_area[area]
         passed = [r["id"] for r in items if r["status"] == "PASS"]
-        never_ran = [r["id"] for r in items if r["status"] == "NOTRUN" and r["message"] == outcome.NOT_RUN]
+        never_ran = [r["id"] for r in items if r["status"] == "NOTRUN" and r["message"] == row_status.NOT_RUN]
         print(f"  {area:<10} {len(passed)}/{len(items)} passed")
         for label, ids in (("PASS", passed), ("NOTRUN", never_ran)):
             for line in textwrap.wrap(" ".join(ids), width=96, break_on_hyphens=False, break_long_words=False):

@@ -29,6 +29,7 @@ from conformance.audit.mapping import MappingError, ProjectionMapping
 from conformance.commandline import OneLineError
 from conformance.failure_details import AFTER_STEPS, Comparison
 from conformance.faults import PortStartFailed
+from conformance.implementations import DEFAULT_ADAPTER, AdapterNotFound, adapter_class
 from conformance.protocol import ImplInfo
 from conformance.supervisor import PortSupervisor
 
@@ -123,7 +124,6 @@ def _row_value(finding: Finding) -> dict[str, Any]:
 def _hello(stdio_command: Sequence[str] | None, start_timeout: float | None) -> ImplInfo | None:
     """The implementation's hello, from a start and a stop of its own; ``None`` when it does not
     start (the run then reports that as it always does)."""
-    from conformance.plugin import DEFAULT_ADAPTER, adapter_class
     from conformance.stdio import DEFAULT_START_TIMEOUT, SubprocessAdapter
 
     if stdio_command:
@@ -134,7 +134,7 @@ def _hello(stdio_command: Sequence[str] | None, start_timeout: float | None) -> 
     else:
         try:
             port = PortSupervisor(adapter_class(DEFAULT_ADAPTER), request_timeout=None)
-        except pytest.UsageError:  # no such adapter: the run itself says so
+        except AdapterNotFound:  # no such adapter: the run itself says so
             return None
     try:
         return port.start()

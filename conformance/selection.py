@@ -12,9 +12,12 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from _pytest.mark.expression import Expression
+
+if TYPE_CHECKING:  # at run time check is imported only when rows are listed (gherkin, jsonschema)
+    from conformance.check import SuiteScenario
 
 
 def split_values(text: str | None) -> tuple[str, ...]:
@@ -67,25 +70,38 @@ def _id_matches(row: str, pattern: str) -> bool:
     return row == pattern or fnmatch.fnmatchcase(scenario_of(row), pattern) or fnmatch.fnmatchcase(row, pattern)
 
 
-def suite_rows() -> list[dict[str, Any]]:
-    """Every row of the suite, in report order: its id, scenario, feature, title, file and tags."""
+@dataclass(frozen=True)
+class SuiteRow:
+    """One row a run reports: its id (``ID`` or ``ID[case]``) and the scenario it is a row of."""
+
+    id: str
+    scenario: SuiteScenario
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as ``conformance list --json`` writes it."""
+        scenario = self.scenario
+        return {"id": self.id, "feature": scenario.feature, "title": scenario.title, "file": scenario.file,
+                "tags": list(scenario.tags), "scenario": scenario.id}
+
+
+def suite_rows() -> list[SuiteRow]:
+    """Every row of the suite, in report order."""
     from conformance.check import list_scenarios, parsed_features, scenario_rows
 
     features = parsed_features()  # once for both
-    scenarios = {item["id"]: item for item in list_scenarios(features)}
-    return [{**scenarios[scenario_of(row)], "id": row, "scenario": scenario_of(row)}
-            for row in scenario_rows(features)]
+    scenarios = {item.id: item for item in list_scenarios(features)}
+    return [SuiteRow(row, scenarios[scenario_of(row)]) for row in scenario_rows(features)]
 
 
-def selected_rows(selection: Selection) -> list[dict[str, Any]]:
-    return [row for row in suite_rows() if selection.matches(row["id"], row["tags"])]
+def selected_rows(selection: Selection) -> list[SuiteRow]:
+    return [row for row in suite_rows() if selection.matches(row.id, row.scenario.tags)]
 
 
-def tags_by_scenario() -> dict[str, list[str]]:
+def tags_by_scenario() -> dict[str, tuple[str, ...]]:
     """Each scenario id's Gherkin tags, for ``--tag`` in the plugin (read only when it is given)."""
     from conformance.check import list_scenarios
 
-    return {item["id"]: item["tags"] for item in list_scenarios()}
+    return {item.id: item.tags for item in list_scenarios()}
 
 
 def empty_selection(selection: Selection) -> str | None:

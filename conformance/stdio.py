@@ -25,6 +25,18 @@ from conformance.faults import (
     PortStartFailed,
     PortTimeout,
 )
+from conformance.messages import (
+    ErroredResponse,
+    ErrorResponse,
+    OkResponse,
+    OperationRequest,
+    Request,
+    Response,
+    StartRequest,
+    StopRequest,
+    request_name,
+    response_of,
+)
 from conformance.portpipe import LineTimeout, LineTooLong, PortPipe
 from conformance.protocol import PROTOCOL_VERSION, ContractError, ImplInfo, JsonObject
 from conformance.request_checks import NOT_STARTED, Refusal, check, parse, read_line, seq_of
@@ -40,8 +52,8 @@ EXIT_WAIT_SECONDS: Final = 1.0
 Dispatch = Callable[[str, Mapping[str, Any]], JsonObject]
 
 
-def _send(stdout: IO[str], message: JsonObject, encode: Callable[[Any], str]) -> None:
-    stdout.write(encode(message) + "\n")
+def _send(stdout: IO[str], message: Response, encode: Callable[[Any], str]) -> None:
+    stdout.write(encode(message.to_json()) + "\n")
     stdout.flush()
 
 
@@ -81,27 +93,26 @@ def serve(
             cmd = message["cmd"]
             if cmd == "start":
                 started = True
-                _send(writer, {"seq": seq, "ok": hello}, encode)
+                _send(writer, OkResponse(seq, hello), encode)
             elif cmd == "stop":
-                _send(writer, {"seq": seq, "ok": {}}, encode)
+                _send(writer, OkResponse(seq, {}), encode)
                 return 0
             elif not started:
                 raise Refusal(NOT_STARTED, "no request is served before a successful start", seq)
             else:
-                _send(writer, {"seq": seq, "ok": _dispatch(dispatch, message, contract_error)}, encode)
+                request = OperationRequest(seq, str(message["op"]), message["params"])
+                _send(writer, OkResponse(seq, _dispatch(dispatch, request, contract_error)), encode)
         except Refusal as refusal:
             refusal.seq = seq
             _send(writer, refusal.response(), encode)
         except Exception as exc:  # report, never die silently: the harness records it
-            _send(writer, {"seq": seq, "errored": True, "context": {
-                "message": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(),
-            }}, encode)
+            _send(writer, ErroredResponse(seq, f"{type(exc).__name__}: {exc}", traceback.format_exc()), encode)
 
 
-def _dispatch(dispatch: Dispatch, message: JsonObject, contract_error: type[Exception]) -> JsonObject:
+def _dispatch(dispatch: Dispatch, request: OperationRequest, contract_error: type[Exception]) -> JsonObject:
     """The operation's result; a contract error becomes a :class:`Refusal` with its code."""
     try:
-        return dispatch(str(message["op"]), message["params"])
+        return dispatch(request.op, request.params)
     except contract_error as exc:
         raise Refusal(str(getattr(exc, "code", "error")), str(getattr(exc, "message", exc))) from None
 
@@ -148,7 +159,7 @@ class SubprocessAdapter:
 
     def _handshake(self) -> JsonObject:
         try:
-            response = self._exchange({"cmd": "start", "protocolVersion": PROTOCOL_VERSION}, self.start_timeout)
+            response = self._exchange(StartRequest(self._seq + 1), self.start_timeout)
         except PortTimeout:
             raise PortStartFailed(PORT_START_FAILED, f"no handshake within {self.start_timeout or 0:g} s"
                                   f"{last_line(self._last_tail)}") from None
@@ -167,18 +178,19 @@ class SubprocessAdapter:
         self.kill()
         return kind(message, self._last_tail)
 
-    def _exchange(self, message: JsonObject, timeout: float | None) -> JsonObject:
+    def _exchange(self, request: Request, timeout: float | None) -> JsonObject:
+        """Send one request (numbered ``self._seq + 1``) and read its answer's line as a JSON object."""
         pipe = self._pipe
         if pipe is None:
             raise PortExited("the implementation process is not running", self._last_tail)
-        request = {"seq": self._seq + 1, **message}
+        line_object = request.to_json()
         if self.checks is not None:
-            self.checks.request(request)
-        self._seq += 1
-        what = "the handshake" if message["cmd"] == "start" else f"request {self._seq} ({message.get('op') or message['cmd']})"
+            self.checks.request(line_object)
+        self._seq = request.seq
+        what = "the handshake" if isinstance(request, StartRequest) else f"request {self._seq} ({request_name(request)})"
         if (stray := pipe.pending_line()) is not None:
             raise self._fault(PortDesync, f"an unasked stdout line before {what}: {stray[:200]!r}")
-        pipe.send(json.dumps(request) + "\n")
+        pipe.send(json.dumps(line_object) + "\n")
         try:
             line = pipe.next_line(timeout)
         except LineTimeout:
@@ -191,7 +203,7 @@ class SubprocessAdapter:
             raise self._fault(PortExited, f"{ended} during {what}")
         response = self._parse(line, what)
         if self.checks is not None:
-            self.checks.response(response, request)
+            self.checks.response(response, line_object)
         return response
 
     def _parse(self, line: str, what: str) -> JsonObject:
@@ -208,19 +220,18 @@ class SubprocessAdapter:
     def stderr_tail(self) -> str:
         return self._pipe.stderr_tail() if self._pipe is not None else self._last_tail
 
-    def _result(self, response: JsonObject) -> JsonObject:
-        if "ok" in response:
-            result: JsonObject = response["ok"]
+    def _result(self, response: Response) -> JsonObject:
+        if isinstance(response, OkResponse):
+            result: JsonObject = response.result
             return result
-        if "error" in response:
-            error = response["error"]
-            raise ContractError(str(error.get("code")), str(error.get("message")))
-        context = response.get("context", {})
+        if isinstance(response, ErrorResponse):
+            raise ContractError(response.code, response.message)
         # killed before the supervisor would: its stderr then drains, so the tail is complete
-        raise self._fault(PortErrored, f"the port broke: {context.get('message')}\n{context.get('traceback', '')}".strip())
+        raise self._fault(PortErrored, f"the port broke: {response.message}\n{response.traceback}".strip())
 
     def request(self, op: str, params: Mapping[str, Any]) -> JsonObject:
-        return self._result(self._exchange({"cmd": "request", "op": op, "params": dict(params)}, self.request_timeout))
+        request = OperationRequest(self._seq + 1, op, dict(params))
+        return self._result(response_of(self._exchange(request, self.request_timeout)))
 
     def stop(self) -> None:
         """Ask the port to stop, wait a little, then kill whatever is left of its group."""
@@ -229,7 +240,7 @@ class SubprocessAdapter:
             return
         try:
             if pipe.process.poll() is None:
-                self._exchange({"cmd": "stop"}, STOP_SECONDS)
+                self._exchange(StopRequest(self._seq + 1), STOP_SECONDS)
         except PortFault:
             pass
         finally:

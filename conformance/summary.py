@@ -94,7 +94,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RowResult:
     """What became of one row in one report: its status and its message's first line."""
 
     status: Status
@@ -108,7 +108,7 @@ class RowLine:
     id: str
     area: str
     title: str
-    outcomes: tuple[Outcome | None, ...]
+    results: tuple[RowResult | None, ...]
 
 
 @dataclass(frozen=True)
@@ -129,10 +129,10 @@ class Summary:
     total: tuple[Cell, ...]
     show_failures: bool = False
 
-    def failures(self, column: int) -> list[tuple[RowLine, Outcome]]:
+    def failures(self, column: int) -> list[tuple[RowLine, RowResult]]:
         """The rows of one report that are not PASS, in id order."""
-        return [(row, outcome) for area in self.areas for row in area.rows
-                if (outcome := row.outcomes[column]) is not None and outcome.status != Status.PASS]
+        return [(row, result) for area in self.areas for row in area.rows
+                if (result := row.results[column]) is not None and result.status != Status.PASS]
 
 
 def column_labels(found: Sequence[reports.Report]) -> list[str]:
@@ -161,9 +161,9 @@ def _telling(row: dict[str, Any]) -> str:
 def _row_line(row_id: str, columns: Sequence[dict[str, dict[str, Any]]]) -> RowLine:
     found = [rows.get(row_id) for rows in columns]
     title = next((row["title"] for row in found if row is not None), "")
-    outcomes = tuple(None if row is None else Outcome(Status(row["status"]), first_line(_telling(row)))
+    results = tuple(None if row is None else RowResult(Status(row["status"]), first_line(_telling(row)))
                      for row in found)
-    return RowLine(row_id, reports.area_of(row_id), title, outcomes)
+    return RowLine(row_id, reports.area_of(row_id), title, results)
 
 
 def build(paths: Sequence[str], found: Sequence[reports.Report], *, show_failures: bool = False) -> Summary:

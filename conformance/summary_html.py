@@ -12,7 +12,7 @@ from typing import Final
 
 from conformance.judging import EXPECTED
 from conformance.statuses import Status
-from conformance.summary import Cell, Column, Outcome, Part, RowLine, Summary
+from conformance.summary import Cell, Column, Part, RowLine, RowResult, Summary
 from conformance.untrusted_text import for_html
 
 STYLE: Final = """
@@ -61,18 +61,18 @@ def _area_table(summary: Summary) -> list[str]:
     return out
 
 
-def _outcome(outcome: Outcome | None) -> str:
-    if outcome is None:
+def _result_cell(result: RowResult | None) -> str:
+    if result is None:
         return '<td class="none">—</td>'
-    status = for_html(outcome.status)
-    status = status if outcome.status in EXPECTED else f'<span class="bad">{status}</span>'
-    message = f'<div class="msg">{for_html(outcome.message)}</div>' if outcome.message else ""
+    status = for_html(result.status)
+    status = status if result.status in EXPECTED else f'<span class="bad">{status}</span>'
+    message = f'<div class="msg">{for_html(result.message)}</div>' if result.message else ""
     return f"<td>{status}{message}</td>"
 
 
 def _row(row: RowLine) -> str:
     return (f"<tr><td><code>{for_html(row.id)}</code></td><td>{for_html(row.title)}</td>"
-            f"{''.join(map(_outcome, row.outcomes))}</tr>")
+            f"{''.join(map(_result_cell, row.results))}</tr>")
 
 
 def _area_details(summary: Summary) -> list[str]:
@@ -96,7 +96,7 @@ def _failures(summary: Summary) -> list[str]:
         if failures:
             out += ["<table>", "<tr><th>row</th><th>title</th><th>status</th></tr>"]
             out += [f"<tr><td><code>{for_html(row.id)}</code></td><td>{for_html(row.title)}</td>"
-                    f"{_outcome(outcome)}</tr>" for row, outcome in failures]
+                    f"{_result_cell(result)}</tr>" for row, result in failures]
             out.append("</table>")
     return out
 

@@ -78,8 +78,8 @@ def _text_failures(summary: Summary) -> list[str]:
     for index, column in enumerate(summary.columns):
         failures = summary.failures(index)
         out += ["", f"{for_terminal(column.label)}: {len(failures)} rows not PASS"]
-        rows = [[row.id, str(outcome.status), for_terminal(outcome.message)]
-                for row, outcome in failures]
+        rows = [[row.id, str(result.status), for_terminal(result.message)]
+                for row, result in failures]
         out += [f"  {line}" for line in _aligned(rows)] if rows else []
     return out
 
@@ -101,8 +101,8 @@ def render_markdown(summary: Summary) -> str:
             out += ["", f"**{for_markdown(column.label)}**: {len(failures)} rows not PASS"]
             if failures:
                 out += ["", _md_line(["row", "status", "message"]), _md_line(["---"] * 3)]
-                out += [_md_line([f"`{row.id}`", _bold_status(outcome.status), for_markdown(outcome.message)])
-                        for row, outcome in failures]
+                out += [_md_line([f"`{row.id}`", _bold_status(result.status), for_markdown(result.message)])
+                        for row, result in failures]
     return "\n".join(out) + "\n"
 
 
@@ -133,7 +133,7 @@ def summary_object(summary: Summary) -> dict[str, Any]:
         "total": [_cell_json(cell) for cell in summary.total],
         "rows": [{"id": row.id, "area": row.area, "title": row.title,
                   "outcomes": [None if o is None else {"status": str(o.status), "message": o.message}
-                               for o in row.outcomes]}
+                               for o in row.results]}
                  for area in summary.areas for row in area.rows],
     }
 

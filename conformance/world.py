@@ -22,8 +22,8 @@ from conformance.protocol import Adapter, ContractError, JsonObject
 
 
 @dataclass
-class Outcome:
-    """The last generic request of a scenario: its result, or the contract error that refused it."""
+class Response:
+    """The response to a scenario's last generic request: its result, or the contract error that refused it."""
 
     result: JsonObject | None = None
     error: ContractError | None = None
@@ -282,8 +282,8 @@ class RebaseWorld:
 
 
 @pytest.fixture
-def outcome() -> Outcome:
-    return Outcome()
+def response() -> Response:
+    return Response()
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from pytest_bdd import given, parsers, then, when
 
 from conformance.protocol import Adapter
 from conformance.steps.common import js_json
-from conformance.world import Outcome
+from conformance.world import Response
 
 SCHEMA = "ds4-history-result-v1"
 SENTINEL = "[DS4 history content omitted by current policy]"
@@ -81,9 +81,9 @@ def _at(value: Any, path: str) -> Any:
     return value
 
 
-def _send(adapter: Adapter, outcome: Outcome, egress: EgressWorld, payload: Any, provider: str | None) -> None:
-    outcome.call(adapter, "egress.sanitize", {"payload": payload, "provider": provider})
-    egress.outputs.append(outcome.value()["payload"])
+def _send(adapter: Adapter, response: Response, egress: EgressWorld, payload: Any, provider: str | None) -> None:
+    response.call(adapter, "egress.sanitize", {"payload": payload, "provider": provider})
+    egress.outputs.append(response.value()["payload"])
 
 
 # ------------------------------------------------------------------ given
@@ -150,27 +150,27 @@ def given_payload(egress: EgressWorld, docstring: str) -> None:
 
 
 @when(parsers.parse('the payload goes out to provider "{provider}"'))
-def when_out(adapter: Adapter, outcome: Outcome, egress: EgressWorld, provider: str) -> None:
-    _send(adapter, outcome, egress, egress.payload, provider)
+def when_out(adapter: Adapter, response: Response, egress: EgressWorld, provider: str) -> None:
+    _send(adapter, response, egress, egress.payload, provider)
 
 
 @when(parsers.parse('that output goes out again to provider "{provider}"'))
-def when_again(adapter: Adapter, outcome: Outcome, egress: EgressWorld, provider: str) -> None:
-    _send(adapter, outcome, egress, egress.output, provider)
+def when_again(adapter: Adapter, response: Response, egress: EgressWorld, provider: str) -> None:
+    _send(adapter, response, egress, egress.output, provider)
 
 
 @when("Pi's context event carries the payload")
-def when_context_event(adapter: Adapter, outcome: Outcome, egress: EgressWorld) -> None:
+def when_context_event(adapter: Adapter, response: Response, egress: EgressWorld) -> None:
     """The history host's context hook (its current provider, its loaded configuration)."""
-    outcome.call(adapter, "history.contextEvent", {"messages": egress.payload})
-    egress.outputs.append(outcome.value()["messages"])
+    response.call(adapter, "history.contextEvent", {"messages": egress.payload})
+    egress.outputs.append(response.value()["messages"])
 
 
 @when("the payload is the final provider payload")
-def when_provider_request(adapter: Adapter, outcome: Outcome, egress: EgressWorld) -> None:
+def when_provider_request(adapter: Adapter, response: Response, egress: EgressWorld) -> None:
     """The history host's ``before_provider_request`` hook."""
-    outcome.call(adapter, "history.providerRequest", {"payload": egress.payload})
-    egress.outputs.append(outcome.value()["payload"])
+    response.call(adapter, "history.providerRequest", {"payload": egress.payload})
+    egress.outputs.append(response.value()["payload"])
 
 
 # ------------------------------------------------------------------ then

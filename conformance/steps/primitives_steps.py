@@ -11,74 +11,74 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from conformance.protocol import Adapter
-from conformance.world import LinkedFolder, Outcome
+from conformance.world import LinkedFolder, Response
 
 
 @when(parsers.parse("the JSON text {text} is parsed and serialized again"))
-def when_canonicalize(adapter: Adapter, outcome: Outcome, text: str) -> None:
-    outcome.call(adapter, "json.canonicalize", {"text": text})
+def when_canonicalize(adapter: Adapter, response: Response, text: str) -> None:
+    response.call(adapter, "json.canonicalize", {"text": text})
 
 
 @then(parsers.parse("the serialized text is {text}"))
-def then_serialized(outcome: Outcome, text: str) -> None:
-    assert outcome.value()["text"] == text, outcome.value()
+def then_serialized(response: Response, text: str) -> None:
+    assert response.value()["text"] == text, response.value()
 
 
 @when(parsers.parse("the value of the JSON string {literal} is parsed as JSON text and serialized again"))
-def when_canonicalize_escaped(adapter: Adapter, outcome: Outcome, literal: str) -> None:
+def when_canonicalize_escaped(adapter: Adapter, response: Response, literal: str) -> None:
     """The text is the value of a JSON string literal: controls, NBSP and lone surrogates can be written."""
-    outcome.call(adapter, "json.canonicalize", {"text": json.loads(literal)})
+    response.call(adapter, "json.canonicalize", {"text": json.loads(literal)})
 
 
 @then(parsers.parse("the result is the quoted characters of {literal}, none escaped"))
-def then_serialized_raw(outcome: Outcome, literal: str) -> None:
+def then_serialized_raw(response: Response, literal: str) -> None:
     """The characters the JSON string literal stands for, written unescaped between quotes."""
-    assert outcome.value()["text"] == '"' + json.loads(literal) + '"', outcome.value()
+    assert response.value()["text"] == '"' + json.loads(literal) + '"', response.value()
 
 
 @then("the cut text is empty")
-def then_sliced_empty(outcome: Outcome) -> None:
-    assert outcome.value()["text"] == ""
+def then_sliced_empty(response: Response) -> None:
+    assert response.value()["text"] == ""
 
 
 @when(parsers.parse("the text written as the JSON string {literal} is measured"))
-def when_measure_escaped(adapter: Adapter, outcome: Outcome, literal: str) -> None:
-    outcome.call(adapter, "text.measure", {"text": json.loads(literal)})
+def when_measure_escaped(adapter: Adapter, response: Response, literal: str) -> None:
+    response.call(adapter, "text.measure", {"text": json.loads(literal)})
 
 
 @when(parsers.parse('the text "{text}" is measured'))
-def when_measure(adapter: Adapter, outcome: Outcome, text: str) -> None:
-    outcome.call(adapter, "text.measure", {"text": text})
+def when_measure(adapter: Adapter, response: Response, text: str) -> None:
+    response.call(adapter, "text.measure", {"text": text})
 
 
 @when("the empty text is measured")
-def when_measure_empty(adapter: Adapter, outcome: Outcome) -> None:
-    outcome.call(adapter, "text.measure", {"text": ""})
+def when_measure_empty(adapter: Adapter, response: Response) -> None:
+    response.call(adapter, "text.measure", {"text": ""})
 
 
 @then(parsers.parse("it is {units:d} UTF-16 units, {size:d} UTF-8 bytes and {tokens:d} chars-v1 tokens"))
-def then_measured(outcome: Outcome, units: int, size: int, tokens: int) -> None:
-    assert outcome.value() == {"utf16Length": units, "utf8Length": size, "tokens": tokens}
+def then_measured(response: Response, units: int, size: int, tokens: int) -> None:
+    assert response.value() == {"utf16Length": units, "utf8Length": size, "tokens": tokens}
 
 
 @when(parsers.parse('the text "{text}" is cut to {units:d} UTF-16 units'))
-def when_slice(adapter: Adapter, outcome: Outcome, text: str, units: int) -> None:
-    outcome.call(adapter, "text.slice", {"text": text, "maxUnits": units})
+def when_slice(adapter: Adapter, response: Response, text: str, units: int) -> None:
+    response.call(adapter, "text.slice", {"text": text, "maxUnits": units})
 
 
 @then(parsers.parse('the cut text is "{text}"'))
-def then_sliced(outcome: Outcome, text: str) -> None:
-    assert outcome.value()["text"] == text
+def then_sliced(response: Response, text: str) -> None:
+    assert response.value()["text"] == text
 
 
 @when(parsers.parse("Pi's session folder name of the cwd \"{cwd}\" is computed"))
-def when_dir_name(adapter: Adapter, outcome: Outcome, cwd: str) -> None:
-    outcome.call(adapter, "path.sessionDirName", {"cwd": cwd})
+def when_dir_name(adapter: Adapter, response: Response, cwd: str) -> None:
+    response.call(adapter, "path.sessionDirName", {"cwd": cwd})
 
 
 @then(parsers.parse('the folder name is "{name}"'))
-def then_dir_name(outcome: Outcome, name: str) -> None:
-    assert outcome.value()["name"] == name
+def then_dir_name(response: Response, name: str) -> None:
+    assert response.value()["name"] == name
 
 
 @given("a project folder reached through a symbolic link")
@@ -95,26 +95,26 @@ def given_symlink(workdir: Path, linked_folder: LinkedFolder) -> None:
 
 
 @when(parsers.parse('the canonical path of the link with a trailing "{suffix}" is computed'))
-def when_canonical_link(adapter: Adapter, outcome: Outcome, linked_folder: LinkedFolder, suffix: str) -> None:
-    outcome.call(adapter, "path.canonical", {"path": str(linked_folder.link) + suffix})
+def when_canonical_link(adapter: Adapter, response: Response, linked_folder: LinkedFolder, suffix: str) -> None:
+    response.call(adapter, "path.canonical", {"path": str(linked_folder.link) + suffix})
 
 
 @then("it is the real path of the project folder")
-def then_real(outcome: Outcome, linked_folder: LinkedFolder) -> None:
+def then_real(response: Response, linked_folder: LinkedFolder) -> None:
     expected = os.path.realpath(str(linked_folder.real))
     if sys.platform == "win32":
         expected = expected.lower()
-    assert outcome.value()["path"] == expected
+    assert response.value()["path"] == expected
 
 
 @when(parsers.parse('the canonical path of "{relative}" under the scenario folder is computed'))
-def when_canonical_missing(adapter: Adapter, workdir: Path, outcome: Outcome, relative: str) -> None:
-    outcome.call(adapter, "path.canonical", {"path": str(workdir / relative)})
+def when_canonical_missing(adapter: Adapter, workdir: Path, response: Response, relative: str) -> None:
+    response.call(adapter, "path.canonical", {"path": str(workdir / relative)})
 
 
 @then(parsers.parse('it is the scenario folder joined with "{name}"'))
-def then_joined(workdir: Path, outcome: Outcome, name: str) -> None:
+def then_joined(workdir: Path, response: Response, name: str) -> None:
     expected = os.path.join(os.path.realpath(workdir), name)
     if sys.platform == "win32":
         expected = expected.lower()
-    assert outcome.value()["path"] == expected
+    assert response.value()["path"] == expected

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from conformance.privacy_corpus import LabelledItem, corpus_labels, load_corpus
 from conformance.privacy_rebase import HANDOFF_MARK, SENTINEL, RebaseWalk, walk_rebase
 from conformance.privacy_walk import (
     FP_LIMIT,
     CorpusRun,
     Tally,
-    corpus_labels,
-    corpus_records,
     corpus_session,
     envelope_text,
     leaked,
@@ -56,43 +55,42 @@ def given_corpus(history: HistoryWorld) -> None:
     history.record("current", history.project.folder / "current.jsonl", corpus_session(history.project.cwd))
 
 
-def _walk(adapter: Adapter, history: HistoryWorld, walk: CorpusWalk, kind: str) -> None:
-    recall_and_read(lambda op, arguments: call_tool(adapter, history, op, arguments), walk.run, corpus_labels()[kind])
+def _walk(adapter: Adapter, history: HistoryWorld, walk: CorpusWalk, items: tuple[LabelledItem, ...]) -> None:
+    recall_and_read(lambda op, arguments: call_tool(adapter, history, op, arguments), walk.run, items)
 
 
 @when("every corpus secret is recalled by its term and every hit is read")
 def when_secrets(adapter: Adapter, history: HistoryWorld, corpus_run: CorpusWalk) -> None:
-    _walk(adapter, history, corpus_run, "secrets")
+    _walk(adapter, history, corpus_run, corpus_labels().secrets)
 
 
 @when("every corpus near-miss is recalled by its term and every hit is read")
 def when_near_misses(adapter: Adapter, history: HistoryWorld, corpus_run: CorpusWalk) -> None:
-    _walk(adapter, history, corpus_run, "nearMisses")
+    _walk(adapter, history, corpus_run, corpus_labels().near_misses)
 
 
 @when(parsers.parse('the corpus is rebased in parts and each target\'s context goes to provider "{provider}"'))
 def when_rebased(adapter: Adapter, history: HistoryWorld, corpus_run: CorpusWalk, provider: str) -> None:
-    corpus_run.rebase = walk_rebase(adapter, history.project, provider, corpus_labels(), corpus_records())
+    corpus_run.rebase = walk_rebase(adapter, history.project, provider, load_corpus())
 
 
 @when(parsers.parse('the corpus without its secret entries is rebased in parts and each target\'s context goes to '
                     'provider "{provider}"'))
 def when_rebased_near(adapter: Adapter, history: HistoryWorld, corpus_run: CorpusWalk, provider: str) -> None:
-    corpus_run.rebase = walk_rebase(adapter, history.project, provider, corpus_labels(), corpus_records(),
-                                    near_misses_only=True)
+    corpus_run.rebase = walk_rebase(adapter, history.project, provider, load_corpus(), near_misses_only=True)
 
 
 @when(parsers.parse('every corpus entry\'s text goes out to provider "{provider}" as a history result excerpt '
                     'and as a rebase handoff'))
 def when_egress(adapter: Adapter, corpus_run: CorpusWalk, provider: str) -> None:
-    corpus_run.egress = walk_egress(adapter, provider, corpus_labels(), corpus_records())
+    corpus_run.egress = walk_egress(adapter, provider, load_corpus())
 
 
 def _no_leak(outputs: list[str], what: str) -> None:
     assert outputs, f"no {what} output was returned"
     labels = corpus_labels()
-    by_id = {secret["id"]: secret for secret in labels["secrets"]}
-    found = [f"{i} {by_id[i]['family']} ({by_id[i]['role']}, {by_id[i]['position']})" for i in leaked(outputs, labels)]
+    by_id = {secret.id: secret for secret in labels.secrets}
+    found = [f"{i} {by_id[i].family} ({by_id[i].role}, {by_id[i].position})" for i in leaked(outputs, labels)]
     assert not found, f"{len(found)} secrets leaked through {what}: {found}"
 
 
@@ -115,14 +113,15 @@ def then_no_egress_leak(corpus_run: CorpusWalk) -> None:
 
 @then(parsers.parse("every corpus {kind}'s entry passed through a rebase handoff"))
 def then_handed_off(corpus_run: CorpusWalk, kind: str) -> None:
-    items = corpus_labels()["secrets" if kind == "secret" else "nearMisses"]
-    missing = [item["id"] for item in items if item["id"] not in corpus_run.rebased.handed_off]
+    labels = corpus_labels()
+    items: tuple[LabelledItem, ...] = labels.secrets if kind == "secret" else labels.near_misses
+    missing = [item.id for item in items if item.id not in corpus_run.rebased.handed_off]
     assert not missing, f"{len(missing)} not quoted by any target's handoff: {missing}"
 
 
 @then(parsers.parse("every rebase handoff of corpus secrets goes out {outcome}"))
 def then_handoff_outcome(corpus_run: CorpusWalk, outcome: str) -> None:
-    secret_entries = {secret["entryId"] for secret in corpus_labels()["secrets"]}
+    secret_entries = corpus_labels().secret_entries()
     wrong = []
     for number, (entries, sent) in enumerate(corpus_run.rebased.sent):
         if not entries & secret_entries:
@@ -139,8 +138,8 @@ def then_handoff_outcome(corpus_run: CorpusWalk, outcome: str) -> None:
 @then(parsers.parse('every corpus secret\'s entry is omitted with warning "{warning}"'))
 def then_omitted(corpus_run: CorpusWalk, warning: str) -> None:
     run = corpus_run.run
-    wrong = [secret["id"] for secret in corpus_labels()["secrets"]
-             if run.hits_of(secret) or warning not in run.recalls[secret["id"]]["warnings"]]
+    wrong = [secret.id for secret in corpus_labels().secrets
+             if run.hits_of(secret) or warning not in run.recalls[secret.id]["warnings"]]
     assert not wrong, f"shown to the remote provider or not warned: {wrong}"
 
 
@@ -148,25 +147,25 @@ def then_omitted(corpus_run: CorpusWalk, warning: str) -> None:
 def then_redacted(corpus_run: CorpusWalk) -> None:
     run = corpus_run.run
     wrong = []
-    for secret in corpus_labels()["secrets"]:
+    for secret in corpus_labels().secrets:
         hits = run.hits_of(secret)
-        reads = run.reads[secret["id"]]
+        reads = run.reads[secret.id]
         ok = bool(hits) and all(hit["classification"] in ("sensitive", "local-only") for hit in hits)
         ok = ok and all("REDACTED" in read.get("text", "") for read in reads) and bool(reads)
         if not ok:
-            wrong.append(secret["id"])
+            wrong.append(secret.id)
     assert not wrong, f"not found, not raised to sensitive, or read without a redaction: {wrong}"
 
 
 def _few(flagged: list[str], where: str) -> None:
-    near = corpus_labels()["nearMisses"]
+    near = corpus_labels().near_misses
     assert len(flagged) <= FP_LIMIT * len(near), f"{len(flagged)} of {len(near)} near-misses flagged {where}: {flagged}"
 
 
 @then("at most 2% of the near-misses are false positives")
 def then_few_false_positives(corpus_run: CorpusWalk) -> None:
     run = corpus_run.run
-    _few([item["id"] for item in corpus_labels()["nearMisses"] if run.flagged(item)], "by recall or read")
+    _few([item.id for item in corpus_labels().near_misses if run.flagged(item)], "by recall or read")
 
 
 @then("at most 2% of the near-misses are false positives in the rebase target context")

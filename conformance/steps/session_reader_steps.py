@@ -22,7 +22,7 @@ from pytest_bdd import given, parsers, then, when
 
 from conformance.protocol import Adapter
 from conformance.suite import fixture_path
-from conformance.world import Outcome, SessionFile
+from conformance.world import Response, SessionFile
 
 
 def _write_session(workdir: Path, session_file: SessionFile, data: bytes, name: str = "session.jsonl") -> Path:
@@ -182,37 +182,37 @@ def given_json_text(workdir: Path, session_file: SessionFile, docstring: str, pl
 
 
 @when("the session is inspected")
-def when_inspect(adapter: Adapter, outcome: Outcome, session_file: SessionFile) -> None:
-    outcome.call(adapter, "session.inspect", {"path": str(session_file.file)})
+def when_inspect(adapter: Adapter, response: Response, session_file: SessionFile) -> None:
+    response.call(adapter, "session.inspect", {"path": str(session_file.file)})
 
 
 @when(parsers.parse('the session is inspected at leaf "{leaf}"'))
-def when_inspect_leaf(adapter: Adapter, outcome: Outcome, session_file: SessionFile, leaf: str) -> None:
-    outcome.call(adapter, "session.inspect", {"path": str(session_file.file), "leaf": leaf})
+def when_inspect_leaf(adapter: Adapter, response: Response, session_file: SessionFile, leaf: str) -> None:
+    response.call(adapter, "session.inspect", {"path": str(session_file.file), "leaf": leaf})
 
 
 @when("the session is inspected at the null leaf")
-def when_inspect_null(adapter: Adapter, outcome: Outcome, session_file: SessionFile) -> None:
-    outcome.call(adapter, "session.inspect", {"path": str(session_file.file), "leaf": None})
+def when_inspect_null(adapter: Adapter, response: Response, session_file: SessionFile) -> None:
+    response.call(adapter, "session.inspect", {"path": str(session_file.file), "leaf": None})
 
 
 @when("the session records are listed")
-def when_records(adapter: Adapter, outcome: Outcome, session_file: SessionFile) -> None:
-    outcome.call(adapter, "session.records", {"path": str(session_file.file)})
+def when_records(adapter: Adapter, response: Response, session_file: SessionFile) -> None:
+    response.call(adapter, "session.records", {"path": str(session_file.file)})
 
 
 @when(parsers.parse('the tree node "{entry_id}" is described'))
-def when_node(adapter: Adapter, outcome: Outcome, session_file: SessionFile, entry_id: str) -> None:
-    outcome.call(adapter, "session.node", {"path": str(session_file.file), "id": entry_id})
+def when_node(adapter: Adapter, response: Response, session_file: SessionFile, entry_id: str) -> None:
+    response.call(adapter, "session.node", {"path": str(session_file.file), "id": entry_id})
 
 
 # ------------------------------------------------------------------ then: generic
 
 
 @then(parsers.parse('the request fails with code "{code}"'))
-def then_fails(outcome: Outcome, code: str) -> None:
-    error = outcome.error
-    assert error is not None, f"expected {code}, got a result: {str(outcome.result)[:300]}"
+def then_fails(response: Response, code: str) -> None:
+    error = response.error
+    assert error is not None, f"expected {code}, got a result: {str(response.result)[:300]}"
     assert error.code == code, f"expected code {code}, got {error.code}: {error.message}"
     assert error.message.strip(), "the error message is empty"
     assert "\n" not in error.message.strip(), "the error message is not one line"
@@ -234,16 +234,16 @@ def then_no_siblings(session_file: SessionFile) -> None:
 
 
 @then(parsers.parse("there are {count:d} records"))
-def then_record_count(outcome: Outcome, count: int) -> None:
-    records = outcome.value()["records"]
+def then_record_count(response: Response, count: int) -> None:
+    records = response.value()["records"]
     assert len(records) == count, [r["kind"] for r in records]
 
 
 @then("every record is located by its byte span, with the LF inside the span")
-def then_spans(outcome: Outcome, session_file: SessionFile) -> None:
+def then_spans(response: Response, session_file: SessionFile) -> None:
     data: bytes = session_file.data
     position = 0
-    for record in outcome.value()["records"]:
+    for record in response.value()["records"]:
         newline = data.find(b"\n", position)
         end = len(data) if newline < 0 else newline + 1
         assert (record["start"], record["end"]) == (position, end), record
@@ -253,9 +253,9 @@ def then_spans(outcome: Outcome, session_file: SessionFile) -> None:
 
 
 @then("every record carries the SHA-256 of its line bytes without the LF")
-def then_hashes(outcome: Outcome, session_file: SessionFile) -> None:
+def then_hashes(response: Response, session_file: SessionFile) -> None:
     data: bytes = session_file.data
-    for record in outcome.value()["records"]:
+    for record in response.value()["records"]:
         line = data[record["start"] : record["end"]]
         if line.endswith(b"\n"):
             line = line[:-1]
@@ -263,20 +263,20 @@ def then_hashes(outcome: Outcome, session_file: SessionFile) -> None:
 
 
 @then(parsers.parse('record {number:d} is of kind "{kind}"'))
-def then_record_kind(outcome: Outcome, number: int, kind: str) -> None:
-    record = outcome.value()["records"][number - 1]
+def then_record_kind(response: Response, number: int, kind: str) -> None:
+    record = response.value()["records"][number - 1]
     assert record["kind"] == kind, record
 
 
 @then(parsers.parse("records {numbers} end with CR before the LF"))
-def then_crlf(outcome: Outcome, numbers: str) -> None:
-    records = outcome.value()["records"]
+def then_crlf(response: Response, numbers: str) -> None:
+    records = response.value()["records"]
     for number in (int(n) for n in numbers.replace(",", " ").split()):
         assert records[number - 1]["crlf"] is True, records[number - 1]
 
 
 @then(parsers.parse("the last record ends at the end of the file without an LF"))
-def then_last_unterminated(outcome: Outcome, session_file: SessionFile) -> None:
-    records = outcome.value()["records"]
+def then_last_unterminated(response: Response, session_file: SessionFile) -> None:
+    records = response.value()["records"]
     assert records[-1]["end"] == len(session_file.data)
     assert records[-1]["terminated"] is False

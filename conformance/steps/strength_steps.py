@@ -17,7 +17,7 @@ from pytest_bdd import given, parsers, then, when
 from conformance.protocol import Adapter
 from conformance.steps.common import js_json
 from conformance.steps.history_calls import call_tool
-from conformance.world import HistoryWorld, Outcome
+from conformance.world import HistoryWorld, Response
 
 #: The envelope's reserve (contract §3.3 step 10: chars-v1 of the envelope plus 96 within the budget).
 RESERVE_TOKENS = 96
@@ -131,11 +131,11 @@ def when_read_one_token_short(adapter: Adapter, history: HistoryWorld, last: int
 
 
 @when(parsers.parse('a JSON value of {depth:d} nested arrays around {inner} is parsed and serialized again'))
-def when_canonicalize_deep(adapter: Adapter, outcome: Outcome, depth: int, inner: str) -> None:
-    outcome.call(adapter, "json.canonicalize", {"text": "[" * depth + inner + "]" * depth})
+def when_canonicalize_deep(adapter: Adapter, response: Response, depth: int, inner: str) -> None:
+    response.call(adapter, "json.canonicalize", {"text": "[" * depth + inner + "]" * depth})
 
 
 @then(parsers.parse('its serialization is {depth:d} nested arrays around {inner}'))
-def then_serialized_deep(outcome: Outcome, depth: int, inner: str) -> None:
-    text = outcome.value()["text"]
+def then_serialized_deep(response: Response, depth: int, inner: str) -> None:
+    text = response.value()["text"]
     assert text == "[" * depth + inner + "]" * depth, text[:80] + "..." + text[-80:]

@@ -149,7 +149,7 @@ def test_every_json_refusal_is_a_code_and_message_on_stdout(tmp_path: Path, caps
 
 def _port_areas() -> list[str]:
     skipped = set(re.findall(r'^id = "([A-Z]+)-\*"', NODE_EXPECTATIONS.read_text(encoding="utf-8"), re.MULTILINE))
-    every = {row["id"].split("-")[0] for row in selected_rows(Selection.parse([], None, None))}
+    every = {row.id.split("-")[0] for row in selected_rows(Selection.parse([], None, None))}
     return sorted(every - skipped)
 
 
@@ -157,11 +157,11 @@ def test_the_node_port_readme_counts_the_rows_and_areas_of_the_suite() -> None:
     text = NODE_README.read_text(encoding="utf-8")
     areas = _port_areas()
     rows = selected_rows(Selection.parse([], ",".join(areas), None))
-    every = {row["id"].split("-")[0] for row in selected_rows(Selection.parse([], None, None))}
+    every = {row.id.split("-")[0] for row in selected_rows(Selection.parse([], None, None))}
     assert f"{len(rows)} scenario rows, {len(rows)} PASS" in text
     assert f"The other {len(every) - len(areas)} areas" in text
     for area in areas:
-        count = sum(1 for row in rows if row["id"].startswith(f"{area}-"))
+        count = sum(1 for row in rows if row.id.startswith(f"{area}-"))
         assert re.search(rf"^\| {area} \| .*\((\d+ scenarios, )?{count}( rows)?\) \| all PASS \|$", text, re.MULTILINE), area
 
 

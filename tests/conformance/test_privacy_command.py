@@ -15,10 +15,10 @@ import pytest
 
 from conformance.cli import main
 from conformance.privacy_command import ORDER
-from conformance.privacy_walk import corpus_labels
+from conformance.privacy_corpus import corpus_labels
 from conformance.protocol import PROTOCOL_VERSION, AdapterCrashed, ImplInfo, JsonObject
 
-SECRET = corpus_labels()["secrets"][0]
+SECRET = corpus_labels().secrets[0]
 SCHEMA = "ds4-history-result-v1"
 
 
@@ -36,7 +36,7 @@ class LeakyAdapter:
         if op == "history.recall":
             return {**envelope, "hits": [{"sourceRef": "r1", "entryId": "none", "classification": "normal"}]}
         if op == "history.read":
-            return {**envelope, "text": f"line {SECRET['sensitive']}"}
+            return {**envelope, "text": f"line {SECRET.sensitive}"}
         if op == "egress.sanitize":
             return {"payload": params["payload"]}
         if op == "rebase.run":
@@ -59,7 +59,7 @@ def test_a_port_that_leaks_exits_1_with_its_leaks_on_their_rows(capsys: pytest.C
     rows = _rows(report)
     assert [(r["path"], r["case"]) for r in report["rows"]] == [(p, c) for c in ("remote", "local") for p in ORDER]
     for case in ("remote", "local"):
-        assert SECRET["id"] in rows[("read", case)]["leaked"]  # and those sharing a window with it (AKIAFAKE)
+        assert SECRET.id in rows[("read", case)]["leaked"]  # and those sharing a window with it (AKIAFAKE)
         assert rows[("recall", case)]["leaked"] == []
         assert len(rows[("egress", case)]["leaked"]) == report["secrets"] == 174
         assert len(rows[("recall", case)]["falsePositives"]) == report["nearMisses"] == 58
@@ -74,9 +74,9 @@ def test_the_text_form_prints_a_row_per_path_and_provider_and_a_verdict(capsys: 
     assert code == 1
     assert lines[0].startswith("leaky-fake 0 (python) over fixtures/privacy: 174 secrets")
     assert len([line for line in lines if line.startswith(("recall ", "egress "))]) == 4
-    assert any(line.startswith("read ") and f"leaked: {SECRET['id']}" in line for line in lines)
+    assert any(line.startswith("read ") and f"leaked: {SECRET.id}" in line for line in lines)
     assert lines[-1].startswith("verdict: NOT CLEAN: 174/174 secrets leaked")
-    assert SECRET["sensitive"] not in "\n".join(lines)
+    assert SECRET.sensitive not in "\n".join(lines)
 
 
 @pytest.mark.parametrize(("argv", "says"), [

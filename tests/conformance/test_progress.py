@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -15,11 +16,20 @@ from testkit.ports import faulty_port, live_pids, run_suite
 
 from conformance import schemas
 from conformance.progress import Bar, NoDisplay, PlainLines, Tally, Watcher, display_for
-from conformance.progress_events import PROGRESS_SCHEMA, ProgressTail
-from conformance.runner import _pytest_args
+from conformance.progress_events import (
+    PROGRESS_SCHEMA,
+    Collected,
+    Finished,
+    ProgressTail,
+    Started,
+    event_of,
+    line_of,
+)
+from conformance.runner import RunOptions, _pytest_args
 from conformance.selection import Selection, selected_rows
+from conformance.statuses import Status
 
-EVENTS = [{"event": "collected", "rows": 4}, {"event": "started", "id": "PRIM-001"},
+EVENTS: list[dict[str, Any]] = [{"event": "collected", "rows": 4}, {"event": "started", "id": "PRIM-001"},
           {"event": "finished", "id": "PRIM-001", "status": "PASS"}, {"event": "started", "id": "PRIM-002[a]"},
           {"event": "finished", "id": "PRIM-002[a]", "status": "CRASH"},
           {"event": "finished", "id": "PRIM-003", "status": "XFAIL"}]
@@ -32,6 +42,7 @@ def write_events(path: Path, events: list[dict[str, object]], tail: str = "") ->
 
 def test_every_kind_of_event_follows_the_schema_and_a_wrong_one_does_not() -> None:
     assert [problem for event in EVENTS for problem in schemas.errors(event, PROGRESS_SCHEMA)] == []
+    assert [line_of(event_of(event)) for event in EVENTS] == [json.dumps(event) for event in EVENTS]
     assert schemas.errors({"event": "finished", "id": "PRIM-001", "status": "GREEN"}, PROGRESS_SCHEMA)
     assert schemas.errors({"event": "collected"}, PROGRESS_SCHEMA)
 
@@ -41,17 +52,17 @@ def test_the_tail_gives_each_complete_line_once_and_never_half_a_line(tmp_path: 
     tail = ProgressTail(path)
     assert tail.read() == []  # not written yet
     write_events(path, EVENTS[:2], tail='{"event": "fini')
-    assert tail.read() == EVENTS[:2]
+    assert tail.read() == [Collected(4), Started("PRIM-001")]
     with path.open("a", encoding="utf-8") as handle:
         handle.write('shed", "id": "PRIM-001", "status": "PASS"}\n')
-    assert tail.read() == [EVENTS[2]]
+    assert tail.read() == [Finished("PRIM-001", Status.PASS)]
     assert tail.read() == []
 
 
 def test_the_tally_counts_statuses_and_knows_what_runs() -> None:
     tally = Tally()
     for event in EVENTS[:4]:
-        tally.apply(event)
+        tally.apply(event_of(event))
     assert (tally.total, tally.done, tally.running) == (4, 1, ["PRIM-002[a]"])
     assert tally.describe() == "1/4 rows: 1 PASS"
 
@@ -60,8 +71,8 @@ def test_plain_lines_name_each_row_that_fails_the_run_and_the_counts_now_and_the
     stream = io.StringIO()
     lines, tally = PlainLines(stream), Tally()
     for event in EVENTS:
-        tally.apply(event)
-        lines.update(tally, [event] if event["event"] == "finished" else [])
+        tally.apply(event_of(event))
+        lines.update(tally, [typed] if isinstance(typed := event_of(event), Finished) else [])
     said = stream.getvalue().splitlines()
     assert "recall-rebase: progress: CRASH PRIM-002[a] (2/4)" in said
     assert not any("PRIM-001" in line or "XFAIL PRIM" in line for line in said)  # no line per passing row
@@ -72,7 +83,7 @@ def test_the_bar_draws_counts_and_the_running_row_on_a_terminal() -> None:
     stream = io.StringIO()
     bar, tally = Bar(Console(file=stream, force_terminal=True, width=160)), Tally()
     for event in EVENTS[:4]:
-        tally.apply(event)
+        tally.apply(event_of(event))
     bar.update(tally, [])
     bar.progress.refresh()
     drawn = stream.getvalue()
@@ -132,17 +143,18 @@ def test_a_worker_writes_progress_events_that_follow_the_schema(tmp_path: Path) 
     assert spec is not None and spec.origin is not None
     ini, progress, report = tmp_path / "pytest.ini", tmp_path / "progress.ndjson", tmp_path / "report.ndjson"
     ini.write_text("[pytest]\n", encoding="utf-8")
-    args = _pytest_args(spec.origin, tmp_path, ini, report, stdio_command=None, select=None,
-                        only="PRIM-001,PRIM-002", verbose=False)
+    args = _pytest_args(spec.origin, tmp_path, ini, report, RunOptions(only="PRIM-001,PRIM-002"))
     args += ["-p", "conformance.progress_events", "--rr-progress", str(progress),
              "-p", "conformance.shards", "--rr-shard", "0/1"]
     done = subprocess.run([sys.executable, "-m", "conformance.worker", *args], capture_output=True, text=True,
                           timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(line) for line in progress.read_text(encoding="utf-8").splitlines()]
+    assert [problem for line in lines for problem in schemas.errors(line, PROGRESS_SCHEMA)] == []
     events = ProgressTail(progress).read()
-    assert [problem for event in events for problem in schemas.errors(event, PROGRESS_SCHEMA)] == []
-    rows = [row["id"] for row in selected_rows(Selection.parse(["PRIM-001,PRIM-002"], None, None))]
-    assert events[0] == {"event": "collected", "rows": len(rows)} and len(rows) > 2  # PRIM-002 is an outline
+    assert events == [event_of(line) for line in lines]
+    rows = [row.id for row in selected_rows(Selection.parse(["PRIM-001,PRIM-002"], None, None))]
+    assert events[0] == Collected(len(rows)) and len(rows) > 2  # PRIM-002 is an outline
     for started, finished in zip(events[1::2], events[2::2], strict=True):  # one row at a time
-        assert started["event"] == "started" and finished == {**started, "event": "finished", "status": "PASS"}
-    assert sorted(e["id"] for e in events if e["event"] == "finished") == sorted(rows)
+        assert isinstance(started, Started) and finished == Finished(started.id, Status.PASS)
+    assert sorted(e.id for e in events if isinstance(e, Finished)) == sorted(rows)

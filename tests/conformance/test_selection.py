@@ -18,7 +18,7 @@ TIMEOUT_S = 120
 
 
 def _rows(*ids: str | None, area: str | None = None, tag: str | None = None) -> list[str]:
-    return [row["id"] for row in selected_rows(Selection.parse(ids, area, tag))]
+    return [row.id for row in selected_rows(Selection.parse(ids, area, tag))]
 
 
 def _run(tmp_path: Path, *options: str, port: tuple[str, ...] = ()) -> Outcome:

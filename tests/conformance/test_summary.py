@@ -56,7 +56,7 @@ def test_cells_per_area_in_id_order_with_a_total_and_dashes_for_rows_not_run_the
     tree = made.areas[2]
     assert [cell.unexpected for cell in tree.cells] == [1, 1]  # FAIL and CRASH; XFAIL and UNSUPPORTED are expected
     reader_row = made.areas[1].rows[0]
-    assert reader_row.id == "READER-001[linear]" and reader_row.outcomes[0] is None
+    assert reader_row.id == "READER-001[linear]" and reader_row.results[0] is None
 
 
 def test_the_same_implementation_twice_gets_numbered_columns(tmp_path: Path) -> None:

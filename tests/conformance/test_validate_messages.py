@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from testkit.ports import HOST, Run, faulty_port, live_pids, recorded_pids, run_plugin_in_process, run_suite
 
-from conformance import message_checks, outcome, schemas
+from conformance import message_checks, row_status, schemas
 from conformance.cli import build_parser
 from conformance.faults import PORT_HANDSHAKE_FAILED, PortStartFailed
 from conformance.message_checks import (
@@ -175,10 +175,10 @@ def test_a_message_off_the_schema_makes_its_row_fail_or_error_in_any_phase() -> 
         (ResponseOffSchema("response to seq 3 (text.measure) does not follow …"), "setup", Status.FAIL),
         (RequestOffSchema("the harness's request seq 3 …"), "call", Status.ERROR),
     ]:
-        row = outcome.new_row("PRIM-001", "primitives", "title")
+        row = row_status.new_row("PRIM-001", "primitives", "title")
         report = SimpleNamespace(duration=0.1, when=when, failed=True, skipped=False, passed=False,
                                  longreprtext="Traceback … stdio.py:166 in request")
-        outcome.after_phase(row, report, error, None)  # type: ignore[arg-type]
+        row_status.after_phase(row, report, error, None)  # type: ignore[arg-type]
         assert row["status"] == status
         assert row["message"] == f"{status}: {error}"
 
