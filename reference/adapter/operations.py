@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from reference import __version__
-from reference.pi.inspection import DEFAULT_LEAF, describe_node, inspect_session
-from reference.pi.reader import iter_records, open_session_file
-from reference.pi.session import load_session
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.exact.inspection import describe_node, inspect_session
+from reference.pi.exact.reader import iter_records, open_session_file
+from reference.pi.exact.session import load_session
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
@@ -97,7 +98,7 @@ def op_path_session_dir_name(params: Mapping[str, Any]) -> JsonObject:
 
 
 def _host_facts(params: Mapping[str, Any]) -> JsonObject:
-    from reference.pi.hostfacts import op_host_facts
+    from reference.pi.host.facts import op_host_facts
 
     return op_host_facts(dict(params))
 

@@ -94,7 +94,7 @@ def trust_argv(args: argparse.Namespace) -> list[str]:
 def _service(args: argparse.Namespace, *, provider_needed: bool = True) -> Any:
     """The service of a one-shot command; ``provider_needed=False`` (``history status`` and
     ``index``, which judge no privacy): the header id alone, never a parse for the provider."""
-    from reference.pi.inspection import leaf_from_cli
+    from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.recall.host import build_host
     from reference.recall.service import HistoryService

@@ -116,9 +116,9 @@ def settled_leaf(session: str, leaf: str | None) -> str | None:
     """The nearest entry on the path to the leaf (the leaf itself excluded) whose context has no
     active incomplete tool exchange: where a rebase refused with ``pending-or-orphan-tool-exchange``
     can run with ``--leaf``.  None when the file is not read the quick way or none is found."""
-    from reference.pi.blockscan import NotOrdinary
-    from reference.pi.inspection import leaf_from_cli
-    from reference.pi.quickinspect import describe_quick
+    from reference.pi.model.blocks import NotOrdinary
+    from reference.pi.leaf import leaf_from_cli
+    from reference.pi.inspect import describe_quick
     from reference.pi.quickread import quick_read
     from reference.primitives.errors import ContractViolation
 
@@ -185,7 +185,7 @@ def _lock_file(source: str | None) -> str | None:
 
 
 def run_rebase(args: argparse.Namespace) -> int:
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
     from reference.rebase.host import build_rebase_host, run_mode
 

@@ -1,6 +1,6 @@
-"""The session tree of :mod:`reference.pi.tree` kept in compact arrays, for a file of string ids.
+"""The session tree of :mod:`reference.pi.exact.tree` kept in compact arrays, for a file of string ids.
 
-:class:`reference.pi.tree.SessionTree` keeps one :class:`reference.pi.reader.Record` per entry
+:class:`reference.pi.exact.tree.SessionTree` keeps one :class:`reference.pi.exact.reader.Record` per entry
 (about 0.9 KB each); ``session inspect`` of a large file needs only each entry's id, its parent
 as an entry number and a few flags.  The rules are Pi 0.84.3's, as in the record tree: the last
 entry with an id wins, a falsy ``parentId`` makes a root, one that names no entry ends a walk
@@ -17,14 +17,14 @@ from itertools import repeat
 from operator import ge
 from typing import Any
 
-from reference.pi.tree import walk_to_root
+from reference.pi.exact.tree import walk_to_root
 
 NO_PARENT = -1  # a falsy parentId, or one that names no entry
 
 
 @dataclass(frozen=True)
 class CompactAncestry:
-    """Entry numbers root -> leaf, and why the walk stopped (as :class:`reference.pi.tree.Ancestry`)."""
+    """Entry numbers root -> leaf, and why the walk stopped (as :class:`reference.pi.exact.tree.Ancestry`)."""
 
     path: array[int]
     missing_parent: Any = None
@@ -81,7 +81,7 @@ class CompactTree:
 
     def broken_links(self) -> list[tuple[int, str]]:
         """(entry number, ``"missing-parent"`` or ``"cycle"``) in file order, as
-        :meth:`reference.pi.tree.SessionTree.broken_links` yields them."""
+        :meth:`reference.pi.exact.tree.SessionTree.broken_links` yields them."""
         if self._broken is None:
             self._broken = list(self._broken_links())
         return self._broken

@@ -10,7 +10,7 @@ import os
 import re
 from typing import Any, Final
 
-from reference.pi.reader import open_session_file
+from reference.pi.exact.reader import open_session_file
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import is_safe_integer

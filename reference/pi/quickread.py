@@ -1,8 +1,8 @@
 """One block read of an ordinary session file into a compact tree, for ``session inspect``.
 
-:func:`reference.pi.session.load_session` keeps a :class:`reference.pi.reader.Record` per line
+:func:`reference.pi.exact.session.load_session` keeps a :class:`reference.pi.exact.reader.Record` per line
 and hashes every line; on a file Pi wrote that costs several times Pi's own open.  This read
-goes through :func:`reference.pi.blockscan.ordinary_blocks` (which refuses any line the exact
+goes through :func:`reference.pi.model.blocks.ordinary_blocks` (which refuses any line the exact
 reader would classify as other than an entry object) and refuses more itself, so that what it
 accepts reads exactly as the exact reader reads it: every entry has a string type and a string
 id, a ``parentId`` that is a string or null or absent, no later line is a session header, and
@@ -20,13 +20,13 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.blockscan import Message, NotOrdinary, ordinary_blocks_in
+from reference.pi.model.blocks import Message, NotOrdinary, ordinary_blocks_in
 from reference.pi.compacttree import CompactTree, TreeBuilder
-from reference.pi.lines import READ_CHUNK_BYTES
-from reference.pi.reader import RECORD_LIMIT_BYTES, decode_value, open_session_file
-from reference.pi.session import _legacy_version, check_session_path
-from reference.pi.toolexchange import Exchanges
-from reference.pi.twohalves import Forked, collect, fork_bytes
+from reference.pi.exact.lines import READ_CHUNK_BYTES
+from reference.pi.exact.reader import RECORD_LIMIT_BYTES, decode_value, open_session_file
+from reference.pi.exact.session import _legacy_version, check_session_path
+from reference.pi.exact.toolexchange import Exchanges
+from reference.pi.split_work import Forked, collect, fork_bytes
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 
@@ -90,7 +90,7 @@ class QuickSession:
 
 _STR: Final = frozenset({str})
 _PARENT_TYPES: Final = frozenset({str, type(None), msgspec.UnsetType})  # a string, null or absent
-#: A file this large is read in two halves at once (:mod:`reference.pi.twohalves`).
+#: A file this large is read in two halves at once (:mod:`reference.pi.split_work`).
 READ_IN_HALVES_BYTES = 32 * 1024 * 1024
 
 

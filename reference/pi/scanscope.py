@@ -19,7 +19,7 @@ from reference.pi.prefix import prefix_matches, prefix_shape_ok
 from reference.primitives.platform_ops import real_path
 
 if TYPE_CHECKING:
-    from reference.pi.scan import SourceScan
+    from reference.pi.model.session import SourceScan
 
 
 @dataclass

@@ -17,8 +17,8 @@ from typing import Any, Final
 
 from reference.artifacts.phases import CRASH_POINTS
 from reference.config.layering import load_config
-from reference.pi.hostfacts import resolve_host
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.pi.host.facts import resolve_host
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

@@ -9,11 +9,11 @@ from reference.artifacts.checkpoint import build_checkpoint
 from reference.artifacts.ids import checkpoint_id
 from reference.artifacts.memory import overlay_inherited, snapshot_memory
 from reference.lineage.chain import RebaseState
-from reference.pi.header import is_current_version
-from reference.pi.inspection import DEFAULT_LEAF
+from reference.pi.exact.header import is_current_version
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.prefix import check_prefix
-from reference.pi.reader import read_header_line
-from reference.pi.session import load_session
+from reference.pi.exact.reader import read_header_line
+from reference.pi.exact.session import load_session
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

@@ -1,4 +1,4 @@
-"""The block read of ordinary session files (``reference.pi.blockscan``): what Pi writes is read
+"""The block read of ordinary session files (``reference.pi.model.blocks``): what Pi writes is read
 in blocks, an unusual line hands the file to the exact reader, and a run reuses its scan.  That
 the block read gives exactly the exact reader's scan, tool exchanges included, is checked with the
 archive's exchange read (tests/rebase/test_archive.py)."""
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from testkit.scanlines import HEADER, entry
 
-from reference.pi.blockscan import NotOrdinary, ordinary_blocks
-from reference.pi.scan import scan_for_run
+from reference.pi.model.blocks import NotOrdinary, ordinary_blocks
+from reference.pi.model.session import scan_for_run
 from reference.pi.scanscope import scan_scope
 
 

@@ -205,7 +205,8 @@ def test_random_messages_and_links_read_the_same(tmp_path_factory: pytest.TempPa
 @pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
 def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               child: str) -> None:
-    from reference.pi import quickinspect, twohalves
+    from reference.pi import inspect as quickinspect
+    from reference.pi import split_work as twohalves
 
     monkeypatch.setattr(quickinspect, "FORK_AT_MESSAGES", 2)
     if child == "fork fails":
@@ -227,7 +228,8 @@ def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, mon
                                   "a later session header", "a malformed line", "lone surrogate in an id"])
 def test_a_file_read_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str,
                                                   name: str) -> None:
-    from reference.pi import quickread, twohalves
+    from reference.pi import quickread
+    from reference.pi import split_work as twohalves
 
     monkeypatch.setattr(quickread, "READ_IN_HALVES_BYTES", 1)
     if child == "fork fails":

@@ -1,4 +1,4 @@
-"""The block read of ordinary session files (``reference.pi.blockscan``) gives exactly the exact
+"""The block read of ordinary session files (``reference.pi.model.blocks``) gives exactly the exact
 reader's scan, for any file: generated lines mix what Pi writes with what it never does.  The
 tool-exchange facts it reads on the way give the plain analysis of every branch through the
 archive's exchange read (``reference.rebase.archive.exchange_issues_of``; contract §6.4)."""
@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from testkit.profiles import examples
 from testkit.scanlines import HEADER, entry
 
-from reference.pi import scan as scan_module
-from reference.pi.blockscan import NotOrdinary
-from reference.pi.context import UnbuildableContext, entry_to_messages
-from reference.pi.scan import SourceScan, scan_source
-from reference.pi.toolexchange import exchange_issues
+from reference.pi.model import session as scan_module
+from reference.pi.model.blocks import NotOrdinary
+from reference.pi.exact.context import UnbuildableContext, entry_to_messages
+from reference.pi.model.session import SourceScan, scan_source
+from reference.pi.exact.toolexchange import exchange_issues
 from reference.primitives.errors import ContractViolation
 from reference.rebase.archive import exchange_issues_of
 

@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from reference.cli.session_command import render_inspect
-from reference.pi.blockscan import NotOrdinary
-from reference.pi.inspection import DEFAULT_LEAF, inspect_session
-from reference.pi.quickinspect import describe_quick, inspect_report, report_json
+from reference.pi.model.blocks import NotOrdinary
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.exact.inspection import inspect_session
+from reference.pi.inspect import describe_quick, inspect_report, report_json
 from reference.pi.quickread import quick_read
-from reference.pi.session import load_session
+from reference.pi.exact.session import load_session
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 

@@ -18,7 +18,7 @@ from collections.abc import Container, Iterator, Mapping, MutableSequence, Seque
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from reference.pi.reader import Record
+from reference.pi.exact.reader import Record
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import map_key, truthy
 
@@ -38,8 +38,8 @@ def walk_to_root(
     below the leaf.  Also whether a repeated entry ended it (a cycle).
 
     The branch walk over entry numbers: :meth:`SessionTree.ancestry` walks the numbers of its
-    records, :meth:`reference.pi.scan.SourceScan.ancestry` the compact table of a scan."""
-    path = array("q")
+    records, :meth:`reference.pi.model.session.SourceScan.ancestry` the session model's table."""
+    path = array("i")  # four bytes per entry: a rebase walks branches of a million entries
     marks = bytearray(len(parents) + 2)  # by entry number; -1 and -2 index the two ends
     marks[-1] = marks[-2] = _ENDED
     cycle = _walk(leaf, parents, marks, path, roots)
@@ -47,6 +47,20 @@ def walk_to_root(
         cycle = False
     path.reverse()
     return path, cycle
+
+
+def walk_end(leaf: int, parents: Sequence[int]) -> tuple[int, bool]:
+    """The first entry of ``walk_to_root(leaf, parents)[0]`` (the root end of the walk; ``leaf``
+    must be an entry) and whether a cycle ended the walk, without keeping the path."""
+    seen = bytearray(len(parents))
+    node = end = leaf
+    while node >= 0:
+        if seen[node]:
+            return end, True
+        seen[node] = 1
+        end = node
+        node = parents[node]
+    return end, False
 
 
 def walk_ids_to_root(leaf: K, parents: Mapping[K, K | None], *, max_steps: int | None = None) -> list[K]:

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference.pi.header import VersionStatus, legacy_version, version_status
-from reference.pi.reader import (
+from reference.pi.exact.header import VersionStatus, legacy_version, version_status
+from reference.pi.exact.reader import (
     HEADER_SCAN_LIMIT_BYTES,
     RECORD_LIMIT_BYTES,
     Record,
@@ -25,7 +25,7 @@ from reference.pi.reader import (
     open_session_file,
     read_line_bytes,
 )
-from reference.pi.tree import SessionTree
+from reference.pi.exact.tree import SessionTree
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
@@ -172,7 +172,7 @@ def no_header(path: str) -> ContractViolation:
 
 def iter_loaded_records(stream: IO[bytes], path: str, *, hashed: bool = True) -> Iterator[Record]:
     """Records, with Pi's header scan limit: the first parsed value must end in the first 1 MiB.
-    ``hashed=False``: no per-line SHA-256 (see :func:`reference.pi.reader.iter_records`)."""
+    ``hashed=False``: no per-line SHA-256 (see :func:`reference.pi.exact.reader.iter_records`)."""
     scanning = True
     for record in iter_records(stream, limit=RECORD_LIMIT_BYTES, hashed=hashed):
         if scanning:

@@ -16,9 +16,9 @@ from typing import Any
 
 import msgspec
 
-from reference.pi.blockscan import Message
-from reference.pi.context import UnbuildableContext
-from reference.pi.reader import defined
+from reference.pi.model.blocks import Message
+from reference.pi.exact.context import UnbuildableContext
+from reference.pi.exact.reader import defined
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.jsvalues import get
 

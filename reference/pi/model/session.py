@@ -1,6 +1,6 @@
 """The compact validating scan of a session file, as a rebase and lineage verification read it.
 
-Read-only: the file is opened through :func:`reference.pi.reader.open_session_file` and never
+Read-only: the file is opened through :func:`reference.pi.exact.reader.open_session_file` and never
 through anything that could migrate it.  One streaming pass (:func:`scan_source`) validates
 every record the way contract §6.2 steps 17-18 look at it, hashes the whole file and keeps only
 a compact id/parent/offset table; only the records a step needs are decoded again, by offset
@@ -15,17 +15,16 @@ from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference.pi.blockscan import Block, NotOrdinary, Row, ordinary_blocks
-from reference.pi.compact_exchanges import CompactExchanges
-from reference.pi.compact_ids import EntryIds
-from reference.pi.compact_types import EntryTypes
-from reference.pi.compact_walk import walk_end, walk_numbers
-from reference.pi.entries import has_entry_fields
-from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.reader import Record, RecordKind, decode_value, open_session_file
-from reference.pi.scan_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
+from reference.pi.model.blocks import Block, NotOrdinary, Row, ordinary_blocks
+from reference.pi.model.exchanges import CompactExchanges
+from reference.pi.model.entry_ids import EntryIds
+from reference.pi.model.entry_types import EntryTypes
+from reference.pi.exact.entries import has_entry_fields
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.exact.reader import Record, RecordKind, decode_value, open_session_file
+from reference.pi.model.entry_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
 from reference.pi.scanscope import current_scope
-from reference.pi.session import (
+from reference.pi.exact.session import (
     HashingStream,
     accept_header,
     check_session_path,
@@ -34,7 +33,7 @@ from reference.pi.session import (
     load_session,
     no_header,
 )
-from reference.pi.tree import SessionTree
+from reference.pi.exact.tree import SessionTree, walk_end, walk_to_root
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
@@ -52,7 +51,7 @@ class SourceScan:
     per entry its id, parent (as an entry number), type and byte span, in a few bytes each
     (docs/rebase.md, "Memory").
 
-    Built by the same reader loop as :func:`reference.pi.session.load_session` (the same refusals,
+    Built by the same reader loop as :func:`reference.pi.exact.session.load_session` (the same refusals,
     the same classification), without the per-line SHA-256 that only index locators need.
     """
 
@@ -100,7 +99,7 @@ class SourceScan:
     def ancestry(self, leaf: int) -> array[int]:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
         (a falsy or missing parent ends the walk, a repeated entry too)."""
-        return walk_numbers(leaf, self.parents, self.empty_parents)[0]
+        return walk_to_root(leaf, self.parents, self.empty_parents)[0]
 
     def branch(self, leaf_id: Any) -> array[int]:
         """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf.  Walked
@@ -163,7 +162,7 @@ class SourceScan:
         self.memo[key] = True
 
     def _validate_branch(self, leaf_id: str) -> None:
-        """The walk of :func:`reference.pi.tree.walk_to_root` (:func:`walk_numbers`) without Pi's
+        """The walk of :func:`reference.pi.exact.tree.walk_to_root` without Pi's
         roots: a ``""`` parent is looked up like any other id (on a valid scan its parent number is that
         entry's), and the walk must end at a null parent."""
         leaf = self.ids.get(leaf_id, MISSING)
@@ -215,7 +214,7 @@ def _exact_table(stream: HashingStream, path: str) -> tuple[ScanTable, Record | 
 
 
 def _ordinary_table(stream: HashingStream) -> tuple[ScanTable, Row]:
-    """The table from :func:`reference.pi.blockscan.ordinary_blocks`, or :class:`NotOrdinary`."""
+    """The table from :func:`reference.pi.model.blocks.ordinary_blocks`, or :class:`NotOrdinary`."""
     table = ScanTable()
     header: Row | None = None
     for block in ordinary_blocks(stream):  # type: ignore[arg-type]
@@ -236,10 +235,10 @@ def _read_span(raw: IO[bytes], start: int, end: int) -> bytes:
 
 
 def scan_source(path: str) -> SourceScan:
-    """Read ``path`` once, read-only, with the refusals of :func:`reference.pi.session.load_session`
+    """Read ``path`` once, read-only, with the refusals of :func:`reference.pi.exact.session.load_session`
     and the facts of steps 17-18, keeping a compact table of the entries.
 
-    An ordinary file (what Pi writes) is read by blocks (:mod:`reference.pi.blockscan`); any other
+    An ordinary file (what Pi writes) is read by blocks (:mod:`reference.pi.model.blocks`); any other
     file is read again, from the start, by the exact reader."""
     path = os.fspath(path)
     check_session_path(path)

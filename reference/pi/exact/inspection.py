@@ -6,47 +6,23 @@ analysis.  It never writes: the file's SHA-256 is the same before and after.
 
 from __future__ import annotations
 
-import enum
 import os
-from typing import Any, Final, TypeAlias
+from typing import Any
 
-from reference.pi.context import (
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.exact.context import (
     UnbuildableContext,
     context_entries,
     context_messages,
     context_settings,
 )
-from reference.pi.reader import open_session_file
-from reference.pi.session import SessionFile, load_session
-from reference.pi.toolexchange import analyse
-from reference.pi.tree import SessionTree, entry_id_text
+from reference.pi.exact.reader import open_session_file
+from reference.pi.exact.session import SessionFile, load_session
+from reference.pi.exact.toolexchange import analyse
+from reference.pi.exact.tree import SessionTree, entry_id_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
-
-
-class LeafChoice(enum.Enum):
-    """A leaf that is not an entry id.  Every string leaf is an entry id, always (``"default"``
-    too); the adapter protocol says "Pi's rule" by leaving ``leaf`` out."""
-
-    #: The host's active leaf as Pi computes it on load (the last entry in file order).
-    DEFAULT = enum.auto()
-
-    def __repr__(self) -> str:
-        return "DEFAULT_LEAF"
-
-
-DEFAULT_LEAF: Final = LeafChoice.DEFAULT
-#: A host's leaf: Pi's default, an entry id, or None for the empty leaf.  Values from a request
-#: may be anything else too; the readers refuse them (``invalid-leaf``) or compare them as SQLite does.
-Leaf: TypeAlias = LeafChoice | str | None
-
-
-def leaf_from_cli(value: str | None) -> Leaf:
-    """A ``--leaf`` option: absent is Pi's default leaf, ``null`` the empty leaf, else an entry id."""
-    if value is None:
-        return DEFAULT_LEAF
-    return None if value == "null" else value
 
 
 def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: bool) -> dict[str, Any]:

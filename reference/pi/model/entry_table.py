@@ -1,9 +1,9 @@
-"""The compact entry table a scan (:mod:`reference.pi.scan`) builds, a few bytes per entry.
+"""The compact entry table a scan (:mod:`reference.pi.model.session`) builds, a few bytes per entry.
 
-Per entry: its id (:class:`reference.pi.compact_ids.EntryIds`), its parent as an entry number
-(``array('i')``), its type (:class:`reference.pi.compact_types.EntryTypes`), its byte span (a
+Per entry: its id (:class:`reference.pi.model.entry_ids.EntryIds`), its parent as an entry number
+(``array('i')``), its type (:class:`reference.pi.model.entry_types.EntryTypes`), its byte span (a
 start and a length) and, for message entries, the keys of its tool exchanges
-(:class:`reference.pi.compact_exchanges.CompactExchanges`): docs/rebase.md, "Memory".
+(:class:`reference.pi.model.exchanges.CompactExchanges`): docs/rebase.md, "Memory".
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.blockscan import Block, Row
-from reference.pi.compact_exchanges import CompactExchanges
-from reference.pi.compact_ids import EntryIds, latest_before
-from reference.pi.compact_types import EntryTypes
-from reference.pi.entries import has_entry_fields
+from reference.pi.model.blocks import Block, Row
+from reference.pi.model.exchanges import CompactExchanges
+from reference.pi.model.entry_ids import EntryIds, latest_before
+from reference.pi.model.entry_types import EntryTypes
+from reference.pi.exact.entries import has_entry_fields
 
 ROOT: Final = -1  # parentId null
 MISSING: Final = -2  # parentId names no entry

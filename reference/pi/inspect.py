@@ -1,14 +1,14 @@
 """``session inspect`` of an ordinary file from one block read and a compact tree.
 
-The same object :func:`reference.pi.inspection.describe_session` builds, from
+The same object :func:`reference.pi.exact.inspection.describe_session` builds, from
 :func:`reference.pi.quickread.quick_read` instead of a record per line: the path, the context's
 layout, the settings and the tool exchanges come from the compact table, and only the entries
 whose values the answer shows are read again (a compaction's ``firstKeptEntryId``, the last
 model and thinking-level entries, a branch summary's text).  The context messages themselves are
 written as JSON text: a message whose bytes are already what ``JSON.stringify`` writes is copied
-(:func:`reference.pi.canonical.canonical_text`), any other entry goes through the
+(:func:`reference.pi.model.canonical_json.canonical_text`), any other entry goes through the
 JavaScript-faithful parser and writer, as the exact path does.  A file the block read refuses is
-read by the exact path (:func:`reference.pi.inspection.inspect_session`).
+read by the exact path (:func:`reference.pi.exact.inspection.inspect_session`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,17 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.blockscan import NotOrdinary
-from reference.pi.canonical import canonical_text
+from reference.pi.model.blocks import NotOrdinary
+from reference.pi.model.canonical_json import canonical_text
 from reference.pi.compacttree import CompactTree
-from reference.pi.context import context_layout, context_settings, entry_to_messages
-from reference.pi.inspection import DEFAULT_LEAF, inspect_session
+from reference.pi.exact.context import context_layout, context_settings, entry_to_messages
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.exact.inspection import inspect_session
 from reference.pi.quickread import QuickSession, quick_read
-from reference.pi.reader import open_session_file
-from reference.pi.session import DIAGNOSTIC_SAMPLE
-from reference.pi.toolexchange import ToolExchangeDiagnostics
-from reference.pi.twohalves import in_two_halves
+from reference.pi.exact.reader import open_session_file
+from reference.pi.exact.session import DIAGNOSTIC_SAMPLE
+from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
+from reference.pi.split_work import in_two_halves
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
@@ -62,7 +63,7 @@ _MESSAGE_FIELD: Final = msgspec.json.Decoder(_MessageField)
 
 
 def inspect_report(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF, *, messages: bool = True) -> dict[str, Any]:
-    """``session inspect``: :func:`reference.pi.inspection.inspect_session`'s object, from the
+    """``session inspect``: :func:`reference.pi.exact.inspection.inspect_session`'s object, from the
     block read when the file is an ordinary one.  Its ``context`` is then a :class:`ContextJson`
     (with the messages' JSON texts only when ``messages``); :func:`report_json` writes either."""
     collecting = gc.isenabled()
@@ -98,7 +99,7 @@ def describe_quick(session: QuickSession, leaf: Any = DEFAULT_LEAF, *, messages:
 
 
 def _leaf_id(tree: CompactTree, leaf: Any) -> Any:
-    """As :func:`reference.pi.inspection._leaf_id` (a quick session is never a legacy one)."""
+    """As :func:`reference.pi.exact.inspection._leaf_id` (a quick session is never a legacy one)."""
     if leaf is DEFAULT_LEAF:
         return tree.default_leaf_id
     if leaf is None:
@@ -137,7 +138,7 @@ def _context_numbers(session: QuickSession, stream: IO[bytes], path: array[int])
 
 def _describe_context(session: QuickSession, stream: IO[bytes], leaf_id: Any, result: dict[str, Any],
                       messages: bool) -> bool:
-    """As :func:`reference.pi.inspection._describe_context`; whether the path walk was cut short."""
+    """As :func:`reference.pi.exact.inspection._describe_context`; whether the path walk was cut short."""
     tree = session.tree
     branch = tree.branch(leaf_id)
     session_path = tree.session_path(leaf_id)

@@ -1,4 +1,4 @@
-"""The tool-exchange facts of a scanned file (:class:`reference.pi.toolexchange.Exchanges`) with the
+"""The tool-exchange facts of a scanned file (:class:`reference.pi.exact.toolexchange.Exchanges`) with the
 keys packed into one byte string instead of one string object each.
 
 A tool call's key is a string of about 30 characters, and a large session has one for every two
@@ -20,9 +20,9 @@ from typing import Final
 
 import msgspec
 
-from reference.pi.blockscan import Message
-from reference.pi.context import UnbuildableContext
-from reference.pi.toolexchange import ExchangeFact, exchange_facts
+from reference.pi.model.blocks import Message
+from reference.pi.exact.context import UnbuildableContext
+from reference.pi.exact.toolexchange import ExchangeFact, exchange_facts
 
 _ENCODE: Final = methodcaller("encode", "utf-8", "surrogatepass")
 _RECENT_CALLS: Final = 256  # the calls a result is looked up among before it keeps its own key
@@ -54,7 +54,7 @@ class PackedKeys:
 
 
 class CompactExchanges:
-    """:class:`reference.pi.toolexchange.Exchanges` in a few bytes per key: the same
+    """:class:`reference.pi.exact.toolexchange.Exchanges` in a few bytes per key: the same
     :meth:`add` and :meth:`issues`, and the message entries without a message.
 
     A result whose key is the key of one of the last calls (what Pi writes: the result follows
@@ -70,7 +70,7 @@ class CompactExchanges:
         self._recent: dict[str, int] = {}  # the keys of the last calls -> their positions
 
     def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
-        """The :func:`reference.pi.toolexchange.exchange_facts` of these (entry number, typed
+        """The :func:`reference.pi.exact.toolexchange.exchange_facts` of these (entry number, typed
         message) pairs."""
         recent = self._recent
         call_numbers: list[int] = []
