@@ -12,10 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from reference import __version__
-from reference.pi.leaf import DEFAULT_LEAF
-from reference.pi.exact.inspection import describe_node, inspect_session
+from reference.pi.exact.inspection import describe_node
 from reference.pi.exact.reader import iter_records, open_session_file
 from reference.pi.exact.session import load_session
+from reference.pi.inspect import inspect_report
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
@@ -35,7 +36,7 @@ AUDIT_MAPPING: Final = "reference"
 def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
     path = string_param(params, "path")
     leaf = params.get("leaf", DEFAULT_LEAF)
-    return inspect_session(path, leaf)
+    return inspect_report(path, leaf, values=True)  # the CLI's path: the session model, else the exact one
 
 
 def op_session_node(params: Mapping[str, Any]) -> JsonObject:

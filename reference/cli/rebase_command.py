@@ -116,20 +116,20 @@ def settled_leaf(session: str, leaf: str | None) -> str | None:
     """The nearest entry on the path to the leaf (the leaf itself excluded) whose context has no
     active incomplete tool exchange: where a rebase refused with ``pending-or-orphan-tool-exchange``
     can run with ``--leaf``.  None when the file is not read the quick way or none is found."""
-    from reference.pi.model.blocks import NotOrdinary
+    from reference.pi.inspect import describe_model, inspectable_model
     from reference.pi.leaf import leaf_from_cli
-    from reference.pi.inspect import describe_quick
-    from reference.pi.quickread import quick_read
     from reference.primitives.errors import ContractViolation
 
     try:
-        quick = quick_read(session)
-        path = describe_quick(quick, leaf_from_cli(leaf), messages=False)["pathIds"]
+        model = inspectable_model(session)
+        if model is None:
+            return None
+        path = describe_model(model, leaf_from_cli(leaf), messages=False)["pathIds"]
         for candidate in reversed(path[-SETTLED_LEAF_SEARCH - 1:-1]):
-            tools = describe_quick(quick, candidate, messages=False)["toolExchange"]
+            tools = describe_model(model, candidate, messages=False)["toolExchange"]
             if tools is not None and tools["activeIssueCount"] == 0:
                 return str(candidate)
-    except (NotOrdinary, ContractViolation, OSError, ValueError, KeyError):
+    except (ContractViolation, OSError, ValueError, KeyError):
         return None
     return None
 

@@ -16,8 +16,8 @@ from reference.config.errors import ConfigError
 from reference.config.json_text import parse_json
 from reference.config.merge import merge_known
 from reference.config.validation import validate_config
-from reference.pi.host.files import read_text
 from reference.pi.host.facts import HostFacts
+from reference.pi.host.files import read_text
 
 Scope = Literal["global", "project"]
 

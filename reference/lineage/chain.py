@@ -23,10 +23,10 @@ from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES, find_pair, verify_handoff, verify_pair
 from reference.pi.exact.header import is_current_version, same_project
 from reference.pi.exact.reader import Record, RecordKind, open_session_file, read_header_line
-from reference.pi.model.session import BranchIds, SourceScan, scan_source, validate_branch
-from reference.pi.scanscope import cached_scan, shared_prefix_matches
 from reference.pi.exact.session import SessionFile, load_session
 from reference.pi.exact.tree import SessionTree
+from reference.pi.model.session import BranchIds, SourceScan, scan_source, validate_branch
+from reference.pi.scanscope import cached_scan, shared_prefix_matches
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify

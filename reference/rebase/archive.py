@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
-from reference.pi.model.blocks import NotOrdinary, line_fields
-from reference.pi.model.exchanges import CompactExchanges
 from reference.pi.exact.context import UnbuildableContext, context_layout
 from reference.pi.exact.header import require_current_version, same_project
-from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.exact.reader import open_session_file
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.model.blocks import NotOrdinary, line_fields
+from reference.pi.model.exchanges import CompactExchanges
 from reference.pi.model.session import BranchIds, SourceScan, scan_for_run
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

@@ -30,8 +30,8 @@ from reference.artifacts.journal import (
 from reference.artifacts.phases import CrashPoint, Phase
 from reference.lineage.chain import load_rebase_state, project_operation
 from reference.pi.exact.context import context_messages
-from reference.pi.prefix import check_prefix
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics, exchange_issues
+from reference.pi.prefix import check_prefix
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import (

@@ -10,10 +10,10 @@ from typing import Any, Final
 
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
-from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.pi.exact.reader import read_header_line
-from reference.pi.model.session import branch_customs
 from reference.pi.exact.session import decode_path, load_session
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
+from reference.pi.model.session import branch_customs
 from reference.primitives.jsvalues import get
 
 #: What a host may do when asked to switch sessions (D9); the adapter sets the others.

@@ -10,10 +10,10 @@ from reference.artifacts.ids import checkpoint_id
 from reference.artifacts.memory import overlay_inherited, snapshot_memory
 from reference.lineage.chain import RebaseState
 from reference.pi.exact.header import is_current_version
-from reference.pi.leaf import DEFAULT_LEAF
-from reference.pi.prefix import check_prefix
 from reference.pi.exact.reader import read_header_line
 from reference.pi.exact.session import load_session
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.prefix import check_prefix
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get

@@ -16,9 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.tree import walk_ids_to_root
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.platform_ops import file_identity
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.fts_rowids import fts_rowid_ranges

@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reference.config.layering import load_config
-from reference.pi.host.facts import resolve_host
-from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.pi.exact.inspection import describe_session
 from reference.pi.exact.reader import read_header_line
 from reference.pi.exact.session import SessionFile, load_session
+from reference.pi.host.facts import resolve_host
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

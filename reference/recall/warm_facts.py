@@ -18,8 +18,8 @@ import stat
 from pathlib import Path
 from typing import IO, Any, Final
 
-from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.pi.exact.reader import HEADER_SCAN_LIMIT_BYTES, decode_value, open_session_file
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.platform_ops import change_stamp
 from reference.recall.catchup_state import StoredState, load_state, stored_stamp

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from testkit.profiles import examples
 from testkit.scanlines import HEADER, entry
 
+from reference.pi.exact.context import UnbuildableContext, entry_to_messages
+from reference.pi.exact.toolexchange import exchange_issues
 from reference.pi.model import session as scan_module
 from reference.pi.model.blocks import NotOrdinary
-from reference.pi.exact.context import UnbuildableContext, entry_to_messages
 from reference.pi.model.session import SourceScan, scan_source
-from reference.pi.exact.toolexchange import exchange_issues
 from reference.primitives.errors import ContractViolation
 from reference.rebase.archive import exchange_issues_of
 

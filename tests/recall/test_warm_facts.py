@@ -21,8 +21,8 @@ from testkit.profiles import examples
 from reference.cli import history_command
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
-from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.exact.session import load_session
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall import host as host_module
 from reference.recall.branch_sets import default_leaf_id
 from reference.recall.catchup import catch_up

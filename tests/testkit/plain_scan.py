@@ -9,9 +9,9 @@ from typing import Any
 
 from reference.pi.exact.entries import has_entry_fields
 from reference.pi.exact.reader import RecordKind, open_session_file
-from reference.pi.model.session import SourceScan
-from reference.pi.model.entry_table import MISSING, ROOT
 from reference.pi.exact.session import HashingStream, iter_loaded_records
+from reference.pi.model.entry_table import MISSING, ROOT
+from reference.pi.model.session import SourceScan
 
 
 def plain_ids(ids: list[Any]) -> tuple[dict[str, int], int | None]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.exact.context import (
     UnbuildableContext,
     context_entries,
@@ -20,6 +19,7 @@ from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.session import SessionFile, load_session
 from reference.pi.exact.toolexchange import analyse
 from reference.pi.exact.tree import SessionTree, entry_id_text
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED

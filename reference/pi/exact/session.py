@@ -65,18 +65,36 @@ class ReadDiagnostics:
 
 
 class HashingStream:
-    """Reads through to a file while hashing every byte, so one pass yields the file SHA-256."""
+    """Reads through to a file while hashing every byte, so one pass yields the file SHA-256, and
+    counting the CR LF pairs (in a file of JSON lines a CR can only be whitespace, so each pair
+    ends one CR LF line; :attr:`crlf_lines` adds an unterminated last line that ends in CR)."""
 
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw = raw
         self.digest = hashlib.sha256()
         self.size = 0
+        self.crlf_pairs = 0
+        self.last = b""  # the last byte read
 
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
-        self.digest.update(data)
-        self.size += len(data)
+        if data:
+            self.digest.update(data)
+            self.size += len(data)
+            if self.last == b"\r" or b"\r" in data:
+                self.crlf_pairs += data.count(b"\r\n") + (self.last == b"\r" and data[:1] == b"\n")
+            self.last = data[-1:]
         return data
+
+    @property
+    def unterminated_tail(self) -> bool:
+        """The bytes read so far end without a LF (a torn last line)."""
+        return self.size > 0 and self.last != b"\n"
+
+    @property
+    def crlf_lines(self) -> int:
+        """Lines whose last byte before the LF (or the end) is a CR."""
+        return self.crlf_pairs + (self.unterminated_tail and self.last == b"\r")
 
 
 @dataclass

@@ -1,5 +1,5 @@
-"""The tool-exchange facts of a scanned file (:class:`reference.pi.exact.toolexchange.Exchanges`) with the
-keys packed into one byte string instead of one string object each.
+"""The tool-exchange facts of the session model (what :func:`reference.pi.exact.toolexchange.exchange_issues`
+looks at), with the keys packed into one byte string instead of one string object each.
 
 A tool call's key is a string of about 30 characters, and a large session has one for every two
 entries.  :class:`CompactExchanges` keeps each key as its UTF-8 bytes (``surrogatepass``: every
@@ -11,21 +11,57 @@ position and hash, and materializes only the keys that may be issues.
 
 from __future__ import annotations
 
+import enum
 from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import and_, gt, methodcaller, not_
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
-from reference.pi.model.blocks import Message
 from reference.pi.exact.context import UnbuildableContext
-from reference.pi.exact.toolexchange import ExchangeFact, exchange_facts
+from reference.pi.exact.reader import defined
+from reference.pi.exact.toolexchange import exchange_key
+from reference.pi.model.blocks import Message
 
 _ENCODE: Final = methodcaller("encode", "utf-8", "surrogatepass")
 _RECENT_CALLS: Final = 256  # the calls a result is looked up among before it keeps its own key
+
+
+def typed_key(value: Any) -> str:
+    """The key ``exchange_issues`` gives a tool-call id read by the typed decode."""
+    return exchange_key(defined(value))
+
+
+class ExchangeFact(enum.Enum):
+    """What one ``message`` entry gives the exchange analysis."""
+
+    CALL = enum.auto()  # an assistant tool call, with its key
+    RESULT = enum.auto()  # a tool result, with the key of the call it answers
+    MESSAGELESS = enum.auto()  # no message at all: Pi cannot build a context over it
+
+
+def exchange_facts(messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> Iterator[
+        tuple[int, ExchangeFact, str]]:
+    """What ``exchange_issues`` collects from the messages of ``message`` entries, given as
+    (entry number, typed message) pairs: ``(entry number, fact, key)``, the key ``""`` for
+    :attr:`ExchangeFact.MESSAGELESS`."""
+    for number, message in messages:
+        if message.__class__ is not Message:  # null or absent
+            yield number, ExchangeFact.MESSAGELESS, ""
+            continue
+        role = message.role
+        if role == "assistant":
+            content = message.content
+            if content.__class__ is list:
+                for block in content:
+                    if block.type == "toolCall":
+                        yield number, ExchangeFact.CALL, typed_key(block.id)
+        elif role == "toolResult":
+            yield number, ExchangeFact.RESULT, typed_key(message.toolCallId)
+
 
 
 class PackedKeys:
@@ -54,8 +90,8 @@ class PackedKeys:
 
 
 class CompactExchanges:
-    """:class:`reference.pi.exact.toolexchange.Exchanges` in a few bytes per key: the same
-    :meth:`add` and :meth:`issues`, and the message entries without a message.
+    """The exchange facts of the model's message entries in a few bytes per key: :meth:`issues`
+    answers ``exchange_issues`` of the marked entries, and the message entries without a message.
 
     A result whose key is the key of one of the last calls (what Pi writes: the result follows
     its call) keeps only that call's position in ``result_refs``; any other result keeps its
@@ -70,7 +106,7 @@ class CompactExchanges:
         self._recent: dict[str, int] = {}  # the keys of the last calls -> their positions
 
     def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
-        """The :func:`reference.pi.exact.toolexchange.exchange_facts` of these (entry number, typed
+        """The :func:`exchange_facts` of these (entry number, typed
         message) pairs."""
         recent = self._recent
         call_numbers: list[int] = []

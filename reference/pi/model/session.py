@@ -15,15 +15,8 @@ from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference.pi.model.blocks import Block, NotOrdinary, Row, ordinary_blocks
-from reference.pi.model.exchanges import CompactExchanges
-from reference.pi.model.entry_ids import EntryIds
-from reference.pi.model.entry_types import EntryTypes
 from reference.pi.exact.entries import has_entry_fields
-from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.exact.reader import Record, RecordKind, decode_value, open_session_file
-from reference.pi.model.entry_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
-from reference.pi.scanscope import current_scope
 from reference.pi.exact.session import (
     HashingStream,
     accept_header,
@@ -34,6 +27,13 @@ from reference.pi.exact.session import (
     no_header,
 )
 from reference.pi.exact.tree import SessionTree, walk_end, walk_to_root
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.model.blocks import Block, NotOrdinary, Row, ordinary_blocks
+from reference.pi.model.entry_ids import EntryIds
+from reference.pi.model.entry_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
+from reference.pi.model.entry_types import EntryTypes
+from reference.pi.model.exchanges import CompactExchanges
+from reference.pi.scanscope import current_scope
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
@@ -72,7 +72,16 @@ class SourceScan:
     ends: SpanEnds
     exchanges: CompactExchanges | None = None  # read with the entries by the block read, else None
     stamp: tuple[int, int, int, int] | None = None  # file_stamp() when the scan began
+    pi_entries: bool = False  # every entry line is a Pi entry (duplicate ids aside)
+    assistants: array[int] = field(default_factory=lambda: array("i"))  # assistant message entries (block read)
+    crlf_lines: int = 0  # lines whose last byte before the LF (or the end) is a CR
+    unterminated_tail: bool = False  # the last line has no LF
     memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
+
+    @property
+    def ordinary(self) -> bool:
+        """Read by the block read (:mod:`reference.pi.model.blocks`): every line is an object."""
+        return self.exchanges is not None
 
     @property
     def valid(self) -> bool:
@@ -234,12 +243,13 @@ def _read_span(raw: IO[bytes], start: int, end: int) -> bytes:
     return data[:-1] if data.endswith(b"\n") else data
 
 
-def scan_source(path: str) -> SourceScan:
+def scan_source(path: str, *, ordinary_only: bool = False) -> SourceScan:
     """Read ``path`` once, read-only, with the refusals of :func:`reference.pi.exact.session.load_session`
     and the facts of steps 17-18, keeping a compact table of the entries.
 
     An ordinary file (what Pi writes) is read by blocks (:mod:`reference.pi.model.blocks`); any other
-    file is read again, from the start, by the exact reader."""
+    file is read again, from the start, by the exact reader, or with ``ordinary_only`` refused
+    (:class:`NotOrdinary`: the caller reads it its own exact way)."""
     path = os.fspath(path)
     check_session_path(path)
     scope = current_scope()
@@ -254,6 +264,8 @@ def scan_source(path: str) -> SourceScan:
             table, first = _ordinary_table(stream)
             span: tuple[int, int] | None = (first.start, first.end)
         except NotOrdinary:
+            if ordinary_only:
+                raise
             raw.seek(0)
             stream = HashingStream(raw)
             table, record = _exact_table(stream, path)
@@ -269,7 +281,8 @@ def scan_source(path: str) -> SourceScan:
         invalid_line=table.invalid_line, last_id=None if table.last_id is NO_ENTRY else table.last_id,
         ids=table.ids, parents=table.parents,
         empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=SpanEnds(table.starts, table.lengths),
-        exchanges=table.exchanges, stamp=stamp,
+        exchanges=table.exchanges, stamp=stamp, pi_entries=table.first_invalid_line is None,
+        assistants=table.assistants, crlf_lines=stream.crlf_lines, unterminated_tail=stream.unterminated_tail,
     )
     if scope is not None:
         scope.scans[real_path(path)] = scan
