@@ -15,7 +15,7 @@ from reference import __version__
 from reference.pi.exact.inspection import describe_node
 from reference.pi.exact.reader import iter_records, open_session_file
 from reference.pi.exact.session import load_session
-from reference.pi.inspect import inspect_report
+from reference.pi.session_inspect import inspect_report
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

@@ -116,7 +116,7 @@ def _plural_phrase(name: str) -> str:
 
 
 def cmd_session_inspect(args: argparse.Namespace) -> int:
-    from reference.pi.inspect import inspect_report
+    from reference.pi.session_inspect import inspect_report
     from reference.pi.leaf import leaf_from_cli
     from reference.primitives.errors import ContractViolation
 
@@ -136,7 +136,7 @@ def cmd_session_inspect(args: argparse.Namespace) -> int:
 
 def write_report_json(report: dict[str, Any]) -> None:
     """What :func:`reference.cli.output.print_json` writes for the report, from its pieces."""
-    from reference.pi.inspect import report_json
+    from reference.pi.session_inspect import report_json
 
     stdout = sys.stdout
     binary = getattr(stdout, "buffer", None)

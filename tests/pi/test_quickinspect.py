@@ -205,9 +205,9 @@ def test_random_messages_and_links_read_the_same(tmp_path_factory: pytest.TempPa
 @pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
 def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               child: str) -> None:
-    from reference.pi import inspect, split_work
+    from reference.pi import session_inspect, split_work
 
-    monkeypatch.setattr(inspect, "FORK_AT_MESSAGES", 2)
+    monkeypatch.setattr(session_inspect, "FORK_AT_MESSAGES", 2)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")
@@ -228,9 +228,9 @@ def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, mon
 def test_a_file_read_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str,
                                                   name: str) -> None:
     # The model is read in one pass; the halves are those of the context written (split_work).
-    from reference.pi import inspect, split_work
+    from reference.pi import session_inspect, split_work
 
-    monkeypatch.setattr(inspect, "FORK_AT_MESSAGES", 2)
+    monkeypatch.setattr(session_inspect, "FORK_AT_MESSAGES", 2)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")

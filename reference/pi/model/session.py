@@ -1,10 +1,11 @@
-"""The compact validating scan of a session file, as a rebase and lineage verification read it.
+"""The session model of a file: one compact read that a rebase, lineage verification and ``session inspect`` share.
 
 Read-only: the file is opened through :func:`reference.pi.exact.reader.open_session_file` and never
 through anything that could migrate it.  One streaming pass (:func:`scan_source`) validates
 every record the way contract §6.2 steps 17-18 look at it, hashes the whole file and keeps only
-a compact id/parent/offset table; only the records a step needs are decoded again, by offset
-(docs/benchmarks.md, "Rebase").  A run shares its scans (:mod:`reference.pi.scanscope`).
+a compact id/parent/offset/type table (:mod:`reference.pi.model.entry_table`); only the records
+a step needs are decoded again, by offset (docs/benchmarks.md, "Rebase").  Pi's own tree over the
+model is :mod:`reference.pi.model.tree`.  A run shares its scans (:mod:`reference.pi.scanscope`).
 """
 
 from __future__ import annotations
