@@ -166,9 +166,8 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     session_path = tree.session_path(leaf_id)
     path = session_path.path
     context = _context_numbers(model, stream, path)
-    id_of = model.ids.id_of
-    result["pathIds"] = [id_of(n) for n in branch.path]
-    result["contextEntryIds"] = [id_of(n) for n in context]
+    result["pathIds"] = model.ids.ids_of(branch.path)
+    result["contextEntryIds"] = model.ids.ids_of(context)
     size = model.entry_count
     walked = _marks(size, path, branch.path)
     if any(walked[number] for number in exchanges.messageless):

@@ -71,6 +71,7 @@ def test_entry_ids_answer_as_the_plain_dict(ids: list[Any], blocks: list[int]) -
     assert table.as_dict() == mapping and list(table.as_dict()) == list(mapping)  # the same order too
     assert table.first_repeat == first_repeat
     assert [table.id_of(number) for number in range(len(ids))] == ids
+    assert table.ids_of(range(len(ids) - 1, -1, -1)) == ids[::-1]
     for probe in [*PI_IDS, *OTHER_IDS, *ids, None, 5, "00000001"]:
         assert table.get(probe, MISSING) == (mapping.get(probe, MISSING) if isinstance(probe, str) else MISSING)
         assert (probe in table) == (isinstance(probe, str) and probe in mapping)
