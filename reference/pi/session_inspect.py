@@ -24,9 +24,9 @@ from typing import IO, Any, Final
 import msgspec
 
 from reference.pi.exact.context import context_layout, context_settings, entry_to_messages
-from reference.pi.exact.inspection import inspect_session
+from reference.pi.exact.inspection import diagnostics_json, inspect_session
 from reference.pi.exact.reader import open_session_file
-from reference.pi.exact.session import DIAGNOSTIC_SAMPLE, _legacy_version
+from reference.pi.exact.session import ReadDiagnostics, _legacy_version
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.model.blocks import NotOrdinary
@@ -299,40 +299,11 @@ def _message_text(line: memoryview) -> tuple[Any, bytes] | None:
 
 def _diagnostics(tree: PiTree, leaf_path_truncated: bool) -> dict[str, Any]:
     model = tree.model
+    read = ReadDiagnostics(crlf_lines=model.crlf_lines, unterminated_tail=model.unterminated_tail)
     id_of = model.ids.id_of
-    duplicates = tree.duplicate_ids()
-    missing_parents: list[Any] = []
-    cycles: list[Any] = []
-    missing_count = cycle_count = 0
-    for number, problem in tree.broken_links():
-        if problem == "missing-parent":
-            missing_count += 1
-            if len(missing_parents) < DIAGNOSTIC_SAMPLE:
-                missing_parents.append(id_of(number))
-        else:
-            cycle_count += 1
-            if len(cycles) < DIAGNOSTIC_SAMPLE:
-                cycles.append(id_of(number))
-    none: dict[str, Any] = {"count": 0, "lines": []}
-    return {
-        "legacyVersion": None,
-        "unsupportedVersion": _legacy_version(model.header.get("version"))[1],
-        "invalidHeaderFields": [],
-        "malformedLines": dict(none),
-        "blankLines": dict(none),
-        "skippedFalsyLines": dict(none),
-        "nonEntryLines": dict(none),
-        "extraHeaderLines": dict(none),
-        "oversizeRecords": dict(none),
-        "crlfLines": model.crlf_lines,
-        "unterminatedTail": model.unterminated_tail,
-        "duplicateIds": {"count": len(duplicates), "ids": duplicates[:DIAGNOSTIC_SAMPLE]},
-        "brokenAncestry": {
-            "missingParents": {"count": missing_count, "ids": missing_parents},
-            "cycles": {"count": cycle_count, "ids": cycles},
-            "leafPathTruncated": leaf_path_truncated,
-        },
-    }
+    return diagnostics_json(None, _legacy_version(model.header.get("version"))[1], [], read, tree.duplicate_ids(),
+                            ((id_of(number), problem) for number, problem in tree.broken_links()),
+                            leaf_path_truncated)
 
 
 def _ids_json(ids: list[Any]) -> bytes:

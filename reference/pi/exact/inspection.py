@@ -7,6 +7,7 @@ analysis.  It never writes: the file's SHA-256 is the same before and after.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from reference.pi.exact.context import (
@@ -16,7 +17,13 @@ from reference.pi.exact.context import (
     context_settings,
 )
 from reference.pi.exact.reader import open_session_file
-from reference.pi.exact.session import SessionFile, load_session
+from reference.pi.exact.session import (
+    DIAGNOSTIC_SAMPLE,
+    LineSample,
+    ReadDiagnostics,
+    SessionFile,
+    load_session,
+)
 from reference.pi.exact.toolexchange import analyse
 from reference.pi.exact.tree import SessionTree, entry_id_text
 from reference.pi.leaf import DEFAULT_LEAF
@@ -26,24 +33,26 @@ from reference.primitives.jsonbytes import UNDEFINED
 
 
 def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: bool) -> dict[str, Any]:
-    read = session.diagnostics
     tree = session.tree()
-    missing_parents: list[Any] = []
-    cycles: list[Any] = []
-    missing_count = cycle_count = 0
-    for record, problem in tree.broken_links():
-        if problem == "missing-parent":
-            missing_count += 1
-            if len(missing_parents) < 16:
-                missing_parents.append(entry_id_text(record.id))
-        else:
-            cycle_count += 1
-            if len(cycles) < 16:
-                cycles.append(entry_id_text(record.id))
+    return diagnostics_json(
+        session.legacy_version, session.unsupported_version, session.invalid_header_fields, session.diagnostics,
+        [k if isinstance(k, str) else None for k in tree.duplicate_ids],
+        ((entry_id_text(record.id), problem) for record, problem in tree.broken_links()),
+        bool(leaf_walk_missing is not None or leaf_walk_cycle))
+
+
+def diagnostics_json(legacy: int | None, unsupported: Any, invalid_header_fields: list[str], read: ReadDiagnostics,
+                     duplicate_ids: list[Any], broken_links: Iterable[tuple[Any, str]],
+                     leaf_path_truncated: bool) -> dict[str, Any]:
+    """The ``diagnostics`` of an inspection, the model's (:mod:`reference.pi.session_inspect`) and
+    this one's alike: ``broken_links`` gives (entry id, ``"missing-parent"`` or ``"cycle"``)."""
+    broken: dict[str, LineSample] = {"missing-parent": LineSample(), "cycle": LineSample()}
+    for entry_id, problem in broken_links:
+        broken[problem].add(entry_id)
     return {
-        "legacyVersion": session.legacy_version,
-        "unsupportedVersion": session.unsupported_version,
-        "invalidHeaderFields": session.invalid_header_fields,
+        "legacyVersion": legacy,
+        "unsupportedVersion": unsupported,
+        "invalidHeaderFields": invalid_header_fields,
         "malformedLines": read.malformed.to_json(),
         "blankLines": read.blank.to_json(),
         "skippedFalsyLines": read.falsy.to_json(),
@@ -52,14 +61,11 @@ def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: 
         "oversizeRecords": read.oversize.to_json(),
         "crlfLines": read.crlf_lines,
         "unterminatedTail": read.unterminated_tail,
-        "duplicateIds": {
-            "count": len(tree.duplicate_ids),
-            "ids": [k if isinstance(k, str) else None for k in tree.duplicate_ids[:16]],
-        },
+        "duplicateIds": {"count": len(duplicate_ids), "ids": duplicate_ids[:DIAGNOSTIC_SAMPLE]},
         "brokenAncestry": {
-            "missingParents": {"count": missing_count, "ids": missing_parents},
-            "cycles": {"count": cycle_count, "ids": cycles},
-            "leafPathTruncated": bool(leaf_walk_missing is not None or leaf_walk_cycle),
+            "missingParents": broken["missing-parent"].to_json("ids"),
+            "cycles": broken["cycle"].to_json("ids"),
+            "leafPathTruncated": leaf_path_truncated,
         },
     }
 

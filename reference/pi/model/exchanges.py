@@ -11,7 +11,6 @@ position and hash, and materializes only the keys that may be issues.
 
 from __future__ import annotations
 
-import enum
 from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -33,35 +32,6 @@ _RECENT_CALLS: Final = 256  # the calls a result is looked up among before it ke
 def typed_key(value: Any) -> str:
     """The key ``exchange_issues`` gives a tool-call id read by the typed decode."""
     return exchange_key(defined(value))
-
-
-class ExchangeFact(enum.Enum):
-    """What one ``message`` entry gives the exchange analysis."""
-
-    CALL = enum.auto()  # an assistant tool call, with its key
-    RESULT = enum.auto()  # a tool result, with the key of the call it answers
-    MESSAGELESS = enum.auto()  # no message at all: Pi cannot build a context over it
-
-
-def exchange_facts(messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> Iterator[
-        tuple[int, ExchangeFact, str]]:
-    """What ``exchange_issues`` collects from the messages of ``message`` entries, given as
-    (entry number, typed message) pairs: ``(entry number, fact, key)``, the key ``""`` for
-    :attr:`ExchangeFact.MESSAGELESS`."""
-    for number, message in messages:
-        if message.__class__ is not Message:  # null or absent
-            yield number, ExchangeFact.MESSAGELESS, ""
-            continue
-        role = message.role
-        if role == "assistant":
-            content = message.content
-            if content.__class__ is list:
-                for block in content:
-                    if block.type == "toolCall":
-                        yield number, ExchangeFact.CALL, typed_key(block.id)
-        elif role == "toolResult":
-            yield number, ExchangeFact.RESULT, typed_key(message.toolCallId)
-
 
 
 class PackedKeys:
@@ -106,22 +76,32 @@ class CompactExchanges:
         self._recent: dict[str, int] = {}  # the keys of the last calls -> their positions
 
     def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
-        """The :func:`exchange_facts` of these (entry number, typed
-        message) pairs."""
+        """What ``exchange_issues`` collects from these (entry number, typed message) pairs of
+        ``message`` entries: assistant tool calls, tool results and the entries without a message."""
         recent = self._recent
         call_numbers: list[int] = []
         call_keys: list[str] = []
         own_numbers: list[int] = []
         own_keys: list[str] = []
         first_call, first_own = len(self.calls), len(self.results)
-        for number, fact, key in exchange_facts(messages):
-            if fact is ExchangeFact.CALL:
-                recent[key] = first_call + len(call_keys)
-                call_numbers.append(number)
-                call_keys.append(key)
-                if len(recent) > _RECENT_CALLS:
-                    del recent[next(iter(recent))]
-            elif fact is ExchangeFact.RESULT:
+        for number, message in messages:
+            if message.__class__ is not Message:  # null or absent: Pi cannot build a context over it
+                self.messageless.append(number)
+                continue
+            role = message.role
+            if role == "assistant":
+                content = message.content
+                if content.__class__ is list:
+                    for block in content:
+                        if block.type == "toolCall":
+                            key = typed_key(block.id)
+                            recent[key] = first_call + len(call_keys)
+                            call_numbers.append(number)
+                            call_keys.append(key)
+                            if len(recent) > _RECENT_CALLS:
+                                del recent[next(iter(recent))]
+            elif role == "toolResult":
+                key = typed_key(message.toolCallId)
                 self.result_numbers.append(number)
                 call = recent.get(key)
                 if call is None:
@@ -130,8 +110,6 @@ class CompactExchanges:
                     own_keys.append(key)
                 else:
                     self.result_refs.append(call)
-            else:
-                self.messageless.append(number)
         if call_keys:
             self.calls.add(call_numbers, call_keys)
         if own_keys:
