@@ -28,6 +28,7 @@ from reference.pi.exact.tree import walk_end, walk_to_root
 from reference.pi.model import entry_table as scan_table
 from reference.pi.model import exchanges as compact_exchanges
 from reference.pi.model import session as scan_module
+from reference.pi.model import split_read
 from reference.pi.model.blocks import ContentBlock, Message, NotOrdinary
 from reference.pi.model.entry_ids import EntryIds, is_pi_id
 from reference.pi.model.entry_types import EntryTypes
@@ -254,10 +255,17 @@ def hex_session_files(draw: st.DrawFn) -> bytes:
 
 def exact_only(path: Path) -> SourceScan:
     with pytest.MonkeyPatch.context() as patch:
-        def refuse(stream: Any) -> Any:
+        def refuse(stream: Any, path: str) -> Any:
             raise NotOrdinary
 
-        patch.setattr(scan_module, "_ordinary_table", refuse)
+        patch.setattr(scan_module, "ordinary_table", refuse)
+        return scan_source(str(path))
+
+
+def in_two_halves(path: Path) -> SourceScan:
+    """The scan with the block read split in two halves, the second read by a forked copy."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(split_read, "READ_IN_HALVES_BYTES", 1)
         return scan_source(str(path))
 
 
@@ -273,6 +281,11 @@ def test_the_compact_scan_equals_a_plain_read(tmp_path_factory: pytest.TempPathF
     expected = plain_scan(path)
     assert compact_facts(scan) == expected
     assert compact_facts(exact_only(path)) == expected
+    try:
+        halves = in_two_halves(path)
+    except ContractViolation:
+        return
+    assert compact_facts(halves) == expected
 
 
 def test_a_cycle_and_a_missing_parent_in_pi_ids(tmp_path: Path) -> None:
@@ -295,4 +308,4 @@ def test_the_scan_of_a_generated_session_equals_a_plain_read(tmp_path: Path, see
     path = Path(generated[0].path)
     scan = scan_source(str(path))
     assert scan.valid and all(is_pi_id(entry_id) for entry_id in scan.ids.as_dict())
-    assert compact_facts(scan) == plain_scan(path)
+    assert compact_facts(scan) == plain_scan(path) == compact_facts(in_two_halves(path))

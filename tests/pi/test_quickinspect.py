@@ -227,16 +227,16 @@ def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, mon
                                   "a later session header", "a malformed line", "lone surrogate in an id"])
 def test_a_file_read_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str,
                                                   name: str) -> None:
-    # The model is read in one pass; the halves are those of the context written (split_work).
-    from reference.pi import session_inspect, split_work
+    from reference.pi import split_work
+    from reference.pi.model import split_read
 
-    monkeypatch.setattr(session_inspect, "FORK_AT_MESSAGES", 2)
+    monkeypatch.setattr(split_read, "READ_IN_HALVES_BYTES", 1)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")
         monkeypatch.setattr(split_work.os, "fork", no_fork)
     elif child == "child fails":
-        monkeypatch.setattr(split_work, "collect", lambda forked: (os.close(forked.read_end),
+        monkeypatch.setattr(split_read, "collect", lambda forked: (os.close(forked.read_end),
                                                                   os.waitpid(forked.pid, 0), None)[-1])
     lines, quick = odd_shapes()[name]
     for end in (b"\n", b"\r\n"):

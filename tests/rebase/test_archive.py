@@ -81,10 +81,10 @@ def fields(scan: SourceScan) -> dict[str, Any]:
 
 def exact_scan(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | str:
     with monkeypatch.context() as patch:
-        def refuse(stream: Any) -> Any:
+        def refuse(stream: Any, path: str) -> Any:
             raise NotOrdinary
 
-        patch.setattr(scan_module, "_ordinary_table", refuse)
+        patch.setattr(scan_module, "ordinary_table", refuse)
         return outcome(path)
 
 
@@ -133,7 +133,7 @@ def branch_issues(scan: SourceScan) -> dict[Any, Any]:
 def exact_branch_issues(path: Path) -> tuple[dict[Any, Any], dict[Any, Any]]:
     """The branch issues of the exact reader's scan (read from the lines), and the plain ones."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(scan_module, "_ordinary_table", lambda stream: (_ for _ in ()).throw(NotOrdinary()))
+        patch.setattr(scan_module, "ordinary_table", lambda stream, path: (_ for _ in ()).throw(NotOrdinary()))
         scan = scan_source(str(path))
     assert scan.exchanges is None
     plain: dict[Any, Any] = {"all": plain_issues(scan, range(scan.entry_count))}

@@ -84,6 +84,20 @@ class EntryIds:
             values.byteswap()
         self.keys.extend(values)
 
+    def append_all(self, other: EntryIds) -> None:
+        """:meth:`append` each id of ``other`` (a table of the entries that follow, not frozen)."""
+        base = len(self.keys)
+        repeats = [] if other.first_repeat is None else [base + other.first_repeat]
+        self.keys.extend(other.keys)
+        for number, entry_id in other.others.items():
+            self.others[base + number] = entry_id
+            if isinstance(entry_id, str):
+                if entry_id in self.other_numbers:
+                    repeats.append(base + number)
+                self.other_numbers[entry_id] = base + number
+        if repeats and self.first_repeat is None:
+            self.first_repeat = min(repeats)
+
     # ------------------------------------------------------------------------------------------
 
     def freeze(self) -> None:

@@ -109,6 +109,30 @@ class ScanTable:
         self.lengths.extend(map(sub, block.ends, block.starts))
         self.last_id = ids[-1]
 
+    def append_all(self, other: ScanTable, lines_before: int) -> None:
+        """The table of the lines that follow (read apart, numbered from 0 and from line 1, its
+        parents not resolved) after this one's ``lines_before`` lines."""
+        count = len(self.types)
+        self.ids.append_all(other.ids)
+        self.parents.extend(parent + count if parent >= 0 else parent for parent in other.parents)
+        self.pending_numbers.extend(number + count for number in other.pending_numbers)
+        self.pending_ids += other.pending_ids
+        self.empty_parents.update(number + count for number in other.empty_parents)
+        self.types.append_all(other.types)
+        if other.starts.typecode != self.starts.typecode:
+            self.starts = array("q", self.starts)
+        self.starts.extend(array(self.starts.typecode, other.starts))
+        self.lengths.extend(other.lengths)
+        self.incomplete |= other.incomplete
+        if self.first_invalid_line is None and other.first_invalid_line is not None:
+            self.first_invalid_line = other.first_invalid_line + lines_before
+        self.extra_headers += other.extra_headers
+        if len(other.types):
+            self.last_id = other.last_id
+        if self.exchanges is not None and other.exchanges is not None:
+            self.exchanges.append_all(other.exchanges, count)
+        self.assistants.extend(number + count for number in other.assistants)
+
     def _add_messages(self, messages: list[tuple[int, Any]]) -> None:
         """The tool-exchange facts of these (entry number, typed message) pairs, and which are
         assistant messages (the model a context's settings name)."""

@@ -55,6 +55,16 @@ class PackedKeys:
         self.bounds.extend(islice(accumulate(map(len, encoded), initial=len(self.data)), 1, None))
         self.data += b"".join(encoded)
 
+    def append_all(self, other: PackedKeys, offset: int) -> None:
+        """The keys of ``other`` after these, its entry numbers moved up by ``offset``."""
+        base = len(self.data)
+        self.numbers.extend(number + offset for number in other.numbers)
+        self.hashes.extend(other.hashes)
+        if self.bounds.typecode == "I" and base + len(other.data) > 0xFFFF_FFFF:
+            self.bounds = array("q", self.bounds)
+        self.bounds.extend(bound + base for bound in other.bounds[1:])
+        self.data += other.data
+
     def key(self, position: int) -> bytes:
         return bytes(self.data[self.bounds[position] : self.bounds[position + 1]])
 
@@ -114,6 +124,15 @@ class CompactExchanges:
             self.calls.add(call_numbers, call_keys)
         if own_keys:
             self.results.add(own_numbers, own_keys)
+
+    def append_all(self, other: CompactExchanges, offset: int) -> None:
+        """The facts of ``other`` (of the entries that follow, numbered from 0) after these."""
+        calls, results = len(self.calls), len(self.results)
+        self.calls.append_all(other.calls, offset)
+        self.results.append_all(other.results, offset)
+        self.result_numbers.extend(number + offset for number in other.result_numbers)
+        self.result_refs.extend(ref + calls if ref >= 0 else ref - results for ref in other.result_refs)
+        self.messageless.extend(number + offset for number in other.messageless)
 
     def issues(self, marks: bytearray) -> set[str]:
         """``exchange_issues`` of the entries marked in ``marks`` (by entry number)."""

@@ -29,11 +29,12 @@ from reference.pi.exact.session import (
 )
 from reference.pi.exact.tree import SessionTree, walk_end, walk_to_root
 from reference.pi.leaf import DEFAULT_LEAF
-from reference.pi.model.blocks import Block, NotOrdinary, Row, ordinary_blocks
+from reference.pi.model.blocks import NotOrdinary, Row
 from reference.pi.model.entry_ids import EntryIds
 from reference.pi.model.entry_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
 from reference.pi.model.entry_types import EntryTypes
 from reference.pi.model.exchanges import CompactExchanges
+from reference.pi.model.split_read import ordinary_table
 from reference.pi.scanscope import current_scope
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -223,21 +224,6 @@ def _exact_table(stream: HashingStream, path: str) -> tuple[ScanTable, Record | 
     return table, header
 
 
-def _ordinary_table(stream: HashingStream) -> tuple[ScanTable, Row]:
-    """The table from :func:`reference.pi.model.blocks.ordinary_blocks`, or :class:`NotOrdinary`."""
-    table = ScanTable()
-    header: Row | None = None
-    for block in ordinary_blocks(stream):  # type: ignore[arg-type]
-        if header is None:
-            header = block.row(0)
-            table.incomplete |= not header.terminated
-            block = Block(block.first_line + 1, block.starts[1:], block.ends[1:], block.fields[1:], block.terminated)
-        table.add_block(block)
-    if header is None:
-        raise NotOrdinary
-    return table, header
-
-
 def _read_span(raw: IO[bytes], start: int, end: int) -> bytes:
     raw.seek(start)
     data = raw.read(end - start)
@@ -262,7 +248,7 @@ def scan_source(path: str, *, ordinary_only: bool = False) -> SourceScan:
         stamp = file_stamp(os.fstat(raw.fileno()))
         stream = HashingStream(raw)
         try:
-            table, first = _ordinary_table(stream)
+            table, first = ordinary_table(stream, path)
             span: tuple[int, int] | None = (first.start, first.end)
         except NotOrdinary:
             if ordinary_only:
