@@ -24,7 +24,7 @@ from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
 from reference.pi.exact.context import UnbuildableContext
 from reference.pi.exact.toolexchange import exchange_issues
-from reference.pi.exact.tree import walk_end, walk_to_root
+from reference.pi.exact.tree import walk_to_root
 from reference.pi.model import entry_table as scan_table
 from reference.pi.model import exchanges as compact_exchanges
 from reference.pi.model import session as scan_module
@@ -33,7 +33,7 @@ from reference.pi.model.blocks import ContentBlock, Message, NotOrdinary
 from reference.pi.model.entry_ids import EntryIds, is_pi_id
 from reference.pi.model.entry_types import EntryTypes
 from reference.pi.model.exchanges import CompactExchanges
-from reference.pi.model.session import SourceScan, scan_source
+from reference.pi.model.session import SourceScan, scan_source, walk_end
 from reference.primitives.errors import ContractViolation
 
 ROOT, MISSING = scan_table.ROOT, scan_table.MISSING

@@ -49,20 +49,6 @@ def walk_to_root(
     return path, cycle
 
 
-def walk_end(leaf: int, parents: Sequence[int]) -> tuple[int, bool]:
-    """The first entry of ``walk_to_root(leaf, parents)[0]`` (the root end of the walk; ``leaf``
-    must be an entry) and whether a cycle ended the walk, without keeping the path."""
-    seen = bytearray(len(parents))
-    node = end = leaf
-    while node >= 0:
-        if seen[node]:
-            return end, True
-        seen[node] = 1
-        end = node
-        node = parents[node]
-    return end, False
-
-
 def walk_ids_to_root(leaf: K, parents: Mapping[K, K | None], *, max_steps: int | None = None) -> list[K]:
     """Ids root -> leaf, following ``parents`` (every entry's id -> its parent id) from ``leaf``:
     a ``None`` parent or one that is no key of ``parents`` ends the walk (an unknown leaf gives

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
@@ -27,7 +27,7 @@ from reference.pi.exact.session import (
     load_session,
     no_header,
 )
-from reference.pi.exact.tree import SessionTree, walk_end, walk_to_root
+from reference.pi.exact.tree import SessionTree, walk_to_root
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.model.blocks import NotOrdinary, Row
 from reference.pi.model.entry_ids import EntryIds
@@ -180,6 +180,20 @@ class SourceScan:
         root, cycle = walk_end(leaf, self.parents) if leaf >= 0 else (leaf, True)
         if cycle or self.parents[root] != ROOT:
             raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
+
+
+def walk_end(leaf: int, parents: Sequence[int]) -> tuple[int, bool]:
+    """The first entry of ``walk_to_root(leaf, parents)[0]`` (the root end of the walk; ``leaf``
+    must be an entry) and whether a cycle ended the walk, without keeping the path."""
+    seen = bytearray(len(parents))
+    node = end = leaf
+    while node >= 0:
+        if seen[node]:
+            return end, True
+        seen[node] = 1
+        end = node
+        node = parents[node]
+    return end, False
 
 
 class BranchIds(Set[str]):
