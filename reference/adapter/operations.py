@@ -15,8 +15,8 @@ from reference import __version__
 from reference.pi.exact.inspection import describe_node
 from reference.pi.exact.reader import iter_records, open_session_file
 from reference.pi.exact.session import load_session
-from reference.pi.session_inspect import inspect_report
 from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.session_inspect import inspect_report
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify

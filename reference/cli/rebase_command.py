@@ -116,8 +116,8 @@ def settled_leaf(session: str, leaf: str | None) -> str | None:
     """The nearest entry on the path to the leaf (the leaf itself excluded) whose context has no
     active incomplete tool exchange: where a rebase refused with ``pending-or-orphan-tool-exchange``
     can run with ``--leaf``.  None when the session model cannot read the file or none is found."""
-    from reference.pi.session_inspect import describe_model, inspectable_model
     from reference.pi.leaf import leaf_from_cli
+    from reference.pi.session_inspect import describe_model, inspectable_model
     from reference.primitives.errors import ContractViolation
 
     try:

@@ -100,8 +100,8 @@ def unknown_leaf_refusal(path: str, leaf: str | None) -> Refusal | None:
 
 def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
     """:func:`unknown_leaf_refusal` without the scan: the file read as ``session inspect`` reads it."""
-    from reference.pi.session_inspect import inspect_report
     from reference.pi.leaf import leaf_from_cli
+    from reference.pi.session_inspect import inspect_report
 
     try:
         inspect_report(path, leaf_from_cli(leaf), messages=False)

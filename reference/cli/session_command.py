@@ -116,8 +116,8 @@ def _plural_phrase(name: str) -> str:
 
 
 def cmd_session_inspect(args: argparse.Namespace) -> int:
-    from reference.pi.session_inspect import inspect_report
     from reference.pi.leaf import leaf_from_cli
+    from reference.pi.session_inspect import inspect_report
     from reference.primitives.errors import ContractViolation
 
     refusal = session_path_refusal(args.file)

@@ -141,14 +141,25 @@ def _marks(size: int, *paths: array[int]) -> bytearray:
 
 def _context_numbers(model: SourceScan, stream: IO[bytes], path: array[int]) -> list[int]:
     """Pi's ``buildContextEntries`` over the path, as entry numbers."""
-    id_of, types = model.ids.id_of, model.types
+    types = model.types
+    ids: list[Any] = []  # the path's ids, written once a compaction asks for them
+
+    def id_at(position: int) -> Any:
+        if not ids:
+            ids.extend(model.ids.ids_of(path))
+        return ids[position]
 
     def locate(entry_id: Any, stop: int) -> int:
+        if not ids:
+            ids.extend(model.ids.ids_of(path))
         if entry_id.__class__ is not str:
-            return next((i for i in range(stop) if strict_equal(id_of(path[i]), entry_id)), -1)
-        return next((i for i in range(stop) if id_of(path[i]) == entry_id), -1)
+            return next((i for i in range(stop) if strict_equal(ids[i], entry_id)), -1)
+        try:
+            return ids.index(entry_id, 0, stop)
+        except ValueError:
+            return -1
 
-    layout = context_layout(len(path), lambda i: types[path[i]], lambda i: id_of(path[i]),
+    layout = context_layout(len(path), lambda i: types[path[i]], id_at,
                             lambda i: get(model.decode(stream, path[i]), "firstKeptEntryId"), locate)
     if layout is None:
         return list(path)
@@ -163,7 +174,7 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     exchanges = model.exchanges
     assert exchanges is not None  # a model read by blocks
     branch = tree.branch(leaf_id)
-    session_path = tree.session_path(leaf_id)
+    session_path = branch if branch.path else tree.session_path(leaf_id)  # a known leaf: one walk
     path = session_path.path
     context = _context_numbers(model, stream, path)
     result["pathIds"] = model.ids.ids_of(branch.path)

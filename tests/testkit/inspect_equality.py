@@ -8,8 +8,8 @@ from typing import Any
 from reference.cli.session_command import render_inspect
 from reference.pi.exact.inspection import inspect_session
 from reference.pi.exact.session import load_session
-from reference.pi.session_inspect import describe_model, inspect_report, inspectable_model, report_json
 from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.session_inspect import describe_model, inspect_report, inspectable_model, report_json
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 

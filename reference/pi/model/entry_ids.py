@@ -175,8 +175,7 @@ class EntryIds:
         keys = array("I", map(self.keys.__getitem__, numbers))
         if sys.byteorder == "little":
             keys.byteswap()
-        text = keys.tobytes().hex()
-        return [text[at:at + 8] for at in range(0, len(text), 8)]
+        return keys.tobytes().hex(" ", 4).split(" ") if keys else []
 
     def items(self) -> Iterator[tuple[str, int]]:
         """``dict.items()`` of the plain mapping: each string id once, in the order of its first
