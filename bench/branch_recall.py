@@ -23,7 +23,7 @@ import time
 _CHILD = r"""
 import json, os, sys, time
 start = time.perf_counter()
-from reference.pi.inspection import DEFAULT_LEAF
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall.host import open_history
 from reference.recall import scope as scope_module
 session, index, scope, query, leaf = sys.argv[1:6]

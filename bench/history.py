@@ -110,7 +110,7 @@ def child(kind: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def _branch_of_last_entry(path: Path) -> tuple[list[str], int]:
     """The ids from the root to the last entry of the file (Pi's default leaf), and the entry count."""
-    from reference.pi.reader import RecordKind, iter_records, open_session_file
+    from reference.pi.exact.reader import RecordKind, iter_records, open_session_file
 
     parents: dict[str, Any] = {}
     last: str | None = None
@@ -488,7 +488,7 @@ def work_read(params: dict[str, Any]) -> dict[str, Any]:
 
     session = params["read"]
     path = session["path"]
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
 
     service = _service(params, session, DEFAULT_LEAF)
     found = service.recall({"query": f"`{BIG_MARKER}`", "scope": "current-session", "limit": 1})

@@ -187,7 +187,7 @@ def big_read(repeat: int) -> dict[str, Any]:
     from history import BIG_MARKER, PROJECT_CWD, _big_record_line  # bench/ is on sys.path
 
     from reference.config.defaults import default_config
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
     from reference.primitives.clock import SystemClock
     from reference.privacy import entry, sanitizer
     from reference.recall.service import HistoryHost, HistoryService

@@ -69,13 +69,13 @@ def worker(kind: str, path: str) -> dict[str, Any]:
                 digest.update(chunk)
         records = -1
     elif kind == "reader":
-        from reference.pi.reader import iter_records, open_session_file
+        from reference.pi.exact.reader import iter_records, open_session_file
 
         with open_session_file(path) as stream:
             for _record in iter_records(stream):
                 records += 1
     elif kind == "tree":
-        from reference.pi.session import load_session
+        from reference.pi.exact.session import load_session
 
         session = load_session(path)
         tree = session.tree()

@@ -12,9 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from reference import __version__
-from reference.pi.inspection import DEFAULT_LEAF, describe_node, inspect_session
-from reference.pi.reader import iter_records, open_session_file
-from reference.pi.session import load_session
+from reference.pi.exact.inspection import describe_node
+from reference.pi.exact.reader import iter_records, open_session_file
+from reference.pi.exact.session import load_session
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.session_inspect import inspect_report
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
@@ -34,7 +36,7 @@ AUDIT_MAPPING: Final = "reference"
 def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
     path = string_param(params, "path")
     leaf = params.get("leaf", DEFAULT_LEAF)
-    return inspect_session(path, leaf)
+    return inspect_report(path, leaf, values=True)  # the CLI's path: the session model, else the exact one
 
 
 def op_session_node(params: Mapping[str, Any]) -> JsonObject:
@@ -97,7 +99,7 @@ def op_path_session_dir_name(params: Mapping[str, Any]) -> JsonObject:
 
 
 def _host_facts(params: Mapping[str, Any]) -> JsonObject:
-    from reference.pi.hostfacts import op_host_facts
+    from reference.pi.host.facts import op_host_facts
 
     return op_host_facts(dict(params))
 

@@ -25,7 +25,7 @@ from typing import Any, Final
 from reference.artifacts.ids import journal_path, require_operation_id, target_file_path
 from reference.artifacts.ids import operation_id as derive_operation_id
 from reference.artifacts.phases import PHASES, WRITTEN_PHASES, Phase
-from reference.pi.toolexchange import ToolExchangeDiagnostics
+from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify_bytes

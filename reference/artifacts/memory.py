@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference.pi.entries import is_pi_entry
+from reference.pi.exact.entries import is_pi_entry
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import (
     date_time_ms,

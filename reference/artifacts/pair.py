@@ -18,7 +18,7 @@ from reference.artifacts.checkpoint import (
     checkpoint_hash,
 )
 from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS, MEMORY_TYPE, PIN_TYPE
-from reference.pi.header import is_current_version
+from reference.pi.exact.header import is_current_version
 from reference.primitives.jsvalues import (
     get,
     strict_equal,

@@ -98,7 +98,7 @@ def _history(args: argparse.Namespace) -> HistoryService:
     provider (unless ``--provider``) at the first tool call that needs it, from the index that
     call catches up; the progress bar (not with ``--json``) hears every catch-up."""
     from reference.cli.progress_bar import catch_up_bar
-    from reference.pi.inspection import leaf_from_cli
+    from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.recall.host import open_history
 

@@ -140,8 +140,8 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
 def _start(*, session: str | None, leaf: str | None, cwd: str | None, provider: str | None,
            index: str | None) -> _Host:
     from reference.config.layering import ConfigTargets, load_targets
-    from reference.pi.hostfacts import resolve_host
-    from reference.pi.inspection import leaf_from_cli
+    from reference.pi.host.facts import resolve_host
+    from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.recall.host import open_history
 
@@ -218,7 +218,7 @@ def _rebase_command(rebase: Any, history: Any, words: list[str]) -> str:
     """``/context rebase`` (contract §6.1): the result's JSON when the session was not replaced,
     else the notification, and the host's current session becomes the target."""
     from reference.artifacts.ids import is_operation_id
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
 
     if words == []:

@@ -116,21 +116,21 @@ SETTLED_LEAF_SEARCH = 200
 def settled_leaf(session: str, leaf: str | None) -> str | None:
     """The nearest entry on the path to the leaf (the leaf itself excluded) whose context has no
     active incomplete tool exchange: where a rebase refused with ``pending-or-orphan-tool-exchange``
-    can run with ``--leaf``.  None when the file is not read the quick way or none is found."""
-    from reference.pi.blockscan import NotOrdinary
-    from reference.pi.inspection import leaf_from_cli
-    from reference.pi.quickinspect import describe_quick
-    from reference.pi.quickread import quick_read
+    can run with ``--leaf``.  None when the session model cannot read the file or none is found."""
+    from reference.pi.leaf import leaf_from_cli
+    from reference.pi.session_inspect import describe_model, inspectable_model
     from reference.primitives.errors import ContractViolation
 
     try:
-        quick = quick_read(session)
-        path = describe_quick(quick, leaf_from_cli(leaf), messages=False)["pathIds"]
+        model = inspectable_model(session)
+        if model is None:
+            return None
+        path = describe_model(model, leaf_from_cli(leaf), messages=False)["pathIds"]
         for candidate in reversed(path[-SETTLED_LEAF_SEARCH - 1:-1]):
-            tools = describe_quick(quick, candidate, messages=False)["toolExchange"]
+            tools = describe_model(model, candidate, messages=False)["toolExchange"]
             if tools is not None and tools["activeIssueCount"] == 0:
                 return str(candidate)
-    except (NotOrdinary, ContractViolation, OSError, ValueError, KeyError):
+    except (ContractViolation, OSError, ValueError, KeyError):
         return None
     return None
 
@@ -186,7 +186,7 @@ def _lock_file(source: str | None) -> str | None:
 
 
 def run_rebase(args: argparse.Namespace) -> int:
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
     from reference.rebase.host import build_rebase_host
     from reference.rebase.request import RebaseRequest

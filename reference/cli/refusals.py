@@ -45,7 +45,7 @@ def printable(path: str) -> str:
 
 def session_path_refusal(path: str) -> Refusal | None:
     """Why the session path cannot be read at all (exit 2), or None."""
-    from reference.pi.session import check_session_path
+    from reference.pi.exact.session import check_session_path
 
     if not encodes_as_utf8(path):
         return Refusal(Code.SESSION_UNREADABLE, f"the session path {printable(path)} is not UTF-8: "
@@ -73,8 +73,8 @@ _NEXT_STEP: Final = {
 
 def legacy_refusal(path: str) -> Refusal | None:
     """A legacy version 1 or 2 session (exit 3, ``unsupported-source-version``), or None."""
-    from reference.pi.header import legacy_version
-    from reference.pi.reader import read_header_line
+    from reference.pi.exact.header import legacy_version
+    from reference.pi.exact.reader import read_header_line
 
     try:
         header = read_header_line(path)
@@ -100,8 +100,8 @@ def unknown_leaf_refusal(path: str, leaf: str | None) -> Refusal | None:
 
 def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
     """:func:`unknown_leaf_refusal` without the scan: the file read as ``session inspect`` reads it."""
-    from reference.pi.inspection import leaf_from_cli
-    from reference.pi.quickinspect import inspect_report
+    from reference.pi.leaf import leaf_from_cli
+    from reference.pi.session_inspect import inspect_report
 
     try:
         inspect_report(path, leaf_from_cli(leaf), messages=False)
@@ -165,7 +165,7 @@ def session_refusal(path: str, leaf: str | None = None, *, legacy: bool = False)
 def scope_mismatch_hint(session: str, project: str) -> str:
     """Why ``source-scope-mismatch``, with the folder to run from: history and rebase use a
     session only from the project its header's ``cwd`` names (contract §6.2, 16)."""
-    from reference.pi.reader import read_header_line
+    from reference.pi.exact.reader import read_header_line
 
     try:
         recorded = read_header_line(session).get("cwd")

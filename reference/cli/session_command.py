@@ -116,8 +116,8 @@ def _plural_phrase(name: str) -> str:
 
 
 def cmd_session_inspect(args: argparse.Namespace) -> int:
-    from reference.pi.inspection import leaf_from_cli
-    from reference.pi.quickinspect import inspect_report
+    from reference.pi.leaf import leaf_from_cli
+    from reference.pi.session_inspect import inspect_report
     from reference.primitives.errors import ContractViolation
 
     refusal = session_path_refusal(args.file)
@@ -136,7 +136,7 @@ def cmd_session_inspect(args: argparse.Namespace) -> int:
 
 def write_report_json(report: dict[str, Any]) -> None:
     """What :func:`reference.cli.output.print_json` writes for the report, from its pieces."""
-    from reference.pi.quickinspect import report_json
+    from reference.pi.session_inspect import report_json
 
     stdout = sys.stdout
     binary = getattr(stdout, "buffer", None)

@@ -14,8 +14,8 @@ from reference.primitives.textunits import encodes_as_utf8
 
 def session_problem(path: str) -> str | None:
     """What the session path is when it cannot be read as a version 3 session, or None."""
-    from reference.pi.reader import read_header_line
-    from reference.pi.session import first_line_problem
+    from reference.pi.exact.reader import read_header_line
+    from reference.pi.exact.session import first_line_problem
 
     if not encodes_as_utf8(path):
         return f"the session path {printable(path)} is not UTF-8: Pi cannot open it either (rename the file)"

@@ -1,6 +1,6 @@
 """Adapter operations ``config.show``, ``config.set`` and ``config.unset``: JSON in, JSON out.
 
-A request carries the host's facts (home, cwd, env, argv); ``reference.pi.hostfacts`` resolves
+A request carries the host's facts (home, cwd, env, argv); ``reference.pi.host.facts`` resolves
 them to the two files and the project's trust exactly as a Pi start there would.
 """
 
@@ -14,14 +14,14 @@ from reference.config.defaults import SCHEMA_ID
 from reference.config.edits import set_value, unset_value
 from reference.config.layering import ConfigTargets, load_targets
 from reference.config.show import render_show
-from reference.pi.hostfacts import HostFacts, resolve_host
+from reference.pi.host.facts import HostFacts, resolve_host
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.params import string_param
 
 
 def host_facts(params: Mapping[str, Any]) -> HostFacts:
-    """Resolve the host facts a request carries (home, cwd, env, argv) with ``reference.pi.hostfacts``."""
+    """Resolve the host facts a request carries (home, cwd, env, argv) with ``reference.pi.host.facts``."""
     home, cwd = string_param(params, "home"), string_param(params, "cwd")
     env, argv = params.get("env", {}), params.get("argv", [])
     if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):

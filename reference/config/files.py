@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from reference.config.errors import ConfigError
 from reference.config.json_text import parse_json
-from reference.pi.host_files import read_text
+from reference.pi.host.files import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify_pretty

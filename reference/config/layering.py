@@ -16,8 +16,8 @@ from reference.config.errors import ConfigError
 from reference.config.json_text import parse_json
 from reference.config.merge import merge_known
 from reference.config.validation import validate_config
-from reference.pi.host_files import read_text
-from reference.pi.hostfacts import HostFacts
+from reference.pi.host.facts import HostFacts
+from reference.pi.host.files import read_text
 
 Scope = Literal["global", "project"]
 
@@ -32,7 +32,7 @@ class ConfigTargets:
 
     @classmethod
     def from_host(cls, facts: HostFacts) -> ConfigTargets:
-        """The files and trust Pi's host facts give (``reference.pi.hostfacts.resolve_host``)."""
+        """The files and trust Pi's host facts give (``reference.pi.host.facts.resolve_host``)."""
         return cls(facts.global_config_path, facts.project_config_path, facts.project_trusted)
 
 

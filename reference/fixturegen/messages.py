@@ -9,12 +9,12 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from reference.fixturegen.tree import SessionTree
+from reference.fixturegen.growing_session import GrowingSession
 from reference.fixturegen.vocabulary import B62, Model, pick
 from reference.primitives.jsonbytes import js_stringify
 
 
-class MessageBuilder(SessionTree):
+class MessageBuilder(GrowingSession):
     """Appends one message (or custom) entry per call, under the current leaf."""
 
     def _msg_ts(self) -> int:

@@ -22,11 +22,11 @@ from reference.artifacts.journal import load_journal
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES, find_pair, verify_handoff, verify_pair
 from reference.lineage.proof import ProvenPrefix, prefix_holds, prefix_scan
-from reference.pi.header import is_current_version, same_project
-from reference.pi.reader import Record, RecordKind, open_session_file, read_header_line
-from reference.pi.scan import BranchIds, SourceScan, scan_source, validate_branch
-from reference.pi.session import SessionFile, load_session
-from reference.pi.tree import SessionTree
+from reference.pi.exact.header import is_current_version, same_project
+from reference.pi.exact.reader import Record, RecordKind, open_session_file, read_header_line
+from reference.pi.exact.session import SessionFile, load_session
+from reference.pi.exact.tree import SessionTree
+from reference.pi.model.session import BranchIds, SourceScan, scan_source, validate_branch
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.prefix import prefix_matches, prefix_shape_ok
-from reference.pi.scan import SourceScan, scan_source
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import file_stamp, real_path

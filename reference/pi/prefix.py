@@ -11,7 +11,7 @@ import os
 import re
 from typing import Any, Final
 
-from reference.pi.reader import open_session_file
+from reference.pi.exact.reader import open_session_file
 from reference.primitives.jsvalues import is_safe_integer
 
 _HEX64: Final = re.compile(r"[a-f0-9]{64}")

@@ -11,7 +11,7 @@ from typing import Any
 from reference.artifacts.phases import Phase
 from reference.lineage.chain import RebaseState, load_rebase_state
 from reference.lineage.proof import ProvenPrefix, prefix_holds, prove_prefix
-from reference.pi.scan import SourceScan
+from reference.pi.model.session import SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.rebase import crashpoints

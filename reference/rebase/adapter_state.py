@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from reference.artifacts.phases import CRASH_POINTS
-from reference.pi.inspection import DEFAULT_LEAF
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

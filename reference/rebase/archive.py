@@ -2,7 +2,7 @@
 steps 15-21 and §6.3 require; the prefix check that every later step repeats (step 24, §6.9) is
 :mod:`reference.pi.prefix`.
 
-Read-only: the source is read by the compact scan of :mod:`reference.pi.scan`, never through
+Read-only: the source is read by the compact scan of :mod:`reference.pi.model.session`, never through
 anything that could migrate it, so a version 1 or 2 file is refused before any other check
 looks at it (``unsupported-source-version``).
 """
@@ -16,13 +16,13 @@ from typing import Any
 
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.lineage.proof import scan_once
-from reference.pi.blockscan import NotOrdinary, line_fields
-from reference.pi.compact_exchanges import CompactExchanges
-from reference.pi.context import UnbuildableContext, context_layout
-from reference.pi.header import require_current_version, same_project
-from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.reader import open_session_file
-from reference.pi.scan import BranchIds, SourceScan
+from reference.pi.exact.context import UnbuildableContext, context_layout
+from reference.pi.exact.header import require_current_version, same_project
+from reference.pi.exact.reader import open_session_file
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.model.blocks import NotOrdinary, line_fields
+from reference.pi.model.exchanges import CompactExchanges
+from reference.pi.model.session import BranchIds, SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError

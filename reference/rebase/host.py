@@ -13,11 +13,11 @@ from typing import Any, Final
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.config.layering import load_config
-from reference.pi.hostfacts import resolve_host
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
-from reference.pi.reader import read_header_line
-from reference.pi.scan import SourceScan, branch_customs
-from reference.pi.session import decode_path, load_session
+from reference.pi.exact.reader import read_header_line
+from reference.pi.exact.session import decode_path, load_session
+from reference.pi.host.facts import resolve_host
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
+from reference.pi.model.session import SourceScan, branch_customs
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get

@@ -33,9 +33,9 @@ from reference.artifacts.journal import (
 )
 from reference.lineage.chain import RebaseState, load_rebase_state
 from reference.lineage.proof import prove_prefix
-from reference.pi.context import context_messages
-from reference.pi.scan import SourceScan
-from reference.pi.toolexchange import ToolExchangeDiagnostics, exchange_issues
+from reference.pi.exact.context import context_messages
+from reference.pi.exact.toolexchange import ToolExchangeDiagnostics, exchange_issues
+from reference.pi.model.session import SourceScan
 from reference.primitives.clock import Clock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

@@ -24,7 +24,7 @@ from typing import Any
 
 from reference.artifacts.journal import unavailable_result
 from reference.lineage.chain import load_rebase_state
-from reference.pi.scan import scan_source
+from reference.pi.model.session import scan_source
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

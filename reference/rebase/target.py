@@ -18,7 +18,7 @@ from reference.artifacts.checkpoint import (
     handoff_content,
 )
 from reference.artifacts.ids import sha256_text
-from reference.pi.header import CURRENT_VERSION
+from reference.pi.exact.header import CURRENT_VERSION
 from reference.primitives.jsonbytes import js_stringify_bytes
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)

@@ -12,11 +12,11 @@ from reference.artifacts.ids import checkpoint_id
 from reference.artifacts.memory import overlay_inherited, snapshot_memory
 from reference.lineage.chain import RebaseState
 from reference.lineage.proof import ProvenPrefix, prove_prefix
-from reference.pi.header import is_current_version
-from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.reader import read_header_line
-from reference.pi.scan import SourceScan
-from reference.pi.session import load_session
+from reference.pi.exact.header import is_current_version
+from reference.pi.exact.reader import read_header_line
+from reference.pi.exact.session import load_session
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.model.session import SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get

@@ -16,9 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.reader import open_session_file
-from reference.pi.tree import walk_ids_to_root
+from reference.pi.exact.reader import open_session_file
+from reference.pi.exact.tree import walk_ids_to_root
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.platform_ops import file_identity
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.fts_rowids import fts_rowid_ranges
@@ -228,7 +228,7 @@ def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str
     """Pi's ``getBranch()`` from the index: the leaf and its ancestors, root first.
 
     The general form (any leaf value, compared by SQLite's rules); the service walks string
-    leaves in memory instead (:func:`reference.pi.tree.walk_ids_to_root`), with the same result.
+    leaves in memory instead (:func:`reference.pi.exact.tree.walk_ids_to_root`), with the same result.
     """
     if leaf is None:
         return []

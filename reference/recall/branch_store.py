@@ -23,7 +23,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.branch_sets import UNSET, all_ids, default_leaf_id
 from reference.recall.branch_walk import Walk, build_off_branch, walk_up

@@ -1,6 +1,6 @@
 """Incremental catch-up of one session file into the index (contract §5.1).
 
-The file is opened read-only, streamed through ``reference.pi.reader`` and never loaded whole; each
+The file is opened read-only, streamed through ``reference.pi.exact.reader`` and never loaded whole; each
 line is decoded in full once.  An unchanged file costs a ``fstat``, a few index queries and at
 most 64 KiB of hashing; growth appends from the checkpoint; anything else that could have
 rewritten indexed bytes rebuilds the session's rows.  Rows, locators, FTS and the state are written
@@ -16,9 +16,9 @@ import stat
 import time
 from typing import IO, Any, Final
 
-from reference.pi.entries import is_pi_entry
-from reference.pi.reader import Record, open_session_file
-from reference.pi.session import check_session_path
+from reference.pi.exact.entries import is_pi_entry
+from reference.pi.exact.reader import Record, open_session_file
+from reference.pi.exact.session import check_session_path
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms

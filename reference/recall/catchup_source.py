@@ -1,7 +1,7 @@
 """The read side of a catch-up (contract §5.1): the session header checks (§2.5 step 1) and the
 scan of a byte range of the file into the catch-up's rows (a :class:`RowSink`).
 
-Lines are read in chunks (:func:`reference.pi.lines.line_chunks`) and each entry line is decoded
+Lines are read in chunks (:func:`reference.pi.exact.lines.line_chunks`) and each entry line is decoded
 once; a line beyond the record limit hands the rest of the range to the streaming reader, whose
 records are sliced from the chunks it has just read (:class:`_Window`).
 """
@@ -16,9 +16,9 @@ from typing import IO, Any, Final, Protocol, cast
 
 import msgspec
 
-from reference.pi.header import refuse_unindexable_version, same_project
-from reference.pi.lines import READ_CHUNK_BYTES, LineTooLong, line_chunks
-from reference.pi.reader import (
+from reference.pi.exact.header import refuse_unindexable_version, same_project
+from reference.pi.exact.lines import READ_CHUNK_BYTES, LineTooLong, line_chunks
+from reference.pi.exact.reader import (
     RECORD_LIMIT_BYTES,
     Record,
     RecordKind,
@@ -26,7 +26,7 @@ from reference.pi.reader import (
     iter_records,
     read_line_bytes,
 )
-from reference.pi.session import iter_loaded_records
+from reference.pi.exact.session import iter_loaded_records
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reference.config.layering import load_config
-from reference.pi.hostfacts import resolve_host
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.pi.host.facts import resolve_host
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation

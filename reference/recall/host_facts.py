@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 
 
 @dataclass

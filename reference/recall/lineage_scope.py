@@ -13,8 +13,8 @@ from collections import OrderedDict
 from typing import Any, Final
 
 from reference.lineage.chain import RebaseState, is_projected, load_rebase_state, project_pairs
-from reference.pi.inspection import DEFAULT_LEAF, LeafChoice
-from reference.pi.scan import branch_customs
+from reference.pi.leaf import DEFAULT_LEAF, LeafChoice
+from reference.pi.model.session import branch_customs
 from reference.primitives.platform_ops import real_path, size_and_mtime
 
 _REMEMBERED: Final = 16

@@ -1,7 +1,7 @@
 """Each entry's own model fact and a per-session seal, so that a warm one-shot learns the model
 provider at the leaf from the index instead of parsing the whole session (issue 13).
 
-Pi's rule (``reference.pi.context.context_settings``): over the path root -> leaf the last
+Pi's rule (``reference.pi.exact.context.context_settings``): over the path root -> leaf the last
 ``model_change`` (its ``provider``) or assistant ``message`` (its ``message.provider``) wins, and a
 ``message`` entry without a message makes the context unbuildable.  So the catch-up stores, per
 entry with such a fact, ``(fact, provider)`` in ``recall_rebase_model_facts``; walking up from
@@ -25,8 +25,8 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.entries import is_pi_entry
-from reference.pi.reader import Record, decode_value
+from reference.pi.exact.entries import is_pi_entry
+from reference.pi.exact.reader import Record, decode_value
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
 from reference.recall.catchup_source import SourceHeader, scan_range
 from reference.recall.sqlite_text import storable

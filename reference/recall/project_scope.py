@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.pi.reader import read_header_line
+from reference.pi.exact.reader import read_header_line
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import canonical_path, remembers_by_stat, stat_identity

@@ -15,7 +15,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reference.pi.inspection import DEFAULT_LEAF, Leaf
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.sqlite_errors import is_damage

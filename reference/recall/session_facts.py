@@ -21,9 +21,15 @@ import stat
 from pathlib import Path
 from typing import IO, Any, Final
 
-from reference.pi.inspection import DEFAULT_LEAF, Leaf, describe_session
-from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, decode_value, open_session_file, read_header_line
-from reference.pi.session import SessionFile, load_session
+from reference.pi.exact.inspection import describe_session
+from reference.pi.exact.reader import (
+    HEADER_SCAN_LIMIT_BYTES,
+    decode_value,
+    open_session_file,
+    read_header_line,
+)
+from reference.pi.exact.session import SessionFile, load_session
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.platform_ops import change_stamp

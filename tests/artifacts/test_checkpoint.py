@@ -26,7 +26,7 @@ from reference.artifacts.checkpoint import (
     checkpoint_hash,
 )
 from reference.artifacts.ids import checkpoint_id
-from reference.pi.context import context_entries
+from reference.pi.exact.context import context_entries
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.textunits import chars_v1_tokens, utf16_length

@@ -34,7 +34,7 @@ from reference.artifacts.journal import (
     write_phase,
 )
 from reference.artifacts.phases import FINGERPRINTED_PHASES, PHASES
-from reference.pi.toolexchange import ToolExchangeDiagnostics
+from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 

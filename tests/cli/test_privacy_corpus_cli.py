@@ -33,7 +33,7 @@ import pytest
 from testkit.paths import REPO_ROOT
 
 from reference.cli.main import main
-from reference.pi.context import context_entries
+from reference.pi.exact.context import context_entries
 from reference.privacy.corpus_check import WINDOW, windows
 
 CORPUS: Final = REPO_ROOT / "fixtures" / "privacy"

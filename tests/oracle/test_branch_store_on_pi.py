@@ -29,7 +29,7 @@ SESSIONS = 10
 
 
 def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
     from reference.recall.branch_sets import default_leaf_id
     from reference.recall.branch_store import BranchIds, OffBranchIds, load_branch, prepare_branch
 
@@ -51,7 +51,7 @@ def _plain(conn: Any, session_id: str, leaf: Any) -> set[str]:
 
 
 def test_stored_branch_is_pis_path_for_every_leaf(tmp_path: Path) -> None:
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
     from reference.recall.catchup import catch_up
     from reference.recall.index_schema import open_index
 
@@ -78,7 +78,7 @@ def test_stored_branch_is_pis_path_for_every_leaf(tmp_path: Path) -> None:
 
 def _appended(conn: Any, file: str, session_id: str, copy: Path, rng: random.Random) -> None:
     """Appends to a copy (the index follows the copy): a chain, then a fork from an earlier entry."""
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
     from reference.recall.branch_sets import default_leaf_id
     from reference.recall.catchup import catch_up
 

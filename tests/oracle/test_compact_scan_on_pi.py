@@ -11,10 +11,10 @@ import pytest
 from testkit import pi_oracle as _pi
 from testkit.plain_scan import compact_facts, plain_scan
 
-from reference.pi.compact_ids import is_pi_id
-from reference.pi.context import UnbuildableContext, entry_to_messages
-from reference.pi.scan import scan_source
-from reference.pi.toolexchange import exchange_issues
+from reference.pi.exact.context import UnbuildableContext, entry_to_messages
+from reference.pi.exact.toolexchange import exchange_issues
+from reference.pi.model.entry_ids import is_pi_id
+from reference.pi.model.session import scan_source
 from reference.rebase.archive import exchange_issues_of
 
 pytestmark = pytest.mark.oracle

@@ -67,7 +67,7 @@ def _sha256(path: Path) -> str:
 
 @pytest.mark.parametrize(("version", "build"), [(1, _v1_file), (2, _v2_file)], ids=["v1", "v2"])
 def test_pi_rewrites_legacy_files_and_the_reference_does_not(tmp_path: Path, version: int, build: Any) -> None:
-    from reference.pi.inspection import inspect_session
+    from reference.pi.exact.inspection import inspect_session
 
     original = tmp_path / f"legacy-v{version}.jsonl"
     original.write_text(build(), encoding="utf-8")

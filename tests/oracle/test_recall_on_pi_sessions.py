@@ -127,7 +127,7 @@ def _opaque(value: str) -> str:
 
 def _host_leaf(pi_leaf: Any) -> Any:
     """A Pi oracle leaf as the history host takes it: DEFAULT_LEAF, None or an entry id."""
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
 
     return DEFAULT_LEAF if isinstance(pi_leaf, dict) else pi_leaf
 

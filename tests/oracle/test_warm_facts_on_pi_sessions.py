@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from testkit import pi_oracle as _pi
 
-from reference.pi.inspection import DEFAULT_LEAF
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
 from reference.recall.session_facts import indexed_session_facts, parsed_session_facts

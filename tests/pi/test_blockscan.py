@@ -1,4 +1,4 @@
-"""The block read of ordinary session files (``reference.pi.blockscan``): what Pi writes is read
+"""The block read of ordinary session files (``reference.pi.model.blocks``): what Pi writes is read
 in blocks, and an unusual line hands the file to the exact reader.  That the block read gives
 exactly the exact reader's scan, tool exchanges included, is checked with the archive's exchange
 read (tests/rebase/test_archive.py); that a run reuses its scan, in tests/lineage/test_proof.py."""
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from testkit.scanlines import HEADER, entry
 
-from reference.pi.blockscan import NotOrdinary, ordinary_blocks
+from reference.pi.model.blocks import NotOrdinary, ordinary_blocks
 
 
 def test_a_file_pi_writes_is_read_in_blocks(tmp_path: Path) -> None:

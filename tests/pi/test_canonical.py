@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testkit.profiles import examples
 
-from reference.pi.blockscan import _decode, _one
-from reference.pi.canonical import canonical_text
+from reference.pi.model.blocks import _decode, _one
+from reference.pi.model.canonical_json import canonical_text
 from reference.primitives.jsonbytes import JsonParseError, format_number, js_parse, js_stringify, quote_string
 
 _values = st.recursive(

@@ -1,7 +1,7 @@
 """The compact structures of a rebase's scan (docs/rebase.md, "Memory") against the plain forms they
 replace: the ids against a ``dict`` (the last entry wins), the types against a list, the tool
-exchanges against :class:`reference.pi.toolexchange.Exchanges`, the int32 walks against
-:func:`reference.pi.tree.walk_to_root`, and the whole scan against a plain read of the same lines
+exchanges against :func:`reference.pi.exact.toolexchange.exchange_issues`, the int32 walks against
+:func:`reference.pi.exact.tree.walk_to_root`, and the whole scan against a plain read of the same lines
 (ids of Pi's 8-hex shape, other shapes, upper-case hex, 7 or 9 hex digits, repeated ids, missing
 parents, cycles), by blocks and by the exact reader."""
 
@@ -22,17 +22,18 @@ from testkit.scanlines import HEADER
 
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
-from reference.pi import compact_exchanges, scan_table
-from reference.pi import scan as scan_module
-from reference.pi.blockscan import ContentBlock, Message, NotOrdinary
-from reference.pi.compact_exchanges import CompactExchanges
-from reference.pi.compact_ids import EntryIds, is_pi_id
-from reference.pi.compact_types import EntryTypes
-from reference.pi.compact_walk import walk_end, walk_numbers
-from reference.pi.context import UnbuildableContext
-from reference.pi.scan import SourceScan, scan_source
-from reference.pi.toolexchange import Exchanges
-from reference.pi.tree import walk_to_root
+from reference.pi.exact.context import UnbuildableContext
+from reference.pi.exact.toolexchange import exchange_issues
+from reference.pi.exact.tree import walk_to_root
+from reference.pi.model import entry_table as scan_table
+from reference.pi.model import exchanges as compact_exchanges
+from reference.pi.model import session as scan_module
+from reference.pi.model import split_read
+from reference.pi.model.blocks import ContentBlock, Message, NotOrdinary
+from reference.pi.model.entry_ids import EntryIds, is_pi_id
+from reference.pi.model.entry_types import EntryTypes
+from reference.pi.model.exchanges import CompactExchanges
+from reference.pi.model.session import SourceScan, scan_source, walk_end
 from reference.primitives.errors import ContractViolation
 
 ROOT, MISSING = scan_table.ROOT, scan_table.MISSING
@@ -71,6 +72,7 @@ def test_entry_ids_answer_as_the_plain_dict(ids: list[Any], blocks: list[int]) -
     assert table.as_dict() == mapping and list(table.as_dict()) == list(mapping)  # the same order too
     assert table.first_repeat == first_repeat
     assert [table.id_of(number) for number in range(len(ids))] == ids
+    assert table.ids_of(range(len(ids) - 1, -1, -1)) == ids[::-1]
     for probe in [*PI_IDS, *OTHER_IDS, *ids, None, 5, "00000001"]:
         assert table.get(probe, MISSING) == (mapping.get(probe, MISSING) if isinstance(probe, str) else MISSING)
         assert (probe in table) == (isinstance(probe, str) and probe in mapping)
@@ -157,11 +159,27 @@ def issues_of(exchanges: Any, marks: bytearray) -> Any:
         return "unbuildable"
 
 
+class ExactExchanges:
+    """The oracle: ``exchange_issues`` of the marked messages as plain values (the exact analysis)."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[int, Any]] = []
+
+    def add(self, messages: list[tuple[int, Any]]) -> None:
+        self.messages += messages
+
+    def issues(self, marks: bytearray) -> set[str]:
+        marked = [message for number, message in self.messages if marks[number]]
+        if any(message is None or message is msgspec.UNSET for message in marked):
+            raise UnbuildableContext("a message entry has no message")
+        return exchange_issues([msgspec.to_builtins(message) for message in marked])
+
+
 @examples(deep=200, ci=200, deadline=None)
 @given(messages=typed_messages(), recent=st.integers(1, 4), seed=st.integers(0, 2**16), split=st.integers(1, 9))
 def test_compact_exchanges_answer_as_the_plain_exchanges(messages: list[tuple[int, Any]], recent: int, seed: int,
                                                         split: int) -> None:
-    plain = Exchanges()
+    plain = ExactExchanges()
     plain.add(messages)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compact_exchanges, "_RECENT_CALLS", recent)  # results that keep their own key too
@@ -180,7 +198,7 @@ def test_compact_exchanges_answer_as_the_plain_exchanges(messages: list[tuple[in
 def test_compact_exchanges_with_a_key_repeated_far_apart() -> None:
     calls = [(number, Message("assistant", [ContentBlock("toolCall", f"k{number % 300}")])) for number in range(600)]
     results = [(600 + number, Message("toolResult", msgspec.UNSET, f"k{number}")) for number in range(0, 300, 7)]
-    plain, compact = Exchanges(), CompactExchanges()
+    plain, compact = ExactExchanges(), CompactExchanges()
     plain.add(calls + results)
     compact.add(calls + results)
     for marks in (bytearray([1]) * 900, bytearray([1]) * 300 + bytearray(300) + bytearray([1]) * 300):
@@ -198,7 +216,8 @@ def test_the_int32_walks_walk_as_walk_to_root(parents: list[int], data: st.DataO
     leaf = data.draw(st.integers(0, len(parents) - 1))
     roots = set(data.draw(st.lists(st.integers(0, len(parents) - 1), max_size=3)))
     path, cycle = walk_to_root(leaf, parents, roots)
-    assert walk_numbers(leaf, parents, roots) == (path, cycle)
+    assert path.typecode == "i" and path[-1] == leaf and cycle in (True, False)
+    assert all(number in range(len(parents)) for number in path)
     plain_path, plain_cycle = walk_to_root(leaf, parents)
     assert walk_end(leaf, parents) == (plain_path[0], plain_cycle)
 
@@ -236,10 +255,17 @@ def hex_session_files(draw: st.DrawFn) -> bytes:
 
 def exact_only(path: Path) -> SourceScan:
     with pytest.MonkeyPatch.context() as patch:
-        def refuse(stream: Any) -> Any:
+        def refuse(stream: Any, path: str) -> Any:
             raise NotOrdinary
 
-        patch.setattr(scan_module, "_ordinary_table", refuse)
+        patch.setattr(scan_module, "ordinary_table", refuse)
+        return scan_source(str(path))
+
+
+def in_two_halves(path: Path) -> SourceScan:
+    """The scan with the block read split in two halves, the second read by a forked copy."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(split_read, "READ_IN_HALVES_BYTES", 1)
         return scan_source(str(path))
 
 
@@ -255,6 +281,11 @@ def test_the_compact_scan_equals_a_plain_read(tmp_path_factory: pytest.TempPathF
     expected = plain_scan(path)
     assert compact_facts(scan) == expected
     assert compact_facts(exact_only(path)) == expected
+    try:
+        halves = in_two_halves(path)
+    except ContractViolation:
+        return
+    assert compact_facts(halves) == expected
 
 
 def test_a_cycle_and_a_missing_parent_in_pi_ids(tmp_path: Path) -> None:
@@ -277,4 +308,4 @@ def test_the_scan_of_a_generated_session_equals_a_plain_read(tmp_path: Path, see
     path = Path(generated[0].path)
     scan = scan_source(str(path))
     assert scan.valid and all(is_pi_id(entry_id) for entry_id in scan.ids.as_dict())
-    assert compact_facts(scan) == plain_scan(path)
+    assert compact_facts(scan) == plain_scan(path) == compact_facts(in_two_halves(path))

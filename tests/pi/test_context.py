@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from reference.pi.context import entry_to_messages
+from reference.pi.exact.context import entry_to_messages
 
 
 @pytest.mark.parametrize("role", [["user"], {"r": 1}, 7, None])

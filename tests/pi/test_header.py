@@ -1,4 +1,4 @@
-"""The header version policy (``reference.pi.header``): one table of what each version value is,
+"""The header version policy (``reference.pi.exact.header``): one table of what each version value is,
 and what each reader refuses, checked against literal expectations."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from reference.pi.header import (
+from reference.pi.exact.header import (
     VersionStatus,
     is_current_version,
     legacy_version,

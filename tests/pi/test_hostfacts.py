@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from testkit.paths import REPO_ROOT
 
-from reference.pi.hostfacts import (
+from reference.pi.host.facts import (
     TRUST_REQUIRING_CONFIG_ENTRIES,
     HostFacts,
     PiArgs,
@@ -638,7 +638,7 @@ def test_matches_real_pi(
 # --- only regular files of bounded size are read as configuration (issue 12) ------------------
 
 def test_read_text_reads_a_file_at_the_limit_and_refuses_one_byte_more(tmp_path: Path) -> None:
-    from reference.pi.host_files import CONFIG_FILE_LIMIT, read_text
+    from reference.pi.host.files import CONFIG_FILE_LIMIT, read_text
 
     at_limit = tmp_path / "at.json"
     at_limit.write_bytes(b"{}" + b" " * (CONFIG_FILE_LIMIT - 2))
@@ -650,7 +650,7 @@ def test_read_text_reads_a_file_at_the_limit_and_refuses_one_byte_more(tmp_path:
 
 
 def test_read_text_refuses_a_folder(tmp_path: Path) -> None:
-    from reference.pi.host_files import read_text
+    from reference.pi.host.files import read_text
 
     with pytest.raises(OSError):
         read_text(str(tmp_path))
@@ -658,7 +658,7 @@ def test_read_text_refuses_a_folder(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="Windows has no FIFOs")
 def test_read_text_refuses_a_fifo_without_waiting_for_a_writer(tmp_path: Path) -> None:
-    from reference.pi.host_files import read_text
+    from reference.pi.host.files import read_text
 
     fifo = tmp_path / "settings.json"
     os.mkfifo(fifo)
@@ -668,7 +668,7 @@ def test_read_text_refuses_a_fifo_without_waiting_for_a_writer(tmp_path: Path) -
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this OS")
 def test_read_text_refuses_a_symlink_to_an_endless_device(tmp_path: Path) -> None:
-    from reference.pi.host_files import read_text
+    from reference.pi.host.files import read_text
 
     link = tmp_path / "settings.json"
     link.symlink_to("/dev/zero")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from reference.pi.blockscan import line_fields, ordinary_blocks
-from reference.pi.reader import RecordKind, iter_records
-from reference.pi.scan import scan_source
-from reference.pi.session import load_session
+from reference.pi.exact.reader import RecordKind, iter_records
+from reference.pi.exact.session import load_session
+from reference.pi.model.blocks import line_fields, ordinary_blocks
+from reference.pi.model.session import scan_source
 
 HEADER = json.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z",
                      "cwd": "/p"}).encode()

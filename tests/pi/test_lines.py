@@ -1,4 +1,4 @@
-"""The chunked line scanner (``reference.pi.lines``) against the plain split of the whole bytes,
+"""The chunked line scanner (``reference.pi.exact.lines``) against the plain split of the whole bytes,
 for any chunk size and limit."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testkit.profiles import examples
 
-from reference.pi import lines as lines_module
-from reference.pi.lines import LineChunk, LineTooLong, LongLine, line_chunks
+from reference.pi.exact import lines as lines_module
+from reference.pi.exact.lines import LineChunk, LineTooLong, LongLine, line_chunks
 
 data_strategy = st.lists(st.sampled_from([b"a", b"bb", b"\r", b"\n", b"{}", b"xyz" * 5]), max_size=40).map(b"".join)
 

@@ -1,4 +1,4 @@
-"""``session inspect`` from the block read and the compact tree gives the exact path's bytes.
+"""The one ``session inspect`` (the session model, Pi's tree over it) gives the exact oracle's bytes.
 
 Every file is inspected both ways at many leaves (tests/testkit/inspect_equality.py): the JSON
 and the readable summary must be identical.  Real Pi sessions: tests/oracle/test_quick_inspect_on_pi.py.
@@ -205,15 +205,15 @@ def test_random_messages_and_links_read_the_same(tmp_path_factory: pytest.TempPa
 @pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
 def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               child: str) -> None:
-    from reference.pi import quickinspect, twohalves
+    from reference.pi import session_inspect, split_work
 
-    monkeypatch.setattr(quickinspect, "FORK_AT_MESSAGES", 2)
+    monkeypatch.setattr(session_inspect, "FORK_AT_MESSAGES", 2)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")
-        monkeypatch.setattr(twohalves.os, "fork", no_fork)
+        monkeypatch.setattr(split_work.os, "fork", no_fork)
     elif child == "child fails":
-        monkeypatch.setattr(twohalves, "collect", lambda forked: (os.close(forked.read_end),
+        monkeypatch.setattr(split_work, "collect", lambda forked: (os.close(forked.read_end),
                                                                   os.waitpid(forked.pid, 0), None)[-1])
     [session] = generate(tmp_path, GenOptions(seed=8, entries=200, compactions=2, branches=3))
     lines, _ = odd_shapes()["numbers"]
@@ -227,16 +227,17 @@ def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, mon
                                   "a later session header", "a malformed line", "lone surrogate in an id"])
 def test_a_file_read_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str,
                                                   name: str) -> None:
-    from reference.pi import quickread, twohalves
+    from reference.pi import split_work
+    from reference.pi.model import split_read
 
-    monkeypatch.setattr(quickread, "READ_IN_HALVES_BYTES", 1)
+    monkeypatch.setattr(split_read, "READ_IN_HALVES_BYTES", 1)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")
-        monkeypatch.setattr(twohalves.os, "fork", no_fork)
+        monkeypatch.setattr(split_work.os, "fork", no_fork)
     elif child == "child fails":
-        monkeypatch.setattr(quickread, "collect", lambda forked: (os.close(forked.read_end),
-                                                                 os.waitpid(forked.pid, 0), None)[-1])
+        monkeypatch.setattr(split_read, "collect", lambda forked: (os.close(forked.read_end),
+                                                                  os.waitpid(forked.pid, 0), None)[-1])
     lines, quick = odd_shapes()[name]
     for end in (b"\n", b"\r\n"):
         path = write(tmp_path, *lines, *lines, end=end)

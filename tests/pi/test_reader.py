@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testkit.profiles import examples
 
-from reference.pi import lines as lines_module
-from reference.pi import reader
-from reference.pi.reader import Record, RecordKind, iter_records
+from reference.pi.exact import lines as lines_module
+from reference.pi.exact import reader
+from reference.pi.exact.reader import Record, RecordKind, iter_records
 
 HEADER = b'{"type":"session","version":3,"id":"s","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}'
 

@@ -1,4 +1,4 @@
-"""The branch walk of :mod:`reference.pi.tree` against a naive recursive walk, for random parent
+"""The branch walk of :mod:`reference.pi.exact.tree` against a naive recursive walk, for random parent
 relations with cycles, missing parents, roots and a step limit."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from testkit.profiles import examples
 
-from reference.pi.tree import walk_ids_to_root, walk_to_root
+from reference.pi.exact.tree import walk_ids_to_root, walk_to_root
 
 
 def _numbers_oracle(

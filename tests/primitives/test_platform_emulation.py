@@ -19,8 +19,8 @@ from collections.abc import Iterator
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem, OSType
 
-from reference.pi.header import same_project
-from reference.pi.reader import read_header_line
+from reference.pi.exact.header import same_project
+from reference.pi.exact.reader import read_header_line
 from reference.primitives.platform_ops import (
     CURRENT,
     MACOS,

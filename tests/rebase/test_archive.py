@@ -1,4 +1,4 @@
-"""The block read of ordinary session files (``reference.pi.blockscan``) gives exactly the exact
+"""The block read of ordinary session files (``reference.pi.model.blocks``) gives exactly the exact
 reader's scan, for any file: generated lines mix what Pi writes with what it never does.  The
 tool-exchange facts it reads on the way give the plain analysis of every branch through the
 archive's exchange read (``reference.rebase.archive.exchange_issues_of``; contract §6.4)."""
@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from testkit.profiles import examples
 from testkit.scanlines import HEADER, entry
 
-from reference.pi import scan as scan_module
-from reference.pi.blockscan import NotOrdinary
-from reference.pi.context import UnbuildableContext, entry_to_messages
-from reference.pi.scan import SourceScan, scan_source
-from reference.pi.toolexchange import exchange_issues
+from reference.pi.exact.context import UnbuildableContext, entry_to_messages
+from reference.pi.exact.toolexchange import exchange_issues
+from reference.pi.model import session as scan_module
+from reference.pi.model.blocks import NotOrdinary
+from reference.pi.model.session import SourceScan, scan_source
 from reference.primitives.errors import ContractViolation
 from reference.rebase.archive import exchange_issues_of
 
@@ -81,10 +81,10 @@ def fields(scan: SourceScan) -> dict[str, Any]:
 
 def exact_scan(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | str:
     with monkeypatch.context() as patch:
-        def refuse(stream: Any) -> Any:
+        def refuse(stream: Any, path: str) -> Any:
             raise NotOrdinary
 
-        patch.setattr(scan_module, "_ordinary_table", refuse)
+        patch.setattr(scan_module, "ordinary_table", refuse)
         return outcome(path)
 
 
@@ -133,7 +133,7 @@ def branch_issues(scan: SourceScan) -> dict[Any, Any]:
 def exact_branch_issues(path: Path) -> tuple[dict[Any, Any], dict[Any, Any]]:
     """The branch issues of the exact reader's scan (read from the lines), and the plain ones."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(scan_module, "_ordinary_table", lambda stream: (_ for _ in ()).throw(NotOrdinary()))
+        patch.setattr(scan_module, "ordinary_table", lambda stream, path: (_ for _ in ()).throw(NotOrdinary()))
         scan = scan_source(str(path))
     assert scan.exchanges is None
     plain: dict[Any, Any] = {"all": plain_issues(scan, range(scan.entry_count))}

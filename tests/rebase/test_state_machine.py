@@ -32,7 +32,7 @@ from conformance import schemas
 from reference.artifacts.ids import operation_id
 from reference.artifacts.phases import CRASH_POINTS
 from reference.config.defaults import default_config
-from reference.pi.inspection import DEFAULT_LEAF
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.platform_ops import stale_temporaries
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR

@@ -11,8 +11,8 @@ from testkit.checkpoints import CREATED, PROJECT, SOURCE, build, operation, prob
 
 from reference.artifacts.checkpoint import CHECKPOINT_TYPE, HANDOFF_TYPE, LINK_TYPE, handoff_content
 from reference.artifacts.journal import with_target_fingerprint
-from reference.pi.context import context_entries, context_messages
-from reference.pi.inspection import inspect_session
+from reference.pi.exact.context import context_entries, context_messages
+from reference.pi.exact.inspection import inspect_session
 from reference.primitives.jsonbytes import js_stringify
 from reference.rebase.target import iso_timestamp, stage_target, target_entry_ids
 

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from testkit.profiles import examples
 
 from reference.config.defaults import default_config
-from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.tree import walk_ids_to_root
+from reference.pi.exact.tree import walk_ids_to_root
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.branch_sets import branch_ids

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from reference.pi.inspection import DEFAULT_LEAF, inspect_session
-from reference.pi.reader import read_header_line
+from reference.pi.exact.inspection import inspect_session
+from reference.pi.exact.reader import read_header_line
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.errors import ContractViolation
 from reference.recall.session_facts import session_facts
 

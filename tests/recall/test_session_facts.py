@@ -21,8 +21,8 @@ from testkit.profiles import examples
 
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
-from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.session import load_session
+from reference.pi.exact.session import load_session
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall import history_state
 from reference.recall import session_facts as facts_module
 from reference.recall.branch_sets import default_leaf_id

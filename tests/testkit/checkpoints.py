@@ -8,7 +8,7 @@ from typing import Any
 from conformance.schemas import describe, errors
 from reference.artifacts.checkpoint import build_checkpoint
 from reference.artifacts.journal import new_operation
-from reference.pi.context import context_entries
+from reference.pi.exact.context import context_entries
 from testkit.pilines import message, ts
 
 PROJECT = "/home/u/proj"

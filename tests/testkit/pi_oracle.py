@@ -285,7 +285,7 @@ def text_diff(pi: str, ref: str, width: int = 90) -> str:
 
 
 def _leaf_argument(leaf: Any) -> Any:
-    from reference.pi.inspection import DEFAULT_LEAF
+    from reference.pi.leaf import DEFAULT_LEAF
 
     if isinstance(leaf, dict) and leaf.get("default") is True:
         return DEFAULT_LEAF
@@ -293,8 +293,8 @@ def _leaf_argument(leaf: Any) -> Any:
 
 
 def compare(answers: Iterable[Mapping[str, Any]], result: Comparison | None = None) -> Comparison:
-    """Check every Pi answer against ``reference.pi.inspection.inspect_session`` for the same leaf."""
-    from reference.pi.inspection import inspect_session
+    """Check every Pi answer against ``reference.pi.exact.inspection.inspect_session`` for the same leaf."""
+    from reference.pi.exact.inspection import inspect_session
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reference.pi.entries import has_entry_fields
-from reference.pi.reader import RecordKind, open_session_file
-from reference.pi.scan import SourceScan
-from reference.pi.scan_table import MISSING, ROOT
-from reference.pi.session import HashingStream, iter_loaded_records
+from reference.pi.exact.entries import has_entry_fields
+from reference.pi.exact.reader import RecordKind, open_session_file
+from reference.pi.exact.session import HashingStream, iter_loaded_records
+from reference.pi.model.entry_table import MISSING, ROOT
+from reference.pi.model.session import SourceScan
 
 
 def plain_ids(ids: list[Any]) -> tuple[dict[str, int], int | None]:

@@ -28,8 +28,8 @@ from conformance.protocol import ContractError
 from reference.adapter.operations import ReferenceAdapter
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
-from reference.pi.entries import is_pi_entry
-from reference.pi.reader import decode_value, iter_records
+from reference.pi.exact.entries import is_pi_entry
+from reference.pi.exact.reader import decode_value, iter_records
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.catchup_state import new_checkpoint
 

@@ -1,4 +1,4 @@
-"""The tree of one session: its clock, its entry ids, its leaf and the path of the final leaf.
+"""A session as it is written: its clock, its entry ids, its leaf and the path of the final leaf.
 
 Why: every entry is appended under the current leaf the way ``SessionManager._appendEntry`` does it
 (pi-session-model.md §2), with Pi's key orders; the builders of messages, turns, compactions and
@@ -18,7 +18,7 @@ from reference.fixturegen.vocabulary import MODELS, TERM_WORDS
 from reference.primitives.jsonbytes import js_stringify
 
 
-class SessionTree:
+class GrowingSession:
     """One session's state, and the header and entries appended under the current leaf."""
 
     def __init__(

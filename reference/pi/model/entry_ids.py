@@ -16,7 +16,7 @@ import re
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import and_, mul, rshift
 from typing import Any, Final
@@ -83,6 +83,20 @@ class EntryIds:
         if sys.byteorder == "little":
             values.byteswap()
         self.keys.extend(values)
+
+    def append_all(self, other: EntryIds) -> None:
+        """:meth:`append` each id of ``other`` (a table of the entries that follow, not frozen)."""
+        base = len(self.keys)
+        repeats = [] if other.first_repeat is None else [base + other.first_repeat]
+        self.keys.extend(other.keys)
+        for number, entry_id in other.others.items():
+            self.others[base + number] = entry_id
+            if isinstance(entry_id, str):
+                if entry_id in self.other_numbers:
+                    repeats.append(base + number)
+                self.other_numbers[entry_id] = base + number
+        if repeats and self.first_repeat is None:
+            self.first_repeat = min(repeats)
 
     # ------------------------------------------------------------------------------------------
 
@@ -153,6 +167,15 @@ class EntryIds:
         if others and number in others:
             return others[number]
         return f"{self.keys[number]:08x}"
+
+    def ids_of(self, numbers: Sequence[int]) -> list[Any]:
+        """``[id_of(n) for n in numbers]``, Pi's ids written as hex in one pass."""
+        if self.others:
+            return [self.id_of(number) for number in numbers]
+        keys = array("I", map(self.keys.__getitem__, numbers))
+        if sys.byteorder == "little":
+            keys.byteswap()
+        return keys.tobytes().hex(" ", 4).split(" ") if keys else []
 
     def items(self) -> Iterator[tuple[str, int]]:
         """``dict.items()`` of the plain mapping: each string id once, in the order of its first

@@ -50,6 +50,15 @@ class EntryTypes:
                 return
         self.codes.extend(map(self._code_of.__getitem__, kinds))
 
+    def append_all(self, other: EntryTypes) -> None:
+        """:meth:`append` each type of ``other`` (the entries that follow), code by code."""
+        if other.odd or len(set(self.names).union(other.names)) >= _ODD:
+            for kind in other:
+                self.append(kind)
+            return
+        codes = bytes(map(self._code, other.names))
+        self.codes += other.codes.translate(codes + bytes(256 - len(codes)))
+
     def __getitem__(self, number: int) -> Any:
         code = self.codes[number]
         if code == _ODD:

@@ -1,6 +1,6 @@
 """A fast read of an ordinary session file: blocks of lines decoded by one ``msgspec`` call.
 
-The streaming reader (:mod:`reference.pi.reader`) classifies every physical line the way Pi does,
+The streaming reader (:mod:`reference.pi.exact.reader`) classifies every physical line the way Pi does,
 one line at a time; its Python work per line, not hashing, is what a rebase of a large source
 spends.  Pi itself never writes a blank, malformed, non-object or oversize line, so for the files
 Pi writes the classification is trivial: the first line is the header, every other line is an
@@ -27,8 +27,8 @@ from typing import IO, Any, Final, NamedTuple
 
 import msgspec
 
-from reference.pi.lines import LineTooLong, line_chunks
-from reference.pi.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value, defined
+from reference.pi.exact.lines import LineTooLong, line_chunks
+from reference.pi.exact.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value, defined
 from reference.primitives.jsonbytes import JsonParseError
 
 _BLOCK_LINES: Final = 512

@@ -18,7 +18,7 @@ from typing import IO, Any, Final, NamedTuple
 
 import msgspec
 
-from reference.pi.lines import LongLine, line_chunks
+from reference.pi.exact.lines import LongLine, line_chunks
 from reference.primitives.jsonbytes import UNDEFINED, JsonParseError, js_parse
 from reference.primitives.jsvalues import JS_WHITESPACE, truthy
 
@@ -136,7 +136,7 @@ def _no_digest(data: bytes) -> str:
 
 def _physical_lines(stream: IO[bytes], limit: int, hashed: bool = True) -> Iterator[tuple[int, int, bytes | None, str, bool, bool]]:
     """``(start, end, data_or_None, sha256, terminated, crlf)`` per physical line, bounded memory
-    (:func:`reference.pi.lines.line_chunks`); a line longer than the limit (its LF counted) has no data.
+    (:func:`reference.pi.exact.lines.line_chunks`); a line longer than the limit (its LF counted) has no data.
 
     ``hashed=False``: the per-line SHA-256 is ``""`` (a caller that needs no locator hashes).
     """

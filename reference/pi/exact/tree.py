@@ -18,7 +18,7 @@ from collections.abc import Container, Iterator, Mapping, MutableSequence, Seque
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from reference.pi.reader import Record
+from reference.pi.exact.reader import Record
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import map_key, truthy
 
@@ -38,8 +38,8 @@ def walk_to_root(
     below the leaf.  Also whether a repeated entry ended it (a cycle).
 
     The branch walk over entry numbers: :meth:`SessionTree.ancestry` walks the numbers of its
-    records, :meth:`reference.pi.scan.SourceScan.ancestry` the compact table of a scan."""
-    path = array("q")
+    records, :meth:`reference.pi.model.session.SourceScan.ancestry` the session model's table."""
+    path = array("i")  # four bytes per entry: a rebase walks branches of a million entries
     marks = bytearray(len(parents) + 2)  # by entry number; -1 and -2 index the two ends
     marks[-1] = marks[-2] = _ENDED
     cycle = _walk(leaf, parents, marks, path, roots)

@@ -1,30 +1,24 @@
-"""The compact validating scan of a session file, as a rebase and lineage verification read it.
+"""The session model of a file: one compact read that a rebase, lineage verification and ``session inspect`` share.
 
-Read-only: the file is opened through :func:`reference.pi.reader.open_session_file` and never
+Read-only: the file is opened through :func:`reference.pi.exact.reader.open_session_file` and never
 through anything that could migrate it.  One streaming pass (:func:`scan_source`) validates
 every record the way contract §6.2 steps 17-18 look at it, hashes the whole file and keeps only
-a compact id/parent/offset table; only the records a step needs are decoded again, by offset
-(docs/benchmarks.md, "Rebase").  A run hands its scans on as values (:mod:`reference.lineage.proof`).
+a compact id/parent/offset/type table (:mod:`reference.pi.model.entry_table`); only the records
+a step needs are decoded again, by offset (docs/benchmarks.md, "Rebase").  Pi's own tree over the
+model is :mod:`reference.pi.model.tree`.  A run hands its scans on as values (:mod:`reference.lineage.proof`).
 """
 
 from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference.pi.blockscan import Block, NotOrdinary, Row, ordinary_blocks
-from reference.pi.compact_exchanges import CompactExchanges
-from reference.pi.compact_ids import EntryIds
-from reference.pi.compact_types import EntryTypes
-from reference.pi.compact_walk import walk_end, walk_numbers
-from reference.pi.entries import has_entry_fields
-from reference.pi.inspection import DEFAULT_LEAF
-from reference.pi.reader import Record, RecordKind, decode_value, open_session_file
-from reference.pi.scan_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
-from reference.pi.session import (
+from reference.pi.exact.entries import has_entry_fields
+from reference.pi.exact.reader import Record, RecordKind, decode_value, open_session_file
+from reference.pi.exact.session import (
     HashingStream,
     accept_header,
     check_session_path,
@@ -33,7 +27,14 @@ from reference.pi.session import (
     load_session,
     no_header,
 )
-from reference.pi.tree import SessionTree
+from reference.pi.exact.tree import SessionTree, walk_to_root
+from reference.pi.leaf import DEFAULT_LEAF
+from reference.pi.model.blocks import NotOrdinary, Row
+from reference.pi.model.entry_ids import EntryIds
+from reference.pi.model.entry_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
+from reference.pi.model.entry_types import EntryTypes
+from reference.pi.model.exchanges import CompactExchanges
+from reference.pi.model.split_read import ordinary_table
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
@@ -51,7 +52,7 @@ class SourceScan:
     per entry its id, parent (as an entry number), type and byte span, in a few bytes each
     (docs/rebase.md, "Memory").
 
-    Built by the same reader loop as :func:`reference.pi.session.load_session` (the same refusals,
+    Built by the same reader loop as :func:`reference.pi.exact.session.load_session` (the same refusals,
     the same classification), without the per-line SHA-256 that only index locators need.
     """
 
@@ -72,7 +73,16 @@ class SourceScan:
     ends: SpanEnds
     exchanges: CompactExchanges | None = None  # read with the entries by the block read, else None
     stamp: tuple[int, int, int, int] | None = None  # file_stamp() when the scan began
+    pi_entries: bool = False  # every entry line is a Pi entry (duplicate ids aside)
+    assistants: array[int] = field(default_factory=lambda: array("i"))  # assistant message entries (block read)
+    crlf_lines: int = 0  # lines whose last byte before the LF (or the end) is a CR
+    unterminated_tail: bool = False  # the last line has no LF
     memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
+
+    @property
+    def ordinary(self) -> bool:
+        """Read by the block read (:mod:`reference.pi.model.blocks`): every line is an object."""
+        return self.exchanges is not None
 
     @property
     def valid(self) -> bool:
@@ -99,7 +109,7 @@ class SourceScan:
     def ancestry(self, leaf: int) -> array[int]:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
         (a falsy or missing parent ends the walk, a repeated entry too)."""
-        return walk_numbers(leaf, self.parents, self.empty_parents)[0]
+        return walk_to_root(leaf, self.parents, self.empty_parents)[0]
 
     def branch(self, leaf_id: Any) -> array[int]:
         """Pi's ``getBranch(leafId)`` on a valid scan: empty for a falsy or unknown leaf.  Walked
@@ -162,13 +172,27 @@ class SourceScan:
         self.memo[key] = True
 
     def _validate_branch(self, leaf_id: str) -> None:
-        """The walk of :func:`reference.pi.tree.walk_to_root` (:func:`walk_numbers`) without Pi's
+        """The walk of :func:`reference.pi.exact.tree.walk_to_root` without Pi's
         roots: a ``""`` parent is looked up like any other id (on a valid scan its parent number is that
         entry's), and the walk must end at a null parent."""
         leaf = self.ids.get(leaf_id, MISSING)
         root, cycle = walk_end(leaf, self.parents) if leaf >= 0 else (leaf, True)
         if cycle or self.parents[root] != ROOT:
             raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
+
+
+def walk_end(leaf: int, parents: Sequence[int]) -> tuple[int, bool]:
+    """The first entry of ``walk_to_root(leaf, parents)[0]`` (the root end of the walk; ``leaf``
+    must be an entry) and whether a cycle ended the walk, without keeping the path."""
+    seen = bytearray(len(parents))
+    node = end = leaf
+    while node >= 0:
+        if seen[node]:
+            return end, True
+        seen[node] = 1
+        end = node
+        node = parents[node]
+    return end, False
 
 
 class BranchIds(Set[str]):
@@ -213,33 +237,19 @@ def _exact_table(stream: HashingStream, path: str) -> tuple[ScanTable, Record | 
     return table, header
 
 
-def _ordinary_table(stream: HashingStream) -> tuple[ScanTable, Row]:
-    """The table from :func:`reference.pi.blockscan.ordinary_blocks`, or :class:`NotOrdinary`."""
-    table = ScanTable()
-    header: Row | None = None
-    for block in ordinary_blocks(stream):  # type: ignore[arg-type]
-        if header is None:
-            header = block.row(0)
-            table.incomplete |= not header.terminated
-            block = Block(block.first_line + 1, block.starts[1:], block.ends[1:], block.fields[1:], block.terminated)
-        table.add_block(block)
-    if header is None:
-        raise NotOrdinary
-    return table, header
-
-
 def _read_span(raw: IO[bytes], start: int, end: int) -> bytes:
     raw.seek(start)
     data = raw.read(end - start)
     return data[:-1] if data.endswith(b"\n") else data
 
 
-def scan_source(path: str) -> SourceScan:
-    """Read ``path`` once, read-only, with the refusals of :func:`reference.pi.session.load_session`
+def scan_source(path: str, *, ordinary_only: bool = False) -> SourceScan:
+    """Read ``path`` once, read-only, with the refusals of :func:`reference.pi.exact.session.load_session`
     and the facts of steps 17-18, keeping a compact table of the entries.
 
-    An ordinary file (what Pi writes) is read by blocks (:mod:`reference.pi.blockscan`); any other
-    file is read again, from the start, by the exact reader."""
+    An ordinary file (what Pi writes) is read by blocks (:mod:`reference.pi.model.blocks`); any other
+    file is read again, from the start, by the exact reader, or with ``ordinary_only`` refused
+    (:class:`NotOrdinary`: the caller reads it its own exact way)."""
     path = os.fspath(path)
     check_session_path(path)
     try:
@@ -250,9 +260,11 @@ def scan_source(path: str) -> SourceScan:
         stamp = file_stamp(os.fstat(raw.fileno()))
         stream = HashingStream(raw)
         try:
-            table, first = _ordinary_table(stream)
+            table, first = ordinary_table(stream, path)
             span: tuple[int, int] | None = (first.start, first.end)
         except NotOrdinary:
+            if ordinary_only:
+                raise
             raw.seek(0)
             stream = HashingStream(raw)
             table, record = _exact_table(stream, path)
@@ -268,7 +280,8 @@ def scan_source(path: str) -> SourceScan:
         invalid_line=table.invalid_line, last_id=None if table.last_id is NO_ENTRY else table.last_id,
         ids=table.ids, parents=table.parents,
         empty_parents=table.empty_parents, types=table.types, starts=table.starts, ends=SpanEnds(table.starts, table.lengths),
-        exchanges=table.exchanges, stamp=stamp,
+        exchanges=table.exchanges, stamp=stamp, pi_entries=table.first_invalid_line is None,
+        assistants=table.assistants, crlf_lines=stream.crlf_lines, unterminated_tail=stream.unterminated_tail,
     )
     return scan
 

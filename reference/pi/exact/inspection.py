@@ -6,68 +6,53 @@ analysis.  It never writes: the file's SHA-256 is the same before and after.
 
 from __future__ import annotations
 
-import enum
 import os
-from typing import Any, Final, TypeAlias
+from collections.abc import Iterable
+from typing import Any
 
-from reference.pi.context import (
+from reference.pi.exact.context import (
     UnbuildableContext,
     context_entries,
     context_messages,
     context_settings,
 )
-from reference.pi.reader import open_session_file
-from reference.pi.session import SessionFile, load_session
-from reference.pi.toolexchange import analyse
-from reference.pi.tree import SessionTree, entry_id_text
+from reference.pi.exact.reader import open_session_file
+from reference.pi.exact.session import (
+    DIAGNOSTIC_SAMPLE,
+    LineSample,
+    ReadDiagnostics,
+    SessionFile,
+    load_session,
+)
+from reference.pi.exact.toolexchange import analyse
+from reference.pi.exact.tree import SessionTree, entry_id_text
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 
 
-class LeafChoice(enum.Enum):
-    """A leaf that is not an entry id.  Every string leaf is an entry id, always (``"default"``
-    too); the adapter protocol says "Pi's rule" by leaving ``leaf`` out."""
-
-    #: The host's active leaf as Pi computes it on load (the last entry in file order).
-    DEFAULT = enum.auto()
-
-    def __repr__(self) -> str:
-        return "DEFAULT_LEAF"
-
-
-DEFAULT_LEAF: Final = LeafChoice.DEFAULT
-#: A host's leaf: Pi's default, an entry id, or None for the empty leaf.  Values from a request
-#: may be anything else too; the readers refuse them (``invalid-leaf``) or compare them as SQLite does.
-Leaf: TypeAlias = LeafChoice | str | None
-
-
-def leaf_from_cli(value: str | None) -> Leaf:
-    """A ``--leaf`` option: absent is Pi's default leaf, ``null`` the empty leaf, else an entry id."""
-    if value is None:
-        return DEFAULT_LEAF
-    return None if value == "null" else value
-
-
 def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: bool) -> dict[str, Any]:
-    read = session.diagnostics
     tree = session.tree()
-    missing_parents: list[Any] = []
-    cycles: list[Any] = []
-    missing_count = cycle_count = 0
-    for record, problem in tree.broken_links():
-        if problem == "missing-parent":
-            missing_count += 1
-            if len(missing_parents) < 16:
-                missing_parents.append(entry_id_text(record.id))
-        else:
-            cycle_count += 1
-            if len(cycles) < 16:
-                cycles.append(entry_id_text(record.id))
+    return diagnostics_json(
+        session.legacy_version, session.unsupported_version, session.invalid_header_fields, session.diagnostics,
+        [k if isinstance(k, str) else None for k in tree.duplicate_ids],
+        ((entry_id_text(record.id), problem) for record, problem in tree.broken_links()),
+        bool(leaf_walk_missing is not None or leaf_walk_cycle))
+
+
+def diagnostics_json(legacy: int | None, unsupported: Any, invalid_header_fields: list[str], read: ReadDiagnostics,
+                     duplicate_ids: list[Any], broken_links: Iterable[tuple[Any, str]],
+                     leaf_path_truncated: bool) -> dict[str, Any]:
+    """The ``diagnostics`` of an inspection, the model's (:mod:`reference.pi.session_inspect`) and
+    this one's alike: ``broken_links`` gives (entry id, ``"missing-parent"`` or ``"cycle"``)."""
+    broken: dict[str, LineSample] = {"missing-parent": LineSample(), "cycle": LineSample()}
+    for entry_id, problem in broken_links:
+        broken[problem].add(entry_id)
     return {
-        "legacyVersion": session.legacy_version,
-        "unsupportedVersion": session.unsupported_version,
-        "invalidHeaderFields": session.invalid_header_fields,
+        "legacyVersion": legacy,
+        "unsupportedVersion": unsupported,
+        "invalidHeaderFields": invalid_header_fields,
         "malformedLines": read.malformed.to_json(),
         "blankLines": read.blank.to_json(),
         "skippedFalsyLines": read.falsy.to_json(),
@@ -76,14 +61,11 @@ def _diagnostics(session: SessionFile, leaf_walk_missing: Any, leaf_walk_cycle: 
         "oversizeRecords": read.oversize.to_json(),
         "crlfLines": read.crlf_lines,
         "unterminatedTail": read.unterminated_tail,
-        "duplicateIds": {
-            "count": len(tree.duplicate_ids),
-            "ids": [k if isinstance(k, str) else None for k in tree.duplicate_ids[:16]],
-        },
+        "duplicateIds": {"count": len(duplicate_ids), "ids": duplicate_ids[:DIAGNOSTIC_SAMPLE]},
         "brokenAncestry": {
-            "missingParents": {"count": missing_count, "ids": missing_parents},
-            "cycles": {"count": cycle_count, "ids": cycles},
-            "leafPathTruncated": bool(leaf_walk_missing is not None or leaf_walk_cycle),
+            "missingParents": broken["missing-parent"].to_json("ids"),
+            "cycles": broken["cycle"].to_json("ids"),
+            "leafPathTruncated": leaf_path_truncated,
         },
     }
 

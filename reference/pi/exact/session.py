@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference.pi.header import VersionStatus, legacy_version, version_status
-from reference.pi.reader import (
+from reference.pi.exact.header import VersionStatus, legacy_version, version_status
+from reference.pi.exact.reader import (
     HEADER_SCAN_LIMIT_BYTES,
     RECORD_LIMIT_BYTES,
     Record,
@@ -25,7 +25,7 @@ from reference.pi.reader import (
     open_session_file,
     read_line_bytes,
 )
-from reference.pi.tree import SessionTree
+from reference.pi.exact.tree import SessionTree
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
@@ -65,18 +65,36 @@ class ReadDiagnostics:
 
 
 class HashingStream:
-    """Reads through to a file while hashing every byte, so one pass yields the file SHA-256."""
+    """Reads through to a file while hashing every byte, so one pass yields the file SHA-256, and
+    counting the CR LF pairs (in a file of JSON lines a CR can only be whitespace, so each pair
+    ends one CR LF line; :attr:`crlf_lines` adds an unterminated last line that ends in CR)."""
 
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw = raw
         self.digest = hashlib.sha256()
         self.size = 0
+        self.crlf_pairs = 0
+        self.last = b""  # the last byte read
 
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
-        self.digest.update(data)
-        self.size += len(data)
+        if data:
+            self.digest.update(data)
+            self.size += len(data)
+            if self.last == b"\r" or b"\r" in data:
+                self.crlf_pairs += data.count(b"\r\n") + (self.last == b"\r" and data[:1] == b"\n")
+            self.last = data[-1:]
         return data
+
+    @property
+    def unterminated_tail(self) -> bool:
+        """The bytes read so far end without a LF (a torn last line)."""
+        return self.size > 0 and self.last != b"\n"
+
+    @property
+    def crlf_lines(self) -> int:
+        """Lines whose last byte before the LF (or the end) is a CR."""
+        return self.crlf_pairs + (self.unterminated_tail and self.last == b"\r")
 
 
 @dataclass
@@ -172,7 +190,7 @@ def no_header(path: str) -> ContractViolation:
 
 def iter_loaded_records(stream: IO[bytes], path: str, *, hashed: bool = True) -> Iterator[Record]:
     """Records, with Pi's header scan limit: the first parsed value must end in the first 1 MiB.
-    ``hashed=False``: no per-line SHA-256 (see :func:`reference.pi.reader.iter_records`)."""
+    ``hashed=False``: no per-line SHA-256 (see :func:`reference.pi.exact.reader.iter_records`)."""
     scanning = True
     for record in iter_records(stream, limit=RECORD_LIMIT_BYTES, hashed=hashed):
         if scanning:

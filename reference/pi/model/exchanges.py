@@ -1,5 +1,5 @@
-"""The tool-exchange facts of a scanned file (:class:`reference.pi.toolexchange.Exchanges`) with the
-keys packed into one byte string instead of one string object each.
+"""The tool-exchange facts of the session model (what :func:`reference.pi.exact.toolexchange.exchange_issues`
+looks at), with the keys packed into one byte string instead of one string object each.
 
 A tool call's key is a string of about 30 characters, and a large session has one for every two
 entries.  :class:`CompactExchanges` keeps each key as its UTF-8 bytes (``surrogatepass``: every
@@ -16,16 +16,22 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import and_, gt, methodcaller, not_
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
-from reference.pi.blockscan import Message
-from reference.pi.context import UnbuildableContext
-from reference.pi.toolexchange import ExchangeFact, exchange_facts
+from reference.pi.exact.context import UnbuildableContext
+from reference.pi.exact.reader import defined
+from reference.pi.exact.toolexchange import exchange_key
+from reference.pi.model.blocks import Message
 
 _ENCODE: Final = methodcaller("encode", "utf-8", "surrogatepass")
 _RECENT_CALLS: Final = 256  # the calls a result is looked up among before it keeps its own key
+
+
+def typed_key(value: Any) -> str:
+    """The key ``exchange_issues`` gives a tool-call id read by the typed decode."""
+    return exchange_key(defined(value))
 
 
 class PackedKeys:
@@ -49,13 +55,23 @@ class PackedKeys:
         self.bounds.extend(islice(accumulate(map(len, encoded), initial=len(self.data)), 1, None))
         self.data += b"".join(encoded)
 
+    def append_all(self, other: PackedKeys, offset: int) -> None:
+        """The keys of ``other`` after these, its entry numbers moved up by ``offset``."""
+        base = len(self.data)
+        self.numbers.extend(number + offset for number in other.numbers)
+        self.hashes.extend(other.hashes)
+        if self.bounds.typecode == "I" and base + len(other.data) > 0xFFFF_FFFF:
+            self.bounds = array("q", self.bounds)
+        self.bounds.extend(bound + base for bound in other.bounds[1:])
+        self.data += other.data
+
     def key(self, position: int) -> bytes:
         return bytes(self.data[self.bounds[position] : self.bounds[position + 1]])
 
 
 class CompactExchanges:
-    """:class:`reference.pi.toolexchange.Exchanges` in a few bytes per key: the same
-    :meth:`add` and :meth:`issues`, and the message entries without a message.
+    """The exchange facts of the model's message entries in a few bytes per key: :meth:`issues`
+    answers ``exchange_issues`` of the marked entries, and the message entries without a message.
 
     A result whose key is the key of one of the last calls (what Pi writes: the result follows
     its call) keeps only that call's position in ``result_refs``; any other result keeps its
@@ -70,22 +86,32 @@ class CompactExchanges:
         self._recent: dict[str, int] = {}  # the keys of the last calls -> their positions
 
     def add(self, messages: Iterable[tuple[int, Message | msgspec.UnsetType | None]]) -> None:
-        """The :func:`reference.pi.toolexchange.exchange_facts` of these (entry number, typed
-        message) pairs."""
+        """What ``exchange_issues`` collects from these (entry number, typed message) pairs of
+        ``message`` entries: assistant tool calls, tool results and the entries without a message."""
         recent = self._recent
         call_numbers: list[int] = []
         call_keys: list[str] = []
         own_numbers: list[int] = []
         own_keys: list[str] = []
         first_call, first_own = len(self.calls), len(self.results)
-        for number, fact, key in exchange_facts(messages):
-            if fact is ExchangeFact.CALL:
-                recent[key] = first_call + len(call_keys)
-                call_numbers.append(number)
-                call_keys.append(key)
-                if len(recent) > _RECENT_CALLS:
-                    del recent[next(iter(recent))]
-            elif fact is ExchangeFact.RESULT:
+        for number, message in messages:
+            if message.__class__ is not Message:  # null or absent: Pi cannot build a context over it
+                self.messageless.append(number)
+                continue
+            role = message.role
+            if role == "assistant":
+                content = message.content
+                if content.__class__ is list:
+                    for block in content:
+                        if block.type == "toolCall":
+                            key = typed_key(block.id)
+                            recent[key] = first_call + len(call_keys)
+                            call_numbers.append(number)
+                            call_keys.append(key)
+                            if len(recent) > _RECENT_CALLS:
+                                del recent[next(iter(recent))]
+            elif role == "toolResult":
+                key = typed_key(message.toolCallId)
                 self.result_numbers.append(number)
                 call = recent.get(key)
                 if call is None:
@@ -94,12 +120,19 @@ class CompactExchanges:
                     own_keys.append(key)
                 else:
                     self.result_refs.append(call)
-            else:
-                self.messageless.append(number)
         if call_keys:
             self.calls.add(call_numbers, call_keys)
         if own_keys:
             self.results.add(own_numbers, own_keys)
+
+    def append_all(self, other: CompactExchanges, offset: int) -> None:
+        """The facts of ``other`` (of the entries that follow, numbered from 0) after these."""
+        calls, results = len(self.calls), len(self.results)
+        self.calls.append_all(other.calls, offset)
+        self.results.append_all(other.results, offset)
+        self.result_numbers.extend(number + offset for number in other.result_numbers)
+        self.result_refs.extend(ref + calls if ref >= 0 else ref - results for ref in other.result_refs)
+        self.messageless.extend(number + offset for number in other.messageless)
 
     def issues(self, marks: bytearray) -> set[str]:
         """``exchange_issues`` of the entries marked in ``marks`` (by entry number)."""

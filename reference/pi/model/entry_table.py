@@ -1,9 +1,10 @@
-"""The compact entry table a scan (:mod:`reference.pi.scan`) builds, a few bytes per entry.
+"""The compact entry table a scan (:mod:`reference.pi.model.session`) builds, a few bytes per entry.
 
-Per entry: its id (:class:`reference.pi.compact_ids.EntryIds`), its parent as an entry number
-(``array('i')``), its type (:class:`reference.pi.compact_types.EntryTypes`), its byte span (a
+Per entry: its id (:class:`reference.pi.model.entry_ids.EntryIds`), its parent as an entry number
+(``array('i')``), its type (:class:`reference.pi.model.entry_types.EntryTypes`), its byte span (a
 start and a length) and, for message entries, the keys of its tool exchanges
-(:class:`reference.pi.compact_exchanges.CompactExchanges`): docs/rebase.md, "Memory".
+(:class:`reference.pi.model.exchanges.CompactExchanges`) and whether it is an assistant message:
+docs/rebase.md, "Memory".
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.blockscan import Block, Row
-from reference.pi.compact_exchanges import CompactExchanges
-from reference.pi.compact_ids import EntryIds, latest_before
-from reference.pi.compact_types import EntryTypes
-from reference.pi.entries import has_entry_fields
+from reference.pi.exact.entries import has_entry_fields
+from reference.pi.model.blocks import Block, Message, Row
+from reference.pi.model.entry_ids import EntryIds, latest_before
+from reference.pi.model.entry_types import EntryTypes
+from reference.pi.model.exchanges import CompactExchanges
 
 ROOT: Final = -1  # parentId null
 MISSING: Final = -2  # parentId names no entry
@@ -68,6 +69,7 @@ class ScanTable:
         self.extra_headers = 0
         self.last_id: Any = NO_ENTRY
         self.exchanges: CompactExchanges | None = CompactExchanges()
+        self.assistants = array("i")  # the message entries whose message has role "assistant"
 
     def add_block(self, block: Block) -> None:
         """:meth:`add` for each line of ``block``, list by list when every line is a Pi entry
@@ -92,7 +94,7 @@ class ScanTable:
             return
         first = len(self.types)
         if self.exchanges is not None:
-            self.exchanges.add([(number, entry.message) for number, kind, entry
+            self._add_messages([(number, entry.message) for number, kind, entry
                                 in zip(range(first, first + count), types, fields, strict=True) if kind == "message"])
         previous = [self.last_id, *ids[:-1]]
         if isinstance(self.last_id, str) and "" not in parent_ids and all(map(eq, parent_ids, previous)):
@@ -106,6 +108,38 @@ class ScanTable:
         self.starts.extend(block.starts)
         self.lengths.extend(map(sub, block.ends, block.starts))
         self.last_id = ids[-1]
+
+    def append_all(self, other: ScanTable, lines_before: int) -> None:
+        """The table of the lines that follow (read apart, numbered from 0 and from line 1, its
+        parents not resolved) after this one's ``lines_before`` lines."""
+        count = len(self.types)
+        self.ids.append_all(other.ids)
+        self.parents.extend(parent + count if parent >= 0 else parent for parent in other.parents)
+        self.pending_numbers.extend(number + count for number in other.pending_numbers)
+        self.pending_ids += other.pending_ids
+        self.empty_parents.update(number + count for number in other.empty_parents)
+        self.types.append_all(other.types)
+        if other.starts.typecode != self.starts.typecode:
+            self.starts = array("q", self.starts)
+        self.starts.extend(array(self.starts.typecode, other.starts))
+        self.lengths.extend(other.lengths)
+        self.incomplete |= other.incomplete
+        if self.first_invalid_line is None and other.first_invalid_line is not None:
+            self.first_invalid_line = other.first_invalid_line + lines_before
+        self.extra_headers += other.extra_headers
+        if len(other.types):
+            self.last_id = other.last_id
+        if self.exchanges is not None and other.exchanges is not None:
+            self.exchanges.append_all(other.exchanges, count)
+        self.assistants.extend(number + count for number in other.assistants)
+
+    def _add_messages(self, messages: list[tuple[int, Any]]) -> None:
+        """The tool-exchange facts of these (entry number, typed message) pairs, and which are
+        assistant messages (the model a context's settings name)."""
+        assert self.exchanges is not None
+        self.exchanges.add(messages)
+        self.assistants.extend(number for number, message in messages
+                               if message.__class__ is Message and message.role == "assistant")
 
     def _room(self, end: int) -> None:
         """Starts of four bytes while the file is under 4 GiB, of eight past it."""
@@ -130,7 +164,7 @@ class ScanTable:
         """One entry line (``message``: its typed message, when the exchanges are kept)."""
         number = len(self.types)
         if self.exchanges is not None and row.type == "message":
-            self.exchanges.add([(number, message)])
+            self._add_messages([(number, message)])
         entry_id, parent_id, entry_type = row.id, row.parent_id, row.type
         if not row.terminated:
             self.incomplete = True

@@ -1,7 +1,7 @@
 """The lines of a session file, read a chunk at a time: the one chunked line scanner.
 
 Every reader of a session file that splits it into lines reads it here: the streaming reader
-(:mod:`reference.pi.reader`), the block read of ordinary files (:mod:`reference.pi.blockscan`)
+(:mod:`reference.pi.exact.reader`), the block read of ordinary files (:mod:`reference.pi.model.blocks`)
 and the index's catch-up.  Each chunk's complete lines come out together, the bytes after the
 last LF wait for the next chunk, and an unterminated last line comes out alone at the end.  A
 line that outgrows the limit before its LF either stops the read (:class:`LineTooLong`: the
