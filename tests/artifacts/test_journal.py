@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conformance.schemas import describe, errors
-from reference.artifacts.ids import operation_id
+from reference.artifacts.ids import ProjectPaths, RebaseSource, operation_id
 from reference.artifacts.journal import (
     JOURNAL_FIELDS,
     LIMITATIONS,
@@ -51,7 +51,8 @@ def operation(**overrides: Any) -> dict[str, Any]:
         now_ms=1_750_000_000_000,
     )
     args.update(overrides)
-    return new_operation(**args)
+    source = RebaseSource(*(args.pop(f"source_{key}") for key in ("session_id", "leaf_id", "size", "hash")))
+    return new_operation(source, **args)
 
 
 def schema_problems(record: Any, ref: str = "rebase/journal.schema.json") -> list[str]:
@@ -158,8 +159,8 @@ def test_the_journal_size_limit_is_32000_bytes() -> None:
 def load(data: bytes | None, *, requested: str | None = None, source: str = SOURCE, project: str = PROJECT) -> Any:
     record = operation()
     return load_journal(
-        data, requested_id=requested or record["id"], source_file=source, project_path=project,
-        canonical=lambda p: p.rstrip("/"), cwd="/",
+        data, requested_id=requested or record["id"], source_file=source,
+        project=ProjectPaths(project, canonical=lambda p: p.rstrip("/"), cwd="/"),
     )
 
 
@@ -225,7 +226,7 @@ def test_check_journal_uses_the_real_canonical_path_by_default(tmp_path: Path) -
     (tmp_path / "alias").symlink_to(real)
     source = str(tmp_path / "s.jsonl")
     record = operation(project_path=str(tmp_path / "alias"), source_session_file=source)
-    checked = check_journal(record, requested_id=record["id"], source_file=source, project_path=str(real))
+    checked = check_journal(record, requested_id=record["id"], source_file=source, project=ProjectPaths(str(real)))
     assert checked == record
 
 

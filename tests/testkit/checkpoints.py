@@ -7,6 +7,7 @@ from typing import Any
 
 from conformance.schemas import describe, errors
 from reference.artifacts.checkpoint import build_checkpoint
+from reference.artifacts.ids import RebaseSource
 from reference.artifacts.journal import new_operation
 from reference.pi.context import context_entries
 from testkit.pilines import message, ts
@@ -40,9 +41,9 @@ def problems(instance: Any, ref: str) -> list[str]:
 
 
 def operation(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    source = RebaseSource(checkpoint["sourceSessionId"], checkpoint["sourceLeafId"], checkpoint["sourceSize"],
+                          checkpoint["sourceHash"])
     return new_operation(
-        project_path=PROJECT, source_session_id=checkpoint["sourceSessionId"],
-        source_session_file=SOURCE, source_leaf_id=checkpoint["sourceLeafId"],
-        source_size=checkpoint["sourceSize"], source_hash=checkpoint["sourceHash"],
+        source, project_path=PROJECT, source_session_file=SOURCE,
         target_session_id="0190d7a0-0000-7000-8000-00000000beef", now_ms=CREATED,
     )
