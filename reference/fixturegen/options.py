@@ -10,7 +10,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from reference.primitives.jsonbytes import JsonObject
 
 ProgressCallback = Callable[[Path, int], None]
 
@@ -63,7 +64,7 @@ class GeneratedSession:
     notable: dict[str, str] = field(default_factory=dict)
 
 
-def options_to_json(options: GenOptions) -> dict[str, Any]:
+def options_to_json(options: GenOptions) -> JsonObject:
     """The ``generated.options`` object of a manifest entry (everything but the seed)."""
     data = dataclasses.asdict(options)
     del data["seed"]

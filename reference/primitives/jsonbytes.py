@@ -277,7 +277,7 @@ def _js_float(text: str) -> int | float:
     return number
 
 
-def _js_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _js_object(pairs: list[tuple[str, Any]]) -> JsonObject:
     # A duplicate key keeps its first position and its last value; array-index keys come first.
     return dict(property_order(dict(pairs)))
 
