@@ -286,24 +286,17 @@ class RebaseResult:
         return head
 
 
-def success_result(
-    *,
-    dry_run: bool,
-    operation_id: str,
-    checkpoint: Mapping[str, Any],
-    source_entries: int,
-    source_bytes: int,
-    tool_exchange: ToolExchangeDiagnostics | None,
-) -> RebaseResult:
-    """The ``preview`` result, or the body of a ``verified`` one (see :func:`verified_result`)."""
+def preview_result(operation_id: str, checkpoint: Mapping[str, Any], *, source_entries: int, source_bytes: int,
+                   tool_exchange: ToolExchangeDiagnostics | None) -> RebaseResult:
+    """The ``preview`` result of a dry run, and of a run before its activation (:func:`verified_result`)."""
     summary = CheckpointSummary(checkpoint["id"], source_entries, source_bytes, chars_v1_tokens(checkpoint["handoff"]),
                                 len(checkpoint["pins"]), len(checkpoint["memories"]))
-    return RebaseResult(ResultStatus.PREVIEW if dry_run else ResultStatus.VERIFIED, tuple(checkpoint["limitations"]),
-                        operation_id, summary, tool_exchange=tool_exchange)
+    return RebaseResult(ResultStatus.PREVIEW, tuple(checkpoint["limitations"]), operation_id, summary,
+                        tool_exchange=tool_exchange)
 
 
 def verified_result(result: RebaseResult) -> RebaseResult:
-    """A successful activation: the run's result plus ``phase`` and ``sessionReplaced``."""
+    """A successful activation: the run's preview, ``verified``, plus ``phase`` and ``sessionReplaced``."""
     return replace(result, status=ResultStatus.VERIFIED, session_replaced=True)
 
 

@@ -33,8 +33,8 @@ from reference.artifacts.journal import (
     journal_source_file,
     load_journal,
     new_operation,
+    preview_result,
     recoverable_result,
-    success_result,
     unavailable_result,
     verified_result,
 )
@@ -186,9 +186,8 @@ class RebaseRun:
             checkpoint, opened = existing.checkpoint, existing.opened
         else:
             checkpoint = build_target_checkpoint(operation, self.host, archive, own, source)
-        result = success_result(dry_run=self.request.dry_run, operation_id=operation["id"], checkpoint=checkpoint,
-                                source_entries=archive.record_count - 1, source_bytes=source_size,
-                                tool_exchange=self.diagnostics)
+        result = preview_result(operation["id"], checkpoint, source_entries=archive.record_count - 1,
+                                source_bytes=source_size, tool_exchange=self.diagnostics)
         if self.request.dry_run:
             return result
         if not os.path.lexists(target_file):

@@ -24,8 +24,8 @@ from reference.artifacts.journal import (
     new_operation,
     operation_journal_path,
     parse_journal,
+    preview_result,
     recoverable_result,
-    success_result,
     unavailable_result,
     verified_result,
     with_failure,
@@ -247,15 +247,14 @@ CHECKPOINT = {"id": "checkpoint_" + "1" * 32, "handoff": "x" * 2049, "pins": [{}
 
 def test_results_have_the_upstream_shape_and_no_paths() -> None:
     diagnostics = ToolExchangeDiagnostics(active_issue_count=0, historical_issue_count=1)
-    preview = success_result(dry_run=True, operation_id=operation()["id"], checkpoint=CHECKPOINT,
-                             source_entries=4, source_bytes=1234, tool_exchange=diagnostics).to_json()
+    preview = preview_result(operation()["id"], CHECKPOINT, source_entries=4, source_bytes=1234,
+                             tool_exchange=diagnostics).to_json()
     assert list(preview) == ["status", "operationId", "checkpointId", "sourceEntries", "sourceBytes",
                              "checkpointTokens", "preservedPins", "preservedMemories", "warnings",
                              "toolExchangeDiagnostics"]
     assert preview["status"] == "preview" and preview["checkpointTokens"] == 513 and preview["preservedPins"] == 1
-    verified = verified_result(success_result(dry_run=False, operation_id=operation()["id"], checkpoint=CHECKPOINT,
-                                              source_entries=4, source_bytes=1234, tool_exchange=diagnostics)
-                               ).to_json()
+    verified = verified_result(preview_result(operation()["id"], CHECKPOINT, source_entries=4, source_bytes=1234,
+                                              tool_exchange=diagnostics)).to_json()
     assert list(verified)[-2:] == ["phase", "sessionReplaced"] and verified["status"] == "verified"
     recoverable = recoverable_result(operation()["id"], "target-integrity", session_replaced=False).to_json()
     unavailable = unavailable_result("pending-or-orphan-tool-exchange",
