@@ -25,7 +25,6 @@ CHECKPOINT_PREFIX: Final = "checkpoint_"
 #: Whole-string grammars: use ``fullmatch`` (Python's ``$`` would accept a trailing newline).
 OPERATION_ID_PATTERN: Final = re.compile(r"rebase_[a-f0-9]{32}")
 CHECKPOINT_ID_PATTERN: Final = re.compile(r"checkpoint_[a-f0-9]{32}")
-SHA256_PATTERN: Final = re.compile(r"[a-f0-9]{64}")
 REBASE_DIR: Final = ".ds4-rebase"
 OPERATIONS_DIR: Final = "operations"
 TARGET_PREFIX: Final = "ds4-"

@@ -50,7 +50,6 @@ WRITE_ORDER: Final = (
     "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "createdAt", "updatedAt",
     "targetHash", "targetSize", "errorCode",
 )
-LIMITATIONS: Final = ("deterministic-handoff", "verification-not-inferred", "older-state-requires-recall")
 FALLBACK_CODE: Final = Code.REBASE_UNAVAILABLE
 _CODE: Final = re.compile(r"[a-z-]{1,64}")
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from conformance.schemas import describe, errors
+from reference.artifacts.checkpoint import LIMITATIONS
 from reference.artifacts.ids import ProjectPaths, RebaseSource, operation_id
 from reference.artifacts.journal import (
     JOURNAL_FIELDS,
-    LIMITATIONS,
     MAX_JOURNAL_BYTES,
     WRITE_ORDER,
     check_journal,
