@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.artifacts.ids import checkpoint_id, sha256_text
-from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS
+from reference.artifacts.ids import RebaseSource, sha256_text
+from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS, NOTHING_CARRIED, MemorySnapshot
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import js_stringify, quote_string
+from reference.primitives.jsonbytes import JsonObject, js_stringify, quote_string
 from reference.primitives.jsvalues import (
     get,
     is_safe_integer,
@@ -82,45 +83,50 @@ def check_budget(handoff: str, target_tokens: Any) -> int:
     return tokens
 
 
+@dataclass(frozen=True)
+class CheckpointConfig:
+    """What the configuration sets for a checkpoint: its ``chars-v1`` budget, checked by
+    :func:`check_budget`, and the level its context starts from."""
+
+    target_tokens: Any
+    default_classification: str = "normal"
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any]) -> CheckpointConfig:
+        """``sessionRebase.checkpointTargetTokens`` and ``privacy.defaultClassification``."""
+        return cls(get(get(config, "sessionRebase"), "checkpointTargetTokens"),
+                   get(get(config, "privacy"), "defaultClassification") or "normal")
+
+
 def build_checkpoint(
-    *,
-    source_session_id: str,
-    source_leaf_id: str,
-    source_size: int,
-    source_hash: str,
-    branch: Sequence[Any],
-    context_entries: Sequence[Any],
-    created_at: int,
-    target_tokens: int,
-    pins: Sequence[Mapping[str, Any]] = (),
-    memories: Sequence[Mapping[str, Any]] = (),
-    default_classification: str = "normal",
-) -> dict[str, Any]:
+    source: RebaseSource, *, branch: Sequence[Any], context_entries: Sequence[Any], created_at: int,
+    config: CheckpointConfig, carried: MemorySnapshot = NOTHING_CARRIED,
+) -> JsonObject:
     """The checkpoint object, or the checkpoint code that refuses it, in upstream order:
     too many items, empty context, budget, then serialized size (``checkpoint-memory-budget``).
 
     ``created_at`` is the operation's ``createdAt``, so a rebuilt checkpoint is identical.
     """
-    if len(pins) > MAX_PINS or len(memories) > MAX_MEMORIES:
+    if len(carried.pins) > MAX_PINS or len(carried.memories) > MAX_MEMORIES:
         raise ContractViolation(Code.CHECKPOINT_MEMORY_BUDGET, "more than 1000 pins or 1000 memories")
     canonical = canonical_context(context_entries)
-    classification = checkpoint_classification(context_entries, default_classification)
+    classification = checkpoint_classification(context_entries, config.default_classification)
     if not trim(canonical):
         raise ContractViolation(Code.CHECKPOINT_EMPTY, "the captured context is empty")
     handoff = build_handoff(canonical)
-    check_budget(handoff, target_tokens)
-    checkpoint: dict[str, Any] = {
-        "sourceSessionId": source_session_id,
-        "sourceLeafId": source_leaf_id,
-        "sourceSize": source_size,
-        "sourceHash": source_hash,
+    check_budget(handoff, config.target_tokens)
+    checkpoint: JsonObject = {
+        "sourceSessionId": source.session_id,
+        "sourceLeafId": source.leaf_id,
+        "sourceSize": source.size,
+        "sourceHash": source.sha256,
         "sourceCompactionCount": sum(1 for entry in branch if get(entry, "type") == "compaction"),
         "createdAt": created_at,
         "classification": classification,
-        "pins": [copy.deepcopy(dict(item)) for item in pins],
-        "memories": [copy.deepcopy(dict(item)) for item in memories],
+        "pins": [copy.deepcopy(dict(item)) for item in carried.pins],
+        "memories": [copy.deepcopy(dict(item)) for item in carried.memories],
         "schemaVersion": SCHEMA_VERSION,
-        "id": checkpoint_id(source_session_id, source_leaf_id, source_hash),
+        "id": source.checkpoint_id,
         "handoff": handoff,
         "verificationState": VERIFICATION_STATE,
         "limitations": list(LIMITATIONS),
@@ -149,7 +155,7 @@ def build_link(
     source_session_file: str,
     project_path: str,
     target_session_id: str,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The ``RebaseLink`` that binds the target to its checkpoint and its source prefix."""
     return {
         "schemaVersion": SCHEMA_VERSION,

@@ -11,18 +11,20 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.platform_ops import canonical_path, resolve_like_node
 
 OPERATION_PREFIX: Final = "rebase_"
 CHECKPOINT_PREFIX: Final = "checkpoint_"
 #: Whole-string grammars: use ``fullmatch`` (Python's ``$`` would accept a trailing newline).
 OPERATION_ID_PATTERN: Final = re.compile(r"rebase_[a-f0-9]{32}")
 CHECKPOINT_ID_PATTERN: Final = re.compile(r"checkpoint_[a-f0-9]{32}")
-SHA256_PATTERN: Final = re.compile(r"[a-f0-9]{64}")
 REBASE_DIR: Final = ".ds4-rebase"
 OPERATIONS_DIR: Final = "operations"
 TARGET_PREFIX: Final = "ds4-"
@@ -56,6 +58,43 @@ def operation_id(source_session_id: str, leaf_id: str, source_hash: str) -> str:
 def checkpoint_id(source_session_id: str, leaf_id: str, source_hash: str) -> str:
     """``checkpoint_`` + the identity suffix (the same suffix as the operation id)."""
     return CHECKPOINT_PREFIX + identity_suffix(source_session_id, leaf_id, source_hash)
+
+
+@dataclass(frozen=True)
+class RebaseSource:
+    """The source a rebase captures: the session, its leaf, and the first ``size`` bytes of its
+    file with their SHA-256 (the ``source*`` fields of the journal, checkpoint and link)."""
+
+    session_id: str
+    leaf_id: str
+    size: int
+    sha256: str
+
+    @property
+    def operation_id(self) -> str:
+        return operation_id(self.session_id, self.leaf_id, self.sha256)
+
+    @property
+    def checkpoint_id(self) -> str:
+        return checkpoint_id(self.session_id, self.leaf_id, self.sha256)
+
+
+@dataclass(frozen=True)
+class ProjectPaths:
+    """The project a rebase runs for, and how the paths its files name are compared: projects by
+    their canonical path, folders as Node's ``path.resolve`` from ``cwd`` (the process's own when
+    ``None``) makes them.  Tests pass their own ``canonical`` and ``cwd``."""
+
+    project_path: str
+    canonical: Callable[[str], str] = canonical_path
+    cwd: str | None = None
+
+    def is_project(self, path: str) -> bool:
+        return self.canonical(path) == self.canonical(self.project_path)
+
+    def same_folder(self, path: str, other: str) -> bool:
+        base = os.getcwd() if self.cwd is None else self.cwd
+        return os.path.dirname(resolve_like_node(path, base)) == os.path.dirname(resolve_like_node(other, base))
 
 
 def checkpoint_id_of(operation: str) -> str:

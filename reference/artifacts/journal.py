@@ -14,7 +14,6 @@ produces them, and a journal read from disk keeps its own order through every la
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -22,15 +21,19 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
 
-from reference.artifacts.ids import journal_path, require_operation_id, target_file_path
-from reference.artifacts.ids import operation_id as derive_operation_id
+from reference.artifacts.ids import (
+    ProjectPaths,
+    RebaseSource,
+    journal_path,
+    require_operation_id,
+    target_file_path,
+)
 from reference.artifacts.phases import PHASES, WRITTEN_PHASES, Phase
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify_bytes
+from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, js_stringify_bytes
 from reference.primitives.jsvalues import get, strict_equal
-from reference.primitives.platform_ops import canonical_path, resolve_like_node
 from reference.primitives.textunits import chars_v1_tokens
 
 SCHEMA_VERSION: Final = 1
@@ -47,7 +50,6 @@ WRITE_ORDER: Final = (
     "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "createdAt", "updatedAt",
     "targetHash", "targetSize", "errorCode",
 )
-LIMITATIONS: Final = ("deterministic-handoff", "verification-not-inferred", "older-state-requires-recall")
 FALLBACK_CODE: Final = Code.REBASE_UNAVAILABLE
 _CODE: Final = re.compile(r"[a-z-]{1,64}")
 
@@ -65,32 +67,24 @@ def failure_code(message: str) -> str:
 
 
 def new_operation(
-    *,
-    project_path: str,
-    source_session_id: str,
-    source_session_file: str,
-    source_leaf_id: str,
-    source_size: int,
-    source_hash: str,
-    target_session_id: str,
-    now_ms: int,
-) -> dict[str, Any]:
+    source: RebaseSource, *, project_path: str, source_session_file: str, target_session_id: str, now_ms: int
+) -> JsonObject:
     """A new operation record, phase ``Prepared``, held in memory until its first phase write.
 
     ``target_session_id`` comes from the caller's id source (a random UUID in the product), so a
     rebuilt target keeps the identity the journal promised.
     """
-    op_id = derive_operation_id(source_session_id, source_leaf_id, source_hash)
+    op_id = source.operation_id
     return {
         "schemaVersion": SCHEMA_VERSION,
         "id": op_id,
         "phase": str(PHASES[0]),
         "projectPath": project_path,
-        "sourceSessionId": source_session_id,
+        "sourceSessionId": source.session_id,
         "sourceSessionFile": source_session_file,
-        "sourceLeafId": source_leaf_id,
-        "sourceSize": source_size,
-        "sourceHash": source_hash,
+        "sourceLeafId": source.leaf_id,
+        "sourceSize": source.size,
+        "sourceHash": source.sha256,
         "targetSessionId": target_session_id,
         "targetSessionFile": target_file_path(source_session_file, op_id),
         "createdAt": now_ms,
@@ -98,7 +92,7 @@ def new_operation(
     }
 
 
-def with_phase(operation: Mapping[str, Any], phase: str, now_ms: int) -> dict[str, Any]:
+def with_phase(operation: Mapping[str, Any], phase: str, now_ms: int) -> JsonObject:
     """The record moved to ``phase``; ``errorCode`` stays, as upstream never removes it."""
     if phase not in WRITTEN_PHASES:
         raise ValueError(f"not a journal phase: {phase!r}")
@@ -108,7 +102,7 @@ def with_phase(operation: Mapping[str, Any], phase: str, now_ms: int) -> dict[st
     return record
 
 
-def with_target_fingerprint(operation: Mapping[str, Any], target_hash: str, target_size: int) -> dict[str, Any]:
+def with_target_fingerprint(operation: Mapping[str, Any], target_hash: str, target_size: int) -> JsonObject:
     """The staged target's SHA-256 and byte size, made durable by the ``CheckpointReady`` write."""
     record = dict(operation)
     record["targetHash"] = target_hash
@@ -116,7 +110,7 @@ def with_target_fingerprint(operation: Mapping[str, Any], target_hash: str, targ
     return record
 
 
-def with_failure(operation: Mapping[str, Any], code: str, now_ms: int) -> dict[str, Any]:
+def with_failure(operation: Mapping[str, Any], code: str, now_ms: int) -> JsonObject:
     """The ``Recoverable`` record of a failed run (phase, then ``errorCode``, then ``updatedAt``)."""
     record = dict(operation)
     record["phase"] = str(Phase.RECOVERABLE)
@@ -149,7 +143,7 @@ def write_journal(operation: Mapping[str, Any], writer: Writer) -> Path:
     return path
 
 
-def write_phase(operation: Mapping[str, Any], phase: str, now_ms: int, writer: Writer) -> dict[str, Any]:
+def write_phase(operation: Mapping[str, Any], phase: str, now_ms: int, writer: Writer) -> JsonObject:
     """One phase write: set ``phase`` and ``updatedAt``, then replace the journal durably."""
     record = with_phase(operation, phase, now_ms)
     write_journal(record, writer)
@@ -188,22 +182,7 @@ def parse_journal(data: bytes | None) -> Any:
         raise ContractViolation(FALLBACK_CODE, "the operation journal is not JSON") from None
 
 
-def _resolved_dir(value: Any, cwd: str) -> str:
-    if not isinstance(value, str):
-        # Node's path.resolve throws a TypeError, whose message is not a code.
-        raise ContractViolation(FALLBACK_CODE, "a journal path is not a string")
-    return os.path.dirname(resolve_like_node(value, cwd))
-
-
-def check_journal(
-    operation: Any,
-    *,
-    requested_id: str,
-    source_file: str,
-    project_path: str,
-    canonical: Callable[[str], str] = canonical_path,
-    cwd: str | None = None,
-) -> dict[str, Any]:
+def check_journal(operation: Any, *, requested_id: str, source_file: str, project: ProjectPaths) -> JsonObject:
     """§6.2 step 13, in upstream order: id, ``schemaVersion``, string-identical
     ``sourceSessionFile``, canonical ``projectPath``, target in the source's directory.
 
@@ -212,7 +191,6 @@ def check_journal(
     """
     if operation is None:
         raise ContractViolation(FALLBACK_CODE, "the operation journal is null")
-    base = os.getcwd() if cwd is None else cwd
 
     def integrity(what: str) -> ContractViolation:
         return ContractViolation(Code.OPERATION_INTEGRITY, f"the journal {what} does not match")
@@ -226,28 +204,21 @@ def check_journal(
     journal_project = get(operation, "projectPath")
     if not isinstance(journal_project, str):
         raise ContractViolation(FALLBACK_CODE, "the journal project path is not a string")
-    if canonical(journal_project) != canonical(project_path):
+    if not project.is_project(journal_project):
         raise integrity("project")
-    if _resolved_dir(get(operation, "targetSessionFile"), base) != _resolved_dir(source_file, base):
+    target = get(operation, "targetSessionFile")
+    if not isinstance(target, str):
+        # Node's path.resolve throws a TypeError, whose message is not a code.
+        raise ContractViolation(FALLBACK_CODE, "a journal path is not a string")
+    if not project.same_folder(target, source_file):
         raise integrity("target directory")
     return dict(operation)
 
 
-def load_journal(
-    data: bytes | None,
-    *,
-    requested_id: str,
-    source_file: str,
-    project_path: str,
-    canonical: Callable[[str], str] = canonical_path,
-    cwd: str | None = None,
-) -> dict[str, Any]:
+def load_journal(data: bytes | None, *, requested_id: str, source_file: str, project: ProjectPaths) -> JsonObject:
     """§6.2 steps 11-13 together: the id grammar, then the bytes, then the record."""
     require_operation_id(requested_id)
-    return check_journal(
-        parse_journal(data), requested_id=requested_id, source_file=source_file,
-        project_path=project_path, canonical=canonical, cwd=cwd,
-    )
+    return check_journal(parse_journal(data), requested_id=requested_id, source_file=source_file, project=project)
 
 
 def check_source_session(operation: Mapping[str, Any], header_id: Any) -> None:
@@ -293,9 +264,9 @@ class RebaseResult:
     session_replaced: bool = False
     tool_exchange: ToolExchangeDiagnostics | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         status = self.status
-        head: dict[str, Any] = {"status": str(status)}
+        head: JsonObject = {"status": str(status)}
         if status is ResultStatus.RECOVERABLE:
             head.update(operationId=self.operation_id, phase=str(Phase.RECOVERABLE),
                         sessionReplaced=self.session_replaced)
@@ -314,24 +285,17 @@ class RebaseResult:
         return head
 
 
-def success_result(
-    *,
-    dry_run: bool,
-    operation_id: str,
-    checkpoint: Mapping[str, Any],
-    source_entries: int,
-    source_bytes: int,
-    tool_exchange: ToolExchangeDiagnostics | None,
-) -> RebaseResult:
-    """The ``preview`` result, or the body of a ``verified`` one (see :func:`verified_result`)."""
+def preview_result(operation_id: str, checkpoint: Mapping[str, Any], *, source_entries: int, source_bytes: int,
+                   tool_exchange: ToolExchangeDiagnostics | None) -> RebaseResult:
+    """The ``preview`` result of a dry run, and of a run before its activation (:func:`verified_result`)."""
     summary = CheckpointSummary(checkpoint["id"], source_entries, source_bytes, chars_v1_tokens(checkpoint["handoff"]),
                                 len(checkpoint["pins"]), len(checkpoint["memories"]))
-    return RebaseResult(ResultStatus.PREVIEW if dry_run else ResultStatus.VERIFIED, tuple(checkpoint["limitations"]),
-                        operation_id, summary, tool_exchange=tool_exchange)
+    return RebaseResult(ResultStatus.PREVIEW, tuple(checkpoint["limitations"]), operation_id, summary,
+                        tool_exchange=tool_exchange)
 
 
 def verified_result(result: RebaseResult) -> RebaseResult:
-    """A successful activation: the run's result plus ``phase`` and ``sessionReplaced``."""
+    """A successful activation: the run's preview, ``verified``, plus ``phase`` and ``sessionReplaced``."""
     return replace(result, status=ResultStatus.VERIFIED, session_replaced=True)
 
 

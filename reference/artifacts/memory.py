@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.pi.exact.entries import is_pi_entry
-from reference.primitives.jsonbytes import UNDEFINED
+from reference.primitives.jsonbytes import UNDEFINED, JsonObject
 from reference.primitives.jsvalues import (
     date_time_ms,
     get,
@@ -35,23 +35,21 @@ MAX_MEMORIES: Final = 1_000
 class MemorySnapshot:
     """The frozen items a checkpoint carries, in the order the upstream manager lists them."""
 
-    pins: tuple[dict[str, Any], ...] = ()
-    memories: tuple[dict[str, Any], ...] = ()
+    pins: tuple[JsonObject, ...] = ()
+    memories: tuple[JsonObject, ...] = ()
+
+
+#: A session that carries nothing.
+NOTHING_CARRIED: Final = MemorySnapshot()
 
 
 @dataclass
 class _Mutation:
-    payload: dict[str, Any]
+    payload: JsonObject
     created_at: float | int
     order: int
     entry_id: str
     parent_id: str | None
-
-
-@dataclass
-class _Memory:
-    item: dict[str, Any]
-    source_ids: set[str] = field(default_factory=set)
 
 
 def _is_record(value: Any) -> bool:
@@ -106,7 +104,7 @@ def _valid_new_pin(value: Any) -> bool:
     )
 
 
-def _parse_mutation(value: Any, *, pin: bool) -> dict[str, Any] | None:
+def _parse_mutation(value: Any, *, pin: bool) -> JsonObject | None:
     """``parsePinMutation`` / ``parseMemoryMutation``: the payload if well formed, else None."""
     if not _is_record(value) or not _valid_base(value):
         return None
@@ -147,8 +145,8 @@ def _mutations(entries: Sequence[Any], custom_type: str) -> list[_Mutation]:
     return found
 
 
-def _provenance(session_id: str, session_file: str, mutation: _Mutation, source_ids: list[str]) -> dict[str, Any]:
-    provenance: dict[str, Any] = {
+def _provenance(session_id: str, session_file: str, mutation: _Mutation, source_ids: list[str]) -> JsonObject:
+    provenance: JsonObject = {
         "sourceSessionId": session_id,
         "sourceSessionFile": session_file,
         "mutationEntryId": mutation.entry_id,
@@ -166,45 +164,52 @@ def _unique(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def _copy_truthy(target: dict[str, Any], source: Mapping[str, Any], *keys: str) -> None:
+def _copy_truthy(target: JsonObject, source: Mapping[str, Any], *keys: str) -> None:
     for key in keys:
         if truthy(source.get(key, UNDEFINED)):
             target[key] = source[key]
 
 
-def _materialize_pins(mutations: list[_Mutation], session_id: str, session_file: str) -> dict[str, dict[str, Any]]:
-    pins: dict[str, dict[str, Any]] = {}
-    for mutation in mutations:  # additions first, as the projection's first pass
+def _additions(mutations: list[_Mutation], seen: Collection[str]) -> Iterator[tuple[_Mutation, JsonObject]]:
+    """The projection's first pass: each added item, except project items (never carried) and ids
+    already in ``seen`` (ids are random UUIDs: the projection only uses a repeat to detect a collision)."""
+    for mutation in mutations:
+        if mutation.payload["operation"] != "status":
+            value = mutation.payload["item"]
+            if value["scope"] != "project" and value["id"] not in seen:
+                yield mutation, value
+
+
+def _apply_changes(items: dict[str, JsonObject], mutations: list[_Mutation], session_id: str, target_key: str) -> None:
+    """The projection's second pass: status changes and supersessions, in replay order."""
+    for mutation in mutations:
         payload = mutation.payload
         if payload["operation"] == "status":
-            continue
-        value = payload["item"]
-        # Project items are never carried; pin ids are random UUIDs, so dropping them changes
-        # nothing else (the projection would only use them to detect an id collision).
-        if value["scope"] == "project" or value["id"] in pins:
-            continue
+            item = items.get(payload[target_key])
+            if item is not None:
+                item.update(status=payload["status"], updatedAt=payload["createdAt"])
+        elif payload["operation"] == "supersede":
+            _supersede(items, payload, mutation, session_id)
+
+
+def _materialize_pins(mutations: list[_Mutation], session_id: str, session_file: str) -> dict[str, JsonObject]:
+    pins: dict[str, JsonObject] = {}
+    for mutation, value in _additions(mutations, pins):
         if value["scope"] == "branch" and not truthy(value.get("branchLeafId", UNDEFINED)):
             continue
         source_entry = value.get("sourceEntryId", mutation.entry_id)
-        item: dict[str, Any] = {"id": value["id"], "scope": value["scope"], "sessionId": session_id}
+        item: JsonObject = {"id": value["id"], "scope": value["scope"], "sessionId": session_id}
         _copy_truthy(item, value, "projectPath", "branchLeafId", "classification")
         item.update(content=value["content"], status="active", createdAt=value["createdAt"],
-                    updatedAt=payload["createdAt"], sourceEntryId=source_entry)
+                    updatedAt=mutation.payload["createdAt"], sourceEntryId=source_entry)
         _copy_truthy(item, value, "sourceFile")
         item["provenance"] = _provenance(session_id, session_file, mutation, _unique([source_entry, mutation.entry_id]))
         pins[item["id"]] = item
-    for mutation in mutations:  # then status changes and supersessions
-        payload = mutation.payload
-        if payload["operation"] == "status":
-            pin = pins.get(payload["pinId"])
-            if pin is not None:
-                pin.update(status=payload["status"], updatedAt=payload["createdAt"])
-        elif payload["operation"] == "supersede":
-            _supersede(pins, payload, mutation, session_id)
+    _apply_changes(pins, mutations, session_id, "pinId")
     return pins
 
 
-def _supersede(items: Mapping[str, dict[str, Any]], payload: Mapping[str, Any], mutation: _Mutation,
+def _supersede(items: Mapping[str, JsonObject], payload: Mapping[str, Any], mutation: _Mutation,
                session_id: str) -> None:
     previous = items.get(payload["previousId"])
     replacement = items.get(payload["item"]["id"])
@@ -218,34 +223,24 @@ def _supersede(items: Mapping[str, dict[str, Any]], payload: Mapping[str, Any], 
     previous.update(status="superseded", supersededBy=replacement["id"], updatedAt=payload["createdAt"])
 
 
-def _materialize_memories(mutations: list[_Mutation], session_id: str, session_file: str) -> dict[str, _Memory]:
-    memories: dict[str, _Memory] = {}
-    for mutation in mutations:
-        payload = mutation.payload
-        if payload["operation"] == "status":
-            continue
-        value = payload["item"]
-        if value["scope"] == "project" or value["id"] in memories:
-            continue
+def _materialize_memories(mutations: list[_Mutation], session_id: str,
+                          session_file: str) -> tuple[dict[str, JsonObject], dict[str, set[str]]]:
+    """The memories by id, and each one's source entry ids (the mutation's entry among them)."""
+    memories: dict[str, JsonObject] = {}
+    sources: dict[str, set[str]] = {}
+    for mutation, value in _additions(mutations, memories):
         source_ids = _unique([mutation.entry_id, *value["sourceEntryIds"]])
-        item: dict[str, Any] = {"id": value["id"], "scope": value["scope"], "sessionId": session_id}
+        item: JsonObject = {"id": value["id"], "scope": value["scope"], "sessionId": session_id}
         _copy_truthy(item, value, "projectPath", "key", "classification")
         item.update(claim=value["claim"], status="active", createdAt=value["createdAt"],
-                    updatedAt=payload["createdAt"], originSessionId=session_id, sourceEntryIds=source_ids)
+                    updatedAt=mutation.payload["createdAt"], originSessionId=session_id, sourceEntryIds=source_ids)
         item["provenance"] = _provenance(session_id, session_file, mutation, list(source_ids))
-        memories[item["id"]] = _Memory(item, {mutation.entry_id, *value["sourceEntryIds"]})
-    for mutation in mutations:
-        payload = mutation.payload
-        if payload["operation"] == "status":
-            memory = memories.get(payload["memoryId"])
-            if memory is not None:
-                memory.item.update(status=payload["status"], updatedAt=payload["createdAt"])
-        elif payload["operation"] == "supersede":
-            _supersede({k: m.item for k, m in memories.items()}, payload, mutation, session_id)
+        memories[item["id"]] = item
+        sources[item["id"]] = set(source_ids)
+    _apply_changes(memories, mutations, session_id, "memoryId")
     # One active memory per key: a later one is invalidated and both name each other.
     first_by_key: dict[tuple[str, str, str, str], str] = {}
-    for memory in memories.values():
-        item = memory.item
+    for item in memories.values():
         if not truthy(item.get("key", UNDEFINED)) or item["status"] != "active":
             continue
         key = (item["scope"], item.get("sessionId", ""), item.get("projectPath", ""), item["key"])
@@ -254,9 +249,9 @@ def _materialize_memories(mutations: list[_Mutation], session_id: str, session_f
             continue
         item["status"] = "invalid"
         item["provenance"]["contradicts"] = _unique([*item["provenance"]["contradicts"], first])
-        kept = memories[first].item["provenance"]
+        kept = memories[first]["provenance"]
         kept["contradicts"] = _unique([*kept["contradicts"], item["id"]])
-    return memories
+    return memories, sources
 
 
 def _id_order(item: Mapping[str, Any]) -> bytes:
@@ -264,10 +259,10 @@ def _id_order(item: Mapping[str, Any]) -> bytes:
     return str(item["id"]).encode("utf-8", "surrogatepass")
 
 
-def _merge(inherited: Iterable[Mapping[str, Any]], native: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _merge(inherited: Iterable[Mapping[str, Any]], native: Iterable[JsonObject]) -> list[JsonObject]:
     """``mergeInherited``: active inherited items first; a native item with the same id replaces
     it in place, other native items follow."""
-    merged: dict[Any, dict[str, Any]] = {}
+    merged: dict[Any, JsonObject] = {}
     for item in inherited:
         if get(item, "status") == "active":
             merged[get(item, "id")] = dict(item)
@@ -276,7 +271,7 @@ def _merge(inherited: Iterable[Mapping[str, Any]], native: Iterable[dict[str, An
     return list(merged.values())
 
 
-def overlay_inherited(items: Sequence[Mapping[str, Any]], branch: Sequence[Any], *, pins: bool) -> list[dict[str, Any]]:
+def overlay_inherited(items: Sequence[Mapping[str, Any]], branch: Sequence[Any], *, pins: bool) -> list[JsonObject]:
     """§6.14 overlay: the continuation's own mutations on its active branch applied to copies of
     the items it inherited (status: deleted, invalid or expired; supersede: superseded).  Only
     the continuation's view changes; the mutation time is its Pi entry's timestamp."""
@@ -298,21 +293,17 @@ def overlay_inherited(items: Sequence[Mapping[str, Any]], branch: Sequence[Any],
 
 
 def snapshot_memory(
-    entries: Sequence[Any],
-    *,
-    session_id: str,
-    session_file: str,
-    branch_ids: Collection[str],
-    inherited_pins: Sequence[Mapping[str, Any]] = (),
-    inherited_memories: Sequence[Mapping[str, Any]] = (),
+    entries: Sequence[Any], *, session_id: str, session_file: str, branch_ids: Collection[str],
+    inherited: MemorySnapshot = NOTHING_CARRIED,
 ) -> MemorySnapshot:
     """The active pins and memories a rebase of this session carries, frozen whole.
 
     ``entries`` are the session's entries in file order: all of them, for upstream parity (a
     session-scope item added on another branch is still the session's), or only the branch.
     ``session_file`` is the path recorded as ``provenance.sourceSessionFile``.  ``branch_ids``
-    are the ids of the captured branch.  ``inherited_*`` are the items this session itself
-    inherited from its nearest verified checkpoint, with its own overlay already applied.
+    are the ids of the captured branch.  ``inherited`` are the items this session itself
+    inherited from its nearest verified checkpoint, with its own overlay already applied
+    (:func:`overlay_inherited`).
 
     Carry rules: never ``project`` scope; a ``branch`` pin only when its ``branchLeafId`` is on
     the branch or it belongs to another session (it was inherited).
@@ -320,7 +311,7 @@ def snapshot_memory(
     pin_mutations = _mutations(entries, PIN_TYPE)
     memory_mutations = _mutations(entries, MEMORY_TYPE)
     pins = _materialize_pins(pin_mutations, session_id, session_file)
-    memories = _materialize_memories(memory_mutations, session_id, session_file)
+    memories, sources = _materialize_memories(memory_mutations, session_id, session_file)
 
     # What the SQLite projection drops on the way back: entry ids that are not entries.
     times: dict[str, float | int | None] = {}
@@ -344,21 +335,20 @@ def snapshot_memory(
     native_pins.sort(key=lambda item: (item["createdAt"], _id_order(item)))
 
     native_memories = []
-    for memory in memories.values():
-        item = memory.item
+    for item in memories.values():
         if item["status"] != "active":
             continue
-        available = sorted((i for i in memory.source_ids if i in times), key=entry_order)
+        available = sorted((i for i in sources[item["id"]] if i in times), key=entry_order)
         native_memories.append({**item, "sourceEntryIds": available})
     native_memories.sort(key=_id_order)
     native_memories.sort(key=lambda item: item["createdAt"], reverse=True)
 
     carried_pins = [
-        pin for pin in _merge(inherited_pins, native_pins)
+        pin for pin in _merge(inherited.pins, native_pins)
         if get(pin, "scope") != "project"
         and (get(pin, "scope") != "branch" or get(pin, "sessionId") != session_id
              or get(pin, "branchLeafId") in branch_ids)
     ]
-    carried_memories = [m for m in _merge(inherited_memories, native_memories) if get(m, "scope") != "project"]
+    carried_memories = [m for m in _merge(inherited.memories, native_memories) if get(m, "scope") != "project"]
     return MemorySnapshot(tuple(carried_pins), tuple(carried_memories))
 

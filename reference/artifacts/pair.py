@@ -4,8 +4,7 @@ on a branch, the checks that need no source file, in upstream order, and the han
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -17,13 +16,13 @@ from reference.artifacts.checkpoint import (
     SCHEMA_VERSION,
     checkpoint_hash,
 )
+from reference.artifacts.ids import ProjectPaths
 from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS, MEMORY_TYPE, PIN_TYPE
 from reference.pi.exact.header import is_current_version
 from reference.primitives.jsvalues import (
     get,
     strict_equal,
 )
-from reference.primitives.platform_ops import canonical_path, resolve_like_node
 from reference.primitives.textunits import utf16_length
 from reference.privacy.policy import is_level
 
@@ -60,27 +59,18 @@ def _array_within(value: Any, limit: int) -> bool:
 
 
 def verify_pair(
-    checkpoint_entry: Any,
-    link_entry: Any,
-    *,
-    header: Any,
-    current_file: str,
-    project_path: str,
-    visited: Collection[Any] = (),
-    canonical: Callable[[str], str] = canonical_path,
-    cwd: str | None = None,
+    pair: RebasePair, *, header: Any, current_file: str, project: ProjectPaths, visited: Collection[Any] = ()
 ) -> str | None:
     """The pair checks that need no source file, in upstream order; the first failure's name,
     or None.  ``current_file`` is the real path of the file holding the pair, ``header`` its
     parsed header.  The caller still checks the source prefix, header, ids and branch, then
     :func:`verify_handoff`; any failure is ``lineage-integrity-unavailable``."""
-    base = os.getcwd() if cwd is None else cwd
-    link = get(link_entry, "data")
+    link = get(pair.link_entry, "data")
     if not isinstance(link, dict) or not strict_equal(get(link, "schemaVersion"), SCHEMA_VERSION):
         return "link"
-    if checkpoint_entry is None or get(checkpoint_entry, "type") != "custom":
+    if pair.checkpoint_entry is None or get(pair.checkpoint_entry, "type") != "custom":
         return "checkpoint-missing"
-    cp = get(checkpoint_entry, "data")
+    cp = get(pair.checkpoint_entry, "data")
     if not is_current_version(get(header, "version")):
         return "header-version"
     if not isinstance(cp, dict) or not strict_equal(get(cp, "schemaVersion"), SCHEMA_VERSION):
@@ -95,12 +85,10 @@ def verify_pair(
     if not strict_equal(get(link, "targetSessionId"), get(header, "id")):
         return "target-session"
     source_file = get(link, "sourceSessionFile")
-    if not isinstance(source_file, str) or (
-        os.path.dirname(resolve_like_node(source_file, base)) != os.path.dirname(resolve_like_node(current_file, base))
-    ):
+    if not isinstance(source_file, str) or not project.same_folder(source_file, current_file):
         return "source-directory"
     link_project = get(link, "projectPath")
-    if not isinstance(link_project, str) or canonical(link_project) != canonical(project_path):
+    if not isinstance(link_project, str) or not project.is_project(link_project):
         return "project"
     source_id = get(link, "sourceSessionId")
     if isinstance(source_id, str) and source_id in visited:
@@ -113,14 +101,7 @@ def verify_pair(
     return None
 
 
-def verify_handoff(
-    handoff_entry: Any,
-    checkpoint: Any,
-    *,
-    header: Any,
-    project_path: str,
-    canonical: Callable[[str], str] = canonical_path,
-) -> str | None:
+def verify_handoff(handoff_entry: Any, checkpoint: Any, *, header: Any, project: ProjectPaths) -> str | None:
     """The handoff message must repeat the checkpoint's own handoff exactly, inside markers of a
     valid classification, and the target header's ``cwd`` must be the project."""
     if get(handoff_entry, "type") != "custom_message":
@@ -131,7 +112,7 @@ def verify_handoff(
     if not is_level(level) or not isinstance(handoff, str) or content != f"[ds4:{level}]{handoff}[/ds4:{level}]":
         return "handoff-content"
     cwd = get(header, "cwd")
-    if not isinstance(cwd, str) or canonical(cwd) != canonical(project_path):
+    if not isinstance(cwd, str) or not project.is_project(cwd):
         return "target-cwd"
     return None
 

@@ -17,6 +17,7 @@ from reference.config.show import render_show
 from reference.pi.host.facts import HostFacts, resolve_host
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.params import string_param
 
 
@@ -35,7 +36,7 @@ def _request_targets(params: Mapping[str, Any]) -> ConfigTargets:
     return ConfigTargets.from_host(host_facts(params))
 
 
-def op_config_show(params: Mapping[str, Any]) -> dict[str, Any]:
+def op_config_show(params: Mapping[str, Any]) -> JsonObject:
     """``config.show``: the configuration a host started with these facts would load."""
     loaded = load_targets(_request_targets(params))
     return {
@@ -59,7 +60,7 @@ def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:
     return path, global_target or flagged
 
 
-def op_config_set(params: Mapping[str, Any]) -> dict[str, Any]:
+def op_config_set(params: Mapping[str, Any]) -> JsonObject:
     """``config.set``: params add ``path``, ``value`` (as typed), ``global`` and optional ``options``."""
     path, global_target = _edit_params(params)
     raw_value = string_param(params, "value")
@@ -67,7 +68,7 @@ def op_config_set(params: Mapping[str, Any]) -> dict[str, Any]:
     return set_value(path, raw_value, global_target=global_target, targets=targets).to_json()
 
 
-def op_config_unset(params: Mapping[str, Any]) -> dict[str, Any]:
+def op_config_unset(params: Mapping[str, Any]) -> JsonObject:
     """``config.unset``: params add ``path``, ``global`` and optional ``options``."""
     path, global_target = _edit_params(params)
     targets = _request_targets(params)

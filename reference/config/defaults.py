@@ -8,7 +8,9 @@ allowed values of the enum-like keys, shared by the catalog and the validation r
 from __future__ import annotations
 
 import copy
-from typing import Any, Final
+from typing import Final
+
+from reference.primitives.jsonbytes import JsonObject
 
 SCHEMA_ID: Final = "ds4-context-config-v1"
 
@@ -18,7 +20,7 @@ COMPACTION_THINKING_LEVELS: Final = ("off", "minimal", "low", "medium", "high", 
 LOG_LEVELS: Final = ("error", "warn", "info", "debug", "trace")
 
 #: The defaults themselves; never changed in place (``default_config`` hands out copies).
-DEFAULT_CONFIG: Final[dict[str, Any]] = {
+DEFAULT_CONFIG: Final[JsonObject] = {
     "enabled": True,
     "context": {
         "mode": "managed",
@@ -167,6 +169,6 @@ DEFAULT_CONFIG: Final[dict[str, Any]] = {
 }
 
 
-def default_config() -> dict[str, Any]:
+def default_config() -> JsonObject:
     """A fresh copy of the built-in defaults (callers may change it)."""
     return copy.deepcopy(DEFAULT_CONFIG)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reference.primitives.jsonbytes import UNDEFINED
+from reference.primitives.jsonbytes import UNDEFINED, JsonObject
 
 
 def get_path(config: Mapping[str, Any], path: str) -> Any:
@@ -22,7 +22,7 @@ def get_path(config: Mapping[str, Any], path: str) -> Any:
     return node
 
 
-def set_path(content: dict[str, Any], path: str, value: Any) -> None:
+def set_path(content: JsonObject, path: str, value: Any) -> None:
     """Store ``value`` at a dotted path; a parent that is not an object is replaced by one."""
     node = content
     *parents, leaf = path.split(".")
@@ -33,10 +33,10 @@ def set_path(content: dict[str, Any], path: str, value: Any) -> None:
     node[leaf] = value
 
 
-def remove_path(content: dict[str, Any], path: str) -> bool:
+def remove_path(content: JsonObject, path: str) -> bool:
     """Delete a dotted key and prune the parents it leaves empty; False when it is not set."""
     *parents, leaf = path.split(".")
-    chain: list[tuple[dict[str, Any], str]] = []
+    chain: list[tuple[JsonObject, str]] = []
     node = content
     for segment in parents:
         child = node.get(segment)

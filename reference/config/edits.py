@@ -20,7 +20,7 @@ from reference.config.typed_values import parse_value
 from reference.config.validation import validate_config_file
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import js_stringify
+from reference.primitives.jsonbytes import JsonObject, js_stringify
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class ConfigChange:
     message: str
     warnings: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"message": self.message, "warnings": list(self.warnings), "file": self.file}
 
 

@@ -19,11 +19,11 @@ from reference.config.json_text import parse_json
 from reference.pi.host.files import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import js_stringify_pretty
+from reference.primitives.jsonbytes import JsonObject, js_stringify_pretty
 from reference.primitives.platform_ops import ensure_private_dir, replace_keeping_mode
 
 
-def read_saved_object(path: str) -> dict[str, Any]:
+def read_saved_object(path: str) -> JsonObject:
     """The saved file as an object for an edit; an absent file is empty, a broken one an error."""
     if not os.path.exists(path):
         return {}
@@ -37,7 +37,7 @@ def read_saved_object(path: str) -> dict[str, Any]:
         raise ContractViolation(Code.CONFIG_FILE_MALFORMED, f"Configuration file is malformed JSON: {path}") from None
     if not isinstance(parsed, dict):
         raise ContractViolation(Code.CONFIG_FILE_MALFORMED, f"Configuration file must contain a JSON object: {path}")
-    return cast(dict[str, Any], parsed)
+    return cast(JsonObject, parsed)
 
 
 def write_saved_object(path: str, content: Mapping[str, Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from reference.config.defaults import default_config
 from reference.config.errors import ConfigError
@@ -18,6 +18,7 @@ from reference.config.merge import merge_known
 from reference.config.validation import validate_config
 from reference.pi.host.facts import HostFacts
 from reference.pi.host.files import read_text
+from reference.primitives.jsonbytes import JsonObject
 
 Scope = Literal["global", "project"]
 
@@ -44,7 +45,7 @@ class ConfigFile:
     path: str
     loaded: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"scope": self.scope, "path": self.path, "loaded": self.loaded}
 
 
@@ -52,7 +53,7 @@ class ConfigFile:
 class LoadedConfig:
     """The effective configuration of one host start; it never changes afterwards."""
 
-    config: dict[str, Any]
+    config: JsonObject
     warnings: tuple[str, ...]
     files: tuple[ConfigFile, ...]
 
@@ -60,7 +61,7 @@ class LoadedConfig:
         return next(item for item in self.files if item.scope == scope)
 
 
-def _apply_file(path: str, base: dict[str, Any], warnings: list[str]) -> tuple[dict[str, Any], bool]:
+def _apply_file(path: str, base: JsonObject, warnings: list[str]) -> tuple[JsonObject, bool]:
     """One layer: merged and validated as a whole, or discarded as a whole with one warning."""
     if not os.path.exists(path):
         return base, False

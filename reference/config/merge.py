@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from reference.primitives.jsonbytes import property_order
+from reference.primitives.jsonbytes import JsonObject, property_order
 from reference.primitives.jsvalues import is_number, typeof
 
 # Opt-in keys absent from the defaults that a file may still add.
@@ -23,9 +23,9 @@ _SPREAD_MAP_PATHS: Final = frozenset({"privacy.remoteProviders", "modelAwareness
 
 def merge_known(
     base: Mapping[str, Any], override: Mapping[str, Any], warnings: list[str], prefix: str = ""
-) -> dict[str, Any]:
+) -> JsonObject:
     """Apply a file's keys onto the layer below; bad keys are skipped with a warning."""
-    result: dict[str, Any] = copy.deepcopy(dict(base))
+    result: JsonObject = copy.deepcopy(dict(base))
     for key, incoming in override.items():
         path = f"{prefix}.{key}" if prefix else key
         if key not in base:

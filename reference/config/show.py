@@ -12,7 +12,7 @@ from reference.config.catalog import CATALOG
 from reference.config.defaults import DEFAULT_CONFIG, SCHEMA_ID
 from reference.config.dotted_paths import get_path
 from reference.config.layering import LoadedConfig
-from reference.primitives.jsonbytes import UNDEFINED, js_stringify
+from reference.primitives.jsonbytes import UNDEFINED, JsonObject, js_stringify
 from reference.primitives.textunits import slice_utf16, utf16_length
 
 
@@ -42,7 +42,7 @@ def _header(loaded: LoadedConfig) -> list[str]:
     ]
 
 
-def _catalog_rows(config: dict[str, Any]) -> list[str]:
+def _catalog_rows(config: JsonObject) -> list[str]:
     lines: list[str] = []
     section = ""
     for item in CATALOG:

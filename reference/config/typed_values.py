@@ -15,7 +15,7 @@ from reference.config.errors import ConfigError
 from reference.config.json_text import parse_json
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import quote_string
+from reference.primitives.jsonbytes import JsonObject, quote_string
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER, trim
 
 _DECIMAL_INTEGER: Final = re.compile(r"^-?[0-9]+$")
@@ -56,7 +56,7 @@ def _enum_array(item: CatalogField, raw: str) -> list[str]:
     return entries
 
 
-def _classification_map(raw: str, path: str) -> dict[str, Any]:
+def _classification_map(raw: str, path: str) -> JsonObject:
     parsed = _parse_json_value(raw, path)
     if not isinstance(parsed, dict):
         raise _invalid(path, "expected a JSON object")

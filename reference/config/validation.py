@@ -23,6 +23,7 @@ from reference.config.defaults import (
 from reference.config.dotted_paths import get_path
 from reference.config.errors import ConfigError
 from reference.config.merge import merge_known
+from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.jsvalues import JS_WHITESPACE, is_integer, is_number, is_safe_integer, trim
 
 _JS_SPACE_RE: Final = re.compile(f"[{re.escape(JS_WHITESPACE)}]")
@@ -316,7 +317,7 @@ def validate_config(config: Mapping[str, Any]) -> None:
         validator(config)
 
 
-def validate_config_file(content: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+def validate_config_file(content: Mapping[str, Any]) -> tuple[JsonObject, tuple[str, ...]]:
     """A file's content alone on the defaults, as ``set``/``unset`` check it before writing."""
     warnings: list[str] = []
     config = merge_known(DEFAULT_CONFIG, content, warnings)

@@ -7,11 +7,10 @@ leaf's path and ignore the rest, which these shapes exercise: ``branch()``, ``br
 
 from __future__ import annotations
 
-from typing import Any
-
 from reference.fixturegen.chat_turns import ChatTurns
 from reference.fixturegen.tool_turns import ToolTurns
 from reference.fixturegen.vocabulary import PROMPTS, fill
+from reference.primitives.jsonbytes import JsonObject
 
 
 class Branches(ToolTurns, ChatTurns):
@@ -19,7 +18,7 @@ class Branches(ToolTurns, ChatTurns):
 
     def branch_summary(self, parent: str, from_id: str) -> str:
         self.leaf = parent
-        payload: dict[str, Any] = {
+        payload: JsonObject = {
             "fromId": from_id,
             "summary": "The user explored an alternative; it was abandoned.",
         }

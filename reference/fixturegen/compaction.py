@@ -7,9 +7,9 @@ compaction's ``firstKeptEntryId``; each compaction keeps later entries than the 
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
 from reference.fixturegen.chat_turns import ChatTurns
+from reference.primitives.jsonbytes import JsonObject
 
 
 class Compactions(ChatTurns):
@@ -28,7 +28,7 @@ class Compactions(ChatTurns):
                    "## Next Steps\n1. Run the full test suite")  # fmt: skip
         tokens = self.rng.randint(30_000, 190_000)
         if self.legacy == 1:
-            payload: dict[str, Any] = {
+            payload: JsonObject = {
                 "summary": summary,
                 "firstKeptEntryIndex": int(kept),
                 "tokensBefore": tokens,

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference.primitives.jsonbytes import JsonParseError, js_parse
+from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse
 
 
 @dataclass
@@ -25,9 +25,9 @@ class _Lines:
     parsed: list[Any] = field(default_factory=list)
 
 
-def file_facts(data: bytes) -> dict[str, Any]:
+def file_facts(data: bytes) -> JsonObject:
     """What Pi's loader (spec §1.7, §3.1) makes of these bytes, plus what is wrong with them."""
-    facts: dict[str, Any] = {"sessionId": None, "entryCount": 0, "defaultLeafId": None}
+    facts: JsonObject = {"sessionId": None, "entryCount": 0, "defaultLeafId": None}
     lines = _split_lines(data)
     header = lines.parsed[0] if lines.parsed else None
     valid_header = (
@@ -67,12 +67,12 @@ def _split_lines(data: bytes) -> _Lines:
     return lines
 
 
-def _loaded_facts(header: dict[str, Any], rest: list[Any]) -> dict[str, Any]:
+def _loaded_facts(header: JsonObject, rest: list[Any]) -> JsonObject:
     """Session id, entries, default leaf, name and migration of a file with a valid header."""
     entries = [p for p in rest if not (isinstance(p, dict) and p.get("type") == "session")]
     version = header.get("version", 1)
     legacy = isinstance(version, (int, float)) and version < 3
-    facts: dict[str, Any] = {
+    facts: JsonObject = {
         "sessionId": header["id"],
         "entryCount": len(entries),
         "openResult": "migrated" if legacy else "loaded",
@@ -92,9 +92,9 @@ def _loaded_facts(header: dict[str, Any], rest: list[Any]) -> dict[str, Any]:
     return facts
 
 
-def _line_facts(data: bytes, lines: _Lines) -> dict[str, Any]:
+def _line_facts(data: bytes, lines: _Lines) -> JsonObject:
     """Line count, damaged lines, torn tail, CRLF, BOM and invalid UTF-8."""
-    facts: dict[str, Any] = {"lineCount": len(lines.raw)}
+    facts: JsonObject = {"lineCount": len(lines.raw)}
     if lines.malformed:
         facts["malformedLines"] = lines.malformed
     if lines.blank:
@@ -114,12 +114,12 @@ def _line_facts(data: bytes, lines: _Lines) -> dict[str, Any]:
     return facts
 
 
-def _tree_faults(entries: list[Any]) -> dict[str, Any]:
+def _tree_faults(entries: list[Any]) -> JsonObject:
     """Duplicate ids, dangling parents and parent cycles: the tree faults a reader must survive."""
     objs = [e for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
     counts = Counter(e["id"] for e in objs)
     parent = {e["id"]: e.get("parentId") for e in objs}
-    faults: dict[str, Any] = {}
+    faults: JsonObject = {}
     duplicates = sorted(k for k, n in counts.items() if n > 1)
     if duplicates:
         faults["duplicateIds"] = duplicates

@@ -11,7 +11,7 @@ from typing import Any
 
 from reference.fixturegen.growing_session import GrowingSession
 from reference.fixturegen.vocabulary import B62, Model, pick
-from reference.primitives.jsonbytes import js_stringify
+from reference.primitives.jsonbytes import JsonObject, js_stringify
 
 
 class MessageBuilder(GrowingSession):
@@ -27,7 +27,7 @@ class MessageBuilder(GrowingSession):
             "message", {"message": {"role": "user", "content": content, "timestamp": self._msg_ts()}}, "user"
         )
 
-    def _usage(self, model: Model, inp: int, out: int, cache_read: int, cache_write: int) -> dict[str, Any]:
+    def _usage(self, model: Model, inp: int, out: int, cache_read: int, cache_write: int) -> JsonObject:
         p = model.prices
         cost = {
             "input": inp * p[0],
@@ -39,7 +39,7 @@ class MessageBuilder(GrowingSession):
         return {"input": inp, "output": out, "cacheRead": cache_read, "cacheWrite": cache_write,
                 "totalTokens": inp + out + cache_read + cache_write, "cost": cost}  # fmt: skip
 
-    def _random_usage(self, model: Model) -> dict[str, Any]:
+    def _random_usage(self, model: Model) -> JsonObject:
         r = self.rng
         return self._usage(
             model,
@@ -49,9 +49,9 @@ class MessageBuilder(GrowingSession):
             r.choice((0, 0, r.randint(100, 3000))),
         )
 
-    def assistant(self, content: list[dict[str, Any]], stop: str, *, error: str | None = None) -> str:
+    def assistant(self, content: list[JsonObject], stop: str, *, error: str | None = None) -> str:
         m = self.model
-        message: dict[str, Any] = {"role": "assistant", "content": content, "api": m.api, "provider": m.provider,
+        message: JsonObject = {"role": "assistant", "content": content, "api": m.api, "provider": m.provider,
                                    "model": m.model, "usage": self._random_usage(m), "stopReason": stop,
                                    "timestamp": self.clock + self.rng.randint(1, 200)}  # fmt: skip
         if m.provider == "anthropic":
@@ -67,13 +67,13 @@ class MessageBuilder(GrowingSession):
         self._tick(800, 9000)
         return self.emit("message", {"message": message}, kind)
 
-    def text(self, text: str) -> dict[str, Any]:
-        block: dict[str, Any] = {"type": "text", "text": text}
+    def text(self, text: str) -> JsonObject:
+        block: JsonObject = {"type": "text", "text": text}
         if self.model.provider == "openai":
             block["textSignature"] = f"msg_{self.rng.getrandbits(128):032x}"
         return block
 
-    def thinking(self, text: str) -> dict[str, Any]:
+    def thinking(self, text: str) -> JsonObject:
         if self.model.provider == "openai":
             sig = js_stringify(
                 {"type": "reasoning", "id": f"rs_{self.rng.getrandbits(128):032x}", "summary": []}
@@ -82,7 +82,7 @@ class MessageBuilder(GrowingSession):
             sig = base64.b64encode(self.rng.randbytes(48)).decode("ascii")
         return {"type": "thinking", "thinking": text, "thinkingSignature": sig}
 
-    def tool_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def tool_call(self, name: str, arguments: JsonObject) -> JsonObject:
         self.call_seq += 1
         if self.model.provider == "anthropic":
             call_id = "toolu_01" + pick(self.rng, B62, 22)
@@ -97,9 +97,9 @@ class MessageBuilder(GrowingSession):
         return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
 
     def tool_result(
-        self, call: dict[str, Any], output: str, *, error: bool = False, details: Any = None
+        self, call: JsonObject, output: str, *, error: bool = False, details: Any = None
     ) -> str:
-        message: dict[str, Any] = {"role": "toolResult", "toolCallId": call["id"], "toolName": call["name"],
+        message: JsonObject = {"role": "toolResult", "toolCallId": call["id"], "toolName": call["name"],
                                    "content": [{"type": "text", "text": output}]}  # fmt: skip
         if details is not None:
             message["details"] = details
@@ -111,7 +111,7 @@ class MessageBuilder(GrowingSession):
     def bash_execution(
         self, command: str, output: str, *, exit_code: int | None = 0, exclude: bool = False
     ) -> str:
-        message: dict[str, Any] = {"role": "bashExecution", "command": command, "output": output}
+        message: JsonObject = {"role": "bashExecution", "command": command, "output": output}
         if exit_code is not None:
             message["exitCode"] = exit_code
         message.update({"cancelled": exit_code is None, "truncated": False, "timestamp": self._msg_ts()})
@@ -121,7 +121,7 @@ class MessageBuilder(GrowingSession):
 
     def custom_message(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str:
         if self.legacy == 2:  # v2 stored these as message entries with role hookMessage
-            message: dict[str, Any] = {
+            message: JsonObject = {
                 "role": "hookMessage",
                 "customType": custom_type,
                 "content": content,
@@ -133,7 +133,7 @@ class MessageBuilder(GrowingSession):
             key = self.emit("message", {"message": message}, "custom")
             self.notable.setdefault("hook_message", key)
             return key
-        payload: dict[str, Any] = {"customType": custom_type, "content": content, "display": display}
+        payload: JsonObject = {"customType": custom_type, "content": content, "display": display}
         if details is not None:
             payload["details"] = details
         key = self.emit("custom_message", payload, "custom", ids_last=True)
@@ -141,7 +141,7 @@ class MessageBuilder(GrowingSession):
         return key
 
     def custom_entry(self, custom_type: str, data: Any = None) -> str:
-        payload: dict[str, Any] = {"customType": custom_type}
+        payload: JsonObject = {"customType": custom_type}
         if data is not None:
             payload["data"] = data
         key = self.emit("custom", payload, ids_last=True)

@@ -6,11 +6,9 @@ generated session with the same knobs; their bounds are checked once, here.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 ProgressCallback = Callable[[Path, int], None]
 
@@ -61,10 +59,3 @@ class GeneratedSession:
     entry_count: int
     leaf_id: str | None
     notable: dict[str, str] = field(default_factory=dict)
-
-
-def options_to_json(options: GenOptions) -> dict[str, Any]:
-    """The ``generated.options`` object of a manifest entry (everything but the seed)."""
-    data = dataclasses.asdict(options)
-    del data["seed"]
-    return data

@@ -18,9 +18,10 @@ import json
 import random
 import uuid
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from reference.fixturegen.privacy_families import ALNUM, FAMILIES, LOWER_HEX, FakeSecret, pick
+from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
 
 SEED: Final = 1101
@@ -107,7 +108,7 @@ class _Writer:
         stamp = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
         return f"{stamp}.{millis:03d}Z"
 
-    def emit(self, entry_type: str, payload: dict[str, Any]) -> str:
+    def emit(self, entry_type: str, payload: JsonObject) -> str:
         entry_id = pick(self.rng, LOWER_HEX, 8)
         while entry_id in self.ids:
             entry_id = pick(self.rng, LOWER_HEX, 8)
@@ -118,10 +119,10 @@ class _Writer:
         self.parent = entry_id
         return entry_id
 
-    def message(self, message: dict[str, Any]) -> str:
+    def message(self, message: JsonObject) -> str:
         return self.emit("message", {"message": {**message, "timestamp": self.clock}})
 
-    def assistant(self, content: list[dict[str, Any]], stop: str) -> str:
+    def assistant(self, content: list[JsonObject], stop: str) -> str:
         return self.message({"role": "assistant", "content": content, "api": "anthropic-messages",
                              "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": stop})  # fmt: skip
 
@@ -152,12 +153,12 @@ class _Writer:
                              "exitCode": 0, "cancelled": False, "truncated": False})  # fmt: skip
 
 
-def build_corpus(seed: int = SEED) -> tuple[bytes, dict[str, Any]]:
+def build_corpus(seed: int = SEED) -> tuple[bytes, JsonObject]:
     """The session bytes and the labels (a JSON-ready dict) for ``seed``."""
     rng = random.Random(seed)
     writer = _Writer(rng)
     writer.message({"role": "user", "content": [{"type": "text", "text": "Help me deploy the service."}]})
-    secrets: list[dict[str, Any]] = []
+    secrets: list[JsonObject] = []
     number = 0
     for instance in range(INSTANCES):
         for family, make in FAMILIES.items():
@@ -169,7 +170,7 @@ def build_corpus(seed: int = SEED) -> tuple[bytes, dict[str, Any]]:
             secrets.append({"id": f"s{number:03d}", "family": family, "role": role, "position": position,
                             "entryId": entry_id, "term": term, "sensitive": sensitive})  # fmt: skip
             number += 1
-    near: list[dict[str, Any]] = []
+    near: list[JsonObject] = []
     for index, (kind, text) in enumerate(_near_misses(rng)):
         role = ROLES[index % 2]  # user or assistant text
         term = f"kestrel-n{index:03d}"
@@ -182,7 +183,7 @@ def build_corpus(seed: int = SEED) -> tuple[bytes, dict[str, Any]]:
     return data, labels
 
 
-def labels_bytes(labels: dict[str, Any]) -> bytes:
+def labels_bytes(labels: JsonObject) -> bytes:
     return (json.dumps(labels, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from reference.fixturegen.facts import file_facts
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
+from reference.primitives.jsonbytes import JsonObject
 
 
-def _generated_facts(item: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+def _generated_facts(item: JsonObject) -> tuple[bytes, JsonObject]:
     gen = item["generated"]
     options = GenOptions(seed=gen["seed"], **gen["options"])
     with tempfile.TemporaryDirectory() as tmp:

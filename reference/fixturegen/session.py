@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from reference.fixturegen.branches import Branches
 from reference.fixturegen.compaction import Compactions
@@ -17,7 +16,7 @@ from reference.fixturegen.naming import iso
 from reference.fixturegen.options import GeneratedSession
 from reference.fixturegen.planted_turns import PlantedTurns
 from reference.fixturegen.vocabulary import B62, pick
-from reference.primitives.jsonbytes import js_stringify
+from reference.primitives.jsonbytes import JsonObject, js_stringify
 
 #: A structural event: (progress at which it happens, order of scheduling, what, its number).
 Event = tuple[float, int, str, int]
@@ -147,7 +146,7 @@ class SessionBuilder(Compactions, Branches, PlantedTurns):
         message = {"role": "toolResult", "toolCallId": call_id, "toolName": "bash"}
         ts = iso(self._tick())
         if self.legacy == 1:
-            entry: dict[str, Any] = {"type": "message", "timestamp": ts, "message": message}
+            entry: JsonObject = {"type": "message", "timestamp": ts, "message": message}
         else:
             entry = {
                 "type": "message",

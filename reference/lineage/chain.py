@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, NamedTuple
 
-from reference.artifacts.ids import journal_path
+from reference.artifacts.ids import ProjectPaths, journal_path
 from reference.artifacts.journal import load_journal
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES, find_pair, verify_handoff, verify_pair
@@ -231,12 +231,12 @@ def load_rebase_state(
             break
         try:
             header = read_header_line(current_file)
-            if verify_pair(pair.checkpoint_entry, pair.link_entry, header=header, current_file=current_file,
-                           project_path=project_path, visited=visited) is not None:
+            if verify_pair(pair, header=header, current_file=current_file, project=ProjectPaths(project_path),
+                           visited=visited) is not None:
                 raise _Broken("pair")
             link, cp = pair.link_entry["data"], pair.checkpoint_entry["data"]
             origin, ancestors, allowed = _verify_source(link, project_path, state, proven)
-            if verify_handoff(pair.handoff_entry, cp, header=header, project_path=project_path) is not None:
+            if verify_handoff(pair.handoff_entry, cp, header=header, project=ProjectPaths(project_path)) is not None:
                 raise _Broken("handoff")
         except (_Broken, ContractViolation, OSError, ValueError, KeyError, TypeError):
             state.warnings.append(Code.LINEAGE_INTEGRITY_UNAVAILABLE)
@@ -302,7 +302,7 @@ def _project_journal(conn: sqlite3.Connection, link: Mapping[str, Any]) -> None:
     try:
         path = journal_path(str(link["sourceSessionFile"]), str(link["operationId"]))
         operation = load_journal(path.read_bytes(), requested_id=str(link["operationId"]),
-                                 source_file=str(link["sourceSessionFile"]), project_path=str(link["projectPath"]))
+                                 source_file=str(link["sourceSessionFile"]), project=ProjectPaths(str(link["projectPath"])))
     except (ContractViolation, OSError, KeyError):
         return
     project_operation(conn, operation)

@@ -12,10 +12,16 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from reference.primitives.jsondeep import DeepParseError, Hooks
 from reference.primitives.jsondeep import parse as parse_iteratively
+
+#: A JSON object whose bytes are the contract: a Pi entry, a journal record, a checkpoint, a link,
+#: a configuration file.  It stays a ``dict`` rather than a typed value because its key order is
+#: the order ``JSON.stringify`` writes (D2): a key set later goes last, a key read from a file keeps
+#: its place, so the same object must reach the serializer, not a record converted back in order.
+JsonObject: TypeAlias = dict[str, Any]
 
 
 class _Undefined:
@@ -271,7 +277,7 @@ def _js_float(text: str) -> int | float:
     return number
 
 
-def _js_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _js_object(pairs: list[tuple[str, Any]]) -> JsonObject:
     # A duplicate key keeps its first position and its last value; array-index keys come first.
     return dict(property_order(dict(pairs)))
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from reference.primitives.jsonbytes import JsonObject
 from reference.privacy import detection as secrets
 from reference.privacy.redaction import redact_secrets
 
@@ -53,7 +54,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class Corpus:
-    labels: dict[str, Any]
+    labels: JsonObject
     texts: dict[str, str]  # entry id -> its strings joined by LF
 
     @classmethod

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from reference.primitives.codes import Code
-from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
+from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, js_stringify
 from reference.primitives.textunits import utf16_length
 from reference.privacy.handoff_context import redact_quoted_context
 from reference.privacy.policy import (
@@ -125,13 +125,13 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _clean(node: Mapping[str, Any], inherited: str | None, sanitize: Sanitize) -> dict[str, Any]:
+def _clean(node: Mapping[str, Any], inherited: str | None, sanitize: Sanitize) -> JsonObject:
     """Step 5's rebuild of one result object (the result itself, its ``source`` or a hit)."""
     own = node.get("classification")
     classification = own if is_level(own) else inherited
     if ("text" in node or "excerpt" in node) and classification is None:
         raise _Invalid
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, child in node.items():
         if key in ("text", "excerpt"):
             safe = settle(child, lambda text: sanitize(text, classification)) if isinstance(child, str) else None
@@ -248,7 +248,7 @@ def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mappin
             return items
         direct = _tool_name(node) is not None
         result = _is_result(node, direct, calls)
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         memo[id(node)] = out
         for key, child in node.items():
             if direct and key in ARGUMENT_KEYS:

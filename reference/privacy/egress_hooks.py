@@ -13,6 +13,7 @@ from typing import Any
 from reference.config.defaults import default_config
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.jsonbytes import JsonObject
 from reference.privacy.egress import OMISSION_SENTINEL, sanitize_egress
 from reference.privacy.provider import ProviderPolicy
 
@@ -22,7 +23,7 @@ def _privacy(config: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return privacy if isinstance(privacy, Mapping) else default_config()["privacy"]
 
 
-def op_egress_sanitize(params: Mapping[str, Any]) -> dict[str, Any]:
+def op_egress_sanitize(params: Mapping[str, Any]) -> JsonObject:
     """``egress.sanitize {payload, provider}``: the payload as it may leave for ``provider``,
     with the default privacy configuration (no provider, or null, is ``unknown``)."""
     if "payload" not in params:

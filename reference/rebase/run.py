@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from reference.artifacts.ids import JOURNAL_SUFFIX, journal_path, operations_dir, require_operation_id
+from reference.artifacts.ids import (
+    JOURNAL_SUFFIX,
+    ProjectPaths,
+    RebaseSource,
+    journal_path,
+    operations_dir,
+    require_operation_id,
+)
 from reference.artifacts.journal import (
     FALLBACK_CODE,
     MAX_JOURNAL_BYTES,
@@ -26,8 +33,8 @@ from reference.artifacts.journal import (
     journal_source_file,
     load_journal,
     new_operation,
+    preview_result,
     recoverable_result,
-    success_result,
     unavailable_result,
     verified_result,
 )
@@ -135,7 +142,7 @@ class RebaseRun:
         except OSError:
             data = None
         self.journal.adopt(load_journal(data, requested_id=recover, source_file=source_file,
-                                        project_path=self.host.project_path), persisted=True)
+                                        project=ProjectPaths(self.host.project_path)), persisted=True)
         return source_file
 
     def _steps(self) -> RebaseResult:
@@ -164,9 +171,9 @@ class RebaseRun:
             check_source_session(operation, header_id)  # step 25
         else:
             operation = new_operation(
-                project_path=self.project, source_session_id=header_id, source_session_file=source_file,
-                source_leaf_id=archive.leaf_id, source_size=source_size, source_hash=source_hash,
-                target_session_id=self.new_session_id(), now_ms=self.journal.clock.now_ms())
+                RebaseSource(header_id, archive.leaf_id, source_size, source_hash), project_path=self.project,
+                source_session_file=source_file, target_session_id=self.new_session_id(),
+                now_ms=self.journal.clock.now_ms())
             self.journal.adopt(operation, persisted=False)  # in memory until its first phase write
             if journal_path(source_file, operation["id"]).exists():  # step 26
                 raise ContractViolation(Code.OPERATION_EXISTS_USE_RECOVER,
@@ -179,9 +186,8 @@ class RebaseRun:
             checkpoint, opened = existing.checkpoint, existing.opened
         else:
             checkpoint = build_target_checkpoint(operation, self.host, archive, own, source)
-        result = success_result(dry_run=self.request.dry_run, operation_id=operation["id"], checkpoint=checkpoint,
-                                source_entries=archive.record_count - 1, source_bytes=source_size,
-                                tool_exchange=self.diagnostics)
+        result = preview_result(operation["id"], checkpoint, source_entries=archive.record_count - 1,
+                                source_bytes=source_size, tool_exchange=self.diagnostics)
         if self.request.dry_run:
             return result
         if not os.path.lexists(target_file):

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference.artifacts.checkpoint import build_checkpoint
-from reference.artifacts.ids import checkpoint_id
-from reference.artifacts.memory import overlay_inherited, snapshot_memory
+from reference.artifacts.checkpoint import CheckpointConfig, build_checkpoint
+from reference.artifacts.ids import RebaseSource, checkpoint_id
+from reference.artifacts.memory import MemorySnapshot, overlay_inherited, snapshot_memory
 from reference.lineage.chain import RebaseState
 from reference.lineage.proof import ProvenPrefix, prove_prefix
 from reference.pi.exact.header import is_current_version
@@ -83,16 +83,12 @@ def build_target_checkpoint(operation: dict[str, Any], host: RebaseHost, archive
             or host.current_session_id() != archive.session_id):
         raise ContractViolation(Code.SOURCE_MOVED_BEFORE_CHECKPOINT, "the source moved since the operation began")
     inherited = own.checkpoint or {}
-    snapshot = snapshot_memory(
+    carried = snapshot_memory(
         memory_entries(archive), session_id=archive.session_id, session_file=archive.path,
-        branch_ids=archive.branch_ids(),
-        inherited_pins=overlay_inherited(get(inherited, "pins") or (), archive.branch_subset, pins=True),
-        inherited_memories=overlay_inherited(get(inherited, "memories") or (), archive.branch_subset, pins=False))
-    privacy = get(host.config, "privacy")
-    rebase = get(host.config, "sessionRebase")
+        branch_ids=archive.branch_ids(), inherited=MemorySnapshot(
+            tuple(overlay_inherited(get(inherited, "pins") or (), archive.branch_subset, pins=True)),
+            tuple(overlay_inherited(get(inherited, "memories") or (), archive.branch_subset, pins=False))))
     return build_checkpoint(
-        source_session_id=archive.session_id, source_leaf_id=archive.leaf_id, source_size=source.size,
-        source_hash=source.sha256, branch=archive.branch_subset, context_entries=archive.context,
-        created_at=int(operation["createdAt"]), target_tokens=get(rebase, "checkpointTargetTokens"),
-        pins=snapshot.pins, memories=snapshot.memories,
-        default_classification=get(privacy, "defaultClassification") or "normal")
+        RebaseSource(archive.session_id, archive.leaf_id, source.size, source.sha256), branch=archive.branch_subset,
+        context_entries=archive.context, created_at=int(operation["createdAt"]),
+        config=CheckpointConfig.of(host.config), carried=carried)

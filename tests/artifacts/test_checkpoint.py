@@ -19,13 +19,15 @@ from reference.artifacts.checkpoint import (
     HANDOFF_OPEN,
     HANDOFF_PREAMBLE,
     LIMITATIONS,
+    CheckpointConfig,
     build_checkpoint,
     build_handoff,
     build_link,
     canonical_context,
     checkpoint_hash,
 )
-from reference.artifacts.ids import checkpoint_id
+from reference.artifacts.ids import RebaseSource, checkpoint_id
+from reference.artifacts.memory import MemorySnapshot
 from reference.pi.exact.context import context_entries
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
@@ -125,8 +127,8 @@ def test_a_4000_char_message_does_not_fit_512_tokens() -> None:
 
 def test_an_empty_context_is_checkpoint_empty() -> None:
     assert code_of(lambda: build_checkpoint(
-        source_session_id="s", source_leaf_id="l", source_size=1, source_hash="ab" * 32, branch=[],
-        context_entries=[], created_at=CREATED, target_tokens=8000)) == "checkpoint-empty"
+        RebaseSource("s", "l", 1, "ab" * 32), branch=[], context_entries=[], created_at=CREATED,
+        config=CheckpointConfig(8000))) == "checkpoint-empty"
 
 
 def test_item_limits_and_the_checkpoint_size_limit() -> None:
@@ -138,8 +140,8 @@ def test_item_limits_and_the_checkpoint_size_limit() -> None:
     assert code_of(lambda: build(path, memories=[{}] * 1001)) == "checkpoint-memory-budget"
     # Counted before the context: too many items win over an empty context.
     assert code_of(lambda: build_checkpoint(
-        source_session_id="s", source_leaf_id="l", source_size=1, source_hash="ab" * 32, branch=[],
-        context_entries=[], created_at=CREATED, target_tokens=8000, pins=[pin] * 1001)) == "checkpoint-memory-budget"
+        RebaseSource("s", "l", 1, "ab" * 32), branch=[], context_entries=[], created_at=CREATED,
+        config=CheckpointConfig(8000), carried=MemorySnapshot((pin,) * 1001))) == "checkpoint-memory-budget"
     base = len(js_stringify(build(path, pins=[pin])))
     big = {**pin, "content": "c" + "z" * (1_048_576 - base)}
     assert utf16_length(js_stringify(build(path, pins=[big]))) == 1_048_576

@@ -13,6 +13,8 @@ from testkit.profiles import examples
 from reference.artifacts.ids import (
     CHECKPOINT_ID_PATTERN,
     OPERATION_ID_PATTERN,
+    ProjectPaths,
+    RebaseSource,
     checkpoint_id,
     checkpoint_id_of,
     identity_suffix,
@@ -93,3 +95,18 @@ def test_file_locations_are_next_to_the_source() -> None:
     assert journal_path("/home/u/sessions/src.jsonl", op) == Path(f"/home/u/sessions/.ds4-rebase/operations/{op}.json")
     assert is_checkpoint_id(checkpoint_id_of(op))
     assert not is_checkpoint_id(op)
+
+
+def test_a_rebase_source_names_its_operation_and_checkpoint() -> None:
+    source = RebaseSource("s1", "e4", 1234, "ab" * 32)
+    assert source.operation_id == operation_id("s1", "e4", "ab" * 32)
+    assert source.checkpoint_id == checkpoint_id("s1", "e4", "ab" * 32)
+    assert source.operation_id[len("rebase_"):] == source.checkpoint_id[len("checkpoint_"):]
+
+
+def test_project_paths_compare_projects_canonically_and_folders_as_node_resolves_them() -> None:
+    paths = ProjectPaths("/home/u/proj", canonical=lambda p: p.rstrip("/"), cwd="/home/u")
+    assert paths.is_project("/home/u/proj/") and not paths.is_project("/home/u/other")
+    assert paths.same_folder("proj/a.jsonl", "/home/u/proj/b.jsonl")
+    assert not paths.same_folder("a.jsonl", "/home/u/proj/b.jsonl")
+    assert ProjectPaths("/p").cwd is None and not ProjectPaths("/p").is_project("/q")

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from conformance.schemas import describe, errors
-from reference.artifacts.ids import operation_id
+from reference.artifacts.checkpoint import LIMITATIONS
+from reference.artifacts.ids import ProjectPaths, RebaseSource, operation_id
 from reference.artifacts.journal import (
     JOURNAL_FIELDS,
-    LIMITATIONS,
     MAX_JOURNAL_BYTES,
     WRITE_ORDER,
     check_journal,
@@ -24,8 +24,8 @@ from reference.artifacts.journal import (
     new_operation,
     operation_journal_path,
     parse_journal,
+    preview_result,
     recoverable_result,
-    success_result,
     unavailable_result,
     verified_result,
     with_failure,
@@ -51,7 +51,8 @@ def operation(**overrides: Any) -> dict[str, Any]:
         now_ms=1_750_000_000_000,
     )
     args.update(overrides)
-    return new_operation(**args)
+    source = RebaseSource(*(args.pop(f"source_{key}") for key in ("session_id", "leaf_id", "size", "hash")))
+    return new_operation(source, **args)
 
 
 def schema_problems(record: Any, ref: str = "rebase/journal.schema.json") -> list[str]:
@@ -158,8 +159,8 @@ def test_the_journal_size_limit_is_32000_bytes() -> None:
 def load(data: bytes | None, *, requested: str | None = None, source: str = SOURCE, project: str = PROJECT) -> Any:
     record = operation()
     return load_journal(
-        data, requested_id=requested or record["id"], source_file=source, project_path=project,
-        canonical=lambda p: p.rstrip("/"), cwd="/",
+        data, requested_id=requested or record["id"], source_file=source,
+        project=ProjectPaths(project, canonical=lambda p: p.rstrip("/"), cwd="/"),
     )
 
 
@@ -225,7 +226,7 @@ def test_check_journal_uses_the_real_canonical_path_by_default(tmp_path: Path) -
     (tmp_path / "alias").symlink_to(real)
     source = str(tmp_path / "s.jsonl")
     record = operation(project_path=str(tmp_path / "alias"), source_session_file=source)
-    checked = check_journal(record, requested_id=record["id"], source_file=source, project_path=str(real))
+    checked = check_journal(record, requested_id=record["id"], source_file=source, project=ProjectPaths(str(real)))
     assert checked == record
 
 
@@ -246,15 +247,14 @@ CHECKPOINT = {"id": "checkpoint_" + "1" * 32, "handoff": "x" * 2049, "pins": [{}
 
 def test_results_have_the_upstream_shape_and_no_paths() -> None:
     diagnostics = ToolExchangeDiagnostics(active_issue_count=0, historical_issue_count=1)
-    preview = success_result(dry_run=True, operation_id=operation()["id"], checkpoint=CHECKPOINT,
-                             source_entries=4, source_bytes=1234, tool_exchange=diagnostics).to_json()
+    preview = preview_result(operation()["id"], CHECKPOINT, source_entries=4, source_bytes=1234,
+                             tool_exchange=diagnostics).to_json()
     assert list(preview) == ["status", "operationId", "checkpointId", "sourceEntries", "sourceBytes",
                              "checkpointTokens", "preservedPins", "preservedMemories", "warnings",
                              "toolExchangeDiagnostics"]
     assert preview["status"] == "preview" and preview["checkpointTokens"] == 513 and preview["preservedPins"] == 1
-    verified = verified_result(success_result(dry_run=False, operation_id=operation()["id"], checkpoint=CHECKPOINT,
-                                              source_entries=4, source_bytes=1234, tool_exchange=diagnostics)
-                               ).to_json()
+    verified = verified_result(preview_result(operation()["id"], CHECKPOINT, source_entries=4, source_bytes=1234,
+                                              tool_exchange=diagnostics)).to_json()
     assert list(verified)[-2:] == ["phase", "sessionReplaced"] and verified["status"] == "verified"
     recoverable = recoverable_result(operation()["id"], "target-integrity", session_replaced=False).to_json()
     unavailable = unavailable_result("pending-or-orphan-tool-exchange",

@@ -129,8 +129,8 @@ def test_inherited_items_come_first_and_keep_their_session() -> None:
                                     "sourceEntryIds": ["g1"], "contradicts": []}}
     deleted = {**inherited_pin, "id": "pin-gone", "status": "deleted"}
     project = {**inherited_pin, "id": "pin-proj", "scope": "project"}
-    result = snapshot(memory_session(), inherited_pins=[inherited_pin, deleted, project],
-                      inherited_memories=[{"id": "mem-1", "scope": "session", "status": "active", "claim": "old"}])
+    result = snapshot(memory_session(), inherited=MemorySnapshot(
+        (inherited_pin, deleted, project), ({"id": "mem-1", "scope": "session", "status": "active", "claim": "old"},)))
     assert [p["id"] for p in result.pins] == ["pin-old", "pin-branch", "pin-session"]
     # The native item replaces the inherited one with its id, in the inherited place.
     assert [m["id"] for m in result.memories] == ["mem-1", "mem-4"]

@@ -9,7 +9,8 @@ from testkit.checkpoints import PROJECT, SOURCE, build, operation, upstream_fixt
 from testkit.pilines import message
 
 from reference.artifacts.checkpoint import checkpoint_hash
-from reference.artifacts.pair import find_pair, verify_handoff, verify_pair
+from reference.artifacts.ids import ProjectPaths
+from reference.artifacts.pair import RebasePair, find_pair, verify_handoff, verify_pair
 from reference.rebase.target import stage_target
 
 
@@ -19,11 +20,10 @@ def staged_pair() -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
     return target, target.header, list(target.entries)
 
 
-def check(cp_entry: Any, link_entry: Any, header: Any, **kwargs: Any) -> str | None:
-    args: dict[str, Any] = dict(header=header, current_file=SOURCE.rsplit("/", 1)[0] + "/ds4-x.jsonl",
-                                project_path=PROJECT, canonical=lambda p: p, cwd="/")
-    args.update(kwargs)
-    return verify_pair(cp_entry, link_entry, **args)
+def check(cp_entry: Any, link_entry: Any, header: Any, project_path: str = PROJECT, **kwargs: Any) -> str | None:
+    return verify_pair(RebasePair(link_entry, cp_entry), header=header,
+                       current_file=SOURCE.rsplit("/", 1)[0] + "/ds4-x.jsonl",
+                       project=ProjectPaths(project_path, canonical=lambda p: p, cwd="/"), **kwargs)
 
 
 def test_a_staged_pair_verifies() -> None:
@@ -31,8 +31,8 @@ def test_a_staged_pair_verifies() -> None:
     pair = find_pair(entries)
     assert pair.checkpoint_entry is entries[0] and pair.link_entry is entries[1] and pair.handoff_entry is entries[2]
     assert check(pair.checkpoint_entry, pair.link_entry, header) is None
-    assert verify_handoff(pair.handoff_entry, pair.checkpoint_entry["data"], header=header, project_path=PROJECT,
-                          canonical=lambda p: p) is None
+    assert verify_handoff(pair.handoff_entry, pair.checkpoint_entry["data"], header=header,
+                          project=ProjectPaths(PROJECT, canonical=lambda p: p)) is None
     assert find_pair([]) == find_pair([message("m", None, 1, "user", "x")])
 
 
@@ -58,11 +58,12 @@ def test_tampering_is_found() -> None:
     assert check(reordered, link_entry, header) == "checkpoint-hash"
     checkpoint = cp_entry["data"]
     edited = {**handoff_entry, "content": handoff_entry["content"].replace("Deterministic", "Trusted")}
-    kwargs: dict[str, Any] = dict(header=header, project_path=PROJECT, canonical=lambda p: p)
+    kwargs: dict[str, Any] = dict(header=header, project=ProjectPaths(PROJECT, canonical=lambda p: p))
     assert verify_handoff(edited, checkpoint, **kwargs) == "handoff-content"
     assert verify_handoff(None, checkpoint, **kwargs) == "handoff-missing"
     assert verify_handoff(handoff_entry, {**checkpoint, "classification": "secret"}, **kwargs) == "handoff-content"
-    assert verify_handoff(handoff_entry, checkpoint, **{**kwargs, "project_path": "/x"}) == "target-cwd"
+    assert verify_handoff(handoff_entry, checkpoint, **{**kwargs, "project": ProjectPaths("/x", canonical=lambda p: p)}
+                          ) == "target-cwd"
 
 
 def test_oversized_items_and_handoffs_fail_the_pair() -> None:

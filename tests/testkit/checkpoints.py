@@ -3,11 +3,14 @@ problems: what the checkpoint, pair, memory and target tests build on."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from conformance.schemas import describe, errors
-from reference.artifacts.checkpoint import build_checkpoint
+from reference.artifacts.checkpoint import CheckpointConfig, build_checkpoint
+from reference.artifacts.ids import RebaseSource
 from reference.artifacts.journal import new_operation
+from reference.artifacts.memory import MemorySnapshot
 from reference.pi.exact.context import context_entries
 from testkit.pilines import message, ts
 
@@ -27,11 +30,11 @@ def upstream_fixture() -> list[dict[str, Any]]:
     ]
 
 
-def build(path: list[dict[str, Any]], *, target_tokens: int = 8000, **kwargs: Any) -> dict[str, Any]:
+def build(path: list[dict[str, Any]], *, target_tokens: int = 8000, pins: Sequence[dict[str, Any]] = (),
+          memories: Sequence[dict[str, Any]] = (), default_classification: str = "normal") -> dict[str, Any]:
     return build_checkpoint(
-        source_session_id="source", source_leaf_id=path[-1]["id"], source_size=4321, source_hash="ab" * 32,
-        branch=path, context_entries=context_entries(path), created_at=CREATED, target_tokens=target_tokens,
-        **kwargs,
+        RebaseSource("source", path[-1]["id"], 4321, "ab" * 32), branch=path, context_entries=context_entries(path),
+        created_at=CREATED, config=CheckpointConfig(target_tokens, default_classification), carried=MemorySnapshot(tuple(pins), tuple(memories)),
     )
 
 
@@ -40,9 +43,9 @@ def problems(instance: Any, ref: str) -> list[str]:
 
 
 def operation(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    source = RebaseSource(checkpoint["sourceSessionId"], checkpoint["sourceLeafId"], checkpoint["sourceSize"],
+                          checkpoint["sourceHash"])
     return new_operation(
-        project_path=PROJECT, source_session_id=checkpoint["sourceSessionId"],
-        source_session_file=SOURCE, source_leaf_id=checkpoint["sourceLeafId"],
-        source_size=checkpoint["sourceSize"], source_hash=checkpoint["sourceHash"],
+        source, project_path=PROJECT, source_session_file=SOURCE,
         target_session_id="0190d7a0-0000-7000-8000-00000000beef", now_ms=CREATED,
     )
