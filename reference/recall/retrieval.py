@@ -170,8 +170,10 @@ def _alone(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuer
                 raise
             warnings, rows = (Code.RETRIEVAL_DEGRADED,), []
         _add_fts_rows(candidates, rows, query.terms)
-    listed = _as_set(source.excluded_ids if complement else source.authorized_ids)
-    return _result(candidates, query, _Listed(complement, listed), warnings)
+    listed = source.excluded_ids if complement else source.authorized_ids
+    assert listed is not None
+    ids = listed if isinstance(listed, AbstractSet) else set(listed)  # a lazy set stays lazy
+    return _result(candidates, query, _Listed(complement, ids), warnings)
 
 
 def _scope(source: SourceEntries) -> tuple[bool, RowScope]:
@@ -256,17 +258,12 @@ def _hull(sources: Sequence[SourceEntries]) -> tuple[int, int] | None:
     return (min(low for low, _high in bounds), max(high for _low, high in bounds))
 
 
-def _as_set(ids: Collection[str] | None) -> Collection[str]:
-    assert ids is not None
-    return ids if isinstance(ids, AbstractSet) else set(ids)  # a lazy set stays lazy
-
-
 @dataclass(frozen=True)
 class _Listed:
     """The ids a source's scope names: the excluded ones (``complement``) or the authorized ones."""
 
     complement: bool
-    ids: Collection[str]
+    ids: AbstractSet[str]
 
     def outside(self, entry_id: str) -> bool:
         return (entry_id in self.ids) if self.complement else (entry_id not in self.ids)
