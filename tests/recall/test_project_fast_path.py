@@ -20,7 +20,7 @@ import json
 import random
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +158,7 @@ def _engine_query(query: str, options: dict[str, Any]) -> RetrievalQuery:
                                                     "after_ms": None, "exact": True, "fts": True, **options})
 
 
-def _whole(session_id: str, fts_ranges: tuple[tuple[int, int], ...] | None = None) -> SourceEntries:
+def _whole(session_id: str, fts_ranges: Sequence[tuple[int, int]] | None = None) -> SourceEntries:
     """A source that may see every entry of its session (none excluded)."""
     return SourceEntries(session_id, (), frozenset(), fts_ranges, ())
 
