@@ -421,8 +421,10 @@ def _per_source_forms() -> None:
     from reference.recall.project_scope import ProjectSessions
     from reference.recall.scope import ScopeResolver
 
+    search_sources = recall_tool.search_sources
+
     def per_source(conn: Any, sources: Any, query: Any) -> Any:
-        return [recall_tool.search_source(conn, source, query) for source in sources]
+        return [search_sources(conn, [source], query)[0] for source in sources]
 
     recall_tool.search_sources = per_source  # type: ignore[assignment]
     plain_init = ScopeResolver.__init__

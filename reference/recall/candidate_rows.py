@@ -44,44 +44,77 @@ def fts_match_expression(terms: Sequence[str]) -> str:
 _COLUMNS: Final = "e.entry_key, e.entry_id, e.entry_type, e.role, e.created_at, e.content_hash, e.searchable_text, e.token_estimate"
 
 
-def scope_filter(
-    authorized_ids: Collection[str],
-    types: Sequence[str],
-    roles: Sequence[str] | None,
-    before_ms: int | None,
-    after_ms: int | None,
-    *,
-    negate: bool = False,
-    member_of: int | None = None,
-) -> tuple[str, list[Any]]:
+@dataclass(frozen=True)
+class RowFilters:
+    """The request's filters on rows: the entry types searched, the roles (None: any) and the
+    strict date bounds (D4)."""
+
+    types: Sequence[str]
+    roles: Sequence[str] | None = None
+    before_ms: int | None = None
+    after_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class RowScope:
+    """Which rows of its session a source's queries name as its own.
+
+    ``ids``: the authorized ids (``IN``), or with ``negate`` the excluded ones (``NOT IN``; none:
+    no clause).  ``runs``: FTS rowid runs that hold exactly the excluded rows of the session, named
+    instead of the ids.  ``member_of``: a stored branch whose entries are the authorized ``ids``;
+    the exact queries probe it instead of the list (the FTS filter lists ``ids``).
+    """
+
+    ids: Collection[str] = ()
+    negate: bool = False
+    runs: Sequence[tuple[int, int]] | None = None
+    member_of: int | None = None
+
+
+@dataclass(frozen=True)
+class RowSearch:
+    """One candidate query: its ``text`` (a literal, or an FTS5 ``MATCH`` expression), its
+    ``AND`` clauses and their parameters, and how many rows it gives at most."""
+
+    text: str
+    where: str
+    params: Sequence[Any]
+    limit: int
+
+
+def scope_filter(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
     """``AND`` clauses on the ``e`` alias: JSON array parameters, so an empty list matches nothing.
 
-    ``negate``: the ids are the excluded ones (``NOT IN``; an empty list excludes nothing, so no
-    clause at all).  ``member_of``: the authorized ids are the entries of this stored branch.
+    The runs come last: a correlated test of the entry's key, which SQLite evaluates after the
+    other terms (only for rows that passed them).
     """
     clauses: list[str] = []
     params: list[Any] = []
-    if member_of is not None:
-        _add_member(clauses, params, "e.entry_id", member_of)
-    else:
-        _add_ids(clauses, params, "e.entry_id", authorized_ids, negate=negate)
+    if scope.member_of is not None:
+        _add_member(clauses, params, "e.entry_id", scope.member_of)
+    elif scope.runs is None:
+        _add_ids(clauses, params, "e.entry_id", scope.ids, negate=scope.negate)
     clauses.append("e.entry_type IN (SELECT value FROM json_each(?))")
-    params.append(_json_array(types))
-    if roles is not None:
+    params.append(_json_array(filters.types))
+    if filters.roles is not None:
         clauses.append("e.role IN (SELECT value FROM json_each(?))")
-        params.append(_json_array(roles))
-    return _with_dates(clauses, params, "e.created_at", before_ms, after_ms)
+        params.append(_json_array(filters.roles))
+    sql, params = _with_dates(clauses, params, "e.created_at", filters)
+    if scope.runs:
+        tests = " OR ".join(["k.fts_rowid BETWEEN ? AND ?"] * len(scope.runs))
+        sql += f" AND NOT EXISTS (SELECT 1 FROM entries_fts_keys AS k WHERE k.entry_key = e.entry_key AND ({tests}))"
+        params += _run_params(scope.runs)
+    return sql, params
 
 
-def _with_dates(clauses: list[str], params: list[Any], column: str, before_ms: int | None,
-                after_ms: int | None) -> tuple[str, list[Any]]:
+def _with_dates(clauses: list[str], params: list[Any], column: str, filters: RowFilters) -> tuple[str, list[Any]]:
     """The strict date bounds (D4) added to ``clauses``, all joined as ``AND`` clauses."""
-    if before_ms is not None:
+    if filters.before_ms is not None:
         clauses.append(f"{column} < ?")
-        params.append(before_ms)
-    if after_ms is not None:
+        params.append(filters.before_ms)
+    if filters.after_ms is not None:
         clauses.append(f"{column} > ?")
-        params.append(after_ms)
+        params.append(filters.after_ms)
     return "".join(f" AND {clause}" for clause in clauses), params
 
 
@@ -108,30 +141,11 @@ def _json_array(values: Collection[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
-def runs_clause(runs: Sequence[tuple[int, int]]) -> str:
-    """Exclusion by FTS rowid runs on the ``e`` alias: a correlated test of the entry's key, which
-    SQLite evaluates after the other terms (only for rows that passed them)."""
-    if not runs:
-        return ""
-    tests = " OR ".join(["k.fts_rowid BETWEEN ? AND ?"] * len(runs))
-    return f" AND NOT EXISTS (SELECT 1 FROM entries_fts_keys AS k WHERE k.entry_key = e.entry_key AND ({tests}))"
-
-
-def run_params(runs: Sequence[tuple[int, int]]) -> list[Any]:
+def _run_params(runs: Sequence[tuple[int, int]]) -> list[Any]:
     return [bound for run in runs for bound in run]
 
 
-def filter_clauses(
-    ids: Collection[str],
-    types: Sequence[str],
-    roles: Sequence[str] | None,
-    before_ms: int | None,
-    after_ms: int | None,
-    *,
-    negate: bool,
-    runs: Sequence[tuple[int, int]] | None,
-    member_of: int | None = None,
-) -> tuple[str, list[Any]]:
+def filter_clauses(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
     """The scope of ``scope_filter`` as ``AND`` clauses on the narrow ``entry_filters`` row ``f``.
 
     Types and roles are compared by their migration-4 codes; a role without a code (only the
@@ -141,12 +155,13 @@ def filter_clauses(
     """
     clauses: list[str] = []
     params: list[Any] = []
-    if runs is not None:
-        clauses += ["f.fts_rowid NOT BETWEEN ? AND ?"] * len(runs)
-        params += run_params(runs)
+    if scope.runs is not None:
+        clauses += ["f.fts_rowid NOT BETWEEN ? AND ?"] * len(scope.runs)
+        params += _run_params(scope.runs)
     else:
-        _add_ids(clauses, params, "f.entry_id", ids, negate=negate)
-    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in types)})")
+        _add_ids(clauses, params, "f.entry_id", scope.ids, negate=scope.negate)
+    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in filters.types)})")
+    roles = filters.roles
     if roles is not None:
         codes = sorted({ROLE_CODES[role] for role in roles if role in ROLE_CODES})
         others = [role for role in roles if role not in ROLE_CODES]
@@ -159,38 +174,26 @@ def filter_clauses(
             )
             params.append(_json_array(others))
         clauses.append("(" + " OR ".join(tests) + ")" if tests else "0")
-    return _with_dates(clauses, params, "f.created_at", before_ms, after_ms)
+    return _with_dates(clauses, params, "f.created_at", filters)
 
 
-def exact_rows(
-    conn: sqlite3.Connection,
-    session_id: str,
-    literal: str,
-    scope_sql: str,
-    scope_params: list[Any],
-    limit: int,
-) -> list[IndexRow]:
-    """Case-sensitive substring rows, newest first (``created_at DESC, entry_id DESC``)."""
+def exact_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch) -> list[IndexRow]:
+    """Rows holding the literal ``search.text`` (case-sensitive substring), newest first
+    (``created_at DESC, entry_id DESC``); ``search.where`` holds ``scope_filter`` clauses."""
     sql = (
         f"SELECT {_COLUMNS} FROM entries AS e"
-        f" WHERE e.session_id = ? AND instr(e.searchable_text, ?) > 0{scope_sql}"
+        f" WHERE e.session_id = ? AND instr(e.searchable_text, ?) > 0{search.where}"
         " ORDER BY e.created_at DESC, e.entry_id DESC LIMIT ?"
     )
-    return [_row(values) for values in conn.execute(sql, [session_id, literal, *scope_params, limit])]
+    return [_row(values) for values in conn.execute(sql, [session_id, search.text, *search.params, search.limit])]
 
 
-def fts_rows(
-    conn: sqlite3.Connection,
-    session_id: str,
-    match: str,
-    filter_sql: str,
-    filter_params: list[Any],
-    limit: int,
-    ranges: Sequence[tuple[int, int]] | None = None,
-) -> list[IndexRow]:
-    """FTS5 rows by ``bm25`` (best first), then newest, then ``entry_id`` ascending (D5 tie key).
+def fts_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch,
+             ranges: Sequence[tuple[int, int]] | None = None) -> list[IndexRow]:
+    """FTS5 rows matching ``search.text`` by ``bm25`` (best first), then newest, then ``entry_id``
+    ascending (D5 tie key).
 
-    ``filter_sql`` holds ``filter_clauses`` on the narrow ``entry_filters`` row ``f`` (keyed by
+    ``search.where`` holds ``filter_clauses`` on the narrow ``entry_filters`` row ``f`` (keyed by
     FTS rowid, migration 4): the scope is decided, and the window chosen, without reading a
     single ``entries`` row; only the chosen rows are joined to ``entries`` afterwards, in the same
     statement.  SQLite computes ``bm25`` only for the rows that pass the filters.
@@ -209,8 +212,9 @@ def fts_rows(
         " f.entry_id AS entry_id FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
         " WHERE entries_fts MATCH ?"
         " AND f.session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = ?)"
-        f"{filter_sql}"
+        f"{search.where}"
     )
+    match, filter_params, limit = search.text, search.params, search.limit
     order = " ORDER BY lexical_rank, created_at DESC, entry_id LIMIT ?"
     if not ranges:
         top = select + order
@@ -234,16 +238,9 @@ def fts_rows(
     return [_row(values) for values in conn.execute(sql, params)]
 
 
-def fts_rows_by_session(
-    conn: sqlite3.Connection,
-    session_ids: Sequence[str],
-    match: str,
-    filter_sql: str,
-    filter_params: list[Any],
-    limit: int,
-    hull: tuple[int, int] | None = None,
-) -> list[tuple[str, IndexRow]]:
-    """``fts_rows`` of every session in one FTS statement: each session's first ``limit`` rows in
+def fts_rows_by_session(conn: sqlite3.Connection, session_ids: Sequence[str], search: RowSearch,
+                        hull: tuple[int, int] | None = None) -> list[tuple[str, IndexRow]]:
+    """``fts_rows`` of every session in one FTS statement: each session's first ``search.limit`` rows in
     ``fts_rows``'s order, as ``(session_id, row)`` grouped by session.
 
     One statement reads the term lists once and takes bm25's statistics once (from the whole
@@ -257,7 +254,7 @@ def fts_rows_by_session(
         " f.entry_id AS entry_id, f.session_no AS session_no"
         " FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
         " WHERE entries_fts MATCH ? AND f.session_no IN (SELECT n.session_no FROM session_numbers AS n"
-        f" WHERE n.session_id IN (SELECT value FROM json_each(?))){filter_sql}{bounds}"
+        f" WHERE n.session_id IN (SELECT value FROM json_each(?))){search.where}{bounds}"
     )
     ranked = (
         "SELECT fts_rowid, session_no, row_number() OVER (PARTITION BY session_no"
@@ -270,10 +267,10 @@ def fts_rows_by_session(
         " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
         " WHERE top.n <= ? ORDER BY top.session_no, top.n"
     )
-    params: list[Any] = [match, _json_array(session_ids), *filter_params]
+    params: list[Any] = [search.text, _json_array(session_ids), *search.params]
     if hull is not None:
         params += [hull[0], hull[1]]
-    params.append(limit)
+    params.append(search.limit)
     return [(values[0], _row(values[1:])) for values in conn.execute(sql, params)]
 
 

@@ -2,7 +2,8 @@
 
 ``fts_rowid_ranges`` bounds the FTS query to the parts of the term lists that hold a session's
 rows; ``session_runs`` names a branch's excluded entries as a few rowid runs instead of a list of
-ids (``retrieval.retrieve``).  Each gives the same rows as the plain form it replaces.
+ids (``retrieval.retrieve``).  Each gives the same rows as the plain form it replaces (the
+runs' oracle: ``tests/testkit/retrieval_oracle.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
 from typing import Final
 
 #: The excluded entries of a branch go to SQL as FTS rowid runs when they form at most this many.
@@ -119,24 +119,3 @@ def runs_of_rowids(conn: sqlite3.Connection, session_id: str, rowids: Iterable[i
     if start is not None and previous is not None:
         runs.append((start, previous))
     return tuple(runs)
-
-
-def excluded_runs(rowids: list[tuple[int, str]], branch: AbstractSet[str]) -> tuple[tuple[int, int], ...] | None:
-    """The session's entries outside ``branch`` as inclusive FTS rowid runs: each run spans
-    consecutive excluded rows in rowid order, so it holds no branch row of the session (rows of
-    other sessions may fall inside).  None when there are more than ``MAX_EXCLUDED_RUNS``."""
-    runs: list[tuple[int, int]] = []
-    start: int | None = None
-    last = 0
-    for rowid, entry_id in sorted(rowids):
-        if entry_id in branch:
-            if start is not None:
-                runs.append((start, last))
-                start = None
-            continue
-        if start is None:
-            start = rowid
-        last = rowid
-    if start is not None:
-        runs.append((start, last))
-    return tuple(runs) if len(runs) <= MAX_EXCLUDED_RUNS else None

@@ -17,7 +17,6 @@ from reference.recall.request import RecallQuery, validate_recall
 from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import Source
 from reference.recall.source_verify import SourceFiles
-from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
 
 
 def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,28 +53,9 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
 
 
 def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RetrievalQuery) -> list[RetrievalResult]:
-    """Each source's engine answer, in order: the sources that may see their whole session
-    (project scope) from shared statements (``whole_sessions``), the others one by one."""
-    whole = [index for index, source in enumerate(sources) if _whole_session(source)]
-    results: list[RetrievalResult | None] = [None] * len(sources)
-    if len(whole) > 1:
-        shared = retrieve_whole_sessions(
-            conn, [WholeSession(sources[index].session_id, sources[index].fts_ranges) for index in whole], query)
-        for index, result in zip(whole, shared, strict=True):
-            results[index] = result
-    return [found if found is not None else search_source(conn, source, query)
-            for source, found in zip(sources, results, strict=True)]
-
-
-def _whole_session(source: Source) -> bool:
-    """Every entry of the session authorized and known so: none excluded, no runs to test."""
-    return source.excluded is not None and not source.excluded and not source.excluded_runs
-
-
-def search_source(conn: sqlite3.Connection, source: Source, query: RetrievalQuery) -> RetrievalResult:
-    """One source's engine answer on its own (the plain form of ``search_sources``)."""
-    return retrieve(conn, SourceEntries(source.session_id, source.authorized, source.excluded, source.fts_ranges,
-                                        source.excluded_runs, source.branch_no), query)
+    """Each source's engine answer, in order (``retrieval.retrieve``)."""
+    return retrieve(conn, [SourceEntries(source.session_id, source.authorized, source.excluded, source.fts_ranges,
+                                         source.excluded_runs, source.branch_no) for source in sources], query)
 
 
 def recall_envelope(query: RecallQuery, warnings: list[str],

@@ -31,6 +31,8 @@ def _header(path: Path) -> dict[str, Any]:
 
 
 def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from testkit.retrieval_oracle import retrieve_alone
+
     import reference.recall.recall_tool as recall_tool
     from reference.config.defaults import default_config
     from reference.primitives.clock import ManualClock
@@ -63,7 +65,7 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
         return HistoryService(host, index_path=str(index), clock=ManualClock(0))
 
     def per_source(conn: Any, sources: Any, query: Any) -> Any:
-        return [recall_tool.search_source(conn, source, query) for source in sources]
+        return [retrieve_alone(conn, source.session_id, source.authorized, query) for source in sources]
 
     def without_refs(result: dict[str, Any]) -> dict[str, Any]:
         return {**result, "hits": [{k: v for k, v in hit.items() if k != "sourceRef"} for hit in result["hits"]]}

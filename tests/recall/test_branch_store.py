@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 from testkit.profiles import examples
+from testkit.retrieval_oracle import excluded_runs
 
 from reference.config.defaults import default_config
 from reference.pi.exact.tree import walk_ids_to_root
@@ -31,7 +32,6 @@ from reference.recall import scope as scope_module
 from reference.recall.branch_sets import default_leaf_id
 from reference.recall.branch_store import BranchIds, OffBranchIds, load_branch, prepare_branch
 from reference.recall.catchup import catch_up
-from reference.recall.fts_rowids import excluded_runs
 from reference.recall.index_schema import open_index
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -309,7 +309,8 @@ def _retrieve(conn: sqlite3.Connection, authorized: Any, query: str, **extra: An
 
     wanted = RetrievalQuery(describe_query(query), roles=extra.pop("roles", None),
                             max_results=extra.pop("max_results", MAX_RESULTS))
-    return retrieve(conn, SourceEntries(SID, authorized, **extra), wanted)
+    (result,) = retrieve(conn, [SourceEntries(SID, authorized, **extra)], wanted)
+    return result
 
 
 def test_a_damaged_row_of_ours_takes_the_plain_path_and_is_dropped(tmp_path: Path,

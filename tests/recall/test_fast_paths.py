@@ -1,10 +1,11 @@
 """The recall fast paths give the answers of the plain forms they replace (bench/history.py).
 
 * the in-memory ancestry walk of the service against the recursive query;
-* the complement filter (``NOT IN`` the session's other entries) against ``IN`` the authorized ones;
-* FTS queries restricted to a session's rowid ranges against the query over the whole table;
-* the excluded entries as FTS rowid runs (read through their keys, or from every row of the
-  session) against the list of their ids;
+* ``retrieval.retrieve`` of one source against its oracle (``testkit.retrieval_oracle``: ``IN``
+  the authorized ids, the whole table searched), with the complement filter (``NOT IN`` the
+  session's other entries), FTS queries restricted to a session's rowid ranges, and the excluded
+  entries as FTS rowid runs (read through their keys, or from every row of the session: the runs'
+  oracle);
 * the service's remembered sets across appends, leaf changes and a deleted index;
 * the indexer's timestamp fast path against ``date_time_ms``;
 * the match fold walking only non-ASCII runs against its walk over every character.
@@ -23,6 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from testkit.profiles import examples
+from testkit.retrieval_oracle import excluded_runs, retrieve_alone
 
 from reference.config.defaults import default_config
 from reference.pi.exact.tree import walk_ids_to_root
@@ -31,7 +33,7 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.branch_sets import branch_ids
 from reference.recall.catchup import _Scanner, catch_up
-from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, excluded_runs, fts_rowid_ranges, session_runs
+from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, fts_rowid_ranges, session_runs
 from reference.recall.index_schema import open_index
 from reference.recall.query_terms import describe_query
 from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
@@ -137,10 +139,20 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[sqlite3.Connectio
     return conn, ids, folder
 
 
+def _query(query: str, extra: dict[str, Any]) -> RetrievalQuery:
+    return RetrievalQuery(describe_query(query), roles=extra.pop("roles", None), before_ms=extra.pop("before_ms", None),
+                          max_results=extra.pop("max_results", MAX_RESULTS))
+
+
 def _retrieve(conn: sqlite3.Connection, session_id: str, authorized: Any, query: str, **extra: Any) -> RetrievalResult:
-    wanted = RetrievalQuery(describe_query(query), roles=extra.pop("roles", None), before_ms=extra.pop("before_ms", None),
-                            max_results=extra.pop("max_results", MAX_RESULTS))
-    return retrieve(conn, SourceEntries(session_id, authorized, **extra), wanted)
+    """``retrieve`` of one source with the facts in ``extra``."""
+    wanted = _query(query, extra)
+    (result,) = retrieve(conn, [SourceEntries(session_id, authorized, **extra)], wanted)
+    return result
+
+
+def _oracle(conn: sqlite3.Connection, session_id: str, authorized: Any, query: str, **extra: Any) -> RetrievalResult:
+    return retrieve_alone(conn, session_id, authorized, _query(query, extra))
 
 
 def test_rowid_ranges_hold_every_row_of_the_session(project: Any) -> None:
@@ -169,7 +181,7 @@ def test_ranges_and_complement_give_the_same_hits(project: Any, session_id: str,
         authorized = frozenset(entry_id for entry_id in every if rng.random() < share)
         excluded = frozenset(every) - authorized
         for extra in ({}, {"roles": ["assistant"]}, {"before_ms": date_time_ms(_ts(200))}, {"max_results": 3}):
-            plain = _retrieve(conn, session_id, authorized, query, **dict(extra))
+            plain = _oracle(conn, session_id, authorized, query, **dict(extra))
             runs = excluded_runs(_session_rowids(conn, session_id), authorized)
             found = session_runs(conn, session_id, authorized, excluded)
             assert found is None or found == runs

@@ -1,9 +1,10 @@
 """Project scope's fast paths give the answers of the plain forms they replace (bench/history.py).
 
-* one FTS statement for many whole sessions (``whole_sessions.retrieve_whole_sessions``) against
-  ``retrieve`` of each session alone, with the authorized ids listed (``IN``) and no rowid ranges;
-* the recall envelope of project scope (apart from refs) against the per-source loop with
-  every sibling asked of its header and caught up on every call;
+* ``retrieval.retrieve`` of many whole sessions (one FTS statement for all of them) against its
+  oracle (``testkit.retrieval_oracle``): each session alone, its authorized ids listed (``IN``),
+  no rowid ranges;
+* the recall envelope of project scope (apart from refs) against the same oracle per source,
+  with every sibling asked of its header and caught up on every call;
 * the remembered catch-ups of a long-lived host across appends, a replaced and a shrunk file,
   a file that became unreadable, and a deleted index, against a fresh host.
 
@@ -19,11 +20,12 @@ import json
 import random
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit.retrieval_oracle import retrieve_alone
 
 import reference.recall.recall_tool as recall_tool
 from reference.config.defaults import default_config
@@ -33,7 +35,7 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.privacy import public_ids
 from reference.privacy.entry import forget_entries
-from reference.recall import project_scope, whole_sessions
+from reference.recall import project_scope, retrieval
 from reference.recall.branch_sets import all_ids
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import fts_rowid_ranges
@@ -43,7 +45,6 @@ from reference.recall.query_terms import describe_query
 from reference.recall.retrieval import RetrievalQuery, RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import ScopeResolver
 from reference.recall.service import HistoryHost, HistoryService
-from reference.recall.whole_sessions import WholeSession, retrieve_whole_sessions
 
 CWD = "/home/user/projects/demo"
 #: The benchmark's queries (the generator's vocabulary), phrases, literals and a word found nowhere.
@@ -148,8 +149,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[sqlite3.
 
 
 def _plain(conn: sqlite3.Connection, session_id: str, query: str, options: dict[str, Any]) -> RetrievalResult:
-    """``retrieve`` of one session, its ids listed, the whole table searched."""
-    return retrieve(conn, SourceEntries(session_id, all_ids(conn, session_id)), _engine_query(query, options))
+    """The oracle of one session: its ids listed, the whole table searched."""
+    return retrieve_alone(conn, session_id, all_ids(conn, session_id), _engine_query(query, options))
 
 
 def _engine_query(query: str, options: dict[str, Any]) -> RetrievalQuery:
@@ -157,19 +158,24 @@ def _engine_query(query: str, options: dict[str, Any]) -> RetrievalQuery:
                                                     "after_ms": None, "exact": True, "fts": True, **options})
 
 
-def _shared(conn: sqlite3.Connection, sessions: list[WholeSession], query: str,
+def _whole(session_id: str, fts_ranges: Sequence[tuple[int, int]] | None = None) -> SourceEntries:
+    """A source that may see every entry of its session (none excluded)."""
+    return SourceEntries(session_id, (), frozenset(), fts_ranges, ())
+
+
+def _shared(conn: sqlite3.Connection, sessions: list[SourceEntries], query: str,
             options: dict[str, Any]) -> list[RetrievalResult]:
-    return retrieve_whole_sessions(conn, sessions, _engine_query(query, options))
+    return retrieve(conn, sessions, _engine_query(query, options))
 
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_one_statement_gives_each_session_its_own_answer(indexed: Any, query: str) -> None:
     conn, ids = indexed
     ids = [*ids, "no-such-session"]
-    with_ranges = [WholeSession(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
-    one_range = [WholeSession(session_id, fts_rowid_ranges(conn, session_id, 1)) for session_id in ids]
-    unknown = [WholeSession(session_id) for session_id in ids]
-    some_unknown = [WholeSession(s.session_id, s.fts_ranges if n % 2 else None) for n, s in enumerate(with_ranges)]
+    with_ranges = [_whole(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
+    one_range = [_whole(session_id, fts_rowid_ranges(conn, session_id, 1)) for session_id in ids]
+    unknown = [_whole(session_id) for session_id in ids]
+    some_unknown = [_whole(s.session_id, s.fts_rowid_ranges if n % 2 else None) for n, s in enumerate(with_ranges)]
     found = 0
     for options in OPTIONS:
         plain = [_plain(conn, session_id, query, options) for session_id in ids]
@@ -197,15 +203,15 @@ def test_the_fixture_has_overlap_zero_matches_and_summaries(indexed: Any) -> Non
 def test_a_failing_shared_statement_falls_back_to_each_session_alone(indexed: Any,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     conn, ids = indexed
-    sessions = [WholeSession(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
+    sessions = [_whole(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
 
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise sqlite3.OperationalError("interrupted")
 
     expected = [_plain(conn, session_id, "heron `src/cache.ts`", {}) for session_id in ids]
-    monkeypatch.setattr(whole_sessions, "fts_rows_by_session", broken)
+    monkeypatch.setattr(retrieval, "fts_rows_by_session", broken)
     assert _shared(conn, sessions, "heron `src/cache.ts`", {}) == expected
-    monkeypatch.setattr(whole_sessions, "fts_rows_by_session", _damaged)
+    monkeypatch.setattr(retrieval, "fts_rows_by_session", _damaged)
     with pytest.raises(sqlite3.DatabaseError):
         _shared(conn, sessions, "heron", {})
 
@@ -232,7 +238,7 @@ def _service(current: Path, session_id: str, index: Path, provider: str = "anthr
 
 
 def _per_source(conn: sqlite3.Connection, sources: Any, query: Any) -> list[RetrievalResult]:
-    return [recall_tool.search_source(conn, source, query) for source in sources]
+    return [retrieve_alone(conn, source.session_id, source.authorized, query) for source in sources]
 
 
 def _plain_resolver() -> ScopeResolver:
@@ -246,7 +252,8 @@ def _without_refs(result: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Pair:
-    """A long-lived service on the fast paths, and the plain form asked the same each time."""
+    """A long-lived service on the fast paths, and the plain form (the oracle per source) asked the
+    same each time."""
 
     def __init__(self, current: Path, session_id: str, index: Path, monkeypatch: pytest.MonkeyPatch,
                  provider: str = "anthropic", cap: int | None = None) -> None:

@@ -93,11 +93,12 @@ def run(
     summaries: bool = False,
     max_results: int = 12,
 ) -> RetrievalResult:
-    return retrieve(
+    (result,) = retrieve(
         conn,
-        SourceEntries(SESSION, authorized),
+        [SourceEntries(SESSION, authorized)],
         RetrievalQuery(describe_query(query), summaries, roles, before, after, exact, fts, max_results),
     )
+    return result
 
 
 def ids(result: RetrievalResult) -> list[str]:
