@@ -358,8 +358,12 @@ def catch_up(
     session_id: str | None = None,
     project_path: str | None = None,
     force: bool = False,
+    stream: IO[bytes] | None = None,
 ) -> IndexState:
     """Bring the index up to date with one session file (contract §5.1) and say what it did.
+
+    ``stream``: the session file already open, read from byte 0 (a recall's descriptor of it,
+    which its hits are read from next), else it is opened here; closed by the catch-up.
 
     Header checks come first (§2.5 step 1): the header id must be ``session_id`` and its ``cwd``
     the canonical ``project_path`` when they are given, else ``source-scope-mismatch``; legacy and
@@ -372,7 +376,7 @@ def catch_up(
         raise ValueError("catch_up needs a connection outside any transaction")
     check_session_path(path, allow_empty=True)
     try:
-        raw = open_session_file(path)
+        raw = open_session_file(path) if stream is None else stream
     except OSError as exc:
         raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     with raw, catching_up(path):

@@ -44,6 +44,7 @@ from reference.recall.catchup_state import IndexState
 from reference.recall.fts_rowids import session_runs
 from reference.recall.host_facts import HistoryHost
 from reference.recall.project_scope import ProjectSessions
+from reference.recall.source_verify import SourceFiles
 
 if TYPE_CHECKING:
     from reference.lineage.chain import LineageSource
@@ -126,12 +127,16 @@ class ScopeResolver:
         self._lineage: LineageCache | None = None  # made at the first lineage recall (start-up time)
         self._project = ProjectSessions()
 
-    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str) -> ResolvedScope:
+    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str,
+                files: SourceFiles | None = None) -> ResolvedScope:
         """Catch up every source, then open the read snapshot that the sets and all the queries
-        of this call share (the caller's connection ends it)."""
+        of this call share (the caller's connection ends it).  ``files``: the recall's descriptors,
+        the current session's catch-up reads the one its hits are verified on."""
         session_file, session_id = current_session(host)
         result = ResolvedScope()
-        state = result.caught_up = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path)
+        stream = files.reader(session_file) if files is not None else None
+        state = result.caught_up = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path,
+                                            stream=stream)
         if state.coverage_partial:
             result.warnings.append(Code.SOURCE_COVERAGE_PARTIAL)
         if state.rebuilt:
