@@ -1,7 +1,7 @@
 """Incremental catch-up of one session file into the index (contract §5.1).
 
-The file is opened read-only, streamed through ``reference.pi.reader`` and never loaded whole; each
-line is decoded in full once.  An unchanged file costs a ``fstat``, a few index queries and at
+The file is opened read-only (or handed open), streamed through ``reference.pi.reader`` and never
+loaded whole; each line is decoded in full once.  An unchanged file costs a ``fstat``, a few index queries and at
 most 64 KiB of hashing; growth appends from the checkpoint; anything else that could have
 rewritten indexed bytes rebuilds the session's rows.  Rows, locators, FTS and the state are written
 in one transaction, so a crash leaves either the old projection or the new one.
@@ -341,14 +341,11 @@ def _sync(
             reason = REASON_APPEND_ONLY_VIOLATION
         conn.execute("RELEASE catch_up_append")
         if reason is None:
-            return IndexState(
-                sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size, appended=appended
-            )
+            return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
+                              appended=appended)
     indexed, malformed, offset = _rebuild(conn, raw, path, header, info)
-    return IndexState(
-        sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
-        rebuilt=True, rebuild_reason=reason,
-    )
+    return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
+                      rebuilt=True, rebuild_reason=reason)
 
 
 def catch_up(
@@ -360,10 +357,8 @@ def catch_up(
     force: bool = False,
     stream: IO[bytes] | None = None,
 ) -> IndexState:
-    """Bring the index up to date with one session file (contract §5.1) and say what it did.
-
-    ``stream``: the session file already open, read from byte 0 (a recall's descriptor of it,
-    which its hits are read from next), else it is opened here; closed by the catch-up.
+    """Bring the index up to date with one session file (contract §5.1) and say what it did;
+    ``stream``: the file already open at byte 0 (a recall's descriptor, its hits read next), closed here.
 
     Header checks come first (§2.5 step 1): the header id must be ``session_id`` and its ``cwd``
     the canonical ``project_path`` when they are given, else ``source-scope-mismatch``; legacy and
