@@ -46,14 +46,7 @@ def printable(path: str) -> str:
 
 def session_path_refusal(path: str) -> Refusal | None:
     """Why the session path cannot be read at all (exit 2), or None."""
-    refusal = _unopenable(path)
-    if refusal is None:
-        try:
-            with open(path, "rb"):
-                pass
-        except OSError as exc:
-            refusal = _unreadable(path, exc)
-    return refusal
+    return check_session(path).refusal
 
 
 def _unopenable(path: str) -> Refusal | None:
@@ -206,7 +199,6 @@ def check_session(path: str, leaf: str | None = None, *, legacy: bool = False) -
 
 
 def session_refusal(path: str, leaf: str | None = None, *, legacy: bool = False) -> Refusal | None:
-    """The first refusal of :func:`check_session`, or None."""
     return check_session(path, leaf, legacy=legacy).refusal
 
 
