@@ -6,8 +6,8 @@ Each measurement is its own child process (``--tree`` is the source tree it impo
 baseline tree can be measured in the same run): the host facts are given (``provider``
 ``anthropic``, so no parse of the session), then one ``HistoryService`` answers one recall per
 scope, as a one-shot ``history search`` does.  Prints the recall's seconds, of which the
-catch-up's and the current session's branch and sets' (``ScopeResolver._current_source`` and
-the stored branch's preparation), the child's wall time and its peak RSS (Linux ``VmHWM``).
+catch-up's and the current session's branch (``active_branch.keep_branch`` and
+``active_branch``; ``ScopeResolver._current_source`` and ``_prepare_stored_branch`` in an older tree), the child's wall time and its peak RSS (Linux ``VmHWM``).
 Figures, never assertions.
 """
 
@@ -42,8 +42,10 @@ def timed(owner, name, key):
     setattr(owner, name, wrapper)
 
 timed(scope_module, "catch_up", "catch_up_s")
-timed(scope_module, "_prepare_stored_branch", "branch_s")
+timed(scope_module, "_prepare_stored_branch", "branch_s")  # a baseline tree's names
 timed(scope_module.ScopeResolver, "_current_source", "branch_s")
+timed(scope_module, "keep_branch", "branch_s")  # this tree's: active_branch.keep_branch, active_branch
+timed(scope_module, "active_branch", "branch_s")
 imported = time.perf_counter()
 service = open_history(home=os.environ["HOME"], cwd=os.getcwd(), env={}, argv=[], session_file=session,
                        provider="anthropic", leaf=DEFAULT_LEAF if leaf == "-" else leaf, index_path=index)

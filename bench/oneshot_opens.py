@@ -15,7 +15,8 @@ in-process the same search through ``reference.cli.main`` in this process, count
           and the hits of the answer.
 
 The target: the index opened once, the session file at most twice, one catch-up check.  Figures,
-never assertions (``tests/recall/test_oneshot_opens.py`` holds the in-process counts).
+never assertions (``tests/cli/test_history_opens.py`` holds the in-process counts: the index
+connected once, the session file opened at most twice, one catch-up).
 """
 
 from __future__ import annotations

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reference.cli.output import EXIT_UNAVAILABLE, fail
-from reference.cli.refusals import printable, recall_option_refusal, scope_mismatch_hint, session_refusal
+from reference.cli.refusals import (
+    CheckedSession,
+    check_session,
+    printable,
+    recall_option_refusal,
+    scope_mismatch_hint,
+)
 from reference.cli.situation import index_problem, session_problem, situation_hints
 from reference.primitives.codes import Code
 
@@ -93,10 +99,11 @@ def trust_argv(args: argparse.Namespace) -> list[str]:
     return ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
 
 
-def _history(args: argparse.Namespace) -> HistoryService:
-    """The one-shot command's history, through the front door: the header id is read now, the
-    provider (unless ``--provider``) at the first tool call that needs it, from the index that
-    call catches up; the progress bar (not with ``--json``) hears every catch-up."""
+def _history(args: argparse.Namespace, checked: CheckedSession) -> HistoryService:
+    """The one-shot command's history, through the front door: the header id is the one the
+    command line's checks read, the provider (unless ``--provider``) found at the first tool call
+    that needs it, from the index that call catches up; the progress bar (not with ``--json``)
+    hears every catch-up."""
     from reference.cli.progress_bar import catch_up_bar
     from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
@@ -108,6 +115,7 @@ def _history(args: argparse.Namespace) -> HistoryService:
         env=dict(os.environ),
         argv=trust_argv(args),
         session_file=os.path.abspath(args.session),
+        session_id=checked.header_id,
         leaf=leaf_from_cli(args.leaf),
         provider=args.provider,
         index_path=args.index,
@@ -185,21 +193,23 @@ def run_search(args: argparse.Namespace) -> int:
                        ("includeSummaries", args.include_summaries)):
         if value is not None:
             arguments[key] = value
-    refusal = recall_option_refusal(arguments) or session_refusal(os.path.abspath(args.session), args.leaf,
-                                                                  legacy=True)
+    refusal = recall_option_refusal(arguments)
     if refusal is not None:
         return refusal.report()
-    history = _history(args)
+    checked = check_session(os.path.abspath(args.session), args.leaf, legacy=True)
+    if checked.refusal is not None:
+        return checked.refusal.report()
+    history = _history(args, checked)
     result = history.recall(arguments)
     warn_repairs(history.repairs)
     return _emit(result, args, render_recall, history.index_path)
 
 
 def run_status(args: argparse.Namespace) -> int:
-    refusal = session_refusal(os.path.abspath(args.session), args.leaf, legacy=True)
-    if refusal is not None:
-        return refusal.report()
-    history = _history(args)  # the status judges no privacy: the provider is never looked for
+    checked = check_session(os.path.abspath(args.session), args.leaf, legacy=True)
+    if checked.refusal is not None:
+        return checked.refusal.report()
+    history = _history(args, checked)  # the status judges no privacy: the provider is never looked for
     result = history.status()
     warn_repairs(history.repairs)
     return _emit(result, args, render_status, history.index_path)
@@ -240,10 +250,10 @@ def run_index(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
-    refusal = session_refusal(os.path.abspath(args.session), args.leaf, legacy=True)
-    if refusal is not None:
-        return refusal.report()
-    service = _history(args)
+    checked = check_session(os.path.abspath(args.session), args.leaf, legacy=True)
+    if checked.refusal is not None:
+        return checked.refusal.report()
+    service = _history(args, checked)
     host = service.host
     if host.session_id is None:  # ran: the file is no Pi session (exit 3, as search and status answer it)
         return fail(Code.EPHEMERAL_SESSION, session_problem(host.session_file or args.session)

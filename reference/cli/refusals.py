@@ -9,9 +9,10 @@ the file is a legacy Pi session, which the history commands cannot use as it is.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from reference.cli.output import EXIT_REFUSED, EXIT_UNAVAILABLE, fail
 from reference.primitives.codes import Code
@@ -45,6 +46,11 @@ def printable(path: str) -> str:
 
 def session_path_refusal(path: str) -> Refusal | None:
     """Why the session path cannot be read at all (exit 2), or None."""
+    return check_session(path).refusal
+
+
+def _unopenable(path: str) -> Refusal | None:
+    """:func:`session_path_refusal` before the open: the name, and what ``stat`` says of the path."""
     from reference.pi.exact.session import check_session_path
 
     if not encodes_as_utf8(path):
@@ -54,13 +60,11 @@ def session_path_refusal(path: str) -> Refusal | None:
         check_session_path(path)
     except ContractViolation as exc:
         return Refusal(exc.code, f"{printable(exc.message)}; {_NEXT_STEP.get(exc.code, 'check the path')}")
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as exc:
-        return Refusal(Code.SESSION_UNREADABLE, f"cannot read {printable(path)} ({exc.strerror}); "
-                       "check its permissions")
     return None
+
+
+def _unreadable(path: str, exc: OSError) -> Refusal:
+    return Refusal(Code.SESSION_UNREADABLE, f"cannot read {printable(path)} ({exc.strerror}); check its permissions")
 
 
 _NEXT_STEP: Final = {
@@ -71,16 +75,11 @@ _NEXT_STEP: Final = {
 }
 
 
-def legacy_refusal(path: str) -> Refusal | None:
+def _legacy(path: str, header: Mapping[str, Any] | None) -> Refusal | None:
     """A legacy version 1 or 2 session (exit 3, ``unsupported-source-version``), or None."""
     from reference.pi.exact.header import legacy_version
-    from reference.pi.exact.reader import read_header_line
 
-    try:
-        header = read_header_line(path)
-    except (OSError, ValueError, RecursionError):
-        return None  # not a session header: the command answers that itself
-    if header.get("type") != "session":
+    if header is None or header.get("type") != "session":
         return None
     version = legacy_version(header.get("version"))
     if version is None:
@@ -89,11 +88,23 @@ def legacy_refusal(path: str) -> Refusal | None:
                    f"{printable(path)} is a legacy version {version} Pi session: {MIGRATE}", EXIT_UNAVAILABLE)
 
 
-def unknown_leaf_refusal(path: str, leaf: str | None) -> Refusal | None:
+def _first_line(stream: IO[bytes]) -> dict[str, Any] | None:
+    """Line 1 of an open session file as an object (read within the header scan limit), else None."""
+    from reference.pi.exact.reader import HEADER_SCAN_LIMIT_BYTES, decode_value
+
+    try:
+        value = decode_value(stream.read(HEADER_SCAN_LIMIT_BYTES).split(b"\n", 1)[0])
+    except (OSError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def unknown_leaf_refusal(path: str, leaf: str | None, stream: IO[bytes] | None = None) -> Refusal | None:
     """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None.
-    A file whose bytes hold ``"ID"`` is not read further (one scan, no parse: a warm search stays
-    fast); only one that does not is read as ``session inspect`` reads it, to be sure."""
-    if leaf is None or leaf == "null" or _mentions(path, leaf):
+    A file whose bytes hold ``"ID"`` is not read further (one scan of ``stream``, the file open
+    already, else opened for it; no parse: a warm search stays fast); only one that does not is
+    read as ``session inspect`` reads it, to be sure."""
+    if leaf is None or leaf == "null" or _mentions(path, leaf, stream):
         return None  # an id the file holds as a JSON string: the command runs, as it always did
     return exact_unknown_leaf(path, leaf)
 
@@ -114,15 +125,18 @@ def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
     return None
 
 
-def _mentions(path: str, leaf: str) -> bool:
+def _mentions(path: str, leaf: str, stream: IO[bytes] | None) -> bool:
     """Whether the file's bytes hold ``leaf`` as a JSON string (as Pi writes an id)."""
     import json
     import mmap
 
     try:
         needle = json.dumps(leaf, ensure_ascii=False).encode("utf-8")
-        with open(path, "rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return data.find(needle) >= 0
+        with contextlib.ExitStack() as stack:
+            if stream is None:
+                stream = stack.enter_context(open(path, "rb"))
+            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return data.find(needle) >= 0
     except (OSError, ValueError, UnicodeError):
         return False  # read it the exact way
 
@@ -151,15 +165,41 @@ def operation_refusal(operation: str) -> Refusal | None:
                    f"not {operation!r}; a recoverable rebase prints its id")
 
 
+@dataclass(frozen=True)
+class CheckedSession:
+    """What the checks of a ``--session`` argument found: the first refusal, else None, and the
+    header line as an object when line 1 is one (the history commands take its id from here)."""
+
+    refusal: Refusal | None
+    header: dict[str, Any] | None = None
+
+    @property
+    def header_id(self) -> str | None:
+        value = self.header.get("id") if self.header is not None else None
+        return value if isinstance(value, str) else None
+
+
+def check_session(path: str, leaf: str | None = None, *, legacy: bool = False) -> CheckedSession:
+    """The checks of a ``--session`` argument, in order: the path, then (``legacy``, the history
+    commands) a legacy header, then ``--leaf``; the first that refuses.  The file is opened once
+    for all of them; with ``legacy`` the header line is kept (the history takes its id)."""
+    refusal = _unopenable(path)
+    if refusal is not None:
+        return CheckedSession(refusal)
+    try:
+        stream = open(path, "rb")  # noqa: SIM115 - closed below; the refusal of an open is its own
+    except OSError as exc:
+        return CheckedSession(_unreadable(path, exc))
+    with stream:
+        header = _first_line(stream) if legacy else None
+        refusal = _legacy(path, header)
+        if refusal is None:
+            refusal = unknown_leaf_refusal(path, leaf, stream)
+    return CheckedSession(refusal, header)
+
+
 def session_refusal(path: str, leaf: str | None = None, *, legacy: bool = False) -> Refusal | None:
-    """The checks of a ``--session`` argument, in order: the path, then (``legacy``) a legacy
-    header, then ``--leaf``; the first that refuses."""
-    refusal = session_path_refusal(path)
-    if refusal is None and legacy:
-        refusal = legacy_refusal(path)
-    if refusal is None:
-        refusal = unknown_leaf_refusal(path, leaf)
-    return refusal
+    return check_session(path, leaf, legacy=legacy).refusal
 
 
 def scope_mismatch_hint(session: str, project: str) -> str:

@@ -1,10 +1,8 @@
-"""The current session's active branch as sets, read from the index, and what a host process
-remembers of them between calls (contract §2.5 step 1; Pi's ``getBranch()``).
-
-A scope needs the branch as a set of entry ids, the session's other entries and those as FTS
-rowid runs.  Reading a session's parents reads all its rows, so the sets are remembered per
-session and leaf while the session's fingerprint holds: the index incarnation and the stored
-index state, of which the rows are a projection.
+"""A session's rows in the index as a branch needs them (contract §2.5 step 1; Pi's
+``getBranch()``): Pi's default leaf, the branch walked by SQLite's recursive query, every id, and
+the session's FTS rowid ranges, which a host process remembers between calls while the
+session's fingerprint holds (the index incarnation and the stored index state, of which the rows
+are a projection).  ``active_branch`` is the one function a scope asks for a branch.
 """
 
 from __future__ import annotations
@@ -13,22 +11,18 @@ import json
 import os
 import sqlite3
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Any, Final
 
 from reference.pi.exact.reader import open_session_file
-from reference.pi.exact.tree import walk_ids_to_root
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.platform_ops import file_identity
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.model_facts import sealed_default_leaf
 
-#: The ancestry walk stops after this many steps below the leaf, as the recursive query did.
-_MAX_WALK_DEPTH: Final = 10_000_000
-#: Sessions whose sets are remembered, and leaves per session.
+#: Sessions whose FTS rowid ranges are remembered.
 _KNOWN_SESSIONS: Final = 1024
-_KNOWN_LEAVES: Final = 4
 #: The default leaf is read from the file's last line when that line is at most this long.
 _LAST_LINE_LIMIT: Final = 16 * 1024 * 1024
 _BLOCK: Final = 64 * 1024
@@ -39,28 +33,12 @@ FROM session_index_state WHERE session_id = ?
 """
 
 
-#: Not read yet (a remembered fact that is read when a scope first asks for it).
-UNSET: Final = object()
-
-
-@dataclass
-class BranchSets:
-    """A branch as a set, the session's other entries, and those as FTS rowid runs (None: too
-    many, or an entry without a filter row; read only when a scope asks for them)."""
-
-    branch: frozenset[str]
-    rest: frozenset[str] | None
-    runs: Any = UNSET
-
-
 @dataclass
 class KnownSession:
     """What one session's rows gave, valid while its fingerprint (index incarnation and stored
     index state) stays the same: the rows are a projection of the file that state describes."""
 
     fingerprint: tuple[Any, ...]
-    default_leaf: Any = UNSET
-    branches: OrderedDict[str, BranchSets] = field(default_factory=OrderedDict)
     fts_ranges: tuple[tuple[int, int], ...] | None = None
 
 
@@ -88,37 +66,6 @@ class SessionSets:
         while len(self._known) > _KNOWN_SESSIONS:
             self._known.popitem(last=False)
         return known
-
-
-def branch_sets(
-    conn: sqlite3.Connection, session_id: str, leaf: Any, known: KnownSession | None
-) -> BranchSets:
-    """Pi's ``getBranch()`` as a set for a leaf that is None, ``DEFAULT_LEAF`` or a storable id, and
-    the session's other entries (None: not read); their FTS rowid runs are read when needed."""
-    if leaf is DEFAULT_LEAF:
-        if known is None:
-            leaf = default_leaf_id(conn, session_id)
-        else:
-            if known.default_leaf is UNSET:
-                known.default_leaf = default_leaf_id(conn, session_id)
-            leaf = known.default_leaf
-    if leaf is None:
-        return BranchSets(frozenset(), None, None)
-    assert isinstance(leaf, str)
-    if known is not None and leaf in known.branches:
-        known.branches.move_to_end(leaf)
-        return known.branches[leaf]
-    parents: dict[str, str | None] = dict(
-        conn.execute("SELECT entry_id, parent_id FROM entries WHERE session_id = ?", (session_id,))
-    )
-    branch = frozenset(walk_ids_to_root(leaf, parents, max_steps=_MAX_WALK_DEPTH))
-    rest = frozenset(entry_id for entry_id in parents if entry_id not in branch)
-    sets = BranchSets(branch, rest)
-    if known is not None:
-        known.branches[leaf] = sets
-        while len(known.branches) > _KNOWN_LEAVES:
-            known.branches.popitem(last=False)
-    return sets
 
 
 def session_fts_ranges(
@@ -227,8 +174,8 @@ def _line_before(raw: IO[bytes], end: int) -> bytes | None:
 def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:
     """Pi's ``getBranch()`` from the index: the leaf and its ancestors, root first.
 
-    The general form (any leaf value, compared by SQLite's rules); the service walks string
-    leaves in memory instead (:func:`reference.pi.exact.tree.walk_ids_to_root`), with the same result.
+    Any leaf value, compared by SQLite's rules: the walk of ``active_branch`` when the index
+    holds no current stored branch of the leaf.
     """
     if leaf is None:
         return []
@@ -236,13 +183,13 @@ def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str
         leaf = default_leaf_id(conn, session_id)
         if leaf is None:
             return []
-    rows = conn.execute(
-        "WITH RECURSIVE walk(entry_id, parent_id, depth) AS ("
-        " SELECT entry_id, parent_id, 0 FROM entries WHERE session_id = ?1 AND entry_id = ?2"
-        " UNION ALL"
-        " SELECT e.entry_id, e.parent_id, walk.depth + 1 FROM entries e JOIN walk"
-        " ON e.session_id = ?1 AND e.entry_id = walk.parent_id WHERE walk.depth < 10000000"
-        ") SELECT entry_id FROM walk",
+    rows = conn.execute(  # UNION: a parent cycle ends where it meets an entry again
+        "WITH RECURSIVE walk(entry_id, parent_id) AS ("
+        " SELECT entry_id, parent_id FROM entries WHERE session_id = ?1 AND entry_id = ?2"
+        " UNION"
+        " SELECT e.entry_id, e.parent_id FROM entries e JOIN walk"
+        " ON e.session_id = ?1 AND e.entry_id = walk.parent_id"
+        ") SELECT entry_id FROM walk LIMIT 10000001",
         (session_id, leaf),
     ).fetchall()
     seen: list[str] = []

@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.textunits import encodes_as_utf8
-from reference.recall.branch_sets import UNSET, all_ids, default_leaf_id
+from reference.recall.branch_sets import all_ids, default_leaf_id
 from reference.recall.branch_walk import Walk, build_off_branch, walk_up
 from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_of_rowids
 
@@ -36,6 +36,8 @@ _MAX_EXTENSION_STEPS: Final = 20_000
 #: A recall reads the off-branch ids into memory once when there are at most this many (the
 #: re-check of each candidate and each hit's relation are then set lookups), else probes each.
 _FEW: Final = 4096
+#: Not read yet (the off-branch ids, read when first asked).
+_UNSET: Final = object()
 #: SQLite's page cache while a branch is written (then given back, as the catch-up does).
 _BUILD_CACHE_KIB: Final = 32 * 1024
 
@@ -324,12 +326,12 @@ class OffBranchIds(AbstractSet[str]):
     def __init__(self, conn: sqlite3.Connection, branch_no: int) -> None:
         self._conn = conn
         self.branch_no = branch_no
-        self._few: frozenset[str] | object | None = UNSET  # the ids, read once when at most _FEW
+        self._few: frozenset[str] | object | None = _UNSET  # the ids, read once when at most _FEW
 
     def __contains__(self, value: object) -> bool:
         if not isinstance(value, str):
             return False
-        if self._few is UNSET:
+        if self._few is _UNSET:
             ids = [entry_id for (entry_id,) in self._conn.execute(
                 "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ? LIMIT ?", (self.branch_no, _FEW + 1))]
             self._few = frozenset(ids) if len(ids) <= _FEW else None
@@ -370,8 +372,3 @@ class BranchIds(AbstractSet[str]):
     def __len__(self) -> int:
         row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
         return int(row[0]) - len(self.off)
-
-
-def leaf_of(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Any:
-    """The leaf id a stored branch is kept under (Pi's default read from the index)."""
-    return default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf

@@ -1,8 +1,8 @@
 """Pi's ``getBranch()`` walked inside SQLite, with memory that does not grow with the session.
 
-The in-memory walk (``branch_sets``) reads every ``(entry_id, parent_id)`` row of a session into
-a dict.  Here the session's entries *off* the branch (usually few: the main line is most of a
-session) go straight into ``recall_rebase_off_branch`` (``branch_store``): a full build reads the
+The stored branch's own walks (``active_branch`` walks with SQLite's recursive query when no
+stored branch is current).  The session's entries *off* the branch (usually few: the main line
+is most of a session) go straight into ``recall_rebase_off_branch`` (``branch_store``): a full build reads the
 session's rows newest first (Pi appends a child after its parent, so the one id still wanted is
 usually met further down the scan) and writes every other row it passes; any rest of the walk (a
 parent written after its child, a cycle) goes on one indexed row at a time.  A short walk

@@ -1,7 +1,7 @@
 """Incremental catch-up of one session file into the index (contract §5.1).
 
-The file is opened read-only, streamed through ``reference.pi.exact.reader`` and never loaded whole; each
-line is decoded in full once.  An unchanged file costs a ``fstat``, a few index queries and at
+The file is opened read-only (or handed open), streamed through ``reference.pi.exact.reader`` and never
+loaded whole; each line is decoded in full once.  An unchanged file costs a ``fstat``, a few index queries and at
 most 64 KiB of hashing; growth appends from the checkpoint; anything else that could have
 rewritten indexed bytes rebuilds the session's rows.  Rows, locators, FTS and the state are written
 in one transaction, so a crash leaves either the old projection or the new one.
@@ -341,14 +341,11 @@ def _sync(
             reason = REASON_APPEND_ONLY_VIOLATION
         conn.execute("RELEASE catch_up_append")
         if reason is None:
-            return IndexState(
-                sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size, appended=appended
-            )
+            return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
+                              appended=appended)
     indexed, malformed, offset = _rebuild(conn, raw, path, header, info)
-    return IndexState(
-        sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
-        rebuilt=True, rebuild_reason=reason,
-    )
+    return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
+                      rebuilt=True, rebuild_reason=reason)
 
 
 def catch_up(
@@ -358,8 +355,10 @@ def catch_up(
     session_id: str | None = None,
     project_path: str | None = None,
     force: bool = False,
+    stream: IO[bytes] | None = None,
 ) -> IndexState:
-    """Bring the index up to date with one session file (contract §5.1) and say what it did.
+    """Bring the index up to date with one session file (contract §5.1) and say what it did;
+    ``stream``: the file already open at byte 0 (a recall's descriptor, its hits read next), closed here.
 
     Header checks come first (§2.5 step 1): the header id must be ``session_id`` and its ``cwd``
     the canonical ``project_path`` when they are given, else ``source-scope-mismatch``; legacy and
@@ -372,7 +371,7 @@ def catch_up(
         raise ValueError("catch_up needs a connection outside any transaction")
     check_session_path(path, allow_empty=True)
     try:
-        raw = open_session_file(path)
+        raw = open_session_file(path) if stream is None else stream
     except OSError as exc:
         raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     with raw, catching_up(path):

@@ -33,6 +33,7 @@ def open_history(
     env: Mapping[str, str],
     argv: Sequence[str],
     session_file: str | None,
+    session_id: str | None = None,
     leaf: Leaf = DEFAULT_LEAF,
     provider: str | None = None,
     index_path: str | None = None,
@@ -42,7 +43,8 @@ def open_history(
     """The history of one host: its facts and configuration as loaded at session start, over the
     index at ``index_path`` (else the default one); ``progress`` hears every catch-up.
 
-    The session's header id is read now; the provider is the given one, else Pi's at the leaf,
+    The session's header id is ``session_id`` when the caller has read it from the file (the
+    command line's checks), else it is read now; the provider is the given one, else Pi's at the leaf,
     found at the first tool call that needs it, from the index that call has caught up (else by
     reading the file).  :meth:`HistoryService.settle_provider` finds it at once instead.
     """
@@ -50,7 +52,10 @@ def open_history(
     loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
                          project_trusted=facts.project_trusted)
     on_disk = bool(session_file) and os.path.isfile(session_file or "")
-    session_id = header_id(session_file) if session_file and on_disk else None
+    if not on_disk:
+        session_id = None
+    elif session_id is None:
+        session_id = header_id(session_file or "")
     host = HistoryHost(
         session_file=session_file,
         project_path=cwd,

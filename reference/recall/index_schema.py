@@ -302,6 +302,29 @@ def migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
+def _connect(location: str, claim: IndexClaim) -> sqlite3.Connection:
+    """SQLite's connection to the index file, which SQLite itself never creates.
+
+    Every folder is created 0700 and a new file 0600 before SQLite opens it, so its -wal and -shm
+    get 0600 too (SQLite copies the database's mode; AUDIT-017, OWNER-001); a file that is ours is
+    there already.  SQLite opens the path read-write without create (``mode=rw``): a file removed
+    after the look at it is created again 0600 here, never by SQLite with the umask's mode.
+    """
+    if location == ":memory:" or location.startswith("file:"):
+        return sqlite3.connect(location, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    ensure_private_dir(os.path.dirname(os.path.abspath(location)))
+    uri = Path(os.path.abspath(location)).as_uri() + "?mode=rw"
+    if claim is not IndexClaim.OURS:
+        create_owner_only(location)
+    try:
+        return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.OperationalError:
+        if claim is not IndexClaim.OURS or os.path.lexists(location):
+            raise
+    create_owner_only(location)  # ours was removed since the look: a new index, as for a missing path
+    return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+
+
 def open_index(path: str | Path, *, claim: IndexClaim | None = None) -> sqlite3.Connection:
     """Open (creating if needed) the index: WAL, foreign keys on, busy timeout, migrated.
 
@@ -313,14 +336,7 @@ def open_index(path: str | Path, *, claim: IndexClaim | None = None) -> sqlite3.
     location = os.fspath(path)
     if claim is None:
         claim = claim_index(location)  # a file we did not make is refused before SQLite opens it (I14)
-    if location != ":memory:" and not location.startswith("file:"):
-        # Every folder created 0700; the file 0600 before SQLite opens it, so its -wal and -shm
-        # get 0600 too (SQLite copies the database's mode; AUDIT-017, OWNER-001).  A file that is
-        # ours is there already: no create to be refused.
-        ensure_private_dir(os.path.dirname(os.path.abspath(location)))
-        if claim is not IndexClaim.OURS:
-            create_owner_only(location)
-    conn = sqlite3.connect(location, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn = _connect(location, claim)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
         if conn.execute("PRAGMA page_count").fetchone()[0] == 0:

@@ -22,8 +22,8 @@ from reference.recall.source_verify import SourceFiles
 def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]:
     query = validate_recall(params, service.history_config)
     host = service.host
-    with service.connection() as conn:
-        scope = service.scopes.resolve(conn, query.scope, host, service.index_path)
+    with service.connection() as conn, SourceFiles() as files:  # the catch-up and every hit on one descriptor
+        scope = service.scopes.resolve(conn, query.scope, host, service.index_path, files)
         warnings = list(scope.warnings)
         retrieval_config = host.config.get("retrieval", {})
         exact, fts = bool(retrieval_config.get("exact", True)), bool(retrieval_config.get("fts", True))
@@ -37,15 +37,14 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> dict[str, An
         wanted = RetrievalQuery(terms, query.include_summaries, query.roles, query.before_ms, query.after_ms,
                                 exact, fts, MAX_RESULTS)
         hits: list[RecallHit] = []
-        with SourceFiles() as files:
-            context = HitContext(service.refs, host, query.scope, terms.terms,
-                                 ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
-            for source, found in zip(scope.sources, search_sources(conn, scope.sources, wanted), strict=True):
-                warnings.extend(found.warnings)
-                for hit in found.hits:
-                    processed = process_hit(conn, source, hit, context, warnings)
-                    if processed is not None:
-                        hits.append(processed)
+        context = HitContext(service.refs, host, query.scope, terms.terms,
+                             ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
+        for source, found in zip(scope.sources, search_sources(conn, scope.sources, wanted), strict=True):
+            warnings.extend(found.warnings)
+            for hit in found.hits:
+                processed = process_hit(conn, source, hit, context, warnings)
+                if processed is not None:
+                    hits.append(processed)
     result, returned = recall_envelope(query, warnings, hits)
     for kept in returned:  # only the returned hits' refs take a place among the 512
         service.refs.keep(kept.ref)

@@ -13,37 +13,19 @@ import sqlite3
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.sqlite_errors import is_damage
-from reference.primitives.textunits import encodes_as_utf8
-from reference.recall.branch_sets import (
-    UNSET,
-    BranchSets,
-    SessionSets,
-    all_ids,
-    branch_ids,
-    branch_sets,
-    index_incarnation,
-    session_fts_ranges,
-)
-from reference.recall.branch_store import (
-    BranchIds,
-    OffBranchIds,
-    forget_branches,
-    leaf_of,
-    load_branch,
-    prepare_branch,
-    stored_leaf,
-)
+from reference.recall.active_branch import ActiveBranch, active_branch, keep_branch
+from reference.recall.branch_sets import SessionSets, all_ids, index_incarnation, session_fts_ranges
+from reference.recall.branch_store import stored_leaf
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import IndexState
-from reference.recall.fts_rowids import session_runs
 from reference.recall.host_facts import HistoryHost
 from reference.recall.project_scope import ProjectSessions
+from reference.recall.source_verify import SourceFiles
 
 if TYPE_CHECKING:
     from reference.lineage.chain import LineageSource
@@ -126,29 +108,36 @@ class ScopeResolver:
         self._lineage: LineageCache | None = None  # made at the first lineage recall (start-up time)
         self._project = ProjectSessions()
 
-    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str) -> ResolvedScope:
+    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str,
+                files: SourceFiles | None = None) -> ResolvedScope:
         """Catch up every source, then open the read snapshot that the sets and all the queries
-        of this call share (the caller's connection ends it)."""
+        of this call share (the caller's connection ends it).  ``files``: the recall's descriptors,
+        the current session's catch-up reads the one its hits are verified on."""
         session_file, session_id = current_session(host)
         result = ResolvedScope()
-        state = result.caught_up = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path)
+        stream = files.reader(session_file) if files is not None else None
+        state = result.caught_up = catch_up(conn, session_file, session_id=session_id, project_path=host.project_path,
+                                            stream=stream)
         if state.coverage_partial:
             result.warnings.append(Code.SOURCE_COVERAGE_PARTIAL)
         if state.rebuilt:
             self.sets.forget(session_id)
         leaf = host.leaf
-        general: frozenset[str] | None = None
-        if leaf is not None and leaf is not DEFAULT_LEAF and (not isinstance(leaf, str) or not encodes_as_utf8(leaf)):
-            general = frozenset(branch_ids(conn, session_id, leaf))  # SQLite's own rules and errors
+        early: ActiveBranch | None = None
+        if leaf is not None and not stored_leaf(leaf):
+            early = active_branch(conn, session_id, leaf)  # SQLite's own rules and errors, first
         others: list[tuple[str, str]] = []
         if scope == "project":
             others = self._project_sessions(conn, host, (session_file, session_id), index_path, result)
         lineage = self._lineage_sources(conn, host, session_file, result) if scope == "current-lineage" else []
-        if general is None:
-            _prepare_stored_branch(conn, session_id, leaf)
+        keep_branch(conn, session_id, leaf)
         conn.execute("BEGIN")
         incarnation = index_incarnation(conn, index_path)
-        result.sources.append(self._current_source(conn, scope, (session_file, session_id), leaf, general, incarnation))
+        branch = early or active_branch(conn, session_id, leaf, runs=scope != "current-session")
+        ranges = branch.ranges
+        if ranges is None:
+            ranges = session_fts_ranges(conn, session_id, self.sets.known(conn, session_id, incarnation))
+        result.sources.append(_current_source(scope, (session_file, session_id), branch, ranges, conn))
         for other_id, path in others:
             try:
                 ranges = session_fts_ranges(conn, other_id, self.sets.known(conn, other_id, incarnation))
@@ -164,27 +153,6 @@ class ScopeResolver:
             result.sources.append(Source(source.session_id, source.session_file, source.allowed_entry_ids,
                                          "lineage-ancestor", fts_ranges=ranges))
         return result
-
-    def _current_source(self, conn: sqlite3.Connection, scope: str, current: tuple[str, str], leaf: Leaf,
-                        general: frozenset[str] | None, incarnation: Any) -> Source:
-        """The current session in the snapshot: its branch (``current-branch``, ``current-lineage``)
-        or all of it, with the branch for the hits' relation."""
-        session_file, session_id = current
-        stored = _stored_source(conn, scope, current, leaf) if general is None else None
-        if stored is not None:
-            return stored
-        known = self.sets.known(conn, session_id, incarnation)
-        sets = BranchSets(general, None, None) if general is not None else branch_sets(conn, session_id, leaf, known)
-        branch, rest = sets.branch, sets.rest
-        ranges = session_fts_ranges(conn, session_id, known)
-        if scope in ("current-branch", "current-lineage"):
-            if sets.runs is UNSET:
-                assert rest is not None
-                sets.runs = session_runs(conn, session_id, sets.branch, rest)
-            runs: tuple[tuple[int, int], ...] | None = sets.runs
-            return Source(session_id, session_file, branch, "ancestor", branch, rest, ranges, runs)
-        every = SessionIds(conn, session_id)
-        return Source(session_id, session_file, every, "ancestor", branch, frozenset(), ranges, ())
 
     def _lineage_sources(self, conn: sqlite3.Connection, host: HistoryHost, session_file: str,
                          result: ResolvedScope) -> list[LineageSource]:
@@ -218,40 +186,13 @@ class ScopeResolver:
                                       index_incarnation(conn, index_path), result.warnings, self.sets.forget)
 
 
-def _prepare_stored_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
-    """Bring the stored branch of the leaf up to date; when the index cannot be written (read
-    only, locked), the recall takes the plain path instead."""
-    if leaf is None or not stored_leaf(leaf):
-        return
-    try:
-        prepare_branch(conn, session_id, leaf)
-    except sqlite3.Error as error:
-        if is_damage(error):
-            raise
-    except (ValueError, TypeError):  # a stored row of ours that does not read back
-        try:
-            forget_branches(conn, session_id)
-        except sqlite3.Error as error:
-            if is_damage(error):
-                raise
-
-
-def _stored_source(conn: sqlite3.Connection, scope: str, current: tuple[str, str], leaf: Leaf) -> Source | None:
-    """The current session from its stored branch, read lazily in the snapshot; None: not stored."""
+def _current_source(scope: str, current: tuple[str, str], branch: ActiveBranch,
+                    ranges: tuple[tuple[int, int], ...], conn: sqlite3.Connection) -> Source:
+    """The current session in the snapshot: its branch (``current-branch``, ``current-lineage``)
+    or all of it, with the branch for the hits' relation."""
     session_file, session_id = current
-    if leaf is None or not stored_leaf(leaf):
-        return None
-    leaf_id = leaf_of(conn, session_id, leaf)
-    if not isinstance(leaf_id, str):
-        return None
-    stored = load_branch(conn, session_id, leaf_id)
-    if stored is None:
-        return None
-    off = OffBranchIds(conn, stored.branch_no)
-    branch = BranchIds(conn, session_id, off)
     if scope in ("current-branch", "current-lineage"):
-        return Source(session_id, session_file, branch, "ancestor", branch, off, stored.ranges, stored.runs,
-                      branch_no=stored.branch_no)
-    return Source(session_id, session_file, SessionIds(conn, session_id), "ancestor", branch, frozenset(),
-                  stored.ranges, ())
-
+        return Source(session_id, session_file, branch.ids, "ancestor", branch.ids, branch.off, ranges,
+                      branch.off_runs, branch_no=branch.branch_no)
+    return Source(session_id, session_file, SessionIds(conn, session_id), "ancestor", branch.ids, frozenset(),
+                  ranges, ())

@@ -14,7 +14,7 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from reference.pi.exact.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value
 from reference.primitives.codes import Code
@@ -76,6 +76,17 @@ class SourceFiles:
         if fd is None:
             fd = self._open[session_file] = _open_source(session_file)
         return fd
+
+    def reader(self, session_file: str) -> IO[bytes] | None:
+        """The file's descriptor as a reader from byte 0 (closing the reader leaves the descriptor
+        open), so the catch-up proves the cursor on the descriptor the hits are then read from;
+        None when it cannot be opened so (a link, say): the caller opens the file its own way."""
+        try:
+            fd = self.descriptor(session_file)
+        except ContractViolation:
+            return None
+        os.lseek(fd, 0, os.SEEK_SET)
+        return os.fdopen(fd, "rb", closefd=False)
 
     def close(self) -> None:
         for fd in self._open.values():

@@ -6,7 +6,7 @@ session; the leaves are asked in a seeded order, so stored branches are kept, mo
 close by) and built.  Claims:
 
 1. the stored branch of every leaf (default, ``null`` aside, each entry) is Pi's ``pathIds``,
-   as a set, and what the plain in-memory walk (``branch_sets``) gives;
+   as a set, and what the walk of ``active_branch`` (SQLite's recursive query, ``branch_ids``) gives;
 2. after appends to a copy (a chain below the default leaf, a fork from an earlier entry), the
    stored branch of the new default leaf and of the fork's leaf is the plain walk's.
 """
@@ -45,9 +45,9 @@ def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
 
 
 def _plain(conn: Any, session_id: str, leaf: Any) -> set[str]:
-    from reference.recall.branch_sets import branch_sets
+    from reference.recall.branch_sets import branch_ids
 
-    return set(branch_sets(conn, session_id, leaf, None).branch)
+    return set(branch_ids(conn, session_id, leaf))
 
 
 def test_stored_branch_is_pis_path_for_every_leaf(tmp_path: Path) -> None:

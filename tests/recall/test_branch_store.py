@@ -1,22 +1,25 @@
-"""The stored branch (``branch_store``) gives what the plain in-memory walk gives.
+"""The active branch (``active_branch``, its stored form the fast path) is Pi's branch.
 
-* its entries against ``walk_ids_to_root`` over every ``(entry_id, parent_id)`` row, for every
+* its entries, on the stored branch and on the walk alike, against the exact oracle (Pi's
+  ``getBranch()`` in the record tree of the file read by the exact reader), for every
   leaf kind (default, explicit, an unknown id, off the main line), on sessions with forks,
   cycles, parents written after their child, missing parents and repeated ids, across appends
   that extend the branch, fork it, and bring a missing parent in;
 * its ranges hold every row of the session, its runs hold exactly the rows off the branch;
 * the default leaf read from the last line against the query over every row;
-* recall through the service (stored branch) against the same service on the plain path.
+* recall through the service (stored branch kept) against the same service that never keeps one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given
@@ -25,12 +28,13 @@ from testkit.profiles import examples
 from testkit.retrieval_oracle import excluded_runs
 
 from reference.config.defaults import default_config
-from reference.pi.exact.tree import walk_ids_to_root
+from reference.pi.exact.session import load_session
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
+from reference.recall import active_branch as active_branch_module
 from reference.recall import scope as scope_module
+from reference.recall.active_branch import active_branch, keep_branch
 from reference.recall.branch_sets import default_leaf_id
-from reference.recall.branch_store import BranchIds, OffBranchIds, load_branch, prepare_branch
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
 from reference.recall.service import HistoryHost, HistoryService
@@ -71,36 +75,44 @@ def _plain_default(conn: sqlite3.Connection) -> Any:
     return None if row is None else row[0]
 
 
-def _check(conn: sqlite3.Connection, leaf: Any) -> None:
-    """The stored branch of ``leaf`` (prepared, then read in a snapshot) against the plain walk."""
+def _pi_branch(path: Path, leaf: Any) -> tuple[set[str], Any]:
+    """The exact oracle: Pi's ``getBranch()`` of ``leaf`` in the record tree of the file as the
+    exact reader reads it (``load_session``), and the leaf id (Pi's default: the last entry)."""
+    tree = load_session(path).tree()
+    leaf_id = tree.default_leaf_id if leaf is DEFAULT_LEAF else leaf
+    return {record.id for record in tree.branch(leaf_id).path}, leaf_id
+
+
+def _check(conn: sqlite3.Connection, path: Path, leaf: Any) -> None:
+    """``active_branch`` of ``leaf`` (the stored branch kept, then read in a snapshot; and the walk)
+    against Pi's branch read from the file."""
     parents = _parents(conn)
     assert default_leaf_id(conn, SID) == _plain_default(conn)
-    leaf_id = _plain_default(conn) if leaf is DEFAULT_LEAF else leaf
-    prepare_branch(conn, SID, leaf)
+    expected, leaf_id = _pi_branch(path, leaf)
+    keep_branch(conn, SID, leaf)
     conn.execute("BEGIN")
     try:
-        if leaf_id is None:
-            return
-        stored = load_branch(conn, SID, leaf_id)
-        assert stored is not None
-        expected = set(walk_ids_to_root(leaf_id, parents, max_steps=10_000_000))
-        off = OffBranchIds(conn, stored.branch_no)
-        branch = BranchIds(conn, SID, off)
-        assert set(branch) == expected and len(branch) == len(expected)
-        assert set(off) == set(parents) - expected and len(off) == len(set(parents) - expected)
-        for entry_id in [*parents, "no-such-id", leaf_id]:
-            assert (entry_id in branch) == (entry_id in expected)
-            assert (entry_id in off) == (entry_id in parents and entry_id not in expected)
-        rows = conn.execute(
-            "SELECT k.fts_rowid, e.entry_id FROM entries_fts_keys k JOIN entries e ON e.entry_key = k.entry_key"
-            " WHERE e.session_id = ?", (SID,)).fetchall()
-        assert all(any(low <= rowid <= high for low, high in stored.ranges) for rowid, _ in rows)
-        plain_runs = excluded_runs(rows, frozenset(expected))
-        if stored.runs is not None:
-            for rowid, entry_id in rows:
-                assert any(low <= rowid <= high for low, high in stored.runs) == (entry_id not in expected)
-        else:
-            assert plain_runs is None or len(rows) - len(expected) > 0
+        for walked in (False, True):
+            with mock.patch.object(active_branch_module, "_stored", lambda *_args: None) if walked \
+                    else contextlib.nullcontext():
+                branch = active_branch(conn, SID, leaf)
+            assert (branch.branch_no is None) == (walked or leaf_id is None), (walked, leaf_id)
+            assert set(branch.ids) == expected and len(branch.ids) == len(expected)
+            assert set(branch.off) == set(parents) - expected and len(branch.off) == len(set(parents) - expected)
+            for entry_id in [*parents, "no-such-id", leaf_id]:
+                assert (entry_id in branch.ids) == (entry_id in expected)
+                assert (entry_id in branch.off) == (entry_id in parents and entry_id not in expected)
+            rows = conn.execute(
+                "SELECT k.fts_rowid, e.entry_id FROM entries_fts_keys k JOIN entries e ON e.entry_key = k.entry_key"
+                " WHERE e.session_id = ?", (SID,)).fetchall()
+            if branch.ranges is not None:
+                assert all(any(low <= rowid <= high for low, high in branch.ranges) for rowid, _ in rows)
+            plain_runs = excluded_runs(rows, frozenset(expected))
+            if branch.off_runs is not None:
+                for rowid, entry_id in rows:
+                    assert any(low <= rowid <= high for low, high in branch.off_runs) == (entry_id not in expected)
+            else:
+                assert plain_runs is None or len(rows) - len(expected) > 0
     finally:
         conn.execute("ROLLBACK")
 
@@ -131,7 +143,7 @@ def _random_rows(rng: random.Random, count: int, prefix: str, earlier: list[str]
 
 @examples(deep=25, ci=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.randoms(use_true_random=False))
-def test_stored_branch_equals_the_walk_across_appends(tmp_path: Path, rng: random.Random) -> None:
+def test_active_branch_is_pis_branch_across_appends(tmp_path: Path, rng: random.Random) -> None:
     folder = Path(tempfile.mkdtemp(dir=tmp_path))
     path = folder / "s.jsonl"
     rows = _random_rows(rng, rng.randint(1, 60), "a", [])
@@ -141,7 +153,7 @@ def test_stored_branch_equals_the_walk_across_appends(tmp_path: Path, rng: rando
     ids = [entry_id for entry_id, _ in rows]
     leaves: list[Any] = [DEFAULT_LEAF, rng.choice(ids), "no-such-leaf", "gone1", DEFAULT_LEAF]
     for leaf in leaves:
-        _check(conn, leaf)
+        _check(conn, path, leaf)
     for round_ in range(4):
         kind = rng.choice(("extend", "fork", "missing", "random"))
         last = _plain_default(conn)
@@ -158,7 +170,7 @@ def test_stored_branch_equals_the_walk_across_appends(tmp_path: Path, rng: rando
         ids += [entry_id for entry_id, _ in new]
         catch_up(conn, str(path))
         for leaf in (DEFAULT_LEAF, rng.choice(ids), last, DEFAULT_LEAF):
-            _check(conn, leaf)
+            _check(conn, path, leaf)
 
 
 def test_a_rebuild_drops_the_stored_branches(tmp_path: Path) -> None:
@@ -169,18 +181,18 @@ def test_a_rebuild_drops_the_stored_branches(tmp_path: Path) -> None:
     _write(path, rows, rng)
     conn = open_index(tmp_path / "index.sqlite")
     catch_up(conn, str(path))
-    _check(conn, DEFAULT_LEAF)
-    _check(conn, "e10")
+    _check(conn, path, DEFAULT_LEAF)
+    _check(conn, path, "e10")
     rows[20] = ("e20", "e5")  # e20's parent changes: a rebuild (not an append)
     _write(path, rows, rng)
     assert catch_up(conn, str(path)).rebuilt
     assert conn.execute("SELECT count(*) FROM recall_rebase_branches").fetchone()[0] == 0
-    _check(conn, DEFAULT_LEAF)
-    _check(conn, "e10")
+    _check(conn, path, DEFAULT_LEAF)
+    _check(conn, path, "e10")
     del rows[25:]
     _write(path, rows, rng)
     catch_up(conn, str(path))
-    _check(conn, DEFAULT_LEAF)
+    _check(conn, path, DEFAULT_LEAF)
 
 
 def test_a_long_line_at_the_end_and_a_non_entry_last_line(tmp_path: Path) -> None:
@@ -200,7 +212,7 @@ def test_a_long_line_at_the_end_and_a_non_entry_last_line(tmp_path: Path) -> Non
         stream.write(_line(_entry("d", "c", 4, "tail"))[:-1])  # an unterminated tail: indexed
     catch_up(conn, str(path))
     assert default_leaf_id(conn, SID) == "d" == _plain_default(conn)
-    _check(conn, DEFAULT_LEAF)
+    _check(conn, path, DEFAULT_LEAF)
     with path.open("ab") as stream:
         stream.write(b"\n")
     catch_up(conn, str(path))
@@ -209,12 +221,12 @@ def test_a_long_line_at_the_end_and_a_non_entry_last_line(tmp_path: Path) -> Non
         stream.write(b'{"type":"message","id":"e","parentId":"d"')  # a torn tail: not indexed
     catch_up(conn, str(path))
     assert default_leaf_id(conn, SID) == "d" == _plain_default(conn)
-    _check(conn, DEFAULT_LEAF)
+    _check(conn, path, DEFAULT_LEAF)
     with path.open("ab") as stream:
         stream.write(_line(_entry("b", "a", 2, "")))  # the same id again, another line: a rebuild
     catch_up(conn, str(path))
     assert default_leaf_id(conn, SID) == _plain_default(conn)
-    _check(conn, DEFAULT_LEAF)
+    _check(conn, path, DEFAULT_LEAF)
 
 
 # --- the service: stored branch against the plain path ------------------------------------------------
@@ -243,7 +255,7 @@ def test_recall_with_the_stored_branch_equals_the_plain_path(tmp_path: Path, see
     ids = [entry_id for entry_id, _ in rows]
     stored = _service(tmp_path, path, DEFAULT_LEAF, "stored.sqlite")
     plain = _service(tmp_path, path, DEFAULT_LEAF, "plain.sqlite")
-    real_prepare = scope_module._prepare_stored_branch
+    real_keep = scope_module.keep_branch
 
     def compare(leaf: Any) -> None:
         stored.host.leaf = plain.host.leaf = leaf
@@ -251,9 +263,9 @@ def test_recall_with_the_stored_branch_equals_the_plain_path(tmp_path: Path, see
             for query in ("heron", "quokka ibis", "tapir okapi marmot"):
                 for extra in ({}, {"roles": ["user"]}, {"limit": 3}):
                     params = {"query": query, "scope": scope, **extra}
-                    monkeypatch.setattr(scope_module, "_prepare_stored_branch", real_prepare)
+                    monkeypatch.setattr(scope_module, "keep_branch", real_keep)
                     fast = _answer(stored.recall(params))
-                    monkeypatch.setattr(scope_module, "_prepare_stored_branch", lambda *args: None)
+                    monkeypatch.setattr(scope_module, "keep_branch", lambda *args: None)
                     assert _answer(plain.recall(params)) == fast, (leaf, params)
 
     for leaf in (DEFAULT_LEAF, rng.choice(ids), ids[len(ids) // 2], None, "no-such-leaf"):
@@ -282,22 +294,20 @@ def test_retrieve_over_a_stored_branch_equals_the_id_lists(tmp_path: Path, seed:
     catch_up(conn, str(path))
     parents = _parents(conn)
     for leaf in (DEFAULT_LEAF, *rng.sample(sorted(parents), 4)):
-        leaf_id = _plain_default(conn) if leaf is DEFAULT_LEAF else leaf
-        prepare_branch(conn, SID, leaf)
+        expected = frozenset(_pi_branch(path, leaf)[0])
+        keep_branch(conn, SID, leaf)
         conn.execute("BEGIN")
         try:
-            stored = load_branch(conn, SID, leaf_id)
-            assert stored is not None
-            expected = frozenset(walk_ids_to_root(leaf_id, parents, max_steps=10_000_000))
-            off = OffBranchIds(conn, stored.branch_no)
-            branch = BranchIds(conn, SID, off)
+            branch = active_branch(conn, SID, leaf)
+            assert branch.branch_no is not None
             for query in ("heron", "quokka ibis tapir", "okapi marmot"):
                 for extra in ({}, {"roles": ["assistant"]}, {"max_results": 3}):
                     plain = _retrieve(conn, expected, query, **extra)
-                    for runs in ({stored.runs}, {None}):
+                    for runs in ({branch.off_runs}, {None}):
                         (chosen,) = runs
-                        fast = _retrieve(conn, branch, query, excluded_ids=off, fts_rowid_ranges=stored.ranges,
-                                         excluded_runs=chosen, branch_no=stored.branch_no, **extra)
+                        fast = _retrieve(conn, branch.ids, query, excluded_ids=branch.off,
+                                         fts_rowid_ranges=branch.ranges, excluded_runs=chosen,
+                                         branch_no=branch.branch_no, **extra)
                         assert fast == plain, (leaf, query, extra, chosen)
         finally:
             conn.execute("ROLLBACK")
@@ -328,5 +338,5 @@ def test_a_damaged_row_of_ours_takes_the_plain_path_and_is_dropped(tmp_path: Pat
     assert _answer(stored.recall(params)) == first
     assert conn.execute("SELECT count(*) FROM recall_rebase_branches WHERE ranges = 'not json'").fetchone()[0] == 0
     assert _answer(stored.recall(params)) == first
-    monkeypatch.setattr(scope_module, "_prepare_stored_branch", lambda *args: None)
+    monkeypatch.setattr(scope_module, "keep_branch", lambda *args: None)
     assert _answer(plain.recall(params)) == first

@@ -1,6 +1,7 @@
 """The recall fast paths give the answers of the plain forms they replace (bench/history.py).
 
-* the in-memory ancestry walk of the service against the recursive query;
+* the recursive query (the walk of ``active_branch`` when no stored branch is current) against
+  Pi's walk of the record tree (``walk_ids_to_root``);
 * ``retrieval.retrieve`` of one source against its oracle (``testkit.retrieval_oracle``: ``IN``
   the authorized ids, the whole table searched), with the complement filter (``NOT IN`` the
   session's other entries), FTS queries restricted to a session's rowid ranges, and the excluded
@@ -98,8 +99,8 @@ def _tree_db(parents: dict[str, str | None]) -> sqlite3.Connection:
 
 @examples(deep=40, ci=40, deadline=None)
 @given(st.lists(st.one_of(st.none(), st.integers(0, 30)), min_size=1, max_size=12))
-def test_walk_gives_the_recursive_query_ids(links: list[int | None]) -> None:
-    """Chains, branches and dangling parents (no cycles: the query runs 10,000,000 steps round one)."""
+def test_the_recursive_query_gives_the_tree_walk_ids(links: list[int | None]) -> None:
+    """Chains, branches and dangling parents (cycles: ``test_branch_store.py``, against the record tree)."""
     parents: dict[str, str | None] = {
         f"e{index}": None if link is None else f"e{link % index}" if index and link < 20 else f"gone{link}"
         for index, link in enumerate(links)

@@ -342,3 +342,56 @@ def test_a_rebase_with_a_text_file_as_index_runs_without_its_projection_and_leav
     assert code == 0
     assert (cli.index.read_bytes(), cli.index.stat().st_mode, cli.session.read_bytes()) == before
     assert [p.name for p in cli.root.iterdir() if p.name.startswith("notes.txt")] == ["notes.txt"]
+
+
+def _modes(folder: Path) -> dict[str, int]:
+    return {name: stat.S_IMODE(os.lstat(folder / name).st_mode) for name in sorted(os.listdir(folder))}
+
+
+@pytest.mark.parametrize("removed", ["after-the-claim", "after-the-owner-only-create"])
+def test_an_index_removed_before_sqlite_opens_it_is_never_created_with_other_than_owner_only_mode(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, removed: str) -> None:
+    """The window between the look at the path (``claim_index``, or the 0600 create of a new
+    index) and SQLite's open: a file removed there must not come back with the umask's mode."""
+    from reference.recall import index_repair, index_schema
+
+    folder = tmp_path / "recall-rebase"
+    folder.mkdir(mode=0o700)
+    path = folder / "index.sqlite"
+    if removed == "after-the-claim":
+        open_index(path).close()
+    real_claim, real_create = index_repair.claim_index, index_schema.create_owner_only
+
+    def remove(location: str | os.PathLike[str]) -> None:
+        for name in os.listdir(folder):
+            os.unlink(folder / name)
+        assert not os.path.lexists(location)
+
+    def claim_then_remove(location: str) -> IndexClaim:
+        claim = real_claim(location)
+        remove(location)
+        return claim
+
+    def create_then_remove(location: str | os.PathLike[str]) -> None:
+        real_create(location)
+        assert stat.S_IMODE(os.stat(location).st_mode) == 0o600
+        remove(location)
+
+    if removed == "after-the-claim":
+        monkeypatch.setattr(index_repair, "claim_index", claim_then_remove)
+    else:
+        monkeypatch.setattr(index_schema, "create_owner_only", create_then_remove)
+    old_umask = os.umask(0o022)  # SQLite's own create would give 0644
+    try:
+        try:
+            conn = index_repair.open_repaired(str(path), [])
+        except sqlite3.Error:
+            conn = None  # refused to create: nothing there, and that is the point
+        if conn is not None:
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+            conn.close()
+    finally:
+        os.umask(old_umask)
+    assert all(mode == 0o600 for mode in _modes(folder).values()), _modes(folder)
+    if removed == "after-the-owner-only-create":
+        assert _modes(folder) == {}, "SQLite created the file we had removed"
