@@ -24,7 +24,10 @@ inspect    ``recall-rebase session inspect S --json`` (stdout to /dev/null; targ
 index      ``recall-rebase history index --session S --json`` into an empty index: the first
            search's wait (no target; run once);
 dry run    ``recall-rebase rebase --session S --dry-run --json`` (no target here: bench/rebase.py
-           holds the rebase's ratios and memory).
+           holds the rebase's ratios and memory);
+opens      the search once more under ``strace -f -e trace=openat,open`` (bench/oneshot_opens.py):
+           how often it opens the index file and the session file (target: the index database
+           once, after the 100-byte claim of docs/index.md I14; the session file at most twice).
 
 Project recall over 100 sessions is measured by ``python bench/run.py history`` (a long-lived
 service; p95 target 250 ms).  Figures, never assertions.
@@ -168,6 +171,11 @@ def measure_size(size_mb: int, repeat: int, skip: set[str]) -> dict[str, Any]:
         result[name] = _median_of(runs)
         if failed:
             result[name]["error"] = _why(failed[-1])
+    if "opens" not in skip:
+        from oneshot_opens import strace_counts
+
+        print(f"{size_mb} MB: search opens, under strace ...", file=sys.stderr, flush=True)
+        result["opens"] = strace_counts(session, index, cwd, env, QUERY)
     return result
 
 
@@ -217,6 +225,11 @@ def render(results: list[dict[str, Any]]) -> None:
             error = f"  not done: {row['error']}" if row.get("error") else ""
             print(f"  {name:<10} {row['seconds']:>8.2f} s {ratio:>7}   peak {_mib(row['peak_rss']):>9}   "
                   f"{_verdict(name, row, pi)}{error}")
+        opens = size.get("opens")
+        if opens is not None:
+            print(f"  {'opens':<10} " + (f"search opened the index file {opens['index_opens']} times (the claim, then "
+                  f"SQLite), its -wal/-journal {opens['index_wal_journal_opens']}, the session file "
+                  f"{opens['session_opens']} (target <= 2)" if opens.get("measured") else f"not measured: {opens['why']}"))
 
 
 def main(argv: list[str]) -> int:
