@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from array import array
 from collections.abc import Iterator, Sequence
 from typing import IO, Any, Final
@@ -62,6 +63,9 @@ class _MessageField(msgspec.Struct, gc=False):
 
 
 _MESSAGE_FIELD: Final = msgspec.json.Decoder(_MessageField)
+_LINE_MESSAGES: Final = msgspec.json.Decoder(list[_MessageField])
+_RUN_LINES: Final = 32  # message entries proven canonical together
+_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD]")
 
 
 def inspect_report(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF, *, messages: bool = True,
@@ -271,21 +275,85 @@ def _context_values(model: SourceScan, stream: IO[bytes], context: Sequence[int]
 
 def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int],
               write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
-    """(value, JSON text) of every context message, in order: a canonical message is copied, any
-    other entry's messages are made by the exact path and written by ``write``."""
+    """(value, JSON text) of every context message, in order: the ``message`` entries are read in
+    runs whose lines are proven canonical together, and their messages copied; any other entry's
+    messages are made by the exact path and written by ``write``."""
     types = model.types
     lines = _Lines(model, stream)
+    run: list[int] = []
     for number in context:
         kind = types[number]
         if kind == "message":
-            proven = _message_text(lines(number))
-            if proven is not None:
-                yield proven
+            run.append(number)
+            if len(run) < _RUN_LINES:
                 continue
         elif kind not in _MESSAGE_KINDS and kind != "branch_summary":
             continue
-        for value in entry_to_messages(model.decode(stream, number)):
-            yield value, write(value)
+        if run:
+            yield from _run_messages(model, stream, lines, run, write)
+            run = []
+        if kind != "message":
+            yield from _exact_messages(model, stream, number, write)
+    if run:
+        yield from _run_messages(model, stream, lines, run, write)
+
+
+def _run_messages(model: SourceScan, stream: IO[bytes], lines: _Lines, run: list[int],
+                  write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
+    """The messages of a run of ``message`` entries, in order: a line with a surrogate escape
+    (which ``msgspec`` may refuse) is read by itself, the lines between such are proven together."""
+    texts = [lines(number) for number in run]
+    joined = b"[" + b",".join(texts) + b"]"
+    if _SURROGATE_ESCAPE.search(joined) is None:
+        yield from _proven_run(model, stream, run, texts, write, joined)
+        return
+    start = 0
+    for index, text in enumerate(texts):
+        if _SURROGATE_ESCAPE.search(text) is not None:
+            if index > start:
+                yield from _proven_run(model, stream, run[start:index], texts[start:index], write)
+            yield from _line_messages(model, stream, run[index], text, write)
+            start = index + 1
+    if start < len(run):
+        yield from _proven_run(model, stream, run[start:], texts[start:], write)
+
+
+def _proven_run(model: SourceScan, stream: IO[bytes], run: list[int], texts: list[memoryview], write: Any,
+                joined: bytes | None = None) -> Iterator[tuple[Any, bytes | memoryview]]:
+    """When the lines, as one JSON array, are proven canonical, each message's bytes are copied
+    from it; a run that is not is halved, a line alone read by itself."""
+    if joined is None:
+        joined = b"[" + b",".join(texts) + b"]"
+    proven = canonical_text(joined)
+    if proven is not None and len(proven[0]) == len(run):
+        fields = _LINE_MESSAGES.decode(joined)
+        for number, entry, field in zip(run, proven[0], fields, strict=True):
+            value = entry.get("message") if entry.__class__ is dict else None
+            if field.message is not msgspec.UNSET and _copied_as_is(value):
+                yield value, memoryview(field.message)
+            else:
+                yield from _exact_messages(model, stream, number, write)
+    elif len(run) > 1:
+        half = len(run) // 2
+        yield from _proven_run(model, stream, run[:half], texts[:half], write)
+        yield from _proven_run(model, stream, run[half:], texts[half:], write)
+    else:
+        yield from _line_messages(model, stream, run[0], texts[0], write)
+
+
+def _line_messages(model: SourceScan, stream: IO[bytes], number: int, text: memoryview,
+                   write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
+    one = _message_text(text)
+    if one is not None:
+        yield one
+    else:
+        yield from _exact_messages(model, stream, number, write)
+
+
+def _exact_messages(model: SourceScan, stream: IO[bytes], number: int,
+                    write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
+    for value in entry_to_messages(model.decode(stream, number)):
+        yield value, write(value)
 
 
 def _message_text(line: memoryview) -> tuple[Any, bytes] | None:
@@ -297,15 +365,18 @@ def _message_text(line: memoryview) -> tuple[Any, bytes] | None:
     if raw is msgspec.UNSET:
         return None
     proven = canonical_text(raw)
-    if proven is None:
+    if proven is None or not _copied_as_is(proven[0]):
         return None
-    value, text = proven
+    return proven
+
+
+def _copied_as_is(value: Any) -> bool:
+    """Whether Pi's context message of a ``message`` entry is its message itself: an object,
+    and not one of a content role without content (Pi gives a copy with empty content)."""
     if value.__class__ is not dict:
-        return None
+        return False
     role = value.get("role")
-    if role.__class__ is str and role in _CONTENT_ROLES and value.get("content") is None:
-        return None  # Pi gives a copy with empty content: the exact path writes it
-    return value, text
+    return not (role.__class__ is str and role in _CONTENT_ROLES and value.get("content") is None)
 
 
 def _diagnostics(tree: PiTree, leaf_path_truncated: bool) -> dict[str, Any]:
