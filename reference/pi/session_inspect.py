@@ -265,19 +265,35 @@ def _context_texts(model: SourceScan, stream: IO[bytes], context: list[int]) -> 
 
 
 def _texts(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[bytes | memoryview]:
-    return [text for _, text in _messages(model, stream, context, js_stringify_bytes)]
+    return _messages(model, stream, context, _Messages(None, js_stringify_bytes)).texts
 
 
 def _context_values(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[Any]:
     """The context messages themselves, as the exact path's values."""
-    return [value for value, _ in _messages(model, stream, context, lambda value: b"")]
+    values: list[Any] = []
+    _messages(model, stream, context, _Messages(values, lambda value: b""))
+    return values
 
 
-def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int],
-              write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
-    """(value, JSON text) of every context message, in order: the ``message`` entries are read in
+class _Messages:
+    """The context messages collected so far: their JSON texts, and their values when kept
+    (a message's value is dropped as soon as its text is had, unless asked for)."""
+
+    def __init__(self, values: list[Any] | None, write: Any) -> None:
+        self.texts: list[bytes | memoryview] = []
+        self.values = values
+        self.write = write  # the JSON text of a message the exact path made
+
+    def add(self, value: Any, text: bytes | memoryview) -> None:
+        self.texts.append(text)
+        if self.values is not None:
+            self.values.append(value)
+
+
+def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int], out: _Messages) -> _Messages:
+    """Every context message into ``out``, in order: the ``message`` entries are read in
     runs whose lines are proven canonical together, and their messages copied; any other entry's
-    messages are made by the exact path and written by ``write``."""
+    messages are made by the exact path and written by ``out.write``."""
     types = model.types
     lines = _Lines(model, stream)
     run: list[int] = []
@@ -290,36 +306,37 @@ def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int],
         elif kind not in _MESSAGE_KINDS and kind != "branch_summary":
             continue
         if run:
-            yield from _run_messages(model, stream, lines, run, write)
+            _run_messages(model, stream, [lines(number) for number in run], run, out)
             run = []
         if kind != "message":
-            yield from _exact_messages(model, stream, number, write)
+            _exact_messages(model, stream, number, out)
     if run:
-        yield from _run_messages(model, stream, lines, run, write)
+        _run_messages(model, stream, [lines(number) for number in run], run, out)
+    return out
 
 
-def _run_messages(model: SourceScan, stream: IO[bytes], lines: _Lines, run: list[int],
-                  write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
-    """The messages of a run of ``message`` entries, in order: a line with a surrogate escape
-    (which ``msgspec`` may refuse) is read by itself, the lines between such are proven together."""
-    texts = [lines(number) for number in run]
+def _run_messages(model: SourceScan, stream: IO[bytes], texts: list[memoryview], run: list[int],
+                  out: _Messages) -> None:
+    """The messages of a run of ``message`` entries (their lines' ``texts``), in order: a line with
+    a surrogate escape (which ``msgspec`` may refuse) is read by itself, the lines between such
+    are proven together."""
     joined = b"[" + b",".join(texts) + b"]"
     if _SURROGATE_ESCAPE.search(joined) is None:
-        yield from _proven_run(model, stream, run, texts, write, joined)
+        _proven_run(model, stream, texts, run, out, joined)
         return
     start = 0
     for index, text in enumerate(texts):
         if _SURROGATE_ESCAPE.search(text) is not None:
             if index > start:
-                yield from _proven_run(model, stream, run[start:index], texts[start:index], write)
-            yield from _line_messages(model, stream, run[index], text, write)
+                _proven_run(model, stream, texts[start:index], run[start:index], out)
+            _line_messages(model, stream, text, run[index], out)
             start = index + 1
     if start < len(run):
-        yield from _proven_run(model, stream, run[start:], texts[start:], write)
+        _proven_run(model, stream, texts[start:], run[start:], out)
 
 
-def _proven_run(model: SourceScan, stream: IO[bytes], run: list[int], texts: list[memoryview], write: Any,
-                joined: bytes | None = None) -> Iterator[tuple[Any, bytes | memoryview]]:
+def _proven_run(model: SourceScan, stream: IO[bytes], texts: list[memoryview], run: list[int],
+                out: _Messages, joined: bytes | None = None) -> None:
     """When the lines, as one JSON array, are proven canonical, each message's bytes are copied
     from it; a run that is not is halved, a line alone read by itself."""
     if joined is None:
@@ -330,30 +347,29 @@ def _proven_run(model: SourceScan, stream: IO[bytes], run: list[int], texts: lis
         for number, entry, field in zip(run, proven[0], fields, strict=True):
             value = entry.get("message") if entry.__class__ is dict else None
             if field.message is not msgspec.UNSET and _copied_as_is(value):
-                yield value, memoryview(field.message)
+                out.add(value, memoryview(field.message))
             else:
-                yield from _exact_messages(model, stream, number, write)
+                _exact_messages(model, stream, number, out)
     elif len(run) > 1:
         half = len(run) // 2
-        yield from _proven_run(model, stream, run[:half], texts[:half], write)
-        yield from _proven_run(model, stream, run[half:], texts[half:], write)
+        _proven_run(model, stream, texts[:half], run[:half], out)
+        _proven_run(model, stream, texts[half:], run[half:], out)
     else:
-        yield from _line_messages(model, stream, run[0], texts[0], write)
+        _line_messages(model, stream, texts[0], run[0], out)
 
 
-def _line_messages(model: SourceScan, stream: IO[bytes], number: int, text: memoryview,
-                   write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
+def _line_messages(model: SourceScan, stream: IO[bytes], text: memoryview, number: int,
+                   out: _Messages) -> None:
     one = _message_text(text)
     if one is not None:
-        yield one
+        out.add(*one)
     else:
-        yield from _exact_messages(model, stream, number, write)
+        _exact_messages(model, stream, number, out)
 
 
-def _exact_messages(model: SourceScan, stream: IO[bytes], number: int,
-                    write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
+def _exact_messages(model: SourceScan, stream: IO[bytes], number: int, out: _Messages) -> None:
     for value in entry_to_messages(model.decode(stream, number)):
-        yield value, write(value)
+        out.add(value, out.write(value))
 
 
 def _message_text(line: memoryview) -> tuple[Any, bytes] | None:
