@@ -34,7 +34,7 @@ from reference.pi.model.blocks import NotOrdinary
 from reference.pi.model.canonical_json import canonical_text
 from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.model.tree import PiTree, pi_tree
-from reference.pi.split_work import in_two_halves
+from reference.pi.split_work import TwoHalves
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
@@ -44,6 +44,7 @@ _MESSAGE_KINDS: Final = frozenset({"message", "custom_message", "compaction"})  
 _CONTENT_ROLES: Final = frozenset({"user", "assistant", "toolResult"})
 _WINDOW_BYTES: Final = 4 * 1024 * 1024
 FORK_AT_MESSAGES = 20_000  # a shorter context is written sooner than a process is forked
+_OWN_SHARE: Final = 0.45  # of a long context's texts written here, the rest by a forked copy
 NO_MESSAGE: Final = "a message entry has no message"
 
 
@@ -181,22 +182,31 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     session_path = branch if branch.path else tree.session_path(leaf_id)  # a known leaf: one walk
     path = session_path.path
     context = _context_numbers(model, stream, path)
-    result["pathIds"] = model.ids.ids_of(branch.path)
-    result["contextEntryIds"] = model.ids.ids_of(context)
     size = model.entry_count
     walked = _marks(size, path, branch.path)
-    if any(walked[number] for number in exchanges.messageless):
+    messageless = any(walked[number] for number in exchanges.messageless)
+    texts = _context_texts(model, context) if messages and not values and not messageless else None
+    result["pathIds"] = model.ids.ids_of(branch.path)  # while a forked copy writes half the texts
+    result["contextEntryIds"] = model.ids.ids_of(context)
+    if messageless:
         result.update(context=None, settings=None, toolExchange=None, contextError=NO_MESSAGE)
     else:
+        try:
+            settings = _settings(model, stream, path).to_json()
+            active = exchanges.issues(_marks(size, array("q", context)))
+            historical = exchanges.issues(_marks(size, branch.path)) - active
+        except BaseException:
+            if texts is not None:
+                texts.abandon()
+            raise
         if values:
             result["context"] = _context_values(model, stream, context)
+        elif texts is not None:
+            written = texts.result()
+            result["context"] = ContextJson(len(written), written)
         else:
-            texts = _context_texts(model, stream, context) if messages else None
-            count = len(texts) if texts is not None else _message_count(model, stream, context)
-            result["context"] = ContextJson(count, texts)
-        result["settings"] = _settings(model, stream, path).to_json()
-        active = exchanges.issues(_marks(size, array("q", context)))
-        historical = exchanges.issues(_marks(size, branch.path)) - active
+            result["context"] = ContextJson(_message_count(model, stream, context), None)
+        result["settings"] = settings
         result["toolExchange"] = ToolExchangeDiagnostics(len(active), len(historical)).to_json()
         result["contextError"] = None
     return session_path.missing_parent or session_path.cycle
@@ -252,16 +262,16 @@ class _Lines:
         return memoryview(self.window)[start - self.offset:end - self.offset]
 
 
-def _context_texts(model: SourceScan, stream: IO[bytes], context: list[int]) -> list[bytes | memoryview]:
-    """The JSON text of every context message, in order (a long context in two halves at once)."""
-    if len(context) < FORK_AT_MESSAGES:
-        return _texts(model, stream, context)
+def _context_texts(model: SourceScan, context: list[int]) -> TwoHalves[int]:
+    """The JSON text of every context message, in order, begun: a long context in two parts at
+    once, the forked copy's the larger (this process has the rest of the report to write)."""
 
     def make(numbers: Sequence[int]) -> list[bytes | memoryview]:
         with open_session_file(model.path) as own_stream:  # a forked copy reads with its own
             return _texts(model, own_stream, numbers)
 
-    return in_two_halves(context, make)
+    split = len(context) if len(context) < FORK_AT_MESSAGES else int(len(context) * _OWN_SHARE)
+    return TwoHalves(context, make, split=split)
 
 
 def _texts(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[bytes | memoryview]:

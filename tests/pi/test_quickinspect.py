@@ -289,3 +289,16 @@ def test_an_odd_message_among_ordinary_ones_reads_the_same(tmp_path: Path, name:
             lines.append(entry(f"u{number}", parent.decode()))
     path = write(tmp_path, *lines)
     assert_same_inspection(path, quick=True, leaves=[DEFAULT_LEAF, "u3", "u40"])
+
+
+def test_a_forked_copy_left_unread_ends(tmp_path: Path) -> None:
+    """When the report fails after the copy began, the copy is reaped, not left writing."""
+    from reference.pi.split_work import TwoHalves
+
+    halves = TwoHalves(list(range(10)), lambda numbers: [b"x" * 100_000 for _ in numbers], split=2)
+    assert halves.forked is not None
+    pid = halves.forked.pid
+    halves.abandon()
+    assert halves.forked is None
+    with pytest.raises(ChildProcessError):  # already reaped
+        os.waitpid(pid, os.WNOHANG)
