@@ -261,6 +261,22 @@ class _Lines:
             end -= 1
         return memoryview(self.window)[start - self.offset:end - self.offset]
 
+    def run(self, numbers: list[int]) -> list[memoryview]:
+        """The lines of ``numbers``, as one call each would give them."""
+        starts, ends = self.model.starts, self.model.ends
+        texts: list[memoryview] = []
+        view, low, high = memoryview(self.window), self.offset, self.offset + len(self.window)
+        for number in numbers:
+            start, end = starts[number], ends[number]
+            if start < low or end > high:
+                texts.append(self(number))
+                view, low, high = memoryview(self.window), self.offset, self.offset + len(self.window)
+                continue
+            if end > start and self.window[end - low - 1] == 0x0A:
+                end -= 1
+            texts.append(view[start - low:end - low])
+        return texts
+
 
 def _context_texts(model: SourceScan, context: list[int]) -> TwoHalves[int]:
     """The JSON text of every context message, in order, begun: a long context in two parts at
@@ -316,12 +332,12 @@ def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int], out:
         elif kind not in _MESSAGE_KINDS and kind != "branch_summary":
             continue
         if run:
-            _run_messages(model, stream, [lines(number) for number in run], run, out)
+            _run_messages(model, stream, lines.run(run), run, out)
             run = []
         if kind != "message":
             _exact_messages(model, stream, number, out)
     if run:
-        _run_messages(model, stream, [lines(number) for number in run], run, out)
+        _run_messages(model, stream, lines.run(run), run, out)
     return out
 
 

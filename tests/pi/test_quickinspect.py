@@ -302,3 +302,18 @@ def test_a_forked_copy_left_unread_ends(tmp_path: Path) -> None:
     assert halves.forked is None
     with pytest.raises(ChildProcessError):  # already reaped
         os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize("window", [1, 300, 5000])
+def test_lines_read_again_through_a_small_window_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               window: int) -> None:
+    """The context's lines are read again through a window of the file: one that is refilled
+    within a run of lines, or that is smaller than a line, gives the same bytes."""
+    from reference.pi import session_inspect
+
+    monkeypatch.setattr(session_inspect, "_WINDOW_BYTES", window)
+    [session] = generate(tmp_path, GenOptions(seed=12, entries=120, compactions=1, branches=2))
+    assert_same_inspection(session.path, quick=True, leaves=[DEFAULT_LEAF, *leaves_of(session.path, limit=4)])
+    lines, _ = odd_shapes()["numbers"]
+    odd = write(tmp_path, *lines)
+    assert_same_inspection(odd, quick=True, leaves=[DEFAULT_LEAF])
