@@ -369,11 +369,13 @@ def _proven_run(model: SourceScan, stream: IO[bytes], texts: list[memoryview], r
         joined = b"[" + b",".join(texts) + b"]"
     proven = canonical_text(joined)
     if proven is not None and len(proven[0]) == len(run):
-        fields = _LINE_MESSAGES.decode(joined)
-        for number, entry, field in zip(run, proven[0], fields, strict=True):
+        texts_of, values = out.texts.append, out.values
+        for number, entry, field in zip(run, proven[0], _LINE_MESSAGES.decode(joined), strict=True):
             value = entry.get("message") if entry.__class__ is dict else None
             if field.message is not msgspec.UNSET and _copied_as_is(value):
-                out.add(value, memoryview(field.message))
+                texts_of(memoryview(field.message))
+                if values is not None:
+                    values.append(value)
             else:
                 _exact_messages(model, stream, number, out)
     elif len(run) > 1:
