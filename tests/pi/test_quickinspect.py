@@ -206,9 +206,9 @@ def test_random_messages_and_links_read_the_same(tmp_path_factory: pytest.TempPa
 @pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
 def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               child: str) -> None:
-    from reference.pi import session_inspect, split_work
+    from reference.pi import context_messages, split_work
 
-    monkeypatch.setattr(session_inspect, "FORK_AT_MESSAGES", 2)
+    monkeypatch.setattr(context_messages, "FORK_AT_MESSAGES", 2)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")
@@ -309,9 +309,9 @@ def test_lines_read_again_through_a_small_window_read_the_same(tmp_path: Path, m
                                                                window: int) -> None:
     """The context's lines are read again through a window of the file: one that is refilled
     within a run of lines, or that is smaller than a line, gives the same bytes."""
-    from reference.pi import session_inspect
+    from reference.pi import context_messages
 
-    monkeypatch.setattr(session_inspect, "_WINDOW_BYTES", window)
+    monkeypatch.setattr(context_messages, "_WINDOW_BYTES", window)
     [session] = generate(tmp_path, GenOptions(seed=12, entries=120, compactions=1, branches=2))
     assert_same_inspection(session.path, quick=True, leaves=[DEFAULT_LEAF, *leaves_of(session.path, limit=4)])
     lines, _ = odd_shapes()["numbers"]
