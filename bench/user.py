@@ -151,10 +151,12 @@ def measure_size(size_mb: int, repeat: int, skip: set[str]) -> dict[str, Any]:
     env = _child_env(HOME=str(home))
     env.pop("PI_CODING_AGENT_DIR", None)
     cli = [sys.executable, "-m", "reference.cli"]
-    result: dict[str, Any] = {"file_bytes": session.stat().st_size, "session": str(session)}
+    result: dict[str, Any] = {"file_bytes": session.stat().st_size, "session": str(session),
+                              "load_before": os.getloadavg()}
     print(f"{size_mb} MB: Pi's open, median of {repeat} ...", file=sys.stderr, flush=True)
     result["pi"] = _pi_open(session, repeat)
-    if "index" not in skip or not index.exists():
+    needs_index = any(name not in skip for name in ("search", "status", "host", "dry run"))
+    if needs_index and ("index" not in skip or not index.exists()):
         for stale in index.parent.glob("index.sqlite*"):
             stale.unlink()
         print(f"{size_mb} MB: index build (once) ...", file=sys.stderr, flush=True)
@@ -176,6 +178,7 @@ def measure_size(size_mb: int, repeat: int, skip: set[str]) -> dict[str, Any]:
 
         print(f"{size_mb} MB: search opens, under strace ...", file=sys.stderr, flush=True)
         result["opens"] = strace_counts(session, index, cwd, env, QUERY)
+    result["load_after"] = os.getloadavg()
     return result
 
 
@@ -188,6 +191,10 @@ def _why(run: dict[str, Any]) -> str:
     if isinstance(status, str):
         return f"exit {run['code']}, status {status}"
     return (run["stderr"].strip().splitlines() or [f"exit {run['code']}"])[-1]
+
+
+def _load(load: Any) -> str:
+    return "n/a" if not load else " ".join(f"{value:.1f}" for value in load)
 
 
 def _mib(value: float | None) -> str:
@@ -212,6 +219,8 @@ def render(results: list[dict[str, Any]]) -> None:
     for size in results:
         pi = size["pi"]
         print(f"\n{size['file_bytes'] / 1e6:.0f} MB session ({size['session']})")
+        print(f"  load average (1, 5, 15 min): {_load(size.get('load_before'))} before,"
+              f" {_load(size.get('load_after'))} after, on {os.cpu_count()} CPUs")
         if not pi.get("measured"):
             print(f"  Pi's open: not measured ({pi.get('why')})")
         else:

@@ -6,9 +6,9 @@ session model (:func:`reference.pi.model.session.scan_source`, with Pi's tree ov
 layout, the settings and the tool exchanges come from the compact table, and only the entries
 whose values the answer shows are read again (a compaction's ``firstKeptEntryId``, the last
 model and thinking-level entries, a branch summary's text).  The context messages themselves are
-written as JSON text: a message whose bytes are already what ``JSON.stringify`` writes is copied
-(:func:`reference.pi.model.canonical_json.canonical_text`), any other entry goes through the
-JavaScript-faithful parser and writer, as the exact path does.  A file the model cannot prove
+written as JSON text (:mod:`reference.pi.context_messages`): a message whose bytes are already what
+``JSON.stringify`` writes is copied, any other entry goes through the JavaScript-faithful parser
+and writer, as the exact path does.  A file the model cannot prove
 Pi's reading of (a line that is not a Pi entry, a later header, a legacy or odd header, any
 refusal) is read by the exact path (:func:`reference.pi.exact.inspection.inspect_session`).
 """
@@ -23,26 +23,21 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from reference.pi.exact.context import context_layout, context_settings, entry_to_messages
+from reference.pi.context_messages import MESSAGE_KINDS, context_texts, context_values
+from reference.pi.exact.context import context_layout, context_settings
 from reference.pi.exact.inspection import diagnostics_json, inspect_session
 from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.session import ReadDiagnostics, _legacy_version
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.model.blocks import NotOrdinary
-from reference.pi.model.canonical_json import canonical_text
 from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.model.tree import PiTree, pi_tree
-from reference.pi.split_work import in_two_halves
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
 from reference.primitives.jsvalues import get, strict_equal, truthy
 
-_MESSAGE_KINDS: Final = frozenset({"message", "custom_message", "compaction"})  # one message each
-_CONTENT_ROLES: Final = frozenset({"user", "assistant", "toolResult"})
-_WINDOW_BYTES: Final = 4 * 1024 * 1024
-FORK_AT_MESSAGES = 20_000  # a shorter context is written sooner than a process is forked
 NO_MESSAGE: Final = "a message entry has no message"
 
 
@@ -57,11 +52,6 @@ class ContextJson:
         return self.count
 
 
-class _MessageField(msgspec.Struct, gc=False):
-    message: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-
-
-_MESSAGE_FIELD: Final = msgspec.json.Decoder(_MessageField)
 
 
 def inspect_report(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF, *, messages: bool = True,
@@ -177,22 +167,31 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     session_path = branch if branch.path else tree.session_path(leaf_id)  # a known leaf: one walk
     path = session_path.path
     context = _context_numbers(model, stream, path)
-    result["pathIds"] = model.ids.ids_of(branch.path)
-    result["contextEntryIds"] = model.ids.ids_of(context)
     size = model.entry_count
     walked = _marks(size, path, branch.path)
-    if any(walked[number] for number in exchanges.messageless):
+    messageless = any(walked[number] for number in exchanges.messageless)
+    texts = context_texts(model, context) if messages and not values and not messageless else None
+    result["pathIds"] = model.ids.ids_of(branch.path)  # while a forked copy writes half the texts
+    result["contextEntryIds"] = model.ids.ids_of(context)
+    if messageless:
         result.update(context=None, settings=None, toolExchange=None, contextError=NO_MESSAGE)
     else:
+        try:
+            settings = _settings(model, stream, path).to_json()
+            active = exchanges.issues(_marks(size, array("q", context)))
+            historical = exchanges.issues(_marks(size, branch.path)) - active
+        except BaseException:
+            if texts is not None:
+                texts.abandon()
+            raise
         if values:
-            result["context"] = _context_values(model, stream, context)
+            result["context"] = context_values(model, stream, context)
+        elif texts is not None:
+            written = texts.result()
+            result["context"] = ContextJson(len(written), written)
         else:
-            texts = _context_texts(model, stream, context) if messages else None
-            count = len(texts) if texts is not None else _message_count(model, stream, context)
-            result["context"] = ContextJson(count, texts)
-        result["settings"] = _settings(model, stream, path).to_json()
-        active = exchanges.issues(_marks(size, array("q", context)))
-        historical = exchanges.issues(_marks(size, branch.path)) - active
+            result["context"] = ContextJson(_message_count(model, stream, context), None)
+        result["settings"] = settings
         result["toolExchange"] = ToolExchangeDiagnostics(len(active), len(historical)).to_json()
         result["contextError"] = None
     return session_path.missing_parent or session_path.cycle
@@ -223,89 +222,11 @@ def _message_count(model: SourceScan, stream: IO[bytes], context: list[int]) -> 
     count = 0
     for number in context:
         kind = types[number]
-        if kind in _MESSAGE_KINDS:
+        if kind in MESSAGE_KINDS:
             count += 1
         elif kind == "branch_summary":
             count += truthy(get(model.decode(stream, number), "summary"))
     return count
-
-
-class _Lines:
-    """Entry lines read again through a window of the file (the context is mostly in file order)."""
-
-    def __init__(self, model: SourceScan, stream: IO[bytes]) -> None:
-        self.model, self.stream = model, stream
-        self.window = b""
-        self.offset = 0
-
-    def __call__(self, number: int) -> memoryview:
-        start, end = self.model.starts[number], self.model.ends[number]
-        if start < self.offset or end > self.offset + len(self.window):
-            self.stream.seek(start)
-            self.window, self.offset = self.stream.read(max(_WINDOW_BYTES, end - start)), start
-        if end > start and self.window[end - self.offset - 1] == 0x0A:
-            end -= 1
-        return memoryview(self.window)[start - self.offset:end - self.offset]
-
-
-def _context_texts(model: SourceScan, stream: IO[bytes], context: list[int]) -> list[bytes | memoryview]:
-    """The JSON text of every context message, in order (a long context in two halves at once)."""
-    if len(context) < FORK_AT_MESSAGES:
-        return _texts(model, stream, context)
-
-    def make(numbers: Sequence[int]) -> list[bytes | memoryview]:
-        with open_session_file(model.path) as own_stream:  # a forked copy reads with its own
-            return _texts(model, own_stream, numbers)
-
-    return in_two_halves(context, make)
-
-
-def _texts(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[bytes | memoryview]:
-    return [text for _, text in _messages(model, stream, context, js_stringify_bytes)]
-
-
-def _context_values(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[Any]:
-    """The context messages themselves, as the exact path's values."""
-    return [value for value, _ in _messages(model, stream, context, lambda value: b"")]
-
-
-def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int],
-              write: Any) -> Iterator[tuple[Any, bytes | memoryview]]:
-    """(value, JSON text) of every context message, in order: a canonical message is copied, any
-    other entry's messages are made by the exact path and written by ``write``."""
-    types = model.types
-    lines = _Lines(model, stream)
-    for number in context:
-        kind = types[number]
-        if kind == "message":
-            proven = _message_text(lines(number))
-            if proven is not None:
-                yield proven
-                continue
-        elif kind not in _MESSAGE_KINDS and kind != "branch_summary":
-            continue
-        for value in entry_to_messages(model.decode(stream, number)):
-            yield value, write(value)
-
-
-def _message_text(line: memoryview) -> tuple[Any, bytes] | None:
-    """A ``message`` entry's one context message and its bytes, when they are canonical."""
-    try:
-        raw = _MESSAGE_FIELD.decode(line).message
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None
-    if raw is msgspec.UNSET:
-        return None
-    proven = canonical_text(raw)
-    if proven is None:
-        return None
-    value, text = proven
-    if value.__class__ is not dict:
-        return None
-    role = value.get("role")
-    if role.__class__ is str and role in _CONTENT_ROLES and value.get("content") is None:
-        return None  # Pi gives a copy with empty content: the exact path writes it
-    return value, text
 
 
 def _diagnostics(tree: PiTree, leaf_path_truncated: bool) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 Text = bytes | memoryview  # a text made here, or one read back from a forked copy
@@ -67,11 +67,36 @@ def collect(forked: Forked) -> bytes | None:
 def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[Text]]) -> list[Text]:
     """``make(items)``, as ``make`` of the first half here plus ``make`` of the second half in
     a forked copy (``make`` must not depend on which process runs it)."""
-    half = len(items) // 2
-    forked = fork_bytes(lambda: pack(make(items[half:])))
-    texts = make(items[:half])
-    rest = unpack(collect(forked)) if forked is not None else None
-    return texts + (rest if rest is not None else make(items[half:]))
+    return TwoHalves(items, make).result()
+
+
+class TwoHalves(Generic[T]):
+    """:func:`in_two_halves` begun: the forked copy starts on the items after ``split`` (the
+    middle unless given; none when that is the end) at once, so this process can do other work
+    before :meth:`result`."""
+
+    def __init__(self, items: Sequence[T], make: Callable[[Sequence[T]], list[Text]],
+                 split: int | None = None) -> None:
+        self.items, self.make = items, make
+        self.split = len(items) // 2 if split is None else split
+        rest = items[self.split:]
+        self.forked = fork_bytes(lambda: pack(make(rest))) if rest else None
+
+    def result(self) -> list[Text]:
+        """``make(items)``: the first part made here, the rest read back from the copy (or made
+        here when the copy could not be made or failed)."""
+        texts = self.make(self.items[:self.split])
+        if self.split >= len(self.items):
+            return texts
+        rest = unpack(collect(self.forked)) if self.forked is not None else None
+        return texts + (rest if rest is not None else self.make(self.items[self.split:]))
+
+    def abandon(self) -> None:
+        """Let the copy go unread (its next write fails and it ends), and reap it."""
+        if self.forked is not None:
+            os.close(self.forked.read_end)
+            os.waitpid(self.forked.pid, 0)
+            self.forked = None
 
 
 def pack(texts: list[Text]) -> Iterator[Text]:

@@ -19,6 +19,7 @@ from testkit.profiles import examples
 
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
+from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.jsonbytes import js_stringify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,9 +206,9 @@ def test_random_messages_and_links_read_the_same(tmp_path_factory: pytest.TempPa
 @pytest.mark.parametrize("child", ["forked", "fork fails", "child fails"])
 def test_a_long_context_written_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               child: str) -> None:
-    from reference.pi import session_inspect, split_work
+    from reference.pi import context_messages, split_work
 
-    monkeypatch.setattr(session_inspect, "FORK_AT_MESSAGES", 2)
+    monkeypatch.setattr(context_messages, "FORK_AT_MESSAGES", 2)
     if child == "fork fails":
         def no_fork() -> int:
             raise OSError("no fork here")
@@ -247,3 +248,72 @@ def test_a_file_read_in_two_halves_reads_the_same(tmp_path: Path, monkeypatch: p
         assert_same_inspection(torn, quick=quick, leaves=[None, *leaves_of(torn, limit=4)])
     [session] = generate(tmp_path / "generated", GenOptions(seed=9, entries=150, compactions=2, crlf=True))
     assert_same_inspection(session.path, quick=True, leaves=[None, *leaves_of(session.path, limit=6)])
+
+
+def _odd_message_lines() -> dict[str, bytes]:
+    """Message lines the run proof must not copy as they are (or must, where JavaScript writes them so)."""
+    head = b'{"type":"message","id":"ID","parentId":"PARENT","timestamp":"' + T.encode() + b'","message":'
+    return {
+        "whitespace": head + b'{"role":"user", "content":"spaced","timestamp":1}}',
+        "whitespace outside the message": head.replace(b'"type":', b' "type" :') + b'{"role":"user","content":"x"}}',
+        "lone surrogate escape": head + b'{"role":"user","content":"\\ud800 lone","timestamp":1}}',
+        "escaped surrogate pair": head + b'{"role":"user","content":"\\ud83d\\ude00","timestamp":1}}',
+        "a float JavaScript writes otherwise": head + b'{"role":"user","content":"x","timestamp":1.0}}',
+        "a tiny float JavaScript writes so": head + b'{"role":"user","content":"x","cost":0.0000045,"timestamp":1}}',
+        "an exponent JavaScript writes so": head + b'{"role":"user","content":"x","cost":1.5e-7,"timestamp":1}}',
+        "a big exponent": head + b'{"role":"user","content":"x","cost":1e21,"timestamp":1}}',
+        "a large integer": head + b'{"role":"user","content":"x","timestamp":12345678901234567890}}',
+        "duplicate keys": head + b'{"role":"user","content":"x","content":"y","timestamp":1}}',
+        "duplicate messages": head + b'{"role":"user","content":"x"},"message":{"role":"user","content":"y"}}',
+        "an index key": head + b'{"role":"user","content":"x","details":{"b":1,"0":2}}}',
+        "content null": head + b'{"role":"assistant","content":null}}',
+        "a message that is not an object": head + b'"text"}',
+        "an escape JavaScript does not write": head + b'{"role":"user","content":"\\u0041\\/"}}',
+    }
+
+
+@pytest.mark.parametrize("position", [0, 5, 31, 32, 33, 70])
+@pytest.mark.parametrize("name", _odd_message_lines())
+def test_an_odd_message_among_ordinary_ones_reads_the_same(tmp_path: Path, name: str, position: int) -> None:
+    """Context messages are proven canonical in runs of lines (one JSON array): one odd line at
+    any place of a run, or of the next, gives the exact oracle's bytes, and so do two."""
+    odd = _odd_message_lines()[name]
+    lines: list[Any] = [entry("u0", None)]
+    for number in range(1, 80):
+        parent = f"u{number - 1}".encode()
+        if number in (position + 1, 76):
+            lines.append(odd.replace(b"ID", f"u{number}".encode()).replace(b"PARENT", parent))
+        elif number % 2:
+            lines.append(assistant(f"u{number}", parent.decode()))
+        else:
+            lines.append(entry(f"u{number}", parent.decode()))
+    path = write(tmp_path, *lines)
+    assert_same_inspection(path, quick=True, leaves=[DEFAULT_LEAF, "u3", "u40"])
+
+
+def test_a_forked_copy_left_unread_ends(tmp_path: Path) -> None:
+    """When the report fails after the copy began, the copy is reaped, not left writing."""
+    from reference.pi.split_work import TwoHalves
+
+    halves = TwoHalves(list(range(10)), lambda numbers: [b"x" * 100_000 for _ in numbers], split=2)
+    assert halves.forked is not None
+    pid = halves.forked.pid
+    halves.abandon()
+    assert halves.forked is None
+    with pytest.raises(ChildProcessError):  # already reaped
+        os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize("window", [1, 300, 5000])
+def test_lines_read_again_through_a_small_window_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               window: int) -> None:
+    """The context's lines are read again through a window of the file: one that is refilled
+    within a run of lines, or that is smaller than a line, gives the same bytes."""
+    from reference.pi import context_messages
+
+    monkeypatch.setattr(context_messages, "_WINDOW_BYTES", window)
+    [session] = generate(tmp_path, GenOptions(seed=12, entries=120, compactions=1, branches=2))
+    assert_same_inspection(session.path, quick=True, leaves=[DEFAULT_LEAF, *leaves_of(session.path, limit=4)])
+    lines, _ = odd_shapes()["numbers"]
+    odd = write(tmp_path, *lines)
+    assert_same_inspection(odd, quick=True, leaves=[DEFAULT_LEAF])

@@ -1,0 +1,221 @@
+"""The context messages of a ``session inspect`` report, as values or as their JSON texts.
+
+A ``message`` entry's context message is its message itself (an object, unless of a content role
+without content), and its JSON text the message's bytes when they are what ``JSON.stringify``
+writes: the context's ``message`` lines are proven canonical in runs of ``_RUN_LINES``, as one JSON
+array (:func:`reference.pi.model.canonical_json.canonical_text`), and each message's bytes are then
+taken from the run.  A run that is not proven is halved, a line alone proven by itself, and
+anything else (and every other kind of entry) made by the exact path
+(:func:`reference.pi.exact.context.entry_to_messages`) and written by ``js_stringify``.  A long
+context is written in two parts at once (:class:`reference.pi.split_work.TwoHalves`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import IO, Any, Final
+
+import msgspec
+
+from reference.pi.exact.context import entry_to_messages
+from reference.pi.exact.reader import open_session_file
+from reference.pi.model.canonical_json import canonical_text
+from reference.pi.model.session import SourceScan
+from reference.pi.split_work import TwoHalves
+from reference.primitives.jsonbytes import js_stringify_bytes
+
+MESSAGE_KINDS: Final = frozenset({"message", "custom_message", "compaction"})  # one message each
+_CONTENT_ROLES: Final = frozenset({"user", "assistant", "toolResult"})
+_WINDOW_BYTES: Final = 4 * 1024 * 1024
+FORK_AT_MESSAGES = 20_000  # a shorter context is written sooner than a process is forked
+_OWN_SHARE: Final = 0.45  # of a long context's texts written here, the rest by a forked copy
+_RUN_LINES: Final = 32  # message entries proven canonical together
+_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD]")
+
+
+class _MessageField(msgspec.Struct, gc=False):
+    message: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+
+
+_MESSAGE_FIELD: Final = msgspec.json.Decoder(_MessageField)
+_LINE_MESSAGES: Final = msgspec.json.Decoder(list[_MessageField])
+
+
+class _Lines:
+    """Entry lines read again through a window of the file (the context is mostly in file order)."""
+
+    def __init__(self, model: SourceScan, stream: IO[bytes]) -> None:
+        self.model, self.stream = model, stream
+        self.window = b""
+        self.offset = 0
+
+    def __call__(self, number: int) -> memoryview:
+        start, end = self.model.starts[number], self.model.ends[number]
+        if start < self.offset or end > self.offset + len(self.window):
+            self.stream.seek(start)
+            self.window, self.offset = self.stream.read(max(_WINDOW_BYTES, end - start)), start
+        if end > start and self.window[end - self.offset - 1] == 0x0A:
+            end -= 1
+        return memoryview(self.window)[start - self.offset:end - self.offset]
+
+    def run(self, numbers: list[int]) -> list[memoryview]:
+        """The lines of ``numbers``, as one call each would give them."""
+        starts, ends = self.model.starts, self.model.ends
+        texts: list[memoryview] = []
+        view, low, high = memoryview(self.window), self.offset, self.offset + len(self.window)
+        for number in numbers:
+            start, end = starts[number], ends[number]
+            if start < low or end > high:
+                texts.append(self(number))
+                view, low, high = memoryview(self.window), self.offset, self.offset + len(self.window)
+                continue
+            if end > start and self.window[end - low - 1] == 0x0A:
+                end -= 1
+            texts.append(view[start - low:end - low])
+        return texts
+
+
+def context_texts(model: SourceScan, context: list[int]) -> TwoHalves[int]:
+    """The JSON text of every context message, in order, begun: a long context in two parts at
+    once, the forked copy's the larger (this process has the rest of the report to write)."""
+
+    def make(numbers: Sequence[int]) -> list[bytes | memoryview]:
+        with open_session_file(model.path) as own_stream:  # a forked copy reads with its own
+            return _texts(model, own_stream, numbers)
+
+    split = len(context) if len(context) < FORK_AT_MESSAGES else int(len(context) * _OWN_SHARE)
+    return TwoHalves(context, make, split=split)
+
+
+def _texts(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[bytes | memoryview]:
+    return _messages(model, stream, context, _Messages(None, js_stringify_bytes)).texts
+
+
+def context_values(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[Any]:
+    """The context messages themselves, as the exact path's values."""
+    values: list[Any] = []
+    _messages(model, stream, context, _Messages(values, lambda value: b""))
+    return values
+
+
+class _Messages:
+    """The context messages collected so far: their JSON texts, and their values when kept
+    (a message's value is dropped as soon as its text is had, unless asked for)."""
+
+    def __init__(self, values: list[Any] | None, write: Any) -> None:
+        self.texts: list[bytes | memoryview] = []
+        self.values = values
+        self.write = write  # the JSON text of a message the exact path made
+
+    def add(self, value: Any, text: bytes | memoryview) -> None:
+        self.texts.append(text)
+        if self.values is not None:
+            self.values.append(value)
+
+
+def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int], out: _Messages) -> _Messages:
+    """Every context message into ``out``, in order: the ``message`` entries are read in
+    runs whose lines are proven canonical together, and their messages copied; any other entry's
+    messages are made by the exact path and written by ``out.write``."""
+    types = model.types
+    lines = _Lines(model, stream)
+    run: list[int] = []
+    for number in context:
+        kind = types[number]
+        if kind == "message":
+            run.append(number)
+            if len(run) < _RUN_LINES:
+                continue
+        elif kind not in MESSAGE_KINDS and kind != "branch_summary":
+            continue
+        if run:
+            _run_messages(model, stream, lines.run(run), run, out)
+            run = []
+        if kind != "message":
+            _exact_messages(model, stream, number, out)
+    if run:
+        _run_messages(model, stream, lines.run(run), run, out)
+    return out
+
+
+def _run_messages(model: SourceScan, stream: IO[bytes], texts: list[memoryview], run: list[int],
+                  out: _Messages) -> None:
+    """The messages of a run of ``message`` entries (their lines' ``texts``), in order: a line with
+    a surrogate escape (which ``msgspec`` may refuse) is read by itself, the lines between such
+    are proven together."""
+    joined = b"[" + b",".join(texts) + b"]"
+    if _SURROGATE_ESCAPE.search(joined) is None:
+        _proven_run(model, stream, texts, run, out, joined)
+        return
+    start = 0
+    for index, text in enumerate(texts):
+        if _SURROGATE_ESCAPE.search(text) is not None:
+            if index > start:
+                _proven_run(model, stream, texts[start:index], run[start:index], out)
+            _line_messages(model, stream, text, run[index], out)
+            start = index + 1
+    if start < len(run):
+        _proven_run(model, stream, texts[start:], run[start:], out)
+
+
+def _proven_run(model: SourceScan, stream: IO[bytes], texts: list[memoryview], run: list[int],
+                out: _Messages, joined: bytes | None = None) -> None:
+    """When the lines, as one JSON array, are proven canonical, each message's bytes are copied
+    from it; a run that is not is halved, a line alone read by itself."""
+    if joined is None:
+        joined = b"[" + b",".join(texts) + b"]"
+    proven = canonical_text(joined)
+    if proven is not None and len(proven[0]) == len(run):
+        texts_of, values = out.texts.append, out.values
+        for number, entry, field in zip(run, proven[0], _LINE_MESSAGES.decode(joined), strict=True):
+            value = entry.get("message") if entry.__class__ is dict else None
+            if field.message is not msgspec.UNSET and _copied_as_is(value):
+                texts_of(memoryview(field.message))
+                if values is not None:
+                    values.append(value)
+            else:
+                _exact_messages(model, stream, number, out)
+    elif len(run) > 1:
+        half = len(run) // 2
+        _proven_run(model, stream, texts[:half], run[:half], out)
+        _proven_run(model, stream, texts[half:], run[half:], out)
+    else:
+        _line_messages(model, stream, texts[0], run[0], out)
+
+
+def _line_messages(model: SourceScan, stream: IO[bytes], text: memoryview, number: int,
+                   out: _Messages) -> None:
+    one = _message_text(text)
+    if one is not None:
+        out.add(*one)
+    else:
+        _exact_messages(model, stream, number, out)
+
+
+def _exact_messages(model: SourceScan, stream: IO[bytes], number: int, out: _Messages) -> None:
+    for value in entry_to_messages(model.decode(stream, number)):
+        out.add(value, out.write(value))
+
+
+def _message_text(line: memoryview) -> tuple[Any, bytes] | None:
+    """A ``message`` entry's one context message and its bytes, when they are canonical."""
+    try:
+        raw = _MESSAGE_FIELD.decode(line).message
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    if raw is msgspec.UNSET:
+        return None
+    proven = canonical_text(raw)
+    if proven is None or not _copied_as_is(proven[0]):
+        return None
+    return proven
+
+
+def _copied_as_is(value: Any) -> bool:
+    """Whether Pi's context message of a ``message`` entry is its message itself: an object,
+    and not one of a content role without content (Pi gives a copy with empty content)."""
+    if value.__class__ is not dict:
+        return False
+    role = value.get("role")
+    return not (role.__class__ is str and role in _CONTENT_ROLES and value.get("content") is None)
