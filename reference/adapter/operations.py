@@ -242,7 +242,7 @@ class ReferenceAdapter:
             if not isinstance(arguments, dict):
                 raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
             result = service.status() if tool == "status" else getattr(service, tool)(arguments)
-            return dict(as_json_value(result))
+            return dict(as_json_value(result.as_json()))
         handler = {
             "history.open": state.open,
             "history.setLeaf": state.set_leaf,

@@ -77,7 +77,7 @@ def test_pi_sessions_indexed_and_rebased_by_the_reference_have_no_finding(tmp_pa
     def recall_in(session_file: str, scope: str) -> dict[str, Any]:
         state = HistoryHostState()
         state.open(host(session_file))
-        result: dict[str, Any] = state.require().recall({"query": "pelican the", "scope": scope})
+        result: dict[str, Any] = state.require().recall({"query": "pelican the", "scope": scope}).as_json()
         return result
 
     for session_file in [*recall, *random_files]:

@@ -285,7 +285,7 @@ def _recall(service: Any, scope: str, query: Query) -> dict[str, Any]:
     params: dict[str, Any] = {"query": query.text, "scope": scope, "limit": LIMIT}
     if query.include_summaries is not None:
         params["includeSummaries"] = query.include_summaries
-    result: dict[str, Any] = service.recall(params)
+    result: dict[str, Any] = service.recall(params).as_json()
     return result
 
 
@@ -411,7 +411,7 @@ def test_pre_compaction_original_is_recalled_and_read_verbatim(world: World, tri
                     continue
                 if hits[0]["relation"] != "ancestor" or hits[0]["kind"] != "message" or hits[0].get("role") != "user":
                     problems.append(f"{where}: hit fields {_short(hits[0])}")
-                read = service.read({"sourceRef": hits[0]["sourceRef"]})
+                read = service.read({"sourceRef": hits[0]["sourceRef"]}).as_json()
                 verbatim = read.get("text") == content and read.get("truncated") is False
                 if read.get("status") != "complete" or not verbatim:
                     problems.append(f"{where}: read gave {_short(read)}, expected text {content!r}")
