@@ -237,11 +237,9 @@ class World:
             attempt.target = ran["currentSession"]
 
     def history(self, session_file: str) -> Any:
-        from reference.recall.host import HistoryHostState
+        from reference.recall.host import HistoryHostState, HistoryOpening
 
-        state = HistoryHostState()
-        state.open(self.host_params(session_file))
-        return state.require()
+        return HistoryHostState().open(HistoryOpening.from_params(self.host_params(session_file)))
 
     def changed_sources(self) -> list[str]:
         return [f for f, digest in self.hashes.items() if _sha256(f) != digest]

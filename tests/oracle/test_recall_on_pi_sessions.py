@@ -192,21 +192,22 @@ class World:
 
     def open(self, session: PiSession) -> Any:
         """``history.open`` for this session (refs survive), as the adapter and the CLI host do."""
-        self.state.open({
+        from reference.recall.host import HistoryOpening
+
+        service = self.state.open(HistoryOpening.from_params({
             "home": str(self.home),
             "cwd": str(self.project),
             "env": {"PI_CODING_AGENT_DIR": str(self.agent)},
             "argv": ["--approve"],
             "sessionFile": session.file,
-        })
-        service = self.state.require()
+        }))
         assert service.host.session_id == session.session_id
         assert service.host.project_trusted is True
         assert service.host.config["historyTools"]["maxResults"] == LIMIT
         return service
 
     def set_leaf(self, pi_leaf: Any) -> None:
-        self.state.set_leaf({"leaf": _host_leaf(pi_leaf)})
+        self.state.require().host.leaf = _host_leaf(pi_leaf)  # history.setLeaf
 
     def changed_files(self) -> list[str]:
         return [f for f, digest in self.hashes.items() if _sha256(f) != digest]
