@@ -12,16 +12,17 @@ from testkit import history_service as testkit_session
 from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import js_stringify
 from reference.recall.envelope import SCHEMA, ReadResult, RecallResult, StatusResult, Unavailable
+from reference.recall.service import HistoryService
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> testkit_session.HistoryService:
+def service(tmp_path: Path) -> HistoryService:
     session = tmp_path / "session.jsonl"
     testkit_session.write_session(session, count=30)
     return testkit_session.history_service(session, tmp_path / "idx" / "index.sqlite")
 
 
-def test_status_is_a_frozen_value_before_it_is_json(service: testkit_session.HistoryService) -> None:
+def test_status_is_a_frozen_value_before_it_is_json(service: HistoryService) -> None:
     before = service.status()
     assert isinstance(before, StatusResult) and before.indexed_entries is None
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -36,7 +37,7 @@ def test_status_is_a_frozen_value_before_it_is_json(service: testkit_session.His
                                      "indexedEntries"]
 
 
-def test_recall_and_read_are_values_with_their_hits(service: testkit_session.HistoryService) -> None:
+def test_recall_and_read_are_values_with_their_hits(service: HistoryService) -> None:
     found = service.recall({"query": "`quokka`", "limit": 2})
     assert isinstance(found, RecallResult) and len(found.hits) == 2
     as_json = found.as_json()
@@ -47,7 +48,7 @@ def test_recall_and_read_are_values_with_their_hits(service: testkit_session.His
     assert list(read.as_json())[-3:] == ["startLine", "truncated", "nextLine"] or read.next_line is None
 
 
-def test_unavailable_is_one_code_and_no_content(service: testkit_session.HistoryService) -> None:
+def test_unavailable_is_one_code_and_no_content(service: HistoryService) -> None:
     service.host.aborted = True
     aborted = service.recall({"query": "`quokka`"})
     assert aborted == Unavailable(Code.ABORTED)
