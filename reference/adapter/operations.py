@@ -20,7 +20,7 @@ from reference.pi.session_inspect import inspect_report
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
-from reference.primitives.params import string_param, unusable_path
+from reference.primitives.params import bool_param, safe_integer_param, string_param, unusable_path
 from reference.primitives.platform_ops import canonical_path, session_dir_name
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
 
@@ -235,26 +235,44 @@ class ReferenceAdapter:
                       "rebase.beforeCompact": rebase.before_compact}[op]
             return dict(as_json_value(method(params)))
         state = self._history_state()
+        if op == "history.open":
+            from reference.recall.host import HistoryOpening
+
+            service = state.open(HistoryOpening.from_params(params))
+            return {"sessionId": service.host.session_id, "indexPath": service.index_path,
+                    "provider": service.host.provider}
+        if op == "clock.set":
+            return {"nowMs": state.set_clock(safe_integer_param(params, "nowMs"))}
+        if op == "clock.advance":
+            return {"nowMs": state.advance_clock(safe_integer_param(params, "ms"))}
+        if op == "history.setAborted":
+            aborted = bool_param(params, "aborted")  # refused before "history.open must come first"
+            state.require().host.aborted = aborted
+            return {}
+        service = state.require()
+        host = service.host
         if op in ("history.recall", "history.read", "history.status"):
-            service = state.require()
             tool = op.split(".", 1)[1]
             arguments = params.get("arguments")
             if not isinstance(arguments, dict):
                 raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
             result = service.status() if tool == "status" else getattr(service, tool)(arguments)
-            return dict(as_json_value(result))
-        handler = {
-            "history.open": state.open,
-            "history.setLeaf": state.set_leaf,
-            "history.setProvider": state.set_provider,
-            "history.setAborted": state.set_aborted,
-            "history.restart": state.restart,
-            "history.contextEvent": state.context_event,
-            "history.providerRequest": state.provider_request,
-            "clock.set": state.clock_set,
-            "clock.advance": state.clock_advance,
-        }[op]
-        return dict(as_json_value(handler(params)))
+            return dict(as_json_value(result.as_json()))
+        if op in ("history.contextEvent", "history.providerRequest"):  # the egress sanitizer runs first (§6.15)
+            from reference.privacy.egress_hooks import context_event, provider_payload
+
+            if op == "history.contextEvent":
+                messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
+                return dict(as_json_value({"messages": messages}))
+            payload = provider_payload(params.get("payload"), provider=host.provider, config=host.config)
+            return dict(as_json_value({"payload": payload}))
+        if op == "history.setLeaf":
+            host.leaf = params.get("leaf", DEFAULT_LEAF)
+        elif op == "history.setProvider":
+            host.provider, host.provider_at_leaf = params.get("provider"), False
+        else:  # history.restart: the same host facts, a new process, so every ref is forgotten
+            state.restart()
+        return {}
 
     def start(self) -> Any:
         from conformance.platforms import platform_of

@@ -200,7 +200,7 @@ def run_search(args: argparse.Namespace) -> int:
     if checked.refusal is not None:
         return checked.refusal.report()
     history = _history(args, checked)
-    result = history.recall(arguments)
+    result = history.recall(arguments).as_json()
     warn_repairs(history.repairs)
     return _emit(result, args, render_recall, history.index_path)
 
@@ -210,7 +210,7 @@ def run_status(args: argparse.Namespace) -> int:
     if checked.refusal is not None:
         return checked.refusal.report()
     history = _history(args, checked)  # the status judges no privacy: the provider is never looked for
-    result = history.status()
+    result = history.status().as_json()
     warn_repairs(history.repairs)
     return _emit(result, args, render_status, history.index_path)
 

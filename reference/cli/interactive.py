@@ -179,7 +179,7 @@ def _answer(host: _Host, command: str, rest: str) -> str:
         arguments = tool_arguments(payload)
         tool = name.removeprefix("context_history_")
         service = host.service
-        return js_stringify(service.status() if tool == "status" else getattr(service, tool)(arguments))
+        return js_stringify((service.status() if tool == "status" else getattr(service, tool)(arguments)).as_json())
     return f"unknown command {command!r}; type /help"
 
 
@@ -245,11 +245,9 @@ def _history_command(service: Any, rest: str) -> dict[str, Any]:
 
     verb, _, argument = rest.partition(" ")
     if verb in ("", "status"):
-        result: dict[str, Any] = service.status()
-        return result
+        return dict(service.status().as_json())
     if verb == "search":
-        result = service.recall({"query": argument})
-        return result
+        return dict(service.recall({"query": argument}).as_json())
     if verb == "read":
         tokens = argument.split()
         if not tokens or len(tokens) > 3:
@@ -258,6 +256,5 @@ def _history_command(service: Any, rest: str) -> dict[str, Any]:
         for key, token in zip(("startLine", "maxLines"), tokens[1:], strict=False):
             number = _js_number(token)
             arguments[key] = int(number) if number.is_integer() else number
-        result = service.read(arguments)
-        return result
+        return dict(service.read(arguments).as_json())
     raise ContractViolation(Code.INVALID_QUERY, "usage: /context history [status | search <query> | read <sourceRef> ...]")

@@ -16,7 +16,7 @@ from reference.primitives.textunits import slice_utf16, utf16_length
 from reference.privacy.entry import classify_entry
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.public_ids import project_id, public_id
-from reference.recall.envelope import source_fields
+from reference.recall.envelope import RecallHit
 from reference.recall.host_facts import HistoryHost
 from reference.recall.ranking import EngineHit
 from reference.recall.refs import RefTable, SourceRef
@@ -64,40 +64,6 @@ class HitContext:
         if session_id not in self._session_ids:
             self._session_ids[session_id] = public_id(session_id, policy=self.policy)
         return self._session_ids[session_id]
-
-
-@dataclass(frozen=True)
-class RecallHit:
-    """One result hit before it is JSON: its drafted reference (kept only if the hit is
-    returned), the classification for the current provider, the excerpt, and the engine's
-    reason and score."""
-
-    ref: SourceRef
-    classification: str
-    excerpt: str
-    truncated: bool
-    match_reason: str
-    score: float
-
-    @property
-    def entry_key(self) -> str:
-        """One hit per entry (D5): the public session and entry ids."""
-        return f"{self.ref.public_session_id}:{self.ref.public_entry_id}"
-
-    def order(self) -> tuple[float, int, bytes, bytes]:
-        """D5: score, then newer first, then (sessionId, entryId) by byte order."""
-        ref = self.ref
-        return (-self.score, -(ref.timestamp or 0), ref.public_session_id.encode("utf-8"),
-                ref.public_entry_id.encode("utf-8"))
-
-    def as_json(self) -> dict[str, Any]:
-        """The hit's fields in the contract's order (§2.9)."""
-        item = source_fields(self.ref, self.classification)
-        item["excerpt"] = self.excerpt
-        item["matchReasons"] = [self.match_reason]
-        item["score"] = self.score
-        item["truncated"] = self.truncated
-        return item
 
 
 def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,

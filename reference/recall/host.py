@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from reference.config.layering import load_config
@@ -19,7 +20,7 @@ from reference.primitives.clock import Clock, ManualClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER
-from reference.primitives.params import bool_param, safe_integer_param, string_param
+from reference.primitives.params import string_param
 from reference.recall.index_schema import default_index_path
 from reference.recall.progress import CatchUpListener
 from reference.recall.service import HistoryHost, HistoryService
@@ -70,6 +71,32 @@ def open_history(
                           progress=progress)
 
 
+@dataclass(frozen=True)
+class HistoryOpening:
+    """``history.open``'s parameters, read once at the adapter's edge as the schema sends them:
+    the host facts, the session file, the leaf (absent: Pi's rule), the provider (absent: Pi's at
+    the leaf), the index (absent or empty: the default one) and whether refs are forgotten."""
+
+    home: str
+    cwd: str
+    env: Mapping[str, str]
+    argv: Sequence[str]
+    session_file: str | None
+    leaf: Leaf
+    provider: str | None
+    index_path: str | None
+    restart: bool
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> HistoryOpening:
+        requested = params.get("indexPath")
+        return cls(home=string_param(params, "home"), cwd=string_param(params, "cwd"), env=params.get("env") or {},
+                   argv=params.get("argv") or (), session_file=params.get("sessionFile"),
+                   leaf=params.get("leaf", DEFAULT_LEAF), provider=params.get("provider"),
+                   index_path=requested if isinstance(requested, str) and requested else None,
+                   restart=bool(params.get("restart")))
+
+
 class HistoryHostState:
     """One process's history host: the service (and its refs) outlive single requests."""
 
@@ -77,85 +104,43 @@ class HistoryHostState:
         self.clock: Clock = clock or ManualClock(0)
         self.service: HistoryService | None = None
 
-    def open(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def open(self, opening: HistoryOpening) -> HistoryService:
         """Start (or switch) the current session; refs survive unless ``restart`` is true."""
-        requested = params.get("indexPath")
-        opened = open_history(
-            home=string_param(params, "home"),
-            cwd=string_param(params, "cwd"),
-            env=params.get("env") or {},
-            argv=params.get("argv") or (),
-            session_file=params.get("sessionFile"),
-            leaf=params.get("leaf", DEFAULT_LEAF),
-            provider=params.get("provider"),
-            index_path=requested if isinstance(requested, str) and requested else None,
-            clock=self.clock,
-        )
-        host = opened.host
+        opened = open_history(home=opening.home, cwd=opening.cwd, env=opening.env, argv=opening.argv,
+                              session_file=opening.session_file, leaf=opening.leaf, provider=opening.provider,
+                              index_path=opening.index_path, clock=self.clock)
         opened.settle_provider()  # the open answers it
-        index_path = str(requested or opened.index_path)
-        if self.service is None or params.get("restart") or self.service.index_path != index_path:
+        if self.service is None or opening.restart or self.service.index_path != opened.index_path:
             self.service = opened
         else:
-            self.service.host = host
-        return {"sessionId": host.session_id, "indexPath": index_path, "provider": host.provider}
+            self.service.host = opened.host
+        return self.service
 
     def require(self) -> HistoryService:
         if self.service is None:
             raise ContractViolation(Code.INVALID_PARAMS, "history.open must come first")
         return self.service
 
-    def set_leaf(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        self.require().host.leaf = params.get("leaf", DEFAULT_LEAF)
-        return {}
-
-    def set_provider(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        host = self.require().host
-        host.provider, host.provider_at_leaf = params.get("provider"), False
-        return {}
-
-    def set_aborted(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        self.require().host.aborted = bool_param(params, "aborted")
-        return {}
-
-    def restart(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def restart(self) -> None:
         """A host restart: the same host facts, a new process, so every ref is forgotten."""
         service = self.require()
         self.service = HistoryService(service.host, index_path=service.index_path, clock=self.clock)
-        return {}
 
-    def context_event(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Pi's context event: the egress sanitizer runs first, for the current provider and the
-        loaded configuration, whatever ``enabled`` and ``privacy.enabled`` say (contract §6.15)."""
-        from reference.privacy.egress_hooks import context_event
-
-        host = self.require().host
-        return {"messages": context_event(params.get("messages"), provider=host.provider, config=host.config)}
-
-    def provider_request(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """``before_provider_request``: the final payload as it may leave, ``{}`` if unchecked."""
-        from reference.privacy.egress_hooks import provider_payload
-
-        host = self.require().host
-        return {"payload": provider_payload(params.get("payload"), provider=host.provider, config=host.config)}
-
-    def clock_set(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        now = safe_integer_param(params, "nowMs")
+    def set_clock(self, now: int) -> int:
+        """``clock.set``: the manual clock at ``now`` ms."""
         clock = self._manual()
         clock.set(now)
-        return {"nowMs": clock.now}
+        return clock.now
 
-    def clock_advance(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        delta = safe_integer_param(params, "ms")
+    def advance_clock(self, delta: int) -> int:
+        """``clock.advance``: the manual clock ``delta`` ms on, never past 2^53-1."""
         clock = self._manual()
         if clock.now + delta > MAX_SAFE_INTEGER:
             raise ContractViolation(Code.INVALID_PARAMS, f"the clock would pass {MAX_SAFE_INTEGER} ms")
         clock.advance(delta)
-        return {"nowMs": clock.now}
+        return clock.now
 
     def _manual(self) -> ManualClock:
         if not isinstance(self.clock, ManualClock):
             raise ContractViolation(Code.INVALID_PARAMS, "this host runs on the system clock")
         return self.clock
-
-

@@ -11,6 +11,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.privacy.entry import classify_entry
 from reference.privacy.provider import ProviderPolicy
+from reference.recall.envelope import ReadResult
 from reference.recall.history_state import HistoryState
 from reference.recall.read_window import read_envelope
 from reference.recall.refs import SourceRef
@@ -20,7 +21,7 @@ from reference.recall.searchable import searchable_text
 from reference.recall.source_verify import entry_locator, verify_source
 
 
-def run_read(service: HistoryState, params: Mapping[str, Any]) -> dict[str, Any]:
+def run_read(service: HistoryState, params: Mapping[str, Any]) -> ReadResult:
     ref_text = check_reference(params)
     ref = service.refs.resolve(ref_text, service.host.session_id)
     if ref is None:

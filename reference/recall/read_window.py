@@ -8,17 +8,12 @@ splitting the whole text, and the lines that fit are found by bisection.
 from __future__ import annotations
 
 import re
-from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.recall import envelope as env
+from reference.recall.envelope import ReadResult
 from reference.recall.refs import SourceRef
-
-#: The key order of a read result as the TypeScript implementation serializes it: the object is
-#: built with ``truncated`` and ``nextLine`` is added afterwards, so it comes last (D1; READ-016).
-_KEY_ORDER: Final = ("schema", "quotedData", "status", "coverage", "warnings", "source", "text", "startLine",
-                     "truncated", "nextLine")
 
 
 def line_window(text: str, start_line: int, count: int) -> tuple[int, list[str]]:
@@ -40,54 +35,38 @@ def line_window(text: str, start_line: int, count: int) -> tuple[int, list[str]]
 
 
 def read_envelope(ref: SourceRef, classification: str, text: str, start_line: int, max_lines: int,
-                  budget: int) -> dict[str, Any]:
+                  budget: int) -> ReadResult:
     """The read result for the window of ``text`` from ``start_line`` within ``budget`` tokens."""
     total, lines = line_window(text, start_line, max_lines)
     if start_line > total:
         raise ContractViolation(Code.RANGE_OUT_OF_BOUNDS, f"the text has {total} lines")
-    result: dict[str, Any] = {
-        "schema": env.SCHEMA,
-        "quotedData": True,
-        "status": "complete",
-        "coverage": "complete",
-        "warnings": [],
-        "source": env.source_fields(ref, classification),
-        "text": "",
-        "startLine": start_line,
-        "truncated": False,
-    }
     last = min(total, start_line - 1 + max_lines)
-    included = _lines_that_fit(result, lines, start_line, total, last - start_line + 1, budget)
-    result["text"] = "\n".join(lines[:included])
+    source = env.source_fields(ref, classification)
+    included = _lines_that_fit(source, lines, start_line, total, last - start_line + 1, budget)
     if included == 0:
         raise ContractViolation(Code.LINE_EXCEEDS_OUTPUT_BUDGET, "a single line does not fit the output budget")
     next_line = start_line + included
-    if next_line <= total:
-        result["truncated"] = True
-        result["nextLine"] = next_line
-        result["status"] = "partial"
-        result["warnings"] = [Code.MORE_LINES]
-    else:
-        result["truncated"] = False
-        result.pop("nextLine", None)
-    return {key: result[key] for key in _KEY_ORDER if key in result}
+    return ReadResult(ref, classification, "\n".join(lines[:included]), start_line,
+                      next_line if next_line <= total else None)
 
 
-def _lines_that_fit(result: dict[str, Any], lines: list[str], start_line: int, total: int, most: int,
+def _lines_that_fit(source: env.JsonObject, lines: list[str], start_line: int, total: int, most: int,
                     budget: int) -> int:
     """How many of the window's first ``most`` lines the envelope holds within the budget.
 
-    The serialized envelope grows with every line added, so the lines that fit, added one by one
-    until the first that does not, are found by bisection (8 costs instead of 200).
+    The budget is measured as the TypeScript implementation measures it: on the envelope while it
+    is built (still ``complete``, no warning, ``nextLine`` always there).  The serialized
+    envelope grows with every line added, so the lines that fit, added one by one until the first
+    that does not, are found by bisection (8 costs instead of 200).
     """
 
     def fits(count: int) -> bool:
         """Whether the envelope with the first ``count`` lines of the window stays in the budget."""
         number = start_line + count - 1
-        result["text"] = "\n".join(lines[:count])
-        result["truncated"] = number < total
-        result["nextLine"] = number + 1
-        return env.cost(result) <= budget
+        measured = {"schema": env.SCHEMA, "quotedData": True, "status": "complete", "coverage": "complete",
+                    "warnings": [], "source": source, "text": "\n".join(lines[:count]), "startLine": start_line,
+                    "truncated": number < total, "nextLine": number + 1}
+        return env.cost(measured) <= budget
 
     included, above = 0, most
     while included < above:

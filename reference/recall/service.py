@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.recall import envelope as env
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import IndexState
+from reference.recall.envelope import HistoryResult, ReadResult, RecallResult, StatusResult, Unavailable
 from reference.recall.history_state import HistoryState, RuntimeUnavailable
 from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
@@ -30,6 +30,8 @@ from reference.recall.recall_tool import run_recall
 from reference.recall.status_tool import run_status
 
 __all__ = ["HistoryHost", "HistoryService"]
+
+Answer = TypeVar("Answer", bound=HistoryResult)
 
 #: Codes that may pass through the safe-error filter (contract §2.4), plus the read codes that
 #: the TypeScript service returns directly rather than by exception (§3.6).
@@ -61,31 +63,31 @@ class HistoryService(HistoryState):
         with self.watched():
             return run_repairing(self.index_path, self.repairs, index)
 
-    def recall(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def recall(self, params: Mapping[str, Any]) -> RecallResult | Unavailable:
         return self._guard(lambda: run_recall(self, params))
 
-    def read(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def read(self, params: Mapping[str, Any]) -> ReadResult | Unavailable:
         return self._guard(lambda: run_read(self, params))
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> StatusResult | Unavailable:
         return self._guard(lambda: run_status(self), check_abort=False)
 
     def _enabled(self) -> bool:
         return bool(self.host.config.get("enabled")) and bool(self.history_config.get("enabled"))
 
-    def _guard(self, run: Callable[[], dict[str, Any]], *, check_abort: bool = True) -> dict[str, Any]:
+    def _guard(self, run: Callable[[], Answer], *, check_abort: bool = True) -> Answer | Unavailable:
         if check_abort and self.host.aborted:
-            return env.unavailable(Code.ABORTED)
+            return Unavailable(Code.ABORTED)
         if not self._enabled():
-            return env.unavailable(Code.DISABLED)
+            return Unavailable(Code.DISABLED)
         try:
             with self.watched():
                 return run_repairing(self.index_path, self.repairs, run)
         except RuntimeUnavailable:
-            return env.unavailable(Code.RUNTIME_UNAVAILABLE)
+            return Unavailable(Code.RUNTIME_UNAVAILABLE)
         except IndexNotOurs:
-            return env.unavailable(Code.INDEX_NOT_OURS)
+            return Unavailable(Code.INDEX_NOT_OURS)
         except ContractViolation as exc:
-            return env.unavailable(exc.code if _SAFE_CODE.match(exc.code) else Code.HISTORY_UNAVAILABLE)
+            return Unavailable(exc.code if _SAFE_CODE.match(exc.code) else Code.HISTORY_UNAVAILABLE)
         except (OSError, sqlite3.Error, ValueError):
-            return env.unavailable(Code.HISTORY_UNAVAILABLE)
+            return Unavailable(Code.HISTORY_UNAVAILABLE)

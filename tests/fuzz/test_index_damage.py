@@ -39,7 +39,7 @@ def _clean_build() -> tuple[Path, Path, dict[str, list[str]]]:
         session, index = folder / "session.jsonl", folder / "clean.sqlite"
         write_session(session, 120)
         service = history_service(session, index)
-        answers = {query: [hit["entryId"] for hit in service.recall({"query": query})["hits"]] for query in QUERIES}
+        answers = {query: [hit["entryId"] for hit in service.recall({"query": query}).as_json()["hits"]] for query in QUERIES}
         holders = {f"`{word}`": {f"e{n:05d}" for n in range(120) if WORDS_OF_SESSION[n % 6] == word} for word in WORDS}
         _BUILT.update(session=session, index=index, answers=answers, holders=holders)
     return _BUILT["session"], _BUILT["index"], _BUILT["answers"]  # type: ignore[return-value]
@@ -61,7 +61,7 @@ def test_byte_flips_in_a_built_index(flips: list[tuple[float, int]]) -> None:
         index.write_bytes(bytes(data))
         service = history_service(session, index)
         for query in QUERIES:
-            result = service.recall({"query": query})
+            result = service.recall({"query": query}).as_json()
             if result["warnings"] == ["index-not-ours"]:  # magic and id bytes both flipped: no signature
                 assert not data.startswith(SQLITE_MAGIC) and data[68:72] != APPLICATION_ID.to_bytes(4, "big")
                 assert index.read_bytes() == bytes(data) and sorted(p.name for p in Path(folder).iterdir()) == [
@@ -74,7 +74,7 @@ def test_byte_flips_in_a_built_index(flips: list[tuple[float, int]]) -> None:
             else:
                 assert set(got) <= _BUILT["holders"][query], (query, got)  # type: ignore[index]
             for hit in result["hits"]:
-                read = service.read({"sourceRef": hit["sourceRef"]})
+                read = service.read({"sourceRef": hit["sourceRef"]}).as_json()
                 if service.repairs:
                     assert read["status"] == "complete", read
                 else:  # a flipped parent id can move the entry off the branch the index tells

@@ -55,7 +55,7 @@ def _findings(result: AuditResult) -> list[dict[str, Any]]:
 
 def test_pi_sessions_indexed_and_rebased_by_the_reference_have_no_finding(tmp_path: Path) -> None:
     from reference.rebase.adapter_state import RebaseHostState
-    from reference.recall.host import HistoryHostState
+    from reference.recall.host import HistoryHostState, HistoryOpening
 
     project, agent = (tmp_path / "project").resolve(), tmp_path / "home" / "agent"
     for folder in (project, agent):
@@ -76,8 +76,8 @@ def test_pi_sessions_indexed_and_rebased_by_the_reference_have_no_finding(tmp_pa
 
     def recall_in(session_file: str, scope: str) -> dict[str, Any]:
         state = HistoryHostState()
-        state.open(host(session_file))
-        result: dict[str, Any] = state.require().recall({"query": "pelican the", "scope": scope})
+        state.open(HistoryOpening.from_params(host(session_file)))
+        result: dict[str, Any] = state.require().recall({"query": "pelican the", "scope": scope}).as_json()
         return result
 
     for session_file in [*recall, *random_files]:

@@ -78,7 +78,7 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
             for query in QUERIES:
                 for extra in ({}, {"limit": 4}, {"includeSummaries": True}, {"roles": ["assistant", "toolResult"]}):
                     params = {"query": query, "scope": "project", **extra}
-                    fast = kept.recall(params)
+                    fast = kept.recall(params).as_json()
                     forget_entries()  # the plain form remembers no privacy findings and no public ids
                     public_ids._remembered_public_id.cache_clear()
                     with monkeypatch.context() as patch:
@@ -86,7 +86,7 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
                         plain_service = service(current, cap)
                         plain_service.scopes = ScopeResolver()
                         plain_service.scopes._project = ProjectSessions(remember=False)
-                        plain = plain_service.recall(params)
+                        plain = plain_service.recall(params).as_json()
                     assert fast["status"] in ("complete", "partial"), (fast["warnings"], params, current.name)
                     assert without_refs(fast) == without_refs(plain), (current.name, cap, params)
                     compared += 1

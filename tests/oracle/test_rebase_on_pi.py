@@ -237,11 +237,9 @@ class World:
             attempt.target = ran["currentSession"]
 
     def history(self, session_file: str) -> Any:
-        from reference.recall.host import HistoryHostState
+        from reference.recall.host import HistoryHostState, HistoryOpening
 
-        state = HistoryHostState()
-        state.open(self.host_params(session_file))
-        return state.require()
+        return HistoryHostState().open(HistoryOpening.from_params(self.host_params(session_file)))
 
     def changed_sources(self) -> list[str]:
         return [f for f, digest in self.hashes.items() if _sha256(f) != digest]
@@ -341,7 +339,7 @@ def _public(ids: set[str]) -> dict[str, str]:
 
 
 def _recall(service: Any, scope: str, query: str) -> dict[str, Any]:
-    result: dict[str, Any] = service.recall({"query": query, "scope": scope, "limit": LIMIT})
+    result: dict[str, Any] = service.recall({"query": query, "scope": scope, "limit": LIMIT}).as_json()
     return result
 
 
@@ -395,7 +393,7 @@ def _check_recall(world: World, attempt: Attempt, count: RecallCount, problems: 
         hit = hits[0]
         if hit["kind"] != "message" or hit.get("role") != "user":
             problems.append(f"{where}: hit fields {_short(hit)}")
-        read = service.read({"sourceRef": hit["sourceRef"]})
+        read = service.read({"sourceRef": hit["sourceRef"]}).as_json()
         count.reads += 1
         if (read.get("status") != "complete" or read.get("text") != original["content"]
                 or read.get("truncated") is not False):
@@ -421,13 +419,13 @@ def _check_recall(world: World, attempt: Attempt, count: RecallCount, problems: 
         for query in rng.sample(RANDOM_QUERIES, 3):
             count.queries += 1
             for hit in lineage_hits(_recall(service, "current-lineage", query), query):
-                read = service.read({"sourceRef": hit["sourceRef"]})
+                read = service.read({"sourceRef": hit["sourceRef"]}).as_json()
                 count.reads += 1
                 if read.get("status") != "complete" or read["source"].get("relation") != "lineage-ancestor":
                     problems.append(f"{where} query={query!r}: read of {hit['entry']} gave {_short(read)}")
     if continued is not None:
         count.queries += 1
-        result = service.recall({"query": CONTINUED_WORD, "scope": "current-lineage", "limit": LIMIT})
+        result = service.recall({"query": CONTINUED_WORD, "scope": "current-lineage", "limit": LIMIT}).as_json()
         own = [h for h in result.get("hits", []) if h["relation"] == "ancestor"]
         if [h["entryId"] for h in own] not in ([continued["appendedIds"][0]], [_opaque(continued["appendedIds"][0])]):
             problems.append(f"{where}: the continued message is not recalled as an ancestor: {_short(result)}")

@@ -192,21 +192,22 @@ class World:
 
     def open(self, session: PiSession) -> Any:
         """``history.open`` for this session (refs survive), as the adapter and the CLI host do."""
-        self.state.open({
+        from reference.recall.host import HistoryOpening
+
+        service = self.state.open(HistoryOpening.from_params({
             "home": str(self.home),
             "cwd": str(self.project),
             "env": {"PI_CODING_AGENT_DIR": str(self.agent)},
             "argv": ["--approve"],
             "sessionFile": session.file,
-        })
-        service = self.state.require()
+        }))
         assert service.host.session_id == session.session_id
         assert service.host.project_trusted is True
         assert service.host.config["historyTools"]["maxResults"] == LIMIT
         return service
 
     def set_leaf(self, pi_leaf: Any) -> None:
-        self.state.set_leaf({"leaf": _host_leaf(pi_leaf)})
+        self.state.require().host.leaf = _host_leaf(pi_leaf)  # history.setLeaf
 
     def changed_files(self) -> list[str]:
         return [f for f, digest in self.hashes.items() if _sha256(f) != digest]
@@ -285,7 +286,7 @@ def _recall(service: Any, scope: str, query: Query) -> dict[str, Any]:
     params: dict[str, Any] = {"query": query.text, "scope": scope, "limit": LIMIT}
     if query.include_summaries is not None:
         params["includeSummaries"] = query.include_summaries
-    result: dict[str, Any] = service.recall(params)
+    result: dict[str, Any] = service.recall(params).as_json()
     return result
 
 
@@ -411,7 +412,7 @@ def test_pre_compaction_original_is_recalled_and_read_verbatim(world: World, tri
                     continue
                 if hits[0]["relation"] != "ancestor" or hits[0]["kind"] != "message" or hits[0].get("role") != "user":
                     problems.append(f"{where}: hit fields {_short(hits[0])}")
-                read = service.read({"sourceRef": hits[0]["sourceRef"]})
+                read = service.read({"sourceRef": hits[0]["sourceRef"]}).as_json()
                 verbatim = read.get("text") == content and read.get("truncated") is False
                 if read.get("status") != "complete" or not verbatim:
                     problems.append(f"{where}: read gave {_short(read)}, expected text {content!r}")

@@ -171,7 +171,7 @@ def recall_from(world: World, target: Path, query: str, scope: str) -> dict[str,
     host = HistoryHost(session_file=str(target), project_path=str(world.project), project_trusted=True,
                        config=default_config(), session_id=header["id"])
     return HistoryService(host, index_path=str(world.index), clock=ManualClock(1)).recall(
-        {"query": query, "scope": scope})
+        {"query": query, "scope": scope}).as_json()
 
 
 # ----------------------------------------------------------------------------------------------

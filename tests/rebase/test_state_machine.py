@@ -270,7 +270,7 @@ class RebaseMachine(RuleBasedStateMachine):
         host = HistoryHost(session_file=str(target), project_path=str(self.project), project_trusted=True,
                            config=default_config(), session_id=header["id"])
         result = HistoryService(host, index_path=str(self.index), clock=ManualClock(1)).recall(
-            {"query": "LastExportUtc original decision", "scope": "current-lineage"})
+            {"query": "LastExportUtc original decision", "scope": "current-lineage"}).as_json()
         hits = [(hit["sessionId"], hit["entryId"], hit["relation"]) for hit in result.get("hits", [])]
         assert (SOURCE_ID, "old", "lineage-ancestor") in hits, result
 

@@ -264,9 +264,9 @@ def test_recall_with_the_stored_branch_equals_the_plain_path(tmp_path: Path, see
                 for extra in ({}, {"roles": ["user"]}, {"limit": 3}):
                     params = {"query": query, "scope": scope, **extra}
                     monkeypatch.setattr(scope_module, "keep_branch", real_keep)
-                    fast = _answer(stored.recall(params))
+                    fast = _answer(stored.recall(params).as_json())
                     monkeypatch.setattr(scope_module, "keep_branch", lambda *args: None)
-                    assert _answer(plain.recall(params)) == fast, (leaf, params)
+                    assert _answer(plain.recall(params).as_json()) == fast, (leaf, params)
 
     for leaf in (DEFAULT_LEAF, rng.choice(ids), ids[len(ids) // 2], None, "no-such-leaf"):
         compare(leaf)
@@ -331,12 +331,12 @@ def test_a_damaged_row_of_ours_takes_the_plain_path_and_is_dropped(tmp_path: Pat
     stored = _service(tmp_path, path, DEFAULT_LEAF, "stored.sqlite")
     plain = _service(tmp_path, path, DEFAULT_LEAF, "plain.sqlite")
     params = {"query": "heron ibis", "scope": "current-branch"}
-    first = _answer(stored.recall(params))
+    first = _answer(stored.recall(params).as_json())
     conn = sqlite3.connect(tmp_path / "stored.sqlite")
     with conn:
         conn.execute("UPDATE recall_rebase_branches SET ranges = 'not json', runs = '[[1]]'")
-    assert _answer(stored.recall(params)) == first
+    assert _answer(stored.recall(params).as_json()) == first
     assert conn.execute("SELECT count(*) FROM recall_rebase_branches WHERE ranges = 'not json'").fetchone()[0] == 0
-    assert _answer(stored.recall(params)) == first
+    assert _answer(stored.recall(params).as_json()) == first
     monkeypatch.setattr(scope_module, "keep_branch", lambda *args: None)
-    assert _answer(plain.recall(params)) == first
+    assert _answer(plain.recall(params).as_json()) == first

@@ -242,8 +242,8 @@ def test_remembered_sets_follow_appends_leaves_and_a_deleted_index(tmp_path: Pat
 
     def both(params: dict[str, Any]) -> list[tuple[str, str]]:
         fresh = _service(tmp_path, path, "s1-session", kept.host.leaf)
-        answer = _hits(kept.recall(params))
-        assert answer == _hits(fresh.recall(params))
+        answer = _hits(kept.recall(params).as_json())
+        assert answer == _hits(fresh.recall(params).as_json())
         return answer
 
     for scope in ("current-branch", "current-session", "project"):

@@ -69,3 +69,28 @@ def test_a_given_provider_is_kept_and_a_missing_file_has_no_id(tmp_path: Path) -
     assert session_facts(str(path), DEFAULT_LEAF, "openai") == ("s-host", "openai")
     assert session_facts(str(tmp_path / "never.jsonl"), DEFAULT_LEAF, None) == (None, None)
     assert session_facts(None, DEFAULT_LEAF, "openai") == (None, "openai")
+
+
+def test_history_open_params_are_read_once_into_a_frozen_value(tmp_path: Path) -> None:
+    """``history.open`` as the adapter reads it: absent leaf is Pi's rule, an empty index path the
+    default, no env or argv empty; a host that is no string is ``invalid-params`` as before."""
+    import dataclasses
+
+    from reference.recall.host import HistoryHostState, HistoryOpening
+
+    home, cwd = str(tmp_path / "home"), str(tmp_path / "p")
+    opening = HistoryOpening.from_params({"home": home, "cwd": cwd, "indexPath": "", "sessionFile": None})
+    assert (opening.leaf, opening.index_path, opening.env, tuple(opening.argv), opening.restart) == (
+        DEFAULT_LEAF, None, {}, (), False)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opening.leaf = None  # type: ignore[misc]
+    for odd in ({"home": 1, "cwd": cwd}, {"home": home}):
+        with pytest.raises(ContractViolation) as refused:
+            HistoryOpening.from_params(odd)
+        assert refused.value.code == "invalid-params"
+    index = str(tmp_path / "index.sqlite")
+    state = HistoryHostState()
+    service = state.open(dataclasses.replace(opening, index_path=index, provider="ollama"))
+    assert (service.index_path, service.host.provider, service.host.session_id) == (index, "ollama", None)
+    assert state.open(dataclasses.replace(opening, index_path=index)) is service  # refs survive
+    assert state.open(dataclasses.replace(opening, index_path=index, restart=True)) is not service

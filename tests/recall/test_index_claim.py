@@ -128,9 +128,9 @@ def test_a_file_that_is_not_ours_is_refused_and_left_as_it_was(tmp_path: Path, m
     with pytest.raises(ContractViolation):
         open_index(index)
     service = _service(session, index)
-    assert service.recall({"query": "`quokka`"})["warnings"] == [Code.INDEX_NOT_OURS]
-    assert service.status()["warnings"] == [Code.INDEX_NOT_OURS]
-    assert service.read({"sourceRef": "hist_" + "0" * 32})["status"] == "unavailable"
+    assert service.recall({"query": "`quokka`"}).as_json()["warnings"] == [Code.INDEX_NOT_OURS]
+    assert service.status().as_json()["warnings"] == [Code.INDEX_NOT_OURS]
+    assert service.read({"sourceRef": "hist_" + "0" * 32}).as_json()["status"] == "unavailable"
     assert service.repairs == []
     assert _picture(tmp_path) == before
 
@@ -148,7 +148,7 @@ def test_a_link_to_the_session_or_to_our_own_index_is_refused(tmp_path: Path) ->
         with pytest.raises(ContractViolation) as caught:
             claim_index(str(link))
         assert caught.value.code == Code.INDEX_NOT_OURS and "symbolic link" in caught.value.message
-        assert _service(session, link).recall({"query": "`quokka`"})["warnings"] == [Code.INDEX_NOT_OURS]
+        assert _service(session, link).recall({"query": "`quokka`"}).as_json()["warnings"] == [Code.INDEX_NOT_OURS]
         assert _picture(tmp_path) == before
 
 
@@ -199,7 +199,7 @@ def test_in_our_folder_an_empty_or_cut_file_is_our_interrupted_creation(tmp_path
     index.write_bytes(b"\x01" * size)
     assert claim_index(str(index)) is (IndexClaim.OURS if size == 0 else IndexClaim.INTERRUPTED)
     service = _service(session, index)
-    assert service.recall({"query": "`quokka`"})["status"] == "complete"
+    assert service.recall({"query": "`quokka`"}).as_json()["status"] == "complete"
     assert len(service.repairs) == (0 if size == 0 else 1)
     aside = Path(f"{index}{CORRUPT_SUFFIX}")
     assert aside.exists() is (size > 0) and aside.parent == index.parent
@@ -262,12 +262,12 @@ def test_our_index_with_damaged_id_bytes_is_still_ours_by_its_ledger(tmp_path: P
     """The signature is the id OR the ledger: a flipped id byte alone does not disown our index."""
     session, index = tmp_path / "session.jsonl", tmp_path / "index.sqlite"
     testkit_session.write_session(session, 20)
-    assert _service(session, index).recall({"query": "`quokka`"})["status"] == "complete"
+    assert _service(session, index).recall({"query": "`quokka`"}).as_json()["status"] == "complete"
     data = bytearray(index.read_bytes())
     data[69] ^= 0xFF
     index.write_bytes(bytes(data))
     assert claim_index(str(index)) is IndexClaim.OURS
-    assert _service(session, index).recall({"query": "`quokka`"})["status"] == "complete"
+    assert _service(session, index).recall({"query": "`quokka`"}).as_json()["status"] == "complete"
     assert int.from_bytes(index.read_bytes()[68:72], "big") == APPLICATION_ID  # written again
     data = bytearray(index.read_bytes())
     data[0] ^= 0xFF  # the magic too: nothing of the signature is left
@@ -293,7 +293,7 @@ def test_an_index_made_before_the_application_id_is_opened_and_gets_it(tmp_path:
     conn.close()
     assert int.from_bytes(index.read_bytes()[68:72], "big") == 0
     assert claim_index(str(index)) is IndexClaim.OURS
-    assert _service(session, index).recall({"query": "`quokka`"})["status"] == "complete"
+    assert _service(session, index).recall({"query": "`quokka`"}).as_json()["status"] == "complete"
     assert int.from_bytes(index.read_bytes()[68:72], "big") == APPLICATION_ID
 
 
@@ -312,7 +312,7 @@ def test_a_typescript_index_is_ours_and_its_newer_ledger_is_left_alone(tmp_path:
         open_index(index)
     assert caught.value.code == Code.INDEX_SCHEMA_NEWER
     service = _service(session, index)
-    assert service.recall({"query": "`quokka`"})["warnings"] == [Code.RUNTIME_UNAVAILABLE]
+    assert service.recall({"query": "`quokka`"}).as_json()["warnings"] == [Code.RUNTIME_UNAVAILABLE]
     assert service.repairs == []
     after = _picture(tmp_path)
     assert after[index.name][2] == before[index.name][2] and not Path(f"{index}{CORRUPT_SUFFIX}").exists()
@@ -321,12 +321,12 @@ def test_a_typescript_index_is_ours_and_its_newer_ledger_is_left_alone(tmp_path:
 def test_our_damaged_index_is_still_set_aside_inside_our_folder(tmp_path: Path) -> None:
     session, index = tmp_path / "session.jsonl", tmp_path / "idx" / "index.sqlite"
     testkit_session.write_session(session, 20)
-    assert _service(session, index).recall({"query": "`quokka`"})["status"] == "complete"
+    assert _service(session, index).recall({"query": "`quokka`"}).as_json()["status"] == "complete"
     data = bytearray(index.read_bytes())
     data[HEADER_BYTES:] = os.urandom(len(data) - HEADER_BYTES)
     index.write_bytes(bytes(data))
     service = _service(session, index)
-    assert service.recall({"query": "`quokka`"})["status"] == "complete"
+    assert service.recall({"query": "`quokka`"}).as_json()["status"] == "complete"
     assert len(service.repairs) == 1 and service.repairs[0].startswith("index-rebuilt: ")
     assert sorted(os.listdir(index.parent)) == ["index.sqlite", "index.sqlite.corrupt"]
     assert Path(f"{index}{CORRUPT_SUFFIX}").read_bytes() == bytes(data)

@@ -31,7 +31,7 @@ _service = testkit_session.history_service
 
 
 def _hits(service: HistoryService, query: str = "`quokka`") -> list[str]:
-    result = service.recall({"query": query, "limit": 10})
+    result = service.recall({"query": query, "limit": 10}).as_json()
     assert result["status"] != "unavailable", result
     return [hit["entryId"] for hit in result["hits"]]
 
@@ -78,7 +78,7 @@ def test_a_corrupt_index_is_set_aside_and_recall_answers_as_a_clean_one(
     assert _hits(service) == clean
     assert len(service.repairs) == 1 and service.repairs[0].startswith("index-rebuilt: ")
     assert Path(str(index) + CORRUPT_SUFFIX).is_file()
-    status = service.status()
+    status = service.status().as_json()
     assert status["status"] == "complete" and status["indexedEntries"] == 300
     assert sha(session) == before
     assert _hits(_service(session, index)) == clean  # the rebuilt file is sound for the next process
@@ -88,7 +88,7 @@ def test_a_corrupt_index_is_set_aside_and_recall_answers_as_a_clean_one(
 def test_status_after_damage_is_never_complete(built: tuple[Path, Path, list[str]], damage: Any) -> None:
     session, index, _clean = built
     damage(index)
-    status = _service(session, index).status()
+    status = _service(session, index).status().as_json()
     assert status["status"] == "partial" and status["warnings"] == ["index-not-yet-synchronized"]
 
 
@@ -101,9 +101,9 @@ def test_deleted_rows_are_not_complete_and_are_rebuilt(built: tuple[Path, Path, 
     conn.commit()
     conn.close()
     service = _service(session, index)
-    assert service.status()["status"] == "partial"
+    assert service.status().as_json()["status"] == "partial"
     assert _hits(service) == clean
-    assert service.status()["status"] == "complete"
+    assert service.status().as_json()["status"] == "complete"
 
 
 def test_the_catch_up_names_missing_rows(built: tuple[Path, Path, list[str]]) -> None:
@@ -201,7 +201,7 @@ def test_an_error_that_is_not_damage_sets_nothing_aside(
 
     monkeypatch.setattr("reference.recall.scope.catch_up", locked)
     service = _service(session, index)
-    assert service.recall({"query": "`quokka`"})["status"] == "unavailable"
+    assert service.recall({"query": "`quokka`"}).as_json()["status"] == "unavailable"
     assert service.repairs == [] and not Path(str(index) + CORRUPT_SUFFIX).exists() and index.is_file()
 
 
@@ -219,7 +219,7 @@ def test_a_damaged_ledger_row_is_repaired_and_a_newer_ledger_is_not(built: tuple
     conn.commit()
     conn.close()
     newer = _service(session, index)
-    assert newer.recall({"query": "`quokka`"})["warnings"] == ["runtime-unavailable"]
+    assert newer.recall({"query": "`quokka`"}).as_json()["warnings"] == ["runtime-unavailable"]
     assert newer.repairs == [] and index.is_file()
 
 

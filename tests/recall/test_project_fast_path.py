@@ -262,14 +262,14 @@ class _Pair:
         self.make_plain: Callable[[], HistoryService] = lambda: _service(current, session_id, index, provider, cap)
 
     def recall(self, params: dict[str, Any]) -> dict[str, Any]:
-        fast = self.kept.recall(params)
+        fast = self.kept.recall(params).as_json()
         forget_entries()  # the plain form remembers nothing: no privacy findings, no public ids
         public_ids._remembered_public_id.cache_clear()
         with self.monkeypatch.context() as patch:
             patch.setattr(recall_tool, "search_sources", _per_source)
             plain_service = self.make_plain()
             plain_service.scopes = _plain_resolver()
-            plain = plain_service.recall(params)
+            plain = plain_service.recall(params).as_json()
         assert _without_refs(fast) == _without_refs(plain), params
         return fast
 

@@ -333,16 +333,16 @@ def test_one_shot_envelopes_are_those_of_the_full_path(tmp_path: Path, capsys: p
 
 
 def test_the_host_opens_a_warm_session_without_parsing_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reference.recall.host import HistoryHostState
+    from reference.recall.host import HistoryHostState, HistoryOpening
 
     session = tmp_path / "session.jsonl"
     write_session(session, random.Random(11), 40)
     index = _index(tmp_path, session)
     expected = facts_module.parsed_session_facts(str(session), DEFAULT_LEAF)
     monkeypatch.setattr(facts_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
-    opened = HistoryHostState().open({"home": str(tmp_path / "home"), "cwd": CWD, "sessionFile": str(session),
-                                      "indexPath": str(index)})
-    assert (opened["sessionId"], opened["provider"]) == expected
+    opened = HistoryHostState().open(HistoryOpening.from_params({"home": str(tmp_path / "home"), "cwd": CWD,
+                                                                 "sessionFile": str(session), "indexPath": str(index)}))
+    assert (opened.host.session_id, opened.host.provider) == expected
 
 
 def test_a_session_whose_id_extends_another_keeps_its_facts(tmp_path: Path) -> None:
