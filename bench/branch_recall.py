@@ -49,7 +49,7 @@ timed(scope_module, "active_branch", "branch_s")
 imported = time.perf_counter()
 service = open_history(home=os.environ["HOME"], cwd=os.getcwd(), env={}, argv=[], session_file=session,
                        provider="anthropic", leaf=DEFAULT_LEAF if leaf == "-" else leaf, index_path=index)
-result = service.recall({"query": query, "scope": scope})
+result = service.recall({"query": query, "scope": scope}).as_json()
 done = time.perf_counter()
 with open("/proc/self/status", encoding="ascii") as status:
     rss = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))

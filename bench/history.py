@@ -445,7 +445,7 @@ def work_recall(params: dict[str, Any]) -> dict[str, Any]:
     service = _service(params, current, current["leaf"])
     queries = [{"query": query, "scope": scope, "limit": 12, "maxOutputTokens": 6000} for query in QUERIES]
     first = time.perf_counter()
-    warm = [service.recall(query) for query in queries]  # warms the page cache and the service
+    warm = [service.recall(query).as_json() for query in queries]  # warms the page cache and the service
     warmup_seconds = time.perf_counter() - first
     statuses = sorted({result["status"] for result in warm})
     hits = sum(len(result.get("hits", ())) for result in warm)
@@ -477,7 +477,7 @@ def work_oneshot(params: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     service = _service(params, current, current["leaf"])
     result = service.recall({"query": QUERIES[params["query"]], "scope": "project", "limit": 12,
-                             "maxOutputTokens": 6000})
+                             "maxOutputTokens": 6000}).as_json()
     return {"ms": (time.perf_counter() - started) * 1000, "status": result["status"],
             "hits": len(result.get("hits", ())), "peak_rss": peak_rss_bytes()}
 
@@ -493,7 +493,7 @@ def work_read(params: dict[str, Any]) -> dict[str, Any]:
     from reference.pi.leaf import DEFAULT_LEAF
 
     service = _service(params, session, DEFAULT_LEAF)
-    found = service.recall({"query": f"`{BIG_MARKER}`", "scope": "current-session", "limit": 1})
+    found = service.recall({"query": f"`{BIG_MARKER}`", "scope": "current-session", "limit": 1}).as_json()
     hits = [hit for hit in found.get("hits", ()) if hit["entryId"] == "bigrecord"]
     if not hits:
         raise SystemExit(f"the big record was not recalled: {found}")
@@ -519,7 +519,7 @@ def work_read(params: dict[str, Any]) -> dict[str, Any]:
                       entry_id="bigrecord", content_hash=content_hash, start=start, end=end)
 
     def read() -> None:
-        result = service.read({"sourceRef": ref})
+        result = service.read({"sourceRef": ref}).as_json()
         if result["status"] not in ("complete", "partial"):
             raise SystemExit(f"read failed: {result}")
 

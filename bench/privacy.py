@@ -204,7 +204,7 @@ def big_read(repeat: int) -> dict[str, Any]:
                            config=default_config(), provider="ollama", leaf=DEFAULT_LEAF,
                            session_id=header["id"])  # fmt: skip
         service = HistoryService(host, index_path=str(Path(tmp) / "index.sqlite"), clock=SystemClock())
-        found = service.recall({"query": f"`{BIG_MARKER}`", "scope": "current-session", "limit": 1})
+        found = service.recall({"query": f"`{BIG_MARKER}`", "scope": "current-session", "limit": 1}).as_json()
         ref = found["hits"][0]["sourceRef"]
         results: dict[str, Any] = {"record_bytes": path.stat().st_size - len(body)}
         chosen = sanitizer.redact
