@@ -64,6 +64,12 @@ def collect(forked: Forked) -> bytes | None:
     return data if status == 0 else None
 
 
+def abandon(forked: Forked) -> None:
+    """Let the copy go unread (its next write fails and it ends), and reap it."""
+    os.close(forked.read_end)
+    os.waitpid(forked.pid, 0)
+
+
 def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[Text]]) -> list[Text]:
     """``make(items)``, as ``make`` of the first half here plus ``make`` of the second half in
     a forked copy (``make`` must not depend on which process runs it)."""
@@ -92,10 +98,9 @@ class TwoHalves(Generic[T]):
         return texts + (rest if rest is not None else self.make(self.items[self.split:]))
 
     def abandon(self) -> None:
-        """Let the copy go unread (its next write fails and it ends), and reap it."""
+        """:func:`abandon` the copy, if one began."""
         if self.forked is not None:
-            os.close(self.forked.read_end)
-            os.waitpid(self.forked.pid, 0)
+            abandon(self.forked)
             self.forked = None
 
 

@@ -8,7 +8,9 @@ parents, cycles), by blocks and by the exact reader."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +270,38 @@ def in_two_halves(path: Path) -> SourceScan:
         patch.setattr(split_read, "READ_IN_HALVES_BYTES", 1)
         return scan_source(str(path))
 
+
+
+def test_a_forked_half_is_reaped_when_the_first_half_is_not_ordinary(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first half that is not ordinary (a blank line) hands the file to the exact reader; the
+    copy already reading the second half is reaped, not left blocked on a pipe nobody reads."""
+    lines = [HEADER, b"", *(line(f"{number:08x}", f"{number - 1:08x}" if number else None) for number in range(4000))]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    started: list[int] = []
+    fork_bytes = split_read.fork_bytes
+
+    def recorded(make: Any) -> Any:
+        forked = fork_bytes(make)
+        if forked is not None:
+            started.append(forked.pid)
+        return forked
+
+    monkeypatch.setattr(split_read, "READ_IN_HALVES_BYTES", 1)
+    monkeypatch.setattr(split_read, "fork_bytes", recorded)
+    scan = scan_source(str(path))
+    assert compact_facts(scan) == plain_scan(path)
+    assert started, "the second half was read by a forked copy"
+    for pid in started:
+        try:
+            waited = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue  # reaped by the scan, as it should be
+        if waited == (0, 0):  # still running (blocked on the pipe): do not leave it behind
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        pytest.fail(f"the forked copy {pid} was left unreaped ({waited})")
 
 @examples(deep=150, ci=150, deadline=None)
 @given(data=hex_session_files())

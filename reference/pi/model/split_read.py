@@ -21,7 +21,7 @@ from reference.pi.exact.reader import RECORD_LIMIT_BYTES, open_session_file
 from reference.pi.exact.session import HashingStream
 from reference.pi.model.blocks import Block, NotOrdinary, Row, ordinary_blocks_in
 from reference.pi.model.entry_table import ScanTable
-from reference.pi.split_work import Forked, collect, fork_bytes
+from reference.pi.split_work import Forked, abandon, collect, fork_bytes
 
 #: A file this large is read in two halves at once.
 READ_IN_HALVES_BYTES = 32 * 1024 * 1024
@@ -32,9 +32,14 @@ def ordinary_table(stream: HashingStream, path: str) -> tuple[ScanTable, Row]:
     raw = stream.raw
     split = _split_point(raw, os.fstat(raw.fileno()).st_size)
     forked = fork_bytes(lambda: [_second_half(path, split)]) if split is not None else None
-    table, header = _read(stream, size=split, header=True)  # type: ignore[arg-type]
-    if header is None:
-        raise NotOrdinary
+    try:
+        table, header = _read(stream, size=split, header=True)  # type: ignore[arg-type]
+        if header is None:
+            raise NotOrdinary
+    except BaseException:  # the exact reader takes the file: the copy's half is never read
+        if forked is not None:
+            abandon(forked)
+        raise
     if split is not None:
         lines_before = 1 + len(table.types) + table.extra_headers
         rest = _collected(forked, stream)
