@@ -90,13 +90,12 @@ def _legacy(path: str, header: Mapping[str, Any] | None) -> Refusal | None:
 
 def _first_line(stream: IO[bytes]) -> dict[str, Any] | None:
     """Line 1 of an open session file as an object (read within the header scan limit), else None."""
-    from reference.pi.exact.reader import HEADER_SCAN_LIMIT_BYTES, decode_value
+    from reference.pi.exact.reader import header_line
 
     try:
-        value = decode_value(stream.read(HEADER_SCAN_LIMIT_BYTES).split(b"\n", 1)[0])
+        return header_line(stream)
     except (OSError, ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict) else None
 
 
 def unknown_leaf_refusal(path: str, leaf: str | None, stream: IO[bytes] | None = None) -> Refusal | None:

@@ -201,8 +201,12 @@ def read_header_line(path: str | os.PathLike[str]) -> dict[str, Any]:
     :class:`JsonParseError`) when the first line is not an object.
     """
     with open_session_file(path) as stream:
-        head = stream.read(HEADER_SCAN_LIMIT_BYTES)
-    value = decode_value(head.split(b"\n", 1)[0])
+        return header_line(stream)
+
+
+def header_line(stream: IO[bytes]) -> dict[str, Any]:
+    """:func:`read_header_line` of a file already open (read from where ``stream`` stands)."""
+    value = decode_value(stream.read(HEADER_SCAN_LIMIT_BYTES).split(b"\n", 1)[0])
     if not isinstance(value, dict):
         raise ValueError("the first line is not a JSON object")
     return value
