@@ -52,8 +52,6 @@ class ContextJson:
         return self.count
 
 
-
-
 def inspect_report(path: str | os.PathLike[str], leaf: Any = DEFAULT_LEAF, *, messages: bool = True,
                    values: bool = False) -> dict[str, Any]:
     """``session inspect`` of ``path`` at ``leaf``: :func:`reference.pi.exact.inspection.inspect_session`'s
