@@ -91,10 +91,6 @@ class RebaseService:
 
     # ------------------------------------------------------------------ the service
 
-    def run(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
-        """§6.2 steps 4-26, then §6.6-§6.11.  Returns the ``RebaseResult``."""
-        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover), runtime=False).result.to_json()
-
     def _service(self, request: RebaseRequest, *, conn: sqlite3.Connection | None = None,
                  proven: Proven | None = None) -> RebaseOutcome:
         """The service (steps 4-26), on the runtime layer's projection connection when given."""
