@@ -70,16 +70,11 @@ def abandon(forked: Forked) -> None:
     os.waitpid(forked.pid, 0)
 
 
-def in_two_halves(items: Sequence[T], make: Callable[[Sequence[T]], list[Text]]) -> list[Text]:
-    """``make(items)``, as ``make`` of the first half here plus ``make`` of the second half in
-    a forked copy (``make`` must not depend on which process runs it)."""
-    return TwoHalves(items, make).result()
-
-
 class TwoHalves(Generic[T]):
-    """:func:`in_two_halves` begun: the forked copy starts on the items after ``split`` (the
-    middle unless given; none when that is the end) at once, so this process can do other work
-    before :meth:`result`."""
+    """``make(items)`` begun in two parts: ``make`` of the items after ``split`` (the middle
+    unless given; none when that is the end) in a forked copy at once, so this process can do
+    other work before :meth:`result` makes the first part here (``make`` must not depend on
+    which process runs it)."""
 
     def __init__(self, items: Sequence[T], make: Callable[[Sequence[T]], list[Text]],
                  split: int | None = None) -> None:
