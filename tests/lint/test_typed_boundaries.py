@@ -20,7 +20,7 @@ from testkit.paths import REPO_ROOT
 TREES = ("reference", "conformance", "tools")
 BARE_MAPPING = re.compile(r"\bdict\[str, Any\]")
 
-#: The most bare ``dict[str, Any]`` annotations each package may hold (issue 25: 335 in all before it, 200 after;
+#: The most bare ``dict[str, Any]`` annotations each package may hold (issue 25: 335 in all before it, 199 after;
 #: artifacts, config and privacy hold none). A package not named here may hold none.
 MOST_BARE_MAPPINGS: dict[str, int] = {
     "conformance": 73,
@@ -32,7 +32,7 @@ MOST_BARE_MAPPINGS: dict[str, int] = {
     "reference/lineage": 4,
     "reference/pi": 24,
     "reference/primitives": 1,
-    "reference/rebase": 21,
+    "reference/rebase": 20,
     "reference/recall": 8,
     "tools/mutation": 2,
 }

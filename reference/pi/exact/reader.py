@@ -19,7 +19,7 @@ from typing import IO, Any, Final, NamedTuple
 import msgspec
 
 from reference.pi.exact.lines import LongLine, line_chunks
-from reference.primitives.jsonbytes import UNDEFINED, JsonParseError, js_parse
+from reference.primitives.jsonbytes import UNDEFINED, JsonObject, JsonParseError, js_parse
 from reference.primitives.jsvalues import JS_WHITESPACE, truthy
 
 RECORD_LIMIT_BYTES: Final = 4 * 1024 * 1024
@@ -204,7 +204,7 @@ def read_header_line(path: str | os.PathLike[str]) -> dict[str, Any]:
         return header_line(stream)
 
 
-def header_line(stream: IO[bytes]) -> dict[str, Any]:
+def header_line(stream: IO[bytes]) -> JsonObject:
     """:func:`read_header_line` of a file already open (read from where ``stream`` stands)."""
     value = decode_value(stream.read(HEADER_SCAN_LIMIT_BYTES).split(b"\n", 1)[0])
     if not isinstance(value, dict):
