@@ -80,11 +80,6 @@ class SourceScan:
     memo: dict[str, Any] = field(default_factory=dict)  # what later steps derived from it
 
     @property
-    def ordinary(self) -> bool:
-        """Read by the block read (:mod:`reference.pi.model.blocks`): every line is an object."""
-        return self.exchanges is not None
-
-    @property
     def valid(self) -> bool:
         """Steps 17-18 pass: every entry is a Pi entry with a unique string id, no bad line."""
         return not self.incomplete and self.invalid_line is None
