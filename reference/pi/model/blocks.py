@@ -136,10 +136,11 @@ def _one(data: bytes) -> Fields:
 def _decode(lines: list[bytes]) -> list[Fields]:
     """The fields of each line.  A block is decoded as one array only when its elements are
     exactly its lines: a line such as ``{"a":[{}`` must never pair with the next one."""
-    if (max(map(len, lines), default=0) + 1 > RECORD_LIMIT_BYTES
-            or not all(line.strip(_JSON_WHITESPACE) for line in lines)):
+    if max(map(len, lines), default=0) + 1 > RECORD_LIMIT_BYTES:
         raise NotOrdinary
     joined = b"[" + b",".join(lines) + b"]"
+    if len(lines) > 1 and _SURROGATE_ESCAPE.search(joined) is not None:
+        return _decode_around(lines, _escaping_lines(lines, joined))
     try:
         spans = _SPANS.decode(joined)
         if len(spans) == len(lines) and (
@@ -173,8 +174,15 @@ def _refused_lines(error: Exception, lines: list[bytes], joined: bytes) -> list[
     if at_byte is not None:
         odd.add(bisect.bisect_left(ends, int(at_byte.group(1))))
     if isinstance(error, msgspec.DecodeError):
-        odd.update(bisect.bisect_left(ends, match.start()) for match in _SURROGATE_ESCAPE.finditer(joined))
+        odd.update(_escaping_lines(lines, joined))
     return sorted(index for index in odd if index < len(lines))
+
+
+def _escaping_lines(lines: list[bytes], joined: bytes) -> list[int]:
+    """The lines with a surrogate escape (msgspec refuses a lone one), each read alone before a
+    block is decoded as one array: files that have one tend to have many."""
+    ends = list(accumulate(len(line) + 1 for line in lines))
+    return sorted({bisect.bisect_left(ends, match.start()) for match in _SURROGATE_ESCAPE.finditer(joined)})
 
 
 def _decode_around(lines: list[bytes], odd: list[int]) -> list[Fields]:
