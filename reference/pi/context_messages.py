@@ -39,7 +39,7 @@ class _MessageField(msgspec.Struct, gc=False):
 
 
 _MESSAGE_FIELD: Final = msgspec.json.Decoder(_MessageField)
-_LINE_MESSAGES: Final = msgspec.json.Decoder(list[_MessageField])
+_ENCODE: Final = msgspec.json.Encoder().encode
 
 
 class _Lines:
@@ -168,10 +168,10 @@ def _proven_run(model: SourceScan, stream: IO[bytes], texts: list[memoryview], r
     proven = canonical_text(joined)
     if proven is not None and len(proven[0]) == len(run):
         texts_of, values = out.texts.append, out.values
-        for number, entry, field in zip(run, proven[0], _LINE_MESSAGES.decode(joined), strict=True):
+        for number, entry in zip(run, proven[0], strict=True):
             value = entry.get("message") if entry.__class__ is dict else None
-            if field.message is not msgspec.UNSET and _copied_as_is(value):
-                texts_of(memoryview(field.message))
+            if _copied_as_is(value):  # its bytes in the proven line are msgspec's text of it
+                texts_of(_ENCODE(value))
                 if values is not None:
                     values.append(value)
             else:
