@@ -44,9 +44,6 @@ class _TreeFields(msgspec.Struct):
     type: Any = msgspec.UNSET
     id: Any = msgspec.UNSET
     parentId: Any = msgspec.UNSET
-    firstKeptEntryId: Any = msgspec.UNSET
-    version: Any = msgspec.UNSET
-    cwd: Any = msgspec.UNSET
     timestamp: Any = msgspec.UNSET
 
 
@@ -71,9 +68,6 @@ class Record(NamedTuple):
     type: Any = UNDEFINED
     id: Any = UNDEFINED
     parent_id: Any = UNDEFINED
-    first_kept_entry_id: Any = UNDEFINED
-    version: Any = UNDEFINED
-    cwd: Any = UNDEFINED
     # Only whether ``timestamp`` is a string (a valid Pi entry needs one); the value is not kept.
     timestamped: bool = False
 
@@ -118,9 +112,6 @@ def _classify(data: bytes) -> tuple[RecordKind, _TreeFields | None, bool]:
             type=value.get("type", unset),
             id=value.get("id", unset),
             parentId=value.get("parentId", unset),
-            firstKeptEntryId=value.get("firstKeptEntryId", unset),
-            version=value.get("version", unset),
-            cwd=value.get("cwd", unset),
             timestamp=value.get("timestamp", unset),
         ), True
     return RecordKind.ENTRY, None, False
@@ -188,9 +179,7 @@ def iter_records(stream: IO[bytes], *, limit: int = RECORD_LIMIT_BYTES, hashed: 
         header_seen = True
         yield Record(
             number, start, end, digest, kind, terminated, crlf, is_object,
-            defined(fields.type), defined(fields.id), defined(fields.parentId),
-            defined(fields.firstKeptEntryId), defined(fields.version), defined(fields.cwd),
-            isinstance(fields.timestamp, str),
+            defined(fields.type), defined(fields.id), defined(fields.parentId), isinstance(fields.timestamp, str),
         )
 
 
