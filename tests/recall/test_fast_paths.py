@@ -1,7 +1,7 @@
 """The recall fast paths give the answers of the plain forms they replace (bench/history.py).
 
 * the recursive query (the walk of ``active_branch`` when no stored branch is current) against
-  Pi's walk of the record tree (``walk_ids_to_root``);
+  Pi's walk of the record tree (``walk_to_root``, by ``testkit.id_walk``);
 * ``retrieval.retrieve`` of one source against its oracle (``testkit.retrieval_oracle``: ``IN``
   the authorized ids, the whole table searched), with the complement filter (``NOT IN`` the
   session's other entries), FTS queries restricted to a session's rowid ranges, and the excluded
@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.id_walk import walk_ids
 from testkit.profiles import examples
 from testkit.retrieval_oracle import excluded_runs, retrieve_alone
 
 from reference.config.defaults import default_config
-from reference.pi.exact.tree import walk_ids_to_root
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
@@ -107,15 +107,15 @@ def test_the_recursive_query_gives_the_tree_walk_ids(links: list[int | None]) ->
     }
     conn = _tree_db(parents)
     for leaf in [*parents, "gone"]:
-        assert walk_ids_to_root(leaf, parents, max_steps=10_000_000) == branch_ids(conn, "s", leaf)
+        assert walk_ids(leaf, parents, max_steps=10_000_000) == branch_ids(conn, "s", leaf)
 
 
 def test_walk_stops_at_a_parent_cycle() -> None:
     """What the recursive query gives (checked once: it takes seconds, 10,000,000 rows)."""
     parents: dict[str, str | None] = {"a": "b", "b": "c", "c": "a", "d": "c", "s": "s"}
-    assert walk_ids_to_root("a", parents) == ["c", "b", "a"]
-    assert walk_ids_to_root("d", parents) == ["b", "a", "c", "d"]
-    assert walk_ids_to_root("s", parents) == ["s"]
+    assert walk_ids("a", parents) == ["c", "b", "a"]
+    assert walk_ids("d", parents) == ["b", "a", "c", "d"]
+    assert walk_ids("s", parents) == ["s"]
 
 
 # --- retrieval: complement filter and rowid ranges -----------------------------------------------

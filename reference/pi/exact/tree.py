@@ -5,25 +5,20 @@ root (a missing parent ends the walk, as a root would), and takes the active lea
 last entry in file order whatever its type.  Pi has no cycle guard; the tree reports cycles
 instead of hanging.
 
-The one branch walk (leaf to root through a parent relation) lives here too: over entry numbers
-for the tree and the source scan (:func:`walk_to_root`), over ids for the index's in-memory
-mirror of its recursive query (:func:`walk_ids_to_root`), one loop for both.
+The one branch walk (leaf to root through a parent relation over entry numbers) lives here too,
+for the tree and the session model (:func:`walk_to_root`).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections import defaultdict
-from collections.abc import Container, Iterator, Mapping, MutableSequence, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from reference.pi.exact.reader import Record
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import map_key, truthy
-
-K = TypeVar("K")
-
 
 _VISITED: Final = 1  # a mark: the walk passed this entry
 _ENDED: Final = 2  # a mark: no entry, the walk ends here (a root's parent)
@@ -40,61 +35,23 @@ def walk_to_root(
     The branch walk over entry numbers: :meth:`SessionTree.ancestry` walks the numbers of its
     records, :meth:`reference.pi.model.session.SourceScan.ancestry` the session model's table."""
     path = array("i")  # four bytes per entry: a rebase walks branches of a million entries
+    append = path.append
     marks = bytearray(len(parents) + 2)  # by entry number; -1 and -2 index the two ends
     marks[-1] = marks[-2] = _ENDED
-    cycle = _walk(leaf, parents, marks, path, roots)
-    if _cut(path, max_steps):
+    node, cycle = leaf, False
+    while not marks[node]:  # no step count here: the marks end every walk within the table's size
+        marks[node] = _VISITED
+        append(node)
+        if node in roots:
+            break
+        node = parents[node]
+    else:
+        cycle = marks[node] == _VISITED
+    if max_steps is not None and len(path) > max_steps:  # a walk with a step limit is a prefix of the walk
+        del path[max_steps + 1 :]  # without, stopped before any repeat
         cycle = False
     path.reverse()
     return path, cycle
-
-
-def walk_ids_to_root(leaf: K, parents: Mapping[K, K | None], *, max_steps: int | None = None) -> list[K]:
-    """Ids root -> leaf, following ``parents`` (every entry's id -> its parent id) from ``leaf``:
-    a ``None`` parent or one that is no key of ``parents`` ends the walk (an unknown leaf gives
-    nothing), and so do the first repeated id (a cycle) and ``max_steps`` steps below the leaf.
-
-    The branch walk over ids: the oracle the index's recursive query
-    (:func:`reference.recall.branch_sets.branch_ids`) is tested against (tests/recall)."""
-    path: list[K] = []
-    marks: defaultdict[K | None, int] = defaultdict(int)  # an id not passed reads 0; None ends the walk
-    marks[None] = _ENDED
-    _walk(leaf, parents, marks, path, ())
-    _cut(path, max_steps)
-    path.reverse()
-    return path
-
-
-def _walk(node: Any, parents: Any, marks: Any, path: MutableSequence[Any], roots: Container[Any]) -> bool:
-    """The one branch walk, leaf first into ``path``: whether a repeated entry (a cycle) ended it.
-
-    ``marks`` reads 0 for an entry not passed yet, ``_VISITED`` for one passed (a cycle) and
-    ``_ENDED`` for the end of a branch; a failing parent lookup (an id that names no entry) ends
-    it too, and takes that id back off the path.  No step count in the loop: the marks end every
-    walk within the relation's size, and :func:`_cut` applies a step limit to the path after.
-    The same subscripts per step as a loop written for one key type: the walk runs over
-    100,000+ entries in the reader, scan and rebase paths."""
-    append = path.append
-    try:
-        while not marks[node]:
-            marks[node] = _VISITED
-            append(node)
-            if node in roots:
-                return False
-            node = parents[node]
-    except LookupError:  # the id just passed names no entry: a missing parent ends the walk
-        del path[-1]
-        return False
-    return bool(marks[node] == _VISITED)
-
-
-def _cut(path: MutableSequence[Any], max_steps: int | None) -> bool:
-    """Keep the leaf and ``max_steps`` entries above it (a walk with a step limit is a prefix of
-    the walk without); whether the walk reached that limit (then it stopped before any repeat)."""
-    if max_steps is None or len(path) <= max_steps:
-        return False
-    del path[max_steps + 1 :]
-    return True
 
 
 @dataclass(frozen=True)
