@@ -200,16 +200,12 @@ def _decode_around(lines: list[bytes], odd: list[int]) -> list[Fields]:
     return fields
 
 
-def ordinary_blocks(stream: IO[bytes]) -> Iterator[Block]:
-    """Every line of an ordinary session file in blocks, header first, or :class:`NotOrdinary`."""
-    return ordinary_blocks_in(stream)
-
-
-def ordinary_blocks_in(stream: IO[bytes], *, start: int = 0, size: int | None = None,
-                       header: bool = True) -> Iterator[Block]:
-    """:func:`ordinary_blocks` of the lines from offset ``start`` (where the stream is), at most
-    ``size`` bytes; without ``header`` the first line is an entry like any other, and line
-    numbers count from the first line read."""
+def ordinary_blocks(stream: IO[bytes], *, start: int = 0, size: int | None = None,
+                    header: bool = True) -> Iterator[Block]:
+    """Every line of an ordinary session file in blocks, header first, or :class:`NotOrdinary`:
+    the lines from offset ``start`` (where the stream is), at most ``size`` bytes; without
+    ``header`` the first line is an entry like any other, and line numbers count from the first
+    line read."""
     number = 1
     try:
         for position, lines, terminated in line_chunks(stream, RECORD_LIMIT_BYTES, start=start, size=size):

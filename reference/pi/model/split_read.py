@@ -19,7 +19,7 @@ from typing import IO
 from reference.pi.exact.lines import READ_CHUNK_BYTES
 from reference.pi.exact.reader import RECORD_LIMIT_BYTES, open_session_file
 from reference.pi.exact.session import HashingStream
-from reference.pi.model.blocks import Block, NotOrdinary, Row, ordinary_blocks_in
+from reference.pi.model.blocks import Block, NotOrdinary, Row, ordinary_blocks
 from reference.pi.model.entry_table import ScanTable
 from reference.pi.split_work import Forked, abandon, collect, fork_bytes
 
@@ -55,7 +55,7 @@ def _read(stream: IO[bytes], *, start: int = 0, size: int | None = None,
     bytes; with ``header``, the first line is the session header, whose row comes back too."""
     table = ScanTable()
     first: Row | None = None
-    for block in ordinary_blocks_in(stream, start=start, size=size, header=header):
+    for block in ordinary_blocks(stream, start=start, size=size, header=header):
         if header and first is None:
             first = block.row(0)
             table.incomplete |= not first.terminated
