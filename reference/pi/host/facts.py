@@ -50,11 +50,6 @@ TRUST_REQUIRING_CONFIG_ENTRIES: Final = (
     "APPEND_SYSTEM.md",
 )
 
-#: How the trust answer was reached, in the order Pi's ``resolveProjectTrusted`` tries them.
-TRUST_SOURCES: Final = ("flag", "no-project-resources", "saved", "default", "ask")
-#: Where the session directory came from, in args/env/settings precedence order (main.js ``main``).
-SESSION_DIR_SOURCES: Final = ("flag", "env", "settings", "default")
-
 #: cli/args.js ``parseArgs``: flags that take the next argument whenever there is one, even if it
 #: looks like a flag (so ``--model --approve`` does not approve).
 _VALUE_FLAGS: Final = frozenset(
@@ -241,19 +236,14 @@ def nearest_trust_decision(store: Mapping[str, bool | None], trust_cwd: str) -> 
         current = parent
 
 
-def trust_path(path: str) -> str:
-    """trust-manager.js ``normalizeCwd``: resolved, then real path if it exists; never lower-cased."""
-    return resolved_real_path(path)
-
-
 def has_trust_requiring_resources(*, cwd: str, home: str) -> bool:
     """trust-manager.js ``hasTrustRequiringProjectResources``: only these make Pi ask about trust.
 
     A listed entry in ``<cwd>/.pi``, or ``.agents/skills`` in the cwd or an ancestor other than
     ``<home>/.agents/skills``. A bare ``.pi`` (or one holding only ``ds4-context.json``) does not count.
     """
-    user_skills = os.path.join(trust_path(home), ".agents", "skills")
-    current = trust_path(cwd)
+    user_skills = os.path.join(resolved_real_path(home), ".agents", "skills")  # normalizeCwd: real, never lower-cased
+    current = resolved_real_path(cwd)
     config_dir = os.path.join(current, CONFIG_DIR_NAME)
     if any(os.path.exists(os.path.join(config_dir, entry)) for entry in TRUST_REQUIRING_CONFIG_ENTRIES):
         return True
@@ -299,7 +289,7 @@ def resolve_project_trust(
     if not has_trust_requiring_resources(cwd=cwd, home=home):
         return True, "no-project-resources"
     store = read_trust_store(os.path.join(agent_dir, TRUST_FILE_NAME))
-    saved = nearest_trust_decision(store, trust_path(cwd))
+    saved = nearest_trust_decision(store, resolved_real_path(cwd))
     if saved is not None:
         return saved[1], "saved"
     default = default_project_trust(read_settings(os.path.join(agent_dir, SETTINGS_FILE_NAME)))
