@@ -39,7 +39,7 @@ def test_the_compact_scan_of_pi_sessions_equals_a_plain_read(tmp_path: Path) -> 
     for path in paths:
         scan = scan_source(str(path))
         assert compact_facts(scan) == plain_scan(path), path.name
-        pi_shaped += sum(1 for entry_id in scan.ids.as_dict() if is_pi_id(entry_id))
+        pi_shaped += sum(1 for entry_id in dict(scan.ids.items()) if is_pi_id(entry_id))
         for leaf in range(scan.entry_count):
             branch = scan.ancestry(leaf)
             entries = scan.decode_many(branch)

@@ -71,7 +71,7 @@ def compact_ids(ids: list[Any], blocks: list[int]) -> EntryIds:
 def test_entry_ids_answer_as_the_plain_dict(ids: list[Any], blocks: list[int]) -> None:
     table = compact_ids(ids, blocks)
     mapping, first_repeat = plain_ids(ids)
-    assert table.as_dict() == mapping and list(table.as_dict()) == list(mapping)  # the same order too
+    assert dict(table.items()) == mapping and list(dict(table.items())) == list(mapping)  # the same order too
     assert table.first_repeat == first_repeat
     assert [table.id_of(number) for number in range(len(ids))] == ids
     assert table.ids_of(range(len(ids) - 1, -1, -1)) == ids[::-1]
@@ -341,5 +341,5 @@ def test_the_scan_of_a_generated_session_equals_a_plain_read(tmp_path: Path, see
     generated = generate(tmp_path, GenOptions(seed=seed, entries=3000, branches=4, compactions=2, siblings=siblings))
     path = Path(generated[0].path)
     scan = scan_source(str(path))
-    assert scan.valid and all(is_pi_id(entry_id) for entry_id in scan.ids.as_dict())
+    assert scan.valid and all(is_pi_id(entry_id) for entry_id in dict(scan.ids.items()))
     assert compact_facts(scan) == plain_scan(path) == compact_facts(in_two_halves(path))

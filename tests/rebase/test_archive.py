@@ -74,7 +74,7 @@ def fields(scan: SourceScan) -> dict[str, Any]:
     return {
         "size": scan.size, "sha256": scan.sha256, "header": scan.header, "entries": scan.entry_count,
         "extra": scan.extra_headers, "incomplete": scan.incomplete, "invalid": scan.invalid_line,
-        "last": scan.last_id, "ids": scan.ids.as_dict(), "parents": list(scan.parents), "empty": scan.empty_parents,
+        "last": scan.last_id, "ids": dict(scan.ids.items()), "parents": list(scan.parents), "empty": scan.empty_parents,
         "types": list(scan.types), "starts": list(scan.starts), "ends": list(scan.ends),
     }
 

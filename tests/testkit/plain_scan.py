@@ -70,7 +70,7 @@ def plain_scan(path: Path) -> dict[str, Any]:
 
 def compact_facts(scan: SourceScan) -> dict[str, Any]:
     count = scan.entry_count
-    return {"ids": scan.ids.as_dict(), "id_of": [scan.ids.id_of(n) for n in range(count)],
+    return {"ids": dict(scan.ids.items()), "id_of": [scan.ids.id_of(n) for n in range(count)],
             "parents": list(scan.parents), "types": list(scan.types),
             "spans": list(zip(scan.starts, scan.ends, strict=True)), "invalid": scan.invalid_line,
             "empty": scan.empty_parents}

@@ -193,10 +193,6 @@ class EntryIds:
                 seen.add(entry_id)
                 yield entry_id, self[entry_id]
 
-    def as_dict(self) -> dict[str, int]:
-        """The plain mapping (for tests and small files only)."""
-        return dict(self.items())
-
     def occurrences(self, wanted: Iterable[str]) -> dict[str, list[int]]:
         """Every entry number of each id of ``wanted``, in order (the exact parent rule of a file
         whose ids repeat)."""
