@@ -80,7 +80,7 @@ def context_texts(model: SourceScan, context: list[int]) -> TwoHalves[int]:
     """The JSON text of every context message, in order, begun: a long context in two parts at
     once, the forked copy's the larger (this process has the rest of the report to write)."""
 
-    def make(numbers: Sequence[int]) -> list[bytes | memoryview]:
+    def make(numbers: Sequence[int]) -> list[bytes]:
         with open_session_file(model.path) as own_stream:  # a forked copy reads with its own
             return _texts(model, own_stream, numbers)
 
@@ -88,7 +88,7 @@ def context_texts(model: SourceScan, context: list[int]) -> TwoHalves[int]:
     return TwoHalves(context, make, split=split)
 
 
-def _texts(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[bytes | memoryview]:
+def _texts(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[bytes]:
     return _messages(model, stream, context, _Messages(None, js_stringify_bytes)).texts
 
 
@@ -104,11 +104,11 @@ class _Messages:
     (a message's value is dropped as soon as its text is had, unless asked for)."""
 
     def __init__(self, values: list[Any] | None, write: Any) -> None:
-        self.texts: list[bytes | memoryview] = []
+        self.texts: list[bytes] = []
         self.values = values
         self.write = write  # the JSON text of a message the exact path made
 
-    def add(self, value: Any, text: bytes | memoryview) -> None:
+    def add(self, value: Any, text: bytes) -> None:
         self.texts.append(text)
         if self.values is not None:
             self.values.append(value)

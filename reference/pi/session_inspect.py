@@ -44,7 +44,7 @@ NO_MESSAGE: Final = "a message entry has no message"
 class ContextJson:
     """The context messages of a model report: their count, and their JSON texts when asked."""
 
-    def __init__(self, count: int, texts: Sequence[bytes | memoryview] | None) -> None:
+    def __init__(self, count: int, texts: Sequence[bytes] | None) -> None:
         self.count = count
         self.texts = texts
 
@@ -245,7 +245,7 @@ def _ids_json(ids: list[Any]) -> bytes:
     return js_stringify_bytes(ids)
 
 
-def report_json(report: dict[str, Any]) -> Iterator[bytes | memoryview]:
+def report_json(report: dict[str, Any]) -> Iterator[bytes]:
     """The JSON text of an inspect object, as ``js_stringify(report) + "\\n"`` writes it, in
     pieces (a model report's context is its messages' texts between brackets)."""
     separator = b"{"

@@ -2,7 +2,7 @@
 
 ``session inspect`` of a large session reads its lines and writes its context messages, both
 in independent pieces; a forked copy already holds everything read so far, so it needs nothing
-but where its half starts, and sends back only bytes through a pipe.  A copy that cannot be made
+but where its half starts, and sends back its answer pickled through a pipe.  A copy that cannot be made
 or that fails costs the time of doing its half here after all, never a different answer: the
 caller does the work itself when :func:`collect` gives None.
 """
@@ -10,13 +10,12 @@ caller does the work itself when :func:`collect` gives None.
 from __future__ import annotations
 
 import os
-from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import pickle
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
-Text = bytes | memoryview  # a text made here, or one read back from a forked copy
 
 
 @dataclass(frozen=True)
@@ -27,8 +26,8 @@ class Forked:
     read_end: int
 
 
-def fork_bytes(make: Callable[[], Iterable[Text]]) -> Forked | None:
-    """Run ``make`` in a forked copy, which writes the pieces it gives to a pipe, or None when
+def fork_bytes(make: Callable[[], bytes]) -> Forked | None:
+    """Run ``make`` in a forked copy, which writes the bytes it gives to a pipe, or None when
     no copy can be made.  The copy never returns: it ends with ``_exit`` (no handler of this
     process runs twice)."""
     if not hasattr(os, "fork"):
@@ -50,7 +49,7 @@ def fork_bytes(make: Callable[[], Iterable[Text]]) -> Forked | None:
     try:
         os.close(read_end)
         with os.fdopen(write_end, "wb") as out:
-            out.writelines(make())
+            out.write(make())
         status = 0
     finally:
         os._exit(status)
@@ -76,54 +75,25 @@ class TwoHalves(Generic[T]):
     other work before :meth:`result` makes the first part here (``make`` must not depend on
     which process runs it)."""
 
-    def __init__(self, items: Sequence[T], make: Callable[[Sequence[T]], list[Text]],
+    def __init__(self, items: Sequence[T], make: Callable[[Sequence[T]], list[bytes]],
                  split: int | None = None) -> None:
         self.items, self.make = items, make
         self.split = len(items) // 2 if split is None else split
         rest = items[self.split:]
-        self.forked = fork_bytes(lambda: pack(make(rest))) if rest else None
+        self.forked = fork_bytes(lambda: pickle.dumps(make(rest), pickle.HIGHEST_PROTOCOL)) if rest else None
 
-    def result(self) -> list[Text]:
+    def result(self) -> list[bytes]:
         """``make(items)``: the first part made here, the rest read back from the copy (or made
         here when the copy could not be made or failed)."""
         texts = self.make(self.items[:self.split])
         if self.split >= len(self.items):
             return texts
-        rest = unpack(collect(self.forked)) if self.forked is not None else None
-        return texts + (rest if rest is not None else self.make(self.items[self.split:]))
+        rest = collect(self.forked) if self.forked is not None else None
+        return texts + (pickle.loads(rest) if rest is not None  # our own copy's bytes, through our own pipe
+                        else self.make(self.items[self.split:]))
 
     def abandon(self) -> None:
         """:func:`abandon` the copy, if one began."""
         if self.forked is not None:
             abandon(self.forked)
             self.forked = None
-
-
-def pack(texts: list[Text]) -> Iterator[Text]:
-    """A count, each text's length, then the texts (written as they are, never joined)."""
-    yield array("q", [len(texts), *map(len, texts)]).tobytes()
-    yield from texts
-
-
-def unpack(data: bytes | None) -> list[Text] | None:
-    """The texts of :func:`pack` (views of ``data``, not copies), or None when ``data`` is not
-    such bytes."""
-    lengths = array("q")
-    size = lengths.itemsize
-    if data is None or len(data) < size:
-        return None
-    lengths.frombytes(data[:size])
-    count = lengths.pop()
-    head = size * (count + 1)
-    if count < 0 or len(data) < head:
-        return None
-    lengths.frombytes(data[size:head])
-    if head + sum(lengths) != len(data):
-        return None
-    view = memoryview(data)
-    texts: list[Text] = []
-    offset = head
-    for length in lengths:
-        texts.append(view[offset:offset + length])
-        offset += length
-    return texts

@@ -31,7 +31,7 @@ def ordinary_table(stream: HashingStream, path: str) -> tuple[ScanTable, Row]:
     """The table of every entry line and the header's row, or :class:`NotOrdinary`."""
     raw = stream.raw
     split = _split_point(raw, os.fstat(raw.fileno()).st_size)
-    forked = fork_bytes(lambda: [_second_half(path, split)]) if split is not None else None
+    forked = fork_bytes(lambda: _second_half(path, split)) if split is not None else None
     try:
         table, header = _read(stream, size=split, header=True)  # type: ignore[arg-type]
         if header is None:
