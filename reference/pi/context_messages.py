@@ -3,9 +3,9 @@
 A ``message`` entry's context message is its message itself (an object, unless of a content role
 without content), and its JSON text the message's bytes when they are what ``JSON.stringify``
 writes: the context's ``message`` lines are proven canonical in runs of ``_RUN_LINES``, as one JSON
-array (:func:`reference.pi.model.canonical_json.canonical_text`), and each message's bytes are then
-taken from the run.  A run that is not proven is halved, a line alone proven by itself, and
-anything else (and every other kind of entry) made by the exact path
+array (:func:`reference.pi.model.canonical_json.canonical_text`), and each message's text is then
+msgspec's of its value (the same bytes).  A run that is not proven is halved; a line alone that is
+not proven, a line with a surrogate escape, and every other kind of entry are made by the exact path
 (:func:`reference.pi.exact.context.entry_to_messages`) and written by ``js_stringify``.  A long
 context is written in two parts at once (:class:`reference.pi.split_work.TwoHalves`).
 """
@@ -34,11 +34,6 @@ _RUN_LINES: Final = 32  # message entries proven canonical together
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD]")
 
 
-class _MessageField(msgspec.Struct, gc=False):
-    message: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-
-
-_MESSAGE_FIELD: Final = msgspec.json.Decoder(_MessageField)
 _ENCODE: Final = msgspec.json.Encoder().encode
 
 
@@ -142,8 +137,8 @@ def _messages(model: SourceScan, stream: IO[bytes], context: Sequence[int], out:
 def _run_messages(model: SourceScan, stream: IO[bytes], texts: list[memoryview], run: list[int],
                   out: _Messages) -> None:
     """The messages of a run of ``message`` entries (their lines' ``texts``), in order: a line with
-    a surrogate escape (which ``msgspec`` may refuse) is read by itself, the lines between such
-    are proven together."""
+    a surrogate escape (which ``msgspec`` may refuse) is made by the exact path, the lines between
+    such are proven together."""
     joined = b"[" + b",".join(texts) + b"]"
     if _SURROGATE_ESCAPE.search(joined) is None:
         _proven_run(model, stream, texts, run, out, joined)
@@ -153,7 +148,7 @@ def _run_messages(model: SourceScan, stream: IO[bytes], texts: list[memoryview],
         if _SURROGATE_ESCAPE.search(text) is not None:
             if index > start:
                 _proven_run(model, stream, texts[start:index], run[start:index], out)
-            _line_messages(model, stream, text, run[index], out)
+            _exact_messages(model, stream, run[index], out)
             start = index + 1
     if start < len(run):
         _proven_run(model, stream, texts[start:], run[start:], out)
@@ -161,8 +156,8 @@ def _run_messages(model: SourceScan, stream: IO[bytes], texts: list[memoryview],
 
 def _proven_run(model: SourceScan, stream: IO[bytes], texts: list[memoryview], run: list[int],
                 out: _Messages, joined: bytes | None = None) -> None:
-    """When the lines, as one JSON array, are proven canonical, each message's bytes are copied
-    from it; a run that is not is halved, a line alone read by itself."""
+    """When the lines, as one JSON array, are proven canonical, each message is copied as msgspec writes
+    it; a run that is not is halved, a line alone made by the exact path."""
     if joined is None:
         joined = b"[" + b",".join(texts) + b"]"
     proven = canonical_text(joined)
@@ -181,35 +176,12 @@ def _proven_run(model: SourceScan, stream: IO[bytes], texts: list[memoryview], r
         _proven_run(model, stream, texts[:half], run[:half], out)
         _proven_run(model, stream, texts[half:], run[half:], out)
     else:
-        _line_messages(model, stream, texts[0], run[0], out)
-
-
-def _line_messages(model: SourceScan, stream: IO[bytes], text: memoryview, number: int,
-                   out: _Messages) -> None:
-    one = _message_text(text)
-    if one is not None:
-        out.add(*one)
-    else:
-        _exact_messages(model, stream, number, out)
+        _exact_messages(model, stream, run[0], out)
 
 
 def _exact_messages(model: SourceScan, stream: IO[bytes], number: int, out: _Messages) -> None:
     for value in entry_to_messages(model.decode(stream, number)):
         out.add(value, out.write(value))
-
-
-def _message_text(line: memoryview) -> tuple[Any, bytes] | None:
-    """A ``message`` entry's one context message and its bytes, when they are canonical."""
-    try:
-        raw = _MESSAGE_FIELD.decode(line).message
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None
-    if raw is msgspec.UNSET:
-        return None
-    proven = canonical_text(raw)
-    if proven is None or not _copied_as_is(proven[0]):
-        return None
-    return proven
 
 
 def _copied_as_is(value: Any) -> bool:
