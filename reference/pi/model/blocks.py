@@ -148,7 +148,7 @@ def _decode(lines: list[bytes]) -> list[Fields]:
                 or all(bytes(span) == line.strip(_JSON_WHITESPACE) for span, line in zip(spans, lines, strict=True))):
             return _BLOCK.decode(joined)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
-        odd = _refused_lines(exc, lines, joined)
+        odd = _refused_lines(exc, lines)
         if odd:
             return _decode_around(lines, odd)
     return [_one(line) for line in lines]
@@ -159,11 +159,10 @@ _AT_BYTE: Final = re.compile(r"\(byte (\d+)\)$")
 _SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD]")
 
 
-def _refused_lines(error: Exception, lines: list[bytes], joined: bytes) -> list[int]:
-    """The lines of a block that the one-array decode of ``joined`` refused for, in order: the
-    element or byte its error names, and on a decode error every line with a surrogate escape
-    too (msgspec refuses a lone one, and files that have one tend to have many); empty when
-    none is named."""
+def _refused_lines(error: Exception, lines: list[bytes]) -> list[int]:
+    """The lines of a block that its one-array decode refused for, in order: the
+    element or byte its error names (a block with a surrogate escape is split before it is
+    decoded: :func:`_escaping_lines`); empty when none is named."""
     message = str(error)
     odd: set[int] = set()
     element = _AT_ELEMENT.search(message)
@@ -173,8 +172,6 @@ def _refused_lines(error: Exception, lines: list[bytes], joined: bytes) -> list[
     ends = list(accumulate(len(line) + 1 for line in lines))  # in ``joined``: the "," or "]" after each line
     if at_byte is not None:
         odd.add(bisect.bisect_left(ends, int(at_byte.group(1))))
-    if isinstance(error, msgspec.DecodeError):
-        odd.update(_escaping_lines(lines, joined))
     return sorted(index for index in odd if index < len(lines))
 
 
