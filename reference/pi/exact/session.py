@@ -129,6 +129,15 @@ class SessionFile:
             ) from None
 
 
+def open_checked(path: str) -> IO[bytes]:
+    """The session file at ``path``, past the refusals of :func:`check_session_path`, open to read."""
+    check_session_path(path)
+    try:
+        return open_session_file(path)
+    except OSError as exc:
+        raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
+
+
 def check_session_path(path: str, *, allow_empty: bool = False) -> None:
     """The bad-input refusals every reader of a session file shares (R1)."""
     try:
@@ -206,15 +215,10 @@ def iter_loaded_records(stream: IO[bytes], path: str, *, hashed: bool = True) ->
 def load_session(path: str | os.PathLike[str]) -> SessionFile:
     """Read a session file once, read-only, keeping only what the tree needs."""
     path = os.fspath(path)
-    check_session_path(path)
     diagnostics = ReadDiagnostics()
     entries: list[Record] = []
     header_record: Record | None = None
-    try:
-        raw = open_session_file(path)
-    except OSError as exc:
-        raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
-    with raw:
+    with open_checked(path) as raw:
         stream = HashingStream(raw)
         for record in iter_loaded_records(stream, path):  # type: ignore[arg-type]
             if record.crlf:

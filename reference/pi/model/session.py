@@ -21,11 +21,11 @@ from reference.pi.exact.reader import Record, RecordKind, decode_value, open_ses
 from reference.pi.exact.session import (
     HashingStream,
     accept_header,
-    check_session_path,
     decode_path,
     iter_loaded_records,
     load_session,
     no_header,
+    open_checked,
 )
 from reference.pi.exact.tree import SessionTree, walk_to_root
 from reference.pi.leaf import DEFAULT_LEAF
@@ -246,12 +246,7 @@ def scan_source(path: str, *, ordinary_only: bool = False) -> SourceScan:
     file is read again, from the start, by the exact reader, or with ``ordinary_only`` refused
     (:class:`NotOrdinary`: the caller reads it its own exact way)."""
     path = os.fspath(path)
-    check_session_path(path)
-    try:
-        raw = open_session_file(path)
-    except OSError as exc:
-        raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
-    with raw:
+    with open_checked(path) as raw:
         stamp = file_stamp(os.fstat(raw.fileno()))
         stream = HashingStream(raw)
         try:
