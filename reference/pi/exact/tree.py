@@ -170,35 +170,36 @@ class SessionTree:
         return [record for record in self.entries if self.parent_of(record) is None]
 
     def broken_links(self) -> Iterator[tuple[Record, str]]:
-        """Every entry whose parent link is missing, or whose ancestry runs into a cycle.
-
-        Parent links form a functional graph, so one walk per entry with memoised outcomes
-        keeps this linear in the number of entries.
-        """
-        outcome: dict[int, bool] = {}  # id(record) -> ancestry reaches a root
-        for record in self.entries:
-            stack: list[Record] = []
-            on_stack: set[int] = set()
-            current: Record | None = record
-            reaches_root = True
-            while current is not None and id(current) not in outcome:
-                if id(current) in on_stack:
-                    reaches_root = False
-                    break
-                on_stack.add(id(current))
-                stack.append(current)
-                current = self.parent_of(current)
-            if current is not None and id(current) in outcome:
-                reaches_root = outcome[id(current)]
-            for walked in stack:
-                outcome[id(walked)] = reaches_root
-        for record in self.entries:
-            if self.parent_of(record) is None and truthy(record.parent_id):
+        """Every entry whose parent link is missing, or whose ancestry runs into a cycle."""
+        reaches = reaches_root(self._parents)
+        for number, record in enumerate(self.entries):
+            if self._parents[number] < 0 and truthy(record.parent_id):
                 yield record, "missing-parent"
-            elif not outcome.get(id(record), True):
+            elif not reaches[number]:
                 yield record, "cycle"
 
 
 def entry_id_text(value: Any) -> Any:
     """An id as JSON shows it (``None`` for undefined, as JSON.stringify does in arrays)."""
     return None if value is UNDEFINED else value
+
+
+def reaches_root(parents: Sequence[int]) -> bytearray:
+    """Per entry number, whether its parent links (``parents``: a negative number for none) end
+    at a root (1) rather than in a cycle (0).  The links form a functional graph: one walk per
+    entry, each entry settled once."""
+    unknown, walking, root, cyclic = 0, 1, 2, 3
+    state = bytearray(len(parents))
+    for start in range(len(parents)):
+        if state[start]:
+            continue
+        stack = []
+        current = start
+        while current >= 0 and state[current] == unknown:
+            state[current] = walking
+            stack.append(current)
+            current = parents[current]
+        outcome = root if current < 0 or state[current] == root else cyclic
+        for walked in stack:
+            state[walked] = outcome
+    return bytearray(1 if mark == root else 0 for mark in state)

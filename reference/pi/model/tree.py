@@ -19,7 +19,7 @@ from itertools import compress
 from operator import ge
 from typing import Any
 
-from reference.pi.exact.tree import walk_to_root
+from reference.pi.exact.tree import reaches_root, walk_to_root
 from reference.pi.model.entry_table import MISSING, ROOT
 from reference.pi.model.session import SourceScan
 
@@ -89,7 +89,7 @@ class PiTree:
         missing = [number for number, parent in enumerate(parents) if parent == MISSING]
         if not any(map(ge, parents, range(len(parents)))):  # every parent earlier: no cycle
             return [(number, "missing-parent") for number in missing]
-        reaches = _reaches_root(parents)
+        reaches = reaches_root(parents)
         gone = set(missing)
         return [(number, "missing-parent" if number in gone else "cycle")
                 for number in range(len(parents)) if number in gone or not reaches[number]]
@@ -109,22 +109,3 @@ def pi_tree(model: SourceScan) -> PiTree:
         parents = pi_parents
     return PiTree(model, parents)
 
-
-def _reaches_root(parents: Sequence[int]) -> bytearray:
-    """Per entry, whether its parent links end at a root (1) rather than in a cycle (0).  The
-    links form a functional graph: one walk per entry, each entry settled once."""
-    unknown, walking, root, cyclic = 0, 1, 2, 3
-    state = bytearray(len(parents))
-    for start in range(len(parents)):
-        if state[start]:
-            continue
-        stack = []
-        current = start
-        while current >= 0 and state[current] == unknown:
-            state[current] = walking
-            stack.append(current)
-            current = parents[current]
-        outcome = root if current < 0 or state[current] == root else cyclic
-        for walked in stack:
-            state[walked] = outcome
-    return bytearray(1 if mark == root else 0 for mark in state)
