@@ -104,14 +104,18 @@ class CompactExchanges:
                 if content.__class__ is list:
                     for block in content:
                         if block.type == "toolCall":
-                            key = typed_key(block.id)
+                            key = block.id  # a string id is its own key (exchange_key)
+                            if key.__class__ is not str:
+                                key = typed_key(key)
                             recent[key] = first_call + len(call_keys)
                             call_numbers.append(number)
                             call_keys.append(key)
                             if len(recent) > _RECENT_CALLS:
                                 del recent[next(iter(recent))]
             elif role == "toolResult":
-                key = typed_key(message.toolCallId)
+                key = message.toolCallId
+                if key.__class__ is not str:
+                    key = typed_key(key)
                 self.result_numbers.append(number)
                 call = recent.get(key)
                 if call is None:
