@@ -77,14 +77,10 @@ def context_texts(model: SourceScan, context: list[int]) -> TwoHalves[int]:
 
     def make(numbers: Sequence[int]) -> list[bytes]:
         with open_session_file(model.path) as own_stream:  # a forked copy reads with its own
-            return _texts(model, own_stream, numbers)
+            return _messages(model, own_stream, numbers, _Messages(None, js_stringify_bytes)).texts
 
     split = len(context) if len(context) < FORK_AT_MESSAGES else int(len(context) * _OWN_SHARE)
     return TwoHalves(context, make, split=split)
-
-
-def _texts(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[bytes]:
-    return _messages(model, stream, context, _Messages(None, js_stringify_bytes)).texts
 
 
 def context_values(model: SourceScan, stream: IO[bytes], context: Sequence[int]) -> list[Any]:

@@ -85,10 +85,8 @@ class SourceScan:
         return not self.incomplete and self.invalid_line is None
 
     def decode(self, stream: IO[bytes], number: int) -> Any:
-        stream.seek(self.starts[number])
-        data = stream.read(self.ends[number] - self.starts[number])
         try:
-            return decode_value(data[:-1] if data.endswith(b"\n") else data)
+            return decode_value(_read_span(stream, self.starts[number], self.ends[number]))
         except JsonParseError as exc:  # the file changed under us
             raise ContractViolation(Code.SESSION_CHANGED, f"entry {number} no longer parses: {exc}") from None
 
