@@ -17,26 +17,26 @@ import time
 from typing import IO, Any, Final
 
 from reference.pi.exact.entries import is_pi_entry
-from reference.pi.exact.reader import Record, open_session_file
+from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.session import check_session_path
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall import model_facts
-from reference.recall.catchup_source import SourceHeader, check_scope, read_header, scan_range
+from reference.recall.catchup_source import EntryLine, OpenSession, check_scope, read_header, read_range
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
     IndexState,
     StoredState,
     from_state,
     keep_first_stamp,
+    key_range,
     load_state,
     new_checkpoint,
     rebuild_reason,
     write_state,
 )
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
-from reference.recall.progress import catching_up
 from reference.recall.searchable import index_fields
 from reference.recall.sqlite_text import storable
 
@@ -132,8 +132,7 @@ class _Scanner:
         self.next_rowid = conn.execute("SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys").fetchone()[0]
         self.session_no = session_number(conn, session_id)
         # Every key that could clash with ours starts with "<sessionId>:": none stored, no lookups.
-        bounds = (f"{session_id}:", f"{session_id};")
-        self.range_empty = conn.execute(_RANGE_HAS_ENTRY, bounds).fetchone() is None
+        self.range_empty = conn.execute(_RANGE_HAS_ENTRY, key_range(session_id)).fetchone() is None
         if self.range_empty:
             model_facts.clear_facts(conn, session_id)  # facts of rows another writer deleted
         self.counts = model_facts.SealCounts()  # the last entry and the counts of the model facts' seal
@@ -143,14 +142,9 @@ class _Scanner:
         self.inserted = 0
         self.rejected = 0  # invalid entries, shadowed repeats, keys another session owns
 
-    def add(self, record: Record, data: bytes, base: int) -> None:
-        """Queue one entry line, or count it as rejected when it is not a valid Pi entry."""
-        entry, slow = model_facts.decode_entry(data)
-        self.add_value(entry, slow, record.sha256, base + record.start, base + record.end)
-
-    def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None:
-        """Queue a decoded entry line at ``[start, end)`` (``slow``: decoded by the JavaScript-faithful
-        parser, which may keep lone surrogates), or count it as rejected."""
+    def add(self, line: EntryLine) -> None:
+        """Queue an entry line, or count it as rejected when it is not a valid Pi entry."""
+        entry, slow = line.value, line.slow
         if not is_pi_entry(entry):
             self.rejected += 1
             return
@@ -172,10 +166,10 @@ class _Scanner:
         row = (
             key, self.session_id, entry_id, parent_id, entry_type, role,
             created if isinstance(created, int) else None,
-            sha256, text, tokens, self.indexed_at,
+            line.sha256, text, tokens, self.indexed_at,
         )
         self.keys.add(key)
-        self.pending.append((row, (key, start, end), repeated, fact))
+        self.pending.append((row, (key, line.start, line.end), repeated, fact))
         if len(self.pending) >= BATCH_ROWS:
             self.flush()
 
@@ -268,16 +262,23 @@ def session_number(conn: sqlite3.Connection, session_id: str) -> int:
     return number
 
 
-def _rebuild(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result
-) -> tuple[int, int, int]:
+def _read(conn: sqlite3.Connection, source: OpenSession, base: int, *, appending: bool) -> tuple[_Scanner, int, tuple[int, int] | None]:
+    """One read of the file from ``base`` into rows: the row writer, the lines skipped, and the
+    span of the last complete line read."""
+    scanner = _Scanner(conn, source.header.session_id, appending=appending)
+    result = read_range(source, base, scanner.add, rebuild=not appending)
+    scanner.flush()
+    return scanner, result.malformed + scanner.rejected, result.checkpoint
+
+
+def _rebuild(conn: sqlite3.Connection, source: OpenSession) -> tuple[int, int, int]:
     """Upsert every row of the file, delete only stale ones; (indexed, malformed, checkpoint)."""
+    header = source.header
     session_id = header.session_id
     cwd = header.value.get("cwd")
-    conn.execute(_UPSERT_SESSION, (session_id, path, storable(cwd) if isinstance(cwd, str) else None,
+    conn.execute(_UPSERT_SESSION, (session_id, source.path, storable(cwd) if isinstance(cwd, str) else None,
                                    header.record.sha256))
-    scanner = _Scanner(conn, session_id, appending=False)
-    result = scan_range(raw, 0, info.st_size, scanner, header)
+    scanner, malformed, span = _read(conn, source, 0, appending=False)
     # Every key the pass kept is a row of this session: no other row (a count over it), nothing stale.
     if conn.execute(_COUNT_SESSION_ROWS, (session_id,)).fetchone()[0] != len(scanner.keys):
         stale = [
@@ -289,53 +290,45 @@ def _rebuild(
         model_facts.write_facts(conn, [], stale)
     if not scanner.range_empty:  # an initial index wrote every filter row itself
         conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
-    checkpoint: tuple[int, int | None, str | None] = (
-        new_checkpoint(raw, result.checkpoint) if result.checkpoint else (0, None, None)
-    )
-    write_state(conn, session_id, path, header, info, checkpoint, len(scanner.keys), result.malformed)
+    checkpoint: tuple[int, int | None, str | None] = new_checkpoint(source.raw, span) if span else (0, None, None)
+    write_state(conn, source, checkpoint, len(scanner.keys), malformed)
     model_facts.write_seal(conn, session_id, scanner.counts)
-    return len(scanner.keys), result.malformed, checkpoint[0]
+    return len(scanner.keys), malformed, checkpoint[0]
 
 
-def _append(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, state: StoredState,
-    seal: model_facts.Seal | None,
-) -> tuple[int, int, int, int]:
+def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
+            seal: model_facts.Seal | None) -> tuple[int, int, int, int]:
     """Index the records after the checkpoint; (indexed, malformed, checkpoint, appended).  The
     model facts' seal grows with it, or (none before) the facts are backfilled."""
-    scanner = _Scanner(conn, header.session_id, appending=True)
-    result = scan_range(raw, state.checkpoint_offset, info.st_size, scanner, None)
+    scanner, skipped, span = _read(conn, source, state.checkpoint_offset, appending=True)
     checkpoint: tuple[int, int | None, str | None] = (
-        new_checkpoint(raw, result.checkpoint)
-        if result.checkpoint
+        new_checkpoint(source.raw, span) if span
         else (state.checkpoint_offset, state.checkpoint_hash_start, state.checkpoint_hash)
     )
     indexed = state.indexed_entries + scanner.inserted
-    malformed = state.malformed_lines + result.malformed
-    write_state(conn, header.session_id, path, header, info, checkpoint, indexed, malformed)
-    if not model_facts.extend_seal(conn, header.session_id, seal, scanner.counts):
-        model_facts.backfill(conn, raw, info.st_size, header)
+    malformed = state.malformed_lines + skipped
+    write_state(conn, source, checkpoint, indexed, malformed)
+    if not model_facts.extend_seal(conn, source.header.session_id, seal, scanner.counts):
+        model_facts.backfill(conn, source)
     return indexed, malformed, checkpoint[0], scanner.inserted
 
 
-def _sync(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, force: bool
-) -> IndexState:
+def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexState:
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
-    sid = header.session_id
+    sid, info, path = source.header.session_id, source.info, source.path
     state = load_state(conn, sid)
     seal = model_facts.load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
-    reason = rebuild_reason(conn, raw, path, header, state, info, force, sealed=seal is not None)
+    reason = rebuild_reason(conn, source, state, force=force, sealed=seal is not None)
     if reason is None:
         assert state is not None
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
             keep_first_stamp(conn, sid, info)
             if seal is None:  # an index from before the facts, or written by another implementation
-                model_facts.backfill(conn, raw, info.st_size, header)
+                model_facts.backfill(conn, source)
             return from_state(sid, state)
         conn.execute("SAVEPOINT catch_up_append")
         try:
-            indexed, malformed, offset, appended = _append(conn, raw, path, header, info, state, seal)
+            indexed, malformed, offset, appended = _append(conn, source, state, seal)
         except _AppendOnlyViolation:
             conn.execute("ROLLBACK TO catch_up_append")
             reason = REASON_APPEND_ONLY_VIOLATION
@@ -343,7 +336,7 @@ def _sync(
         if reason is None:
             return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
                               appended=appended)
-    indexed, malformed, offset = _rebuild(conn, raw, path, header, info)
+    indexed, malformed, offset = _rebuild(conn, source)
     return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
                       rebuilt=True, rebuild_reason=reason)
 
@@ -374,21 +367,21 @@ def catch_up(
         raw = open_session_file(path) if stream is None else stream
     except OSError as exc:
         raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
-    with raw, catching_up(path):
+    with raw:
         info = os.fstat(raw.fileno())  # the size and mtime of the very file read below
         if not stat.S_ISREG(info.st_mode):
             raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
         if info.st_size == 0:
             raise ContractViolation(Code.SESSION_EMPTY, f"the session file is empty (0 bytes): {path}")
-        header = read_header(raw, path)
-        check_scope(header, path, session_id, project_path)
+        source = OpenSession(raw, path, info, read_header(raw, path))
+        check_scope(source.header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")
         cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
         conn.execute(f"PRAGMA cache_size = {-CATCH_UP_CACHE_KIB:d}")
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                result = _sync(conn, raw, path, header, info, force)
+                result = _sync(conn, source, force)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import IO, Final
 
 from reference.primitives.platform_ops import change_stamp
-from reference.recall.catchup_source import SourceHeader
+from reference.recall.catchup_source import OpenSession
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
 # Full-rebuild reasons, checked in this order (contract §5.1), plus the append-only violation.
@@ -109,7 +109,7 @@ def _hash_range(raw: IO[bytes], start: int, end: int) -> str:
     return hashlib.sha256(raw.read(end - start)).hexdigest()
 
 
-def _key_range(session_id: str) -> tuple[str, str]:
+def key_range(session_id: str) -> tuple[str, str]:
     """The entry keys ``"<sessionId>:…"`` (and those of a session whose id starts so)."""
     return f"{session_id}:", f"{session_id};"
 
@@ -119,7 +119,7 @@ def rows_missing(conn: sqlite3.Connection, session_id: str, indexed_entries: int
     hand or lost, so a ``complete`` state would answer with hits missing (issue 12, D15).
 
     The key range may also hold another session's keys, so only *fewer* rows is certain."""
-    bounds = _key_range(session_id)
+    bounds = key_range(session_id)
     entries: int = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
     if entries < indexed_entries:
         return True
@@ -134,26 +134,18 @@ def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
     they differ does the exact per-entry query run (the range may also hold the keys of a
     session whose id starts with ``"<sessionId>:"``).
     """
-    bounds = _key_range(session_id)
+    bounds = key_range(session_id)
     entries = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
     located = conn.execute(_COUNT_LOCATION_RANGE, bounds).fetchone()[0]
     return located != entries and conn.execute(_LOCATOR_MISSING, (session_id,)).fetchone() is not None
 
 
-def rebuild_reason(
-    conn: sqlite3.Connection,
-    raw: IO[bytes],
-    path: str,
-    header: SourceHeader,
-    state: StoredState | None,
-    info: os.stat_result,
-    force: bool,
-    *,
-    sealed: bool = False,
-) -> str | None:
+def rebuild_reason(conn: sqlite3.Connection, source: OpenSession, state: StoredState | None, *, force: bool = False,
+                   sealed: bool = False) -> str | None:
     """The first full-rebuild trigger that holds, in the order of contract §5.1.  ``sealed``: the
     model facts' seal matches the state, which proves no row went missing since (the two counts,
     about 0.1 s per 100,000 entries, are skipped)."""
+    header, info = source.header, source.info
     if force:
         return REASON_FORCED
     if state is None:
@@ -162,7 +154,7 @@ def rebuild_reason(
         return REASON_LOCATORS_MISSING
     if not sealed and rows_missing(conn, header.session_id, state.indexed_entries):
         return REASON_ROWS_MISSING
-    if state.session_file != path:
+    if state.session_file != source.path:
         return REASON_PATH_CHANGED
     if state.header_hash != header.record.sha256:
         return REASON_HEADER_CHANGED
@@ -177,7 +169,7 @@ def rebuild_reason(
     if state.checkpoint_offset > 0:
         if not state.checkpoint_hash or state.checkpoint_hash_start is None:
             return REASON_CHECKPOINT_HASH_MISSING
-        if _hash_range(raw, state.checkpoint_hash_start, state.checkpoint_offset) != state.checkpoint_hash:
+        if _hash_range(source.raw, state.checkpoint_hash_start, state.checkpoint_offset) != state.checkpoint_hash:
             return REASON_CHECKPOINT_MISMATCH
     return None
 
@@ -189,19 +181,12 @@ def new_checkpoint(raw: IO[bytes], span: tuple[int, int]) -> tuple[int, int, str
     return end, hash_start, _hash_range(raw, hash_start, end)
 
 
-def write_state(
-    conn: sqlite3.Connection,
-    session_id: str,
-    path: str,
-    header: SourceHeader,
-    info: os.stat_result,
-    checkpoint: tuple[int, int | None, str | None],
-    indexed: int,
-    malformed: int,
-) -> None:
+def write_state(conn: sqlite3.Connection, source: OpenSession, checkpoint: tuple[int, int | None, str | None],
+                indexed: int, malformed: int) -> None:
     offset, hash_start, digest = checkpoint
+    session_id, info = source.header.session_id, source.info
     conn.execute(_UPSERT_STATE, (
-        session_id, path, header.record.sha256, info.st_size, info.st_mtime_ns,
+        session_id, source.path, source.header.record.sha256, info.st_size, info.st_mtime_ns,
         offset, hash_start, digest, indexed, malformed, int(offset < info.st_size),
     ))
     remember_stamp(conn, session_id, info)
