@@ -63,7 +63,6 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "reference/recall/project_scope.py::sessions",
     "reference/recall/read_window.py::_lines_that_fit",
     "reference/recall/read_window.py::read_envelope",
-    "reference/recall/session_facts.py::_current",
     "reference/recall/source_verify.py::verify_source",
 })
 
