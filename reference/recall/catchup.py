@@ -34,6 +34,7 @@ from reference.recall.catchup_state import (
     load_state,
     new_checkpoint,
     rebuild_reason,
+    upsert_sql,
     write_state,
 )
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
@@ -43,67 +44,30 @@ from reference.recall.sqlite_text import storable
 #: SQLite's page cache while a catch-up holds the write lock (KiB; the default is 2 MiB): the
 #: index pages of a large session stay in memory (measured: 7% off a 1 GB initial index).
 CATCH_UP_CACHE_KIB: Final = 64 * 1024
-#: A session's FTS keys without their ``entry_filters`` row (written by hand, or lost): a rebuild
-#: puts them back, with the codes of migration 4.
-_REFILL_FILTERS: Final = """
-INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id)
-SELECT k.fts_rowid, ?2,
-  CASE e.entry_type WHEN 'message' THEN 1 WHEN 'custom_message' THEN 2 WHEN 'compaction' THEN 3
-    WHEN 'branch_summary' THEN 4 ELSE 0 END,
-  CASE WHEN e.role IS NULL THEN NULL WHEN e.role = 'user' THEN 1 WHEN e.role = 'assistant' THEN 2
-    WHEN e.role = 'toolResult' THEN 3 WHEN e.role = 'bashExecution' THEN 4 WHEN e.role = 'custom' THEN 5
-    WHEN e.role = 'summary' THEN 6 ELSE 0 END,
-  e.created_at, e.entry_id
+#: A session's FTS keys without their ``entry_filters`` row (written by hand, or lost): a rebuild puts them back.
+_FILTERS_MISSING: Final = """
+SELECT k.fts_rowid, e.entry_id, e.entry_type, e.role, e.created_at
 FROM entries AS e JOIN entries_fts_keys AS k ON k.entry_key = e.entry_key
-WHERE e.session_id = ?1 AND NOT EXISTS (SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid = k.fts_rowid)
+WHERE e.session_id = ? AND NOT EXISTS (SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid = k.fts_rowid)
 """
-_UPSERT_SESSION: Final = """
-INSERT INTO sessions(session_id, session_file, cwd, header_hash) VALUES (?, ?, ?, ?)
-ON CONFLICT(session_id) DO UPDATE SET
-  session_file = excluded.session_file, cwd = excluded.cwd, header_hash = excluded.header_hash
-"""
+_UPSERT_SESSION: Final = upsert_sql("sessions", ("session_id", "session_file", "cwd", "header_hash"))
 _COUNT_SESSION_ROWS: Final = "SELECT count(*) FROM entries WHERE session_id = ?"
 
 BATCH_ROWS: Final = 2048
 #: The timestamps Pi writes (``Date.toISOString()``): the hour, then minutes 0-59, seconds 0-59, ms.
 _PI_TIMESTAMP: Final = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}):([0-5][0-9]):([0-5][0-9])\.([0-9]{3})Z")
-_UPSERT_ENTRY: Final = """
-INSERT INTO entries(entry_key, session_id, entry_id, parent_id, entry_type, role, created_at,
-                    content_hash, searchable_text, token_estimate, indexed_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT(entry_key) DO UPDATE SET
-  session_id = excluded.session_id, entry_id = excluded.entry_id, parent_id = excluded.parent_id,
-  entry_type = excluded.entry_type, role = excluded.role, created_at = excluded.created_at,
-  content_hash = excluded.content_hash, searchable_text = excluded.searchable_text,
-  token_estimate = excluded.token_estimate, indexed_at = excluded.indexed_at
-WHERE entries.content_hash IS NOT excluded.content_hash
-   OR entries.searchable_text IS NOT excluded.searchable_text
-   OR entries.session_id IS NOT excluded.session_id
-   OR entries.entry_id IS NOT excluded.entry_id
-   OR entries.parent_id IS NOT excluded.parent_id
-   OR entries.entry_type IS NOT excluded.entry_type
-   OR entries.role IS NOT excluded.role
-   OR entries.created_at IS NOT excluded.created_at
-   OR entries.token_estimate IS NOT excluded.token_estimate
-"""
-_INSERT_ENTRY: Final = """
-INSERT INTO entries(entry_key, session_id, entry_id, parent_id, entry_type, role, created_at,
-                    content_hash, searchable_text, token_estimate, indexed_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
-_INSERT_FILTER: Final = """
-INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id) VALUES (?, ?, ?, ?, ?, ?)
-"""
-_INSERT_LOCATION: Final = "INSERT INTO entry_source_locations(entry_key, start_offset, end_offset) VALUES (?, ?, ?)"
+_ENTRY_COLUMNS: Final = ("entry_key", "session_id", "entry_id", "parent_id", "entry_type", "role", "created_at",
+                         "content_hash", "searchable_text", "token_estimate", "indexed_at")
+_INSERT_ENTRY: Final = upsert_sql("entries", _ENTRY_COLUMNS, update=False)
+#: A stored row is rewritten only when a column other than ``indexed_at`` differs.
+_UPSERT_ENTRY: Final = upsert_sql("entries", _ENTRY_COLUMNS, changed=_ENTRY_COLUMNS[1:-1])
+_INSERT_FILTER: Final = upsert_sql("entry_filters", ("fts_rowid", "session_no", "type_code", "role_code", "created_at",
+                                                     "entry_id"), update=False)
+_LOCATION_COLUMNS: Final = ("entry_key", "start_offset", "end_offset")
+_INSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, update=False)
+_UPSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, changed=_LOCATION_COLUMNS[1:])
 _SELECT_STORED: Final = "SELECT entry_key, session_id, content_hash FROM entries WHERE entry_key IN ({})"
 _LOOKUP_KEYS: Final = 500  # bound parameters per lookup, below every SQLite's default limit
-_UPSERT_LOCATION: Final = """
-INSERT INTO entry_source_locations(entry_key, start_offset, end_offset) VALUES (?, ?, ?)
-ON CONFLICT(entry_key) DO UPDATE SET
-  start_offset = excluded.start_offset, end_offset = excluded.end_offset
-WHERE entry_source_locations.start_offset IS NOT excluded.start_offset
-   OR entry_source_locations.end_offset IS NOT excluded.end_offset
-"""
 _RANGE_HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE entry_key >= ? AND entry_key < ? LIMIT 1"
 
 
@@ -229,10 +193,7 @@ class _Scanner:
                 self.next_rowid += 1
                 new_rows.append(row)
                 new_keys.append((self.next_rowid, key))
-                new_filters.append((
-                    self.next_rowid, self.session_no, TYPE_CODES.get(row[4], 0),
-                    None if row[5] is None else ROLE_CODES.get(row[5], 0), row[6], row[2],
-                ))
+                new_filters.append(_filter_row(self.next_rowid, self.session_no, (row[2], row[4], row[5], row[6])))
                 new_fts.append((self.next_rowid, row[8]))
                 new_locations.append(location)
             else:
@@ -253,6 +214,14 @@ class _Scanner:
         conn.executemany(_UPSERT_LOCATION, old_locations)
         model_facts.write_facts(conn, facts, unfacts)
         self.inserted += len(new_rows)
+
+
+def _filter_row(fts_rowid: int, session_no: int, entry: tuple[str, str, str | None, int | None]) -> tuple[Any, ...]:
+    """The ``entry_filters`` row of ``(entry_id, entry_type, role, created_at)``, with the codes of
+    migration 4 (any other type or role is 0)."""
+    entry_id, entry_type, role, created_at = entry
+    role_code = None if role is None else ROLE_CODES.get(role, 0)
+    return fts_rowid, session_no, TYPE_CODES.get(entry_type, 0), role_code, created_at, entry_id
 
 
 def session_number(conn: sqlite3.Connection, session_id: str) -> int:
@@ -289,7 +258,8 @@ def _rebuild(conn: sqlite3.Connection, source: OpenSession) -> tuple[int, int, i
         conn.executemany("DELETE FROM entries WHERE entry_key = ?", stale)
         model_facts.write_facts(conn, [], stale)
     if not scanner.range_empty:  # an initial index wrote every filter row itself
-        conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
+        missing = conn.execute(_FILTERS_MISSING, (session_id,)).fetchall()
+        conn.executemany(_INSERT_FILTER, [_filter_row(row[0], scanner.session_no, row[1:]) for row in missing])
     checkpoint: tuple[int, int | None, str | None] = new_checkpoint(source.raw, span) if span else (0, None, None)
     write_state(conn, source, checkpoint, len(scanner.keys), malformed)
     model_facts.write_seal(conn, session_id, scanner.counts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import IO, Final
 
 from reference.primitives.platform_ops import change_stamp
@@ -30,31 +30,9 @@ REASON_APPEND_ONLY_VIOLATION: Final = "append-only-violation"
 REASON_ROWS_MISSING: Final = "index-rows-missing"
 #: Ours (issue 12, D15): same size and mtime, but another file or other bytes (``cp -p``).
 REASON_FILE_STAMP_CHANGED: Final = "file-stamp-changed"
-_UPSERT_STATE: Final = """
-INSERT INTO session_index_state(session_id, session_file, header_hash, file_size, file_mtime_ns,
-  checkpoint_offset, checkpoint_hash_start, checkpoint_hash, indexed_entries, malformed_lines,
-  tail_unterminated)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT(session_id) DO UPDATE SET
-  session_file = excluded.session_file, header_hash = excluded.header_hash,
-  file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns,
-  checkpoint_offset = excluded.checkpoint_offset,
-  checkpoint_hash_start = excluded.checkpoint_hash_start, checkpoint_hash = excluded.checkpoint_hash,
-  indexed_entries = excluded.indexed_entries, malformed_lines = excluded.malformed_lines,
-  tail_unterminated = excluded.tail_unterminated
-"""
-_SELECT_STATE: Final = """
-SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
-       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
-FROM session_index_state WHERE session_id = ?
-"""
 _COUNT_ENTRY_RANGE: Final = "SELECT count(*) FROM entries WHERE entry_key >= ? AND entry_key < ?"
 _COUNT_LOCATION_RANGE: Final = "SELECT count(*) FROM entry_source_locations WHERE entry_key >= ? AND entry_key < ?"
 _SELECT_STAMP: Final = "SELECT stamp FROM recall_rebase_file_stamps WHERE session_id = ?"
-_UPSERT_STAMP: Final = """
-INSERT INTO recall_rebase_file_stamps(session_id, stamp) VALUES (?, ?)
-ON CONFLICT(session_id) DO UPDATE SET stamp = excluded.stamp
-"""
 _COUNT_FTS_KEY_RANGE: Final = "SELECT count(*) FROM entries_fts_keys WHERE entry_key >= ? AND entry_key < ?"
 _LOCATOR_MISSING: Final = """
 SELECT 1 FROM entries AS e
@@ -97,6 +75,23 @@ class StoredState:
     indexed_entries: int
     malformed_lines: int
     tail_unterminated: int
+
+
+def upsert_sql(table: str, columns: tuple[str, ...], *, update: bool = True, changed: tuple[str, ...] = ()) -> str:
+    """``INSERT`` of ``columns``; with ``update``, a row whose key (the first column) is stored
+    takes the other columns, and only when one of ``changed`` differs, if any are named."""
+    sql = f"INSERT INTO {table}({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+    if update:
+        sql += f" ON CONFLICT({columns[0]}) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in columns[1:])
+    if changed:
+        sql += " WHERE " + " OR ".join(f"{table}.{c} IS NOT excluded.{c}" for c in changed)
+    return sql
+
+
+_STATE_COLUMNS: Final = tuple(f.name for f in fields(StoredState))
+_UPSERT_STATE: Final = upsert_sql("session_index_state", ("session_id", *_STATE_COLUMNS))
+_SELECT_STATE: Final = f"SELECT {', '.join(_STATE_COLUMNS)} FROM session_index_state WHERE session_id = ?"
+_UPSERT_STAMP: Final = upsert_sql("recall_rebase_file_stamps", ("session_id", "stamp"))
 
 
 def load_state(conn: sqlite3.Connection, session_id: str) -> StoredState | None:
@@ -213,11 +208,6 @@ def from_state(session_id: str, state: StoredState) -> IndexState:
         session_id, state.session_file, state.indexed_entries, state.malformed_lines,
         state.checkpoint_offset, state.file_size, bool(state.tail_unterminated),
     )
-
-
-def coverage_partial(state: IndexState | None) -> bool:
-    """``source-coverage-partial`` (contract §2.5): no state, skipped lines, or a torn tail."""
-    return state is None or state.coverage_partial
 
 
 def index_state(conn: sqlite3.Connection, session_id: str) -> IndexState | None:

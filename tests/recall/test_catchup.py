@@ -25,7 +25,7 @@ from reference.primitives.jsonbytes import js_stringify
 from reference.recall import catchup as indexer
 from reference.recall import catchup_source
 from reference.recall.catchup import catch_up
-from reference.recall.catchup_state import IndexState, coverage_partial, index_state
+from reference.recall.catchup_state import IndexState, index_state
 from reference.recall.index_schema import MIGRATIONS, ROLE_CODES, TYPE_CODES, open_index
 from reference.recall.searchable import searchable_text, token_estimate
 from reference.recall.sqlite_text import storable
@@ -300,7 +300,7 @@ def test_trigger_grew_after_unterminated_tail(conn: sqlite3.Connection, tmp_path
     size = path.stat().st_size
     assert (state.indexed_entries, state.tail_unterminated, state.checkpoint_offset, state.file_size) == (
         2, True, size - len(torn) + 1, size)
-    assert state.coverage_partial and coverage_partial(state)
+    assert state.coverage_partial
     assert conn.execute("SELECT end_offset FROM entry_source_locations WHERE entry_key = ?",
                         (f"{SID}:b2",)).fetchone()[0] == size
     append(path, b"\n", user("b3", "after"))
@@ -565,7 +565,7 @@ def test_deleting_sessions_cascades_and_the_next_catch_up_rebuilds(conn: sqlite3
     assert matches(conn, "caches OR cache OR caching OR looking") == []
     assert conn.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'cache'").fetchone()[0] == 0
     assert fts_consistent(conn)
-    assert index_state(conn, SID) is None and coverage_partial(None)
+    assert index_state(conn, SID) is None
     assert catch_up(conn, str(session)).rebuild_reason == "initial-index"
     assert snapshot(conn) == before
 
