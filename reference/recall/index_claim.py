@@ -146,23 +146,12 @@ def _header(path: str, seen: os.stat_result) -> bytes:
     from the very file ``lstat`` saw."""
     if link_open_would_follow(path):
         raise IndexNotOurs(path, "is a symbolic link: recall-rebase never writes an index through a link")
-    fd = os.open(path, NO_FOLLOW_READ_FLAGS | NONBLOCKING_READ_FLAGS)
-    try:
-        info = os.fstat(fd)
+    with open(os.open(path, NO_FOLLOW_READ_FLAGS | NONBLOCKING_READ_FLAGS), "rb") as stream:
+        info = os.fstat(stream.fileno())
         _refuse_special(path, info.st_mode)
         if file_identity(info) != file_identity(seen):
             raise IndexNotOurs(path, "was replaced while it was looked at")
-        chunks: list[bytes] = []
-        wanted = HEADER_BYTES
-        while wanted:
-            chunk = os.read(fd, wanted)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            wanted -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return stream.read(HEADER_BYTES)
 
 
 def _holds_contract_ledger(path: str) -> bool:
