@@ -21,10 +21,9 @@ import stat
 from pathlib import Path
 from typing import Any, Final
 
-from reference.pi.exact.inspection import describe_session
 from reference.pi.exact.reader import open_session_file, read_header_line
-from reference.pi.exact.session import SessionFile, load_session
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
+from reference.pi.session_inspect import inspect_report
 from reference.primitives.errors import ContractViolation
 from reference.recall.catchup_source import OpenSession, read_header
 from reference.recall.catchup_state import IndexState, from_state, load_state, rebuild_reason, stored_stamp
@@ -114,25 +113,13 @@ def header_id(session_file: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def provider_at_leaf(session: SessionFile, leaf: Leaf) -> str | None:
-    """The current model provider at the leaf, from Pi's context settings (privacy egress)."""
-    try:
-        report = describe_session(session, leaf)
-    except ContractViolation:
-        return None
-    model = (report.get("settings") or {}).get("model")
-    provider = model.get("provider") if isinstance(model, dict) else None
-    return provider if isinstance(provider, str) else None
-
-
 def session_facts(
     session_file: str | None, leaf: Leaf, provider: str | None, index_path: str | None = None
 ) -> tuple[str | None, str | None]:
     """The current session's header id and the model provider at the leaf (the given one, else
     Pi's at the leaf).  From the index at ``index_path`` when it is up to date with the file
-    (:func:`indexed_session_facts`), else from one read of the file: the header id is the
-    loaded header's when the header is the file's first line, else the first line's as
-    :func:`header_id` reads it."""
+    (:func:`indexed_session_facts`), else from one read of the file; the header id is the first
+    line's, as :func:`header_id` reads it."""
     if not session_file or not os.path.isfile(session_file):
         return None, provider
     if provider is not None:
@@ -145,13 +132,11 @@ def session_facts(
 
 
 def parsed_session_facts(session_file: str, leaf: Leaf) -> tuple[str | None, str | None]:
-    """:func:`session_facts` by parsing the whole file (the exact path the index's must equal)."""
+    """:func:`session_facts` by reading the whole file (what the index's answer must equal): the
+    provider from ``session inspect``'s one reading (the session model, else the exact oracle)."""
     try:
-        session = load_session(session_file)
+        model = (inspect_report(session_file, leaf, messages=False).get("settings") or {}).get("model")
     except ContractViolation:
-        return header_id(session_file), None
-    provider = provider_at_leaf(session, leaf)
-    if session.header_record.start != 0:
-        return header_id(session_file), provider
-    value = session.header.get("id")
-    return (value if isinstance(value, str) else None), provider
+        model = None
+    provider = model.get("provider") if isinstance(model, dict) else None
+    return header_id(session_file), provider if isinstance(provider, str) else None

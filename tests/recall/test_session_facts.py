@@ -367,7 +367,7 @@ def test_the_host_opens_a_warm_session_without_parsing_it(tmp_path: Path, monkey
     write_session(session, random.Random(11), 40)
     index = _index(tmp_path, session)
     expected = facts_module.parsed_session_facts(str(session), DEFAULT_LEAF)
-    monkeypatch.setattr(facts_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
+    monkeypatch.setattr(facts_module, "inspect_report", lambda *a, **k: pytest.fail("the session was parsed"))
     opened = HistoryHostState().open(HistoryOpening.from_params({"home": str(tmp_path / "home"), "cwd": CWD,
                                                                  "sessionFile": str(session), "indexPath": str(index)}))
     assert (opened.host.session_id, opened.host.provider) == expected
@@ -403,7 +403,7 @@ def test_the_interactive_host_reads_its_index_option_warm(tmp_path: Path, monkey
     write_session(session, random.Random(13), 40)
     index = _index(tmp_path, session)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(facts_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
+    monkeypatch.setattr(facts_module, "inspect_report", lambda *a, **k: pytest.fail("the session was parsed"))
     out = io.StringIO()
     code = run_host(stdio=False, stdin=io.StringIO("/context history status\n/quit\n"), stdout=out,
                     session=str(session), cwd=CWD, index=str(index))
