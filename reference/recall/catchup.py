@@ -240,8 +240,8 @@ def _read(conn: sqlite3.Connection, source: OpenSession, base: int, *, appending
     return scanner, result.malformed + scanner.rejected, result.checkpoint
 
 
-def _rebuild(conn: sqlite3.Connection, source: OpenSession) -> tuple[int, int, int]:
-    """Upsert every row of the file, delete only stale ones; (indexed, malformed, checkpoint)."""
+def _rebuild(conn: sqlite3.Connection, source: OpenSession, reason: str) -> IndexState:
+    """Upsert every row of the file, delete only stale ones."""
     header = source.header
     session_id = header.session_id
     cwd = header.value.get("cwd")
@@ -263,13 +263,13 @@ def _rebuild(conn: sqlite3.Connection, source: OpenSession) -> tuple[int, int, i
     checkpoint: tuple[int, int | None, str | None] = new_checkpoint(source.raw, span) if span else (0, None, None)
     write_state(conn, source, checkpoint, len(scanner.keys), malformed)
     model_facts.write_seal(conn, session_id, scanner.counts)
-    return len(scanner.keys), malformed, checkpoint[0]
+    return _answer(source, len(scanner.keys), malformed, checkpoint[0], rebuilt=True, rebuild_reason=reason)
 
 
 def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
-            seal: model_facts.Seal | None) -> tuple[int, int, int, int]:
-    """Index the records after the checkpoint; (indexed, malformed, checkpoint, appended).  The
-    model facts' seal grows with it, or (none before) the facts are backfilled."""
+            seal: model_facts.Seal | None) -> IndexState:
+    """Index the records after the checkpoint.  The model facts' seal grows with it, or (none
+    before) the facts are backfilled."""
     scanner, skipped, span = _read(conn, source, state.checkpoint_offset, appending=True)
     checkpoint: tuple[int, int | None, str | None] = (
         new_checkpoint(source.raw, span) if span
@@ -280,12 +280,17 @@ def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
     write_state(conn, source, checkpoint, indexed, malformed)
     if not model_facts.extend_seal(conn, source.header.session_id, seal, scanner.counts):
         model_facts.backfill(conn, source)
-    return indexed, malformed, checkpoint[0], scanner.inserted
+    return _answer(source, indexed, malformed, checkpoint[0], appended=scanner.inserted)
+
+
+def _answer(source: OpenSession, indexed: int, malformed: int, offset: int, **done: Any) -> IndexState:
+    size = source.info.st_size
+    return IndexState(source.header.session_id, source.path, indexed, malformed, offset, size, offset < size, **done)
 
 
 def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexState:
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
-    sid, info, path = source.header.session_id, source.info, source.path
+    sid, info = source.header.session_id, source.info
     state = load_state(conn, sid)
     seal = model_facts.load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
     reason = rebuild_reason(conn, source, state, force=force, sealed=seal is not None)
@@ -298,17 +303,14 @@ def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexSt
             return from_state(sid, state)
         conn.execute("SAVEPOINT catch_up_append")
         try:
-            indexed, malformed, offset, appended = _append(conn, source, state, seal)
+            appended = _append(conn, source, state, seal)
         except _AppendOnlyViolation:
             conn.execute("ROLLBACK TO catch_up_append")
             reason = REASON_APPEND_ONLY_VIOLATION
         conn.execute("RELEASE catch_up_append")
         if reason is None:
-            return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
-                              appended=appended)
-    indexed, malformed, offset = _rebuild(conn, source)
-    return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
-                      rebuilt=True, rebuild_reason=reason)
+            return appended
+    return _rebuild(conn, source, reason)
 
 
 def catch_up(
