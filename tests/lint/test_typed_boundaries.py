@@ -59,7 +59,6 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "reference/rebase/target_checkpoint.py::existing_target",
     "reference/recall/branch_walk.py::walk_up",
     "reference/recall/catchup.py::catch_up",
-    "reference/recall/host.py::open_history",
     "reference/recall/project_scope.py::sessions",
     "reference/recall/read_window.py::_lines_that_fit",
     "reference/recall/read_window.py::read_envelope",
