@@ -113,17 +113,12 @@ def header_id(session_file: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def session_facts(
-    session_file: str | None, leaf: Leaf, provider: str | None, index_path: str | None = None
-) -> tuple[str | None, str | None]:
-    """The current session's header id and the model provider at the leaf (the given one, else
-    Pi's at the leaf).  From the index at ``index_path`` when it is up to date with the file
-    (:func:`indexed_session_facts`), else from one read of the file; the header id is the first
-    line's, as :func:`header_id` reads it."""
+def session_facts(session_file: str | None, leaf: Leaf, index_path: str | None = None) -> tuple[str | None, str | None]:
+    """The current session's header id and Pi's model provider at the leaf: from the index at
+    ``index_path`` when it is up to date with the file (:func:`indexed_session_facts`), else from
+    one read of the file; the header id is the first line's, as :func:`header_id` reads it."""
     if not session_file or not os.path.isfile(session_file):
-        return None, provider
-    if provider is not None:
-        return header_id(session_file), provider
+        return None, None
     if index_path is not None:
         indexed = indexed_session_facts(session_file, leaf, index_path)
         if indexed is not None:

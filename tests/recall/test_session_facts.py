@@ -139,7 +139,7 @@ def _check(session: Path, index: Path, ids: list[str]) -> int:
             assert proved == (warm is not None), (leaf, proved, warm)
             if proved:
                 assert provider == full[1], (leaf, provider, full)
-            assert facts_module.session_facts(str(session), leaf, None, str(index)) == full
+            assert facts_module.session_facts(str(session), leaf, str(index)) == full
     finally:
         conn.close()
     return answered
