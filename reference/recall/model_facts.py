@@ -160,6 +160,14 @@ class Seal:
     unbuildable: int
     uncertain: int
 
+    def default_leaf(self) -> tuple[str | None] | None:
+        """``(Pi's default leaf,)``: the last entry in file order, None without entries; None when
+        the seal does not prove it (a skipped line: the rows may then differ)."""
+        entries, malformed = self.mark[5], self.mark[6]
+        if malformed != 0 or (self.last_entry_id is None and entries != 0):
+            return None
+        return (self.last_entry_id,)
+
 
 def load_seal(conn: sqlite3.Connection, session_id: str) -> Seal | None:
     """The session's seal when it matches its state row now, else None."""
@@ -216,10 +224,7 @@ def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
 
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
-    """``(Pi's default leaf,)`` (the last entry in file order, None without entries) from the
-    seal, what ``branch_sets.default_leaf_id`` finds by sorting the session's locators; None when
-    the seal does not prove it (no valid seal, or a skipped line: the rows may then differ)."""
+    """:meth:`Seal.default_leaf` of a valid seal, what ``branch_sets.default_leaf_id`` finds by
+    sorting the session's locators; None without a valid seal."""
     seal = load_seal(conn, session_id)
-    if seal is None or seal.mark[6] != 0 or (seal.last_entry_id is None and seal.mark[5] != 0):
-        return None
-    return (seal.last_entry_id,)
+    return None if seal is None else seal.default_leaf()

@@ -92,10 +92,11 @@ def provider_in_index(conn: sqlite3.Connection, state: IndexState, leaf: Leaf) -
     if seal is None or seal.unbuildable or seal.uncertain:
         return False, None
     leaf_id: Any = leaf
-    if leaf is DEFAULT_LEAF:  # Pi's default leaf: the last entry in file order, None without entries
-        if seal.last_entry_id is None and seal.mark[5] != 0:
+    if leaf is DEFAULT_LEAF:  # the state has no skipped line, so only an unknown last entry is unproven
+        default = seal.default_leaf()
+        if default is None:
             return False, None
-        leaf_id = seal.last_entry_id
+        leaf_id = default[0]
     if not isinstance(leaf_id, str):
         return True, None  # no leaf, or one that is not a string: no provider
     if not leaf_id or storable(leaf_id) != leaf_id:  # "": Pi's path is then the last entry's
