@@ -30,10 +30,7 @@ REASON_APPEND_ONLY_VIOLATION: Final = "append-only-violation"
 REASON_ROWS_MISSING: Final = "index-rows-missing"
 #: Ours (issue 12, D15): same size and mtime, but another file or other bytes (``cp -p``).
 REASON_FILE_STAMP_CHANGED: Final = "file-stamp-changed"
-_COUNT_ENTRY_RANGE: Final = "SELECT count(*) FROM entries WHERE entry_key >= ? AND entry_key < ?"
-_COUNT_LOCATION_RANGE: Final = "SELECT count(*) FROM entry_source_locations WHERE entry_key >= ? AND entry_key < ?"
 _SELECT_STAMP: Final = "SELECT stamp FROM recall_rebase_file_stamps WHERE session_id = ?"
-_COUNT_FTS_KEY_RANGE: Final = "SELECT count(*) FROM entries_fts_keys WHERE entry_key >= ? AND entry_key < ?"
 _LOCATOR_MISSING: Final = """
 SELECT 1 FROM entries AS e
 WHERE e.session_id = ?
@@ -92,6 +89,7 @@ _STATE_COLUMNS: Final = tuple(f.name for f in fields(StoredState))
 _UPSERT_STATE: Final = upsert_sql("session_index_state", ("session_id", *_STATE_COLUMNS))
 _SELECT_STATE: Final = f"SELECT {', '.join(_STATE_COLUMNS)} FROM session_index_state WHERE session_id = ?"
 _UPSERT_STAMP: Final = upsert_sql("recall_rebase_file_stamps", ("session_id", "stamp"))
+_KEEP_STAMP: Final = "INSERT OR IGNORE INTO recall_rebase_file_stamps(session_id, stamp) VALUES (?, ?)"
 
 
 def load_state(conn: sqlite3.Connection, session_id: str) -> StoredState | None:
@@ -114,12 +112,8 @@ def rows_missing(conn: sqlite3.Connection, session_id: str, indexed_entries: int
     hand or lost, so a ``complete`` state would answer with hits missing (issue 12, D15).
 
     The key range may also hold another session's keys, so only *fewer* rows is certain."""
-    bounds = key_range(session_id)
-    entries: int = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
-    if entries < indexed_entries:
-        return True
-    keys: int = conn.execute(_COUNT_FTS_KEY_RANGE, bounds).fetchone()[0]
-    return keys < entries
+    entries = _count_range(conn, "entries", session_id)
+    return entries < indexed_entries or _count_range(conn, "entries_fts_keys", session_id) < entries
 
 
 def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
@@ -129,10 +123,16 @@ def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
     they differ does the exact per-entry query run (the range may also hold the keys of a
     session whose id starts with ``"<sessionId>:"``).
     """
-    bounds = key_range(session_id)
-    entries = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
-    located = conn.execute(_COUNT_LOCATION_RANGE, bounds).fetchone()[0]
-    return located != entries and conn.execute(_LOCATOR_MISSING, (session_id,)).fetchone() is not None
+    located = _count_range(conn, "entry_source_locations", session_id)
+    return located != _count_range(conn, "entries", session_id) and conn.execute(
+        _LOCATOR_MISSING, (session_id,)).fetchone() is not None
+
+
+def _count_range(conn: sqlite3.Connection, table: str, session_id: str) -> int:
+    """The rows of ``table`` keyed in the session's :func:`key_range` (an index range count)."""
+    count: int = conn.execute(f"SELECT count(*) FROM {table} WHERE entry_key >= ? AND entry_key < ?",
+                              key_range(session_id)).fetchone()[0]
+    return count
 
 
 def rebuild_reason(conn: sqlite3.Connection, source: OpenSession, state: StoredState | None, *, force: bool = False,
@@ -184,7 +184,7 @@ def write_state(conn: sqlite3.Connection, source: OpenSession, checkpoint: tuple
         session_id, source.path, source.header.record.sha256, info.st_size, info.st_mtime_ns,
         offset, hash_start, digest, indexed, malformed, int(offset < info.st_size),
     ))
-    remember_stamp(conn, session_id, info)
+    conn.execute(_UPSERT_STAMP, (session_id, change_stamp(info)))
 
 
 def stored_stamp(conn: sqlite3.Connection, session_id: str) -> str | None:
@@ -193,14 +193,9 @@ def stored_stamp(conn: sqlite3.Connection, session_id: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def remember_stamp(conn: sqlite3.Connection, session_id: str, info: os.stat_result) -> None:
-    conn.execute(_UPSERT_STAMP, (session_id, change_stamp(info)))
-
-
 def keep_first_stamp(conn: sqlite3.Connection, session_id: str, info: os.stat_result) -> None:
     """Give an unchanged state its stamp when it has none (written before stamps, or by upstream)."""
-    if stored_stamp(conn, session_id) is None:
-        remember_stamp(conn, session_id, info)
+    conn.execute(_KEEP_STAMP, (session_id, change_stamp(info)))
 
 
 def from_state(session_id: str, state: StoredState) -> IndexState:
