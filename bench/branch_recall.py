@@ -24,7 +24,7 @@ _CHILD = r"""
 import json, os, sys, time
 start = time.perf_counter()
 from reference.pi.leaf import DEFAULT_LEAF
-from reference.recall.host import open_history
+from reference.recall.host import HistoryOpening, open_history
 from reference.recall import scope as scope_module
 session, index, scope, query, leaf = sys.argv[1:6]
 spent = {"catch_up_s": 0.0, "branch_s": 0.0}
@@ -47,8 +47,9 @@ timed(scope_module.ScopeResolver, "_current_source", "branch_s")
 timed(scope_module, "keep_branch", "branch_s")  # this tree's: active_branch.keep_branch, active_branch
 timed(scope_module, "active_branch", "branch_s")
 imported = time.perf_counter()
-service = open_history(home=os.environ["HOME"], cwd=os.getcwd(), env={}, argv=[], session_file=session,
-                       provider="anthropic", leaf=DEFAULT_LEAF if leaf == "-" else leaf, index_path=index)
+service = open_history(HistoryOpening(home=os.environ["HOME"], cwd=os.getcwd(), env={}, argv=[], session_file=session,
+                                      provider="anthropic", leaf=DEFAULT_LEAF if leaf == "-" else leaf,
+                                      index_path=index))
 result = service.recall({"query": query, "scope": scope}).as_json()
 done = time.perf_counter()
 with open("/proc/self/status", encoding="ascii") as status:

@@ -107,21 +107,13 @@ def _history(args: argparse.Namespace, checked: CheckedSession) -> HistoryServic
     from reference.cli.progress_bar import catch_up_bar
     from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
-    from reference.recall.host import open_history
+    from reference.recall.host import HistoryOpening, open_history
 
-    return open_history(
-        home=str(Path.home()),
-        cwd=_project(args),
-        env=dict(os.environ),
-        argv=trust_argv(args),
-        session_file=os.path.abspath(args.session),
-        session_id=checked.header_id,
-        leaf=leaf_from_cli(args.leaf),
-        provider=args.provider,
-        index_path=args.index,
-        clock=SystemClock(),
-        progress=catch_up_bar(enabled=not args.json),
-    )
+    opening = HistoryOpening(home=str(Path.home()), cwd=_project(args), env=dict(os.environ), argv=trust_argv(args),
+                             session_file=os.path.abspath(args.session), leaf=leaf_from_cli(args.leaf),
+                             provider=args.provider, index_path=args.index)
+    return open_history(opening, session_id=checked.header_id, clock=SystemClock(),
+                        progress=catch_up_bar(enabled=not args.json))
 
 
 def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_path: Any) -> int:

@@ -143,16 +143,16 @@ def _start(*, session: str | None, leaf: str | None, cwd: str | None, provider: 
     from reference.pi.host.facts import resolve_host
     from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
-    from reference.recall.host import open_history
+    from reference.recall.host import HistoryOpening, open_history
 
     project = os.path.abspath(cwd or os.getcwd())
     facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
     targets = ConfigTargets.from_host(facts)
-    service = open_history(
+    service = open_history(HistoryOpening(
         home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
         session_file=os.path.abspath(session) if session else None,
-        leaf=leaf_from_cli(leaf), provider=provider, index_path=index, clock=SystemClock(),
-    )
+        leaf=leaf_from_cli(leaf), provider=provider, index_path=index,
+    ), clock=SystemClock())
     service.settle_provider()  # the host knows its provider from the start, as Pi does
     history_host = service.host
     return _Host(load_targets(targets), targets, service, _rebase_service(history_host, project, index))

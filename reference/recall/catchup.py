@@ -17,93 +17,57 @@ import time
 from typing import IO, Any, Final
 
 from reference.pi.exact.entries import is_pi_entry
-from reference.pi.exact.reader import Record, open_session_file
+from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.session import check_session_path
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall import model_facts
-from reference.recall.catchup_source import SourceHeader, check_scope, read_header, scan_range
+from reference.recall.catchup_source import EntryLine, OpenSession, check_scope, read_header, read_range
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
     IndexState,
     StoredState,
     from_state,
     keep_first_stamp,
+    key_range,
     load_state,
     new_checkpoint,
     rebuild_reason,
+    upsert_sql,
     write_state,
 )
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
-from reference.recall.progress import catching_up
 from reference.recall.searchable import index_fields
 from reference.recall.sqlite_text import storable
 
 #: SQLite's page cache while a catch-up holds the write lock (KiB; the default is 2 MiB): the
 #: index pages of a large session stay in memory (measured: 7% off a 1 GB initial index).
 CATCH_UP_CACHE_KIB: Final = 64 * 1024
-#: A session's FTS keys without their ``entry_filters`` row (written by hand, or lost): a rebuild
-#: puts them back, with the codes of migration 4.
-_REFILL_FILTERS: Final = """
-INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id)
-SELECT k.fts_rowid, ?2,
-  CASE e.entry_type WHEN 'message' THEN 1 WHEN 'custom_message' THEN 2 WHEN 'compaction' THEN 3
-    WHEN 'branch_summary' THEN 4 ELSE 0 END,
-  CASE WHEN e.role IS NULL THEN NULL WHEN e.role = 'user' THEN 1 WHEN e.role = 'assistant' THEN 2
-    WHEN e.role = 'toolResult' THEN 3 WHEN e.role = 'bashExecution' THEN 4 WHEN e.role = 'custom' THEN 5
-    WHEN e.role = 'summary' THEN 6 ELSE 0 END,
-  e.created_at, e.entry_id
+#: A session's FTS keys without their ``entry_filters`` row (written by hand, or lost): a rebuild puts them back.
+_FILTERS_MISSING: Final = """
+SELECT k.fts_rowid, e.entry_id, e.entry_type, e.role, e.created_at
 FROM entries AS e JOIN entries_fts_keys AS k ON k.entry_key = e.entry_key
-WHERE e.session_id = ?1 AND NOT EXISTS (SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid = k.fts_rowid)
+WHERE e.session_id = ? AND NOT EXISTS (SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid = k.fts_rowid)
 """
-_UPSERT_SESSION: Final = """
-INSERT INTO sessions(session_id, session_file, cwd, header_hash) VALUES (?, ?, ?, ?)
-ON CONFLICT(session_id) DO UPDATE SET
-  session_file = excluded.session_file, cwd = excluded.cwd, header_hash = excluded.header_hash
-"""
+_UPSERT_SESSION: Final = upsert_sql("sessions", ("session_id", "session_file", "cwd", "header_hash"))
 _COUNT_SESSION_ROWS: Final = "SELECT count(*) FROM entries WHERE session_id = ?"
 
 BATCH_ROWS: Final = 2048
 #: The timestamps Pi writes (``Date.toISOString()``): the hour, then minutes 0-59, seconds 0-59, ms.
 _PI_TIMESTAMP: Final = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}):([0-5][0-9]):([0-5][0-9])\.([0-9]{3})Z")
-_UPSERT_ENTRY: Final = """
-INSERT INTO entries(entry_key, session_id, entry_id, parent_id, entry_type, role, created_at,
-                    content_hash, searchable_text, token_estimate, indexed_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT(entry_key) DO UPDATE SET
-  session_id = excluded.session_id, entry_id = excluded.entry_id, parent_id = excluded.parent_id,
-  entry_type = excluded.entry_type, role = excluded.role, created_at = excluded.created_at,
-  content_hash = excluded.content_hash, searchable_text = excluded.searchable_text,
-  token_estimate = excluded.token_estimate, indexed_at = excluded.indexed_at
-WHERE entries.content_hash IS NOT excluded.content_hash
-   OR entries.searchable_text IS NOT excluded.searchable_text
-   OR entries.session_id IS NOT excluded.session_id
-   OR entries.entry_id IS NOT excluded.entry_id
-   OR entries.parent_id IS NOT excluded.parent_id
-   OR entries.entry_type IS NOT excluded.entry_type
-   OR entries.role IS NOT excluded.role
-   OR entries.created_at IS NOT excluded.created_at
-   OR entries.token_estimate IS NOT excluded.token_estimate
-"""
-_INSERT_ENTRY: Final = """
-INSERT INTO entries(entry_key, session_id, entry_id, parent_id, entry_type, role, created_at,
-                    content_hash, searchable_text, token_estimate, indexed_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
-_INSERT_FILTER: Final = """
-INSERT INTO entry_filters(fts_rowid, session_no, type_code, role_code, created_at, entry_id) VALUES (?, ?, ?, ?, ?, ?)
-"""
-_INSERT_LOCATION: Final = "INSERT INTO entry_source_locations(entry_key, start_offset, end_offset) VALUES (?, ?, ?)"
+_ENTRY_COLUMNS: Final = ("entry_key", "session_id", "entry_id", "parent_id", "entry_type", "role", "created_at",
+                         "content_hash", "searchable_text", "token_estimate", "indexed_at")
+_INSERT_ENTRY: Final = upsert_sql("entries", _ENTRY_COLUMNS, update=False)
+#: A stored row is rewritten only when a column other than ``indexed_at`` differs.
+_UPSERT_ENTRY: Final = upsert_sql("entries", _ENTRY_COLUMNS, changed=_ENTRY_COLUMNS[1:-1])
+_INSERT_FILTER: Final = upsert_sql("entry_filters", ("fts_rowid", "session_no", "type_code", "role_code", "created_at",
+                                                     "entry_id"), update=False)
+_LOCATION_COLUMNS: Final = ("entry_key", "start_offset", "end_offset")
+_INSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, update=False)
+_UPSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, changed=_LOCATION_COLUMNS[1:])
 _SELECT_STORED: Final = "SELECT entry_key, session_id, content_hash FROM entries WHERE entry_key IN ({})"
 _LOOKUP_KEYS: Final = 500  # bound parameters per lookup, below every SQLite's default limit
-_UPSERT_LOCATION: Final = """
-INSERT INTO entry_source_locations(entry_key, start_offset, end_offset) VALUES (?, ?, ?)
-ON CONFLICT(entry_key) DO UPDATE SET
-  start_offset = excluded.start_offset, end_offset = excluded.end_offset
-WHERE entry_source_locations.start_offset IS NOT excluded.start_offset
-   OR entry_source_locations.end_offset IS NOT excluded.end_offset
-"""
 _RANGE_HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE entry_key >= ? AND entry_key < ? LIMIT 1"
 
 
@@ -132,8 +96,7 @@ class _Scanner:
         self.next_rowid = conn.execute("SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys").fetchone()[0]
         self.session_no = session_number(conn, session_id)
         # Every key that could clash with ours starts with "<sessionId>:": none stored, no lookups.
-        bounds = (f"{session_id}:", f"{session_id};")
-        self.range_empty = conn.execute(_RANGE_HAS_ENTRY, bounds).fetchone() is None
+        self.range_empty = conn.execute(_RANGE_HAS_ENTRY, key_range(session_id)).fetchone() is None
         if self.range_empty:
             model_facts.clear_facts(conn, session_id)  # facts of rows another writer deleted
         self.counts = model_facts.SealCounts()  # the last entry and the counts of the model facts' seal
@@ -143,14 +106,9 @@ class _Scanner:
         self.inserted = 0
         self.rejected = 0  # invalid entries, shadowed repeats, keys another session owns
 
-    def add(self, record: Record, data: bytes, base: int) -> None:
-        """Queue one entry line, or count it as rejected when it is not a valid Pi entry."""
-        entry, slow = model_facts.decode_entry(data)
-        self.add_value(entry, slow, record.sha256, base + record.start, base + record.end)
-
-    def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None:
-        """Queue a decoded entry line at ``[start, end)`` (``slow``: decoded by the JavaScript-faithful
-        parser, which may keep lone surrogates), or count it as rejected."""
+    def add(self, line: EntryLine) -> None:
+        """Queue an entry line, or count it as rejected when it is not a valid Pi entry."""
+        entry, slow = line.value, line.slow
         if not is_pi_entry(entry):
             self.rejected += 1
             return
@@ -172,10 +130,10 @@ class _Scanner:
         row = (
             key, self.session_id, entry_id, parent_id, entry_type, role,
             created if isinstance(created, int) else None,
-            sha256, text, tokens, self.indexed_at,
+            line.sha256, text, tokens, self.indexed_at,
         )
         self.keys.add(key)
-        self.pending.append((row, (key, start, end), repeated, fact))
+        self.pending.append((row, (key, line.start, line.end), repeated, fact))
         if len(self.pending) >= BATCH_ROWS:
             self.flush()
 
@@ -235,10 +193,7 @@ class _Scanner:
                 self.next_rowid += 1
                 new_rows.append(row)
                 new_keys.append((self.next_rowid, key))
-                new_filters.append((
-                    self.next_rowid, self.session_no, TYPE_CODES.get(row[4], 0),
-                    None if row[5] is None else ROLE_CODES.get(row[5], 0), row[6], row[2],
-                ))
+                new_filters.append(_filter_row(self.next_rowid, self.session_no, (row[2], row[4], row[5], row[6])))
                 new_fts.append((self.next_rowid, row[8]))
                 new_locations.append(location)
             else:
@@ -261,6 +216,14 @@ class _Scanner:
         self.inserted += len(new_rows)
 
 
+def _filter_row(fts_rowid: int, session_no: int, entry: tuple[str, str, str | None, int | None]) -> tuple[Any, ...]:
+    """The ``entry_filters`` row of ``(entry_id, entry_type, role, created_at)``, with the codes of
+    migration 4 (any other type or role is 0)."""
+    entry_id, entry_type, role, created_at = entry
+    role_code = None if role is None else ROLE_CODES.get(role, 0)
+    return fts_rowid, session_no, TYPE_CODES.get(entry_type, 0), role_code, created_at, entry_id
+
+
 def session_number(conn: sqlite3.Connection, session_id: str) -> int:
     """The session's integer number in ``entry_filters`` (migration 4); the session row must exist."""
     conn.execute("INSERT OR IGNORE INTO session_numbers(session_id) VALUES (?)", (session_id,))
@@ -268,16 +231,23 @@ def session_number(conn: sqlite3.Connection, session_id: str) -> int:
     return number
 
 
-def _rebuild(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result
-) -> tuple[int, int, int]:
-    """Upsert every row of the file, delete only stale ones; (indexed, malformed, checkpoint)."""
+def _read(conn: sqlite3.Connection, source: OpenSession, base: int, *, appending: bool) -> tuple[_Scanner, int, tuple[int, int] | None]:
+    """One read of the file from ``base`` into rows: the row writer, the lines skipped, and the
+    span of the last complete line read."""
+    scanner = _Scanner(conn, source.header.session_id, appending=appending)
+    result = read_range(source, base, scanner.add, rebuild=not appending)
+    scanner.flush()
+    return scanner, result.malformed + scanner.rejected, result.checkpoint
+
+
+def _rebuild(conn: sqlite3.Connection, source: OpenSession, reason: str) -> IndexState:
+    """Upsert every row of the file, delete only stale ones."""
+    header = source.header
     session_id = header.session_id
     cwd = header.value.get("cwd")
-    conn.execute(_UPSERT_SESSION, (session_id, path, storable(cwd) if isinstance(cwd, str) else None,
+    conn.execute(_UPSERT_SESSION, (session_id, source.path, storable(cwd) if isinstance(cwd, str) else None,
                                    header.record.sha256))
-    scanner = _Scanner(conn, session_id, appending=False)
-    result = scan_range(raw, 0, info.st_size, scanner, header)
+    scanner, malformed, span = _read(conn, source, 0, appending=False)
     # Every key the pass kept is a row of this session: no other row (a count over it), nothing stale.
     if conn.execute(_COUNT_SESSION_ROWS, (session_id,)).fetchone()[0] != len(scanner.keys):
         stale = [
@@ -288,64 +258,59 @@ def _rebuild(
         conn.executemany("DELETE FROM entries WHERE entry_key = ?", stale)
         model_facts.write_facts(conn, [], stale)
     if not scanner.range_empty:  # an initial index wrote every filter row itself
-        conn.execute(_REFILL_FILTERS, (session_id, scanner.session_no))
-    checkpoint: tuple[int, int | None, str | None] = (
-        new_checkpoint(raw, result.checkpoint) if result.checkpoint else (0, None, None)
-    )
-    write_state(conn, session_id, path, header, info, checkpoint, len(scanner.keys), result.malformed)
+        missing = conn.execute(_FILTERS_MISSING, (session_id,)).fetchall()
+        conn.executemany(_INSERT_FILTER, [_filter_row(row[0], scanner.session_no, row[1:]) for row in missing])
+    checkpoint: tuple[int, int | None, str | None] = new_checkpoint(source.raw, span) if span else (0, None, None)
+    write_state(conn, source, checkpoint, len(scanner.keys), malformed)
     model_facts.write_seal(conn, session_id, scanner.counts)
-    return len(scanner.keys), result.malformed, checkpoint[0]
+    return _answer(source, len(scanner.keys), malformed, checkpoint[0], rebuilt=True, rebuild_reason=reason)
 
 
-def _append(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, state: StoredState,
-    seal: model_facts.Seal | None,
-) -> tuple[int, int, int, int]:
-    """Index the records after the checkpoint; (indexed, malformed, checkpoint, appended).  The
-    model facts' seal grows with it, or (none before) the facts are backfilled."""
-    scanner = _Scanner(conn, header.session_id, appending=True)
-    result = scan_range(raw, state.checkpoint_offset, info.st_size, scanner, None)
+def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
+            seal: model_facts.Seal | None) -> IndexState:
+    """Index the records after the checkpoint.  The model facts' seal grows with it, or (none
+    before) the facts are backfilled."""
+    scanner, skipped, span = _read(conn, source, state.checkpoint_offset, appending=True)
     checkpoint: tuple[int, int | None, str | None] = (
-        new_checkpoint(raw, result.checkpoint)
-        if result.checkpoint
+        new_checkpoint(source.raw, span) if span
         else (state.checkpoint_offset, state.checkpoint_hash_start, state.checkpoint_hash)
     )
     indexed = state.indexed_entries + scanner.inserted
-    malformed = state.malformed_lines + result.malformed
-    write_state(conn, header.session_id, path, header, info, checkpoint, indexed, malformed)
-    if not model_facts.extend_seal(conn, header.session_id, seal, scanner.counts):
-        model_facts.backfill(conn, raw, info.st_size, header)
-    return indexed, malformed, checkpoint[0], scanner.inserted
+    malformed = state.malformed_lines + skipped
+    write_state(conn, source, checkpoint, indexed, malformed)
+    if not model_facts.extend_seal(conn, source.header.session_id, seal, scanner.counts):
+        model_facts.backfill(conn, source)
+    return _answer(source, indexed, malformed, checkpoint[0], appended=scanner.inserted)
 
 
-def _sync(
-    conn: sqlite3.Connection, raw: IO[bytes], path: str, header: SourceHeader, info: os.stat_result, force: bool
-) -> IndexState:
+def _answer(source: OpenSession, indexed: int, malformed: int, offset: int, **done: Any) -> IndexState:
+    size = source.info.st_size
+    return IndexState(source.header.session_id, source.path, indexed, malformed, offset, size, offset < size, **done)
+
+
+def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexState:
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
-    sid = header.session_id
+    sid, info = source.header.session_id, source.info
     state = load_state(conn, sid)
     seal = model_facts.load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
-    reason = rebuild_reason(conn, raw, path, header, state, info, force, sealed=seal is not None)
+    reason = rebuild_reason(conn, source, state, force=force, sealed=seal is not None)
     if reason is None:
         assert state is not None
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
             keep_first_stamp(conn, sid, info)
             if seal is None:  # an index from before the facts, or written by another implementation
-                model_facts.backfill(conn, raw, info.st_size, header)
+                model_facts.backfill(conn, source)
             return from_state(sid, state)
         conn.execute("SAVEPOINT catch_up_append")
         try:
-            indexed, malformed, offset, appended = _append(conn, raw, path, header, info, state, seal)
+            appended = _append(conn, source, state, seal)
         except _AppendOnlyViolation:
             conn.execute("ROLLBACK TO catch_up_append")
             reason = REASON_APPEND_ONLY_VIOLATION
         conn.execute("RELEASE catch_up_append")
         if reason is None:
-            return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
-                              appended=appended)
-    indexed, malformed, offset = _rebuild(conn, raw, path, header, info)
-    return IndexState(sid, path, indexed, malformed, offset, info.st_size, offset < info.st_size,
-                      rebuilt=True, rebuild_reason=reason)
+            return appended
+    return _rebuild(conn, source, reason)
 
 
 def catch_up(
@@ -374,21 +339,21 @@ def catch_up(
         raw = open_session_file(path) if stream is None else stream
     except OSError as exc:
         raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
-    with raw, catching_up(path):
+    with raw:
         info = os.fstat(raw.fileno())  # the size and mtime of the very file read below
         if not stat.S_ISREG(info.st_mode):
             raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
         if info.st_size == 0:
             raise ContractViolation(Code.SESSION_EMPTY, f"the session file is empty (0 bytes): {path}")
-        header = read_header(raw, path)
-        check_scope(header, path, session_id, project_path)
+        source = OpenSession(raw, path, info, read_header(raw, path))
+        check_scope(source.header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")
         cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
         conn.execute(f"PRAGMA cache_size = {-CATCH_UP_CACHE_KIB:d}")
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                result = _sync(conn, raw, path, header, info, force)
+                result = _sync(conn, source, force)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say

@@ -1,23 +1,27 @@
 """The read side of a catch-up (contract §5.1): the session header checks (§2.5 step 1) and the
-scan of a byte range of the file into the catch-up's rows (a :class:`RowSink`).
+entry lines of a byte range of the file, read through the exact reader.
 
-Lines are read in chunks (:func:`reference.pi.exact.lines.line_chunks`) and each entry line is decoded
-once; a line beyond the record limit hands the rest of the range to the streaming reader, whose
-records are sliced from the chunks it has just read (:class:`_Window`).
+The session model's block read keeps only an entry's tree fields and refuses a file with any
+odd line; a catch-up needs every entry line's whole JavaScript value (its searchable text), the
+SHA-256 of its bytes, and Pi's classification of every odd line, which it counts and skips.  So
+the range is read by the exact reader's one line scanner (:func:`reference.pi.exact.lines.line_chunks`,
+a line beyond the record limit hashed in pieces and never kept), each line hashed and decoded
+once; a line ``msgspec`` does not decode as an object is classified by the exact reader alone.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any, Final, Protocol, cast
+from typing import IO, Any, Final
 
 import msgspec
 
 from reference.pi.exact.header import refuse_unindexable_version, same_project
-from reference.pi.exact.lines import READ_CHUNK_BYTES, LineTooLong, line_chunks
+from reference.pi.exact.lines import LongLine, line_chunks
 from reference.pi.exact.reader import (
     RECORD_LIMIT_BYTES,
     Record,
@@ -29,24 +33,13 @@ from reference.pi.exact.reader import (
 from reference.pi.exact.session import iter_loaded_records
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import UNDEFINED
+from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
 from reference.recall.progress import scanning
 from reference.recall.sqlite_text import storable
 
-# A record of at most the record limit starts within this many of the latest chunks read.
-_KEEP_CHUNKS: Final = RECORD_LIMIT_BYTES // READ_CHUNK_BYTES + 2
 _HEADER_SKIPPED: Final = frozenset({RecordKind.BLANK, RecordKind.MALFORMED, RecordKind.FALSY})
 _NOT_ENTRIES: Final = frozenset({RecordKind.MALFORMED, RecordKind.FALSY, RecordKind.OVERSIZE})
-
-
-class RowSink(Protocol):
-    """Where a scan puts the entry lines it reads (the catch-up's row writer)."""
-
-    rejected: int
-
-    def add(self, record: Record, data: bytes, base: int) -> None: ...
-    def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None: ...
-    def flush(self) -> None: ...
+_DECODE_ERRORS: Final = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 @dataclass(frozen=True)
@@ -56,57 +49,33 @@ class SourceHeader:
     session_id: str
 
 
+class EntryLine(msgspec.Struct, frozen=True, gc=False):
+    """An object line of the range: its value (``slow``: decoded by the JavaScript-faithful
+    parser, which may keep lone surrogates), the SHA-256 of its bytes and its span."""
+
+    value: Any
+    slow: bool
+    sha256: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class OpenSession:
+    """The session file a catch-up reads: its descriptor, path, ``fstat`` and checked header."""
+
+    raw: IO[bytes]
+    path: str
+    info: os.stat_result
+    header: SourceHeader
+
+
 @dataclass
-class _Pass:
-    """Counts and the new checkpoint of one scan over part of the file."""
+class RangeRead:
+    """Counts and the new checkpoint of one read over part of the file."""
 
     malformed: int = 0
-    checkpoint: tuple[int, int] | None = None  # (start, end) of the last LF-terminated record
-
-
-class _Window:
-    """The file from ``base`` to ``size`` as the reader's stream, keeping the latest chunks.
-
-    The reader yields a record right after reading the chunk that ends it, so the record's bytes
-    are sliced from memory instead of being read a second time.  Offsets are relative to ``base``.
-    """
-
-    def __init__(self, raw: IO[bytes], base: int, size: int) -> None:
-        raw.seek(base)
-        self.raw = raw
-        self.remaining = size - base
-        self.position = 0
-        self.chunks: list[tuple[int, bytes]] = []
-
-    def read(self, size: int = -1) -> bytes:
-        if self.remaining <= 0:
-            return b""
-        data = self.raw.read(self.remaining if size < 0 else min(size, self.remaining))
-        if data:
-            self.remaining -= len(data)
-            self.chunks.append((self.position, data))
-            self.position += len(data)
-            if len(self.chunks) > _KEEP_CHUNKS:
-                del self.chunks[0]
-        else:
-            self.remaining = 0  # the file shrank under us: stop at what is there
-        return data
-
-    def line(self, record: Record) -> bytes:
-        """The record's bytes without its LF (a CR stays)."""
-        start = record.start
-        stop = record.end - 1 if record.terminated else record.end
-        chunks = self.chunks
-        while len(chunks) > 1 and chunks[0][0] + len(chunks[0][1]) <= start:
-            del chunks[0]
-        first_start, first = chunks[0]
-        if stop <= first_start + len(first):
-            return first[start - first_start : stop - first_start]
-        pieces = []
-        for chunk_start, chunk in chunks:
-            if chunk_start < stop and chunk_start + len(chunk) > start:
-                pieces.append(chunk[max(0, start - chunk_start) : stop - chunk_start])
-        return b"".join(pieces)
+    checkpoint: tuple[int, int] | None = None  # (start, end) of the last LF-terminated line
 
 
 def read_header(raw: IO[bytes], path: str) -> SourceHeader:
@@ -141,104 +110,69 @@ def check_scope(header: SourceHeader, path: str, session_id: str | None, project
     refuse_unindexable_version(header.value.get("version", UNDEFINED), path)
 
 
-def scan_range(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: SourceHeader | None) -> _Pass:
-    """Index the records in ``[base, size)``; a rebuild (``header`` given) starts at the header.
+def decode_entry(data: bytes) -> tuple[Any, bool]:
+    """The parsed line and whether the JavaScript-faithful path (which may keep lone surrogates) ran."""
+    try:
+        return msgspec.json.decode(data), False
+    except _DECODE_ERRORS:
+        pass
+    try:
+        return decode_value(data), True
+    except JsonParseError:
+        return UNDEFINED, True
 
-    Lines are read in chunks and each entry line is decoded once (:func:`_scan_lines`); a line
-    beyond the record limit hands the rest of the file to the streaming reader.
-    """
-    result = _Pass()
-    with scanning(base, size) as report:
-        resume = _scan_lines(raw, base, size, scanner, header, result, report)
-        if resume is not None:
-            _scan_records(raw, resume[0], size, scanner, resume[1], result)
-    scanner.flush()
-    result.malformed += scanner.rejected
+
+def read_range(source: OpenSession, base: int, add: Callable[[EntryLine], None], *, rebuild: bool) -> RangeRead:
+    """Hand ``add`` every object line from ``base`` to the size ``fstat`` saw that is not a
+    session line, in file order; blank lines are skipped, any other line Pi does not keep is
+    counted as malformed.  A ``rebuild`` checks that the first session line is the indexed header."""
+    raw, size = source.raw, source.info.st_size
+    header: SourceHeader | None = source.header if rebuild else None
+    result = RangeRead()
+    raw.seek(base)
+    decode = msgspec.json.decode
+    with scanning(source.path, base, size) as report:
+        for chunk in line_chunks(raw, RECORD_LIMIT_BYTES, start=base, size=size - base, long_lines=True):
+            if isinstance(chunk, LongLine):  # oversize: hashed in pieces, never decoded
+                if chunk.terminated:
+                    result.checkpoint = (chunk.start, chunk.end)
+                result.malformed += 1
+                continue
+            start, lines, terminated = chunk
+            report(start)
+            last = len(lines) - 1
+            for index, line in enumerate(lines):
+                ended = terminated or index < last
+                end = start + len(line) + ended
+                if ended:
+                    result.checkpoint = (start, end)
+                value: Any = None
+                slow = False
+                if line[:1] == b"{" and len(line) + ended <= RECORD_LIMIT_BYTES:
+                    try:
+                        value = decode(line)
+                    except _DECODE_ERRORS:
+                        value = None  # the exact reader's own classification decides
+                kind = RecordKind.ENTRY
+                if value is None:
+                    record = next(iter_records(io.BytesIO(line + b"\n" if ended else line)))
+                    kind = record.kind if record.is_object or record.kind is not RecordKind.ENTRY else RecordKind.MALFORMED
+                    if kind is RecordKind.ENTRY:
+                        value, slow = decode_entry(line)
+                elif value.get("type") == "session":
+                    kind = RecordKind.HEADER
+                if kind is RecordKind.ENTRY:
+                    add(EntryLine(value, slow, hashlib.sha256(line).hexdigest(), start, end))
+                elif kind is RecordKind.HEADER or kind is RecordKind.EXTRA_HEADER:
+                    if header is not None:
+                        _check_header(header, hashlib.sha256(line).hexdigest(), start)
+                        header = None  # a later session line is ignored, as Pi ignores it
+                elif kind in _NOT_ENTRIES:
+                    result.malformed += 1
+                start = end
     return result
-
-
-def _take(record: Record, data: bytes, base: int, scanner: RowSink, header: SourceHeader | None,
-          result: _Pass) -> SourceHeader | None:
-    """One record of the streaming reader (offsets relative to ``base``); the header still to be
-    checked, or ``None`` once it was."""
-    if record.terminated:
-        result.checkpoint = (base + record.start, base + record.end)
-    kind = record.kind
-    if kind is RecordKind.BLANK:
-        return header
-    if kind is RecordKind.HEADER or kind is RecordKind.EXTRA_HEADER:
-        if header is not None:
-            _check_header(header, record.sha256, base + record.start)
-        return None  # a later session line is ignored, as Pi ignores it
-    if kind in _NOT_ENTRIES or not record.is_object:
-        result.malformed += 1
-        return header
-    scanner.add(record, data, base)
-    return header
 
 
 def _check_header(header: SourceHeader, sha256: str, start: int) -> None:
     if sha256 != header.record.sha256 or start != header.record.start:
         raise ContractViolation(Code.SESSION_CHANGED, "the session header changed while indexing")
-
-
-def _scan_records(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: SourceHeader | None,
-                  result: _Pass) -> None:
-    """The records in ``[base, size)`` through the streaming reader (any line, however long)."""
-    window = _Window(raw, base, size)
-    records: Iterator[Record] = iter_records(cast("IO[bytes]", window))  # it only calls read()
-    for record in records:
-        if record.kind is RecordKind.OVERSIZE or record.kind is RecordKind.BLANK:
-            header = _take(record, b"", base, scanner, header, result)
-        else:
-            header = _take(record, window.line(record), base, scanner, header, result)
-
-
-def _exact_record(line: bytes, terminated: bool) -> Record:
-    """The streaming reader's record of one line (offsets from the line's start)."""
-    return next(iter_records(io.BytesIO(line + b"\n" if terminated else line)))
-
-
-def _scan_lines(raw: IO[bytes], base: int, size: int, scanner: RowSink, header: SourceHeader | None,
-                result: _Pass, report: Callable[[int], None]) -> tuple[int, SourceHeader | None] | None:
-    """Index the lines in ``[base, size)`` from chunks of the file, each line hashed and decoded
-    once: an object line ``msgspec`` decodes is classified from that value (a ``"session"`` type is
-    a header, anything else an entry, as the reader classifies it), any other line goes through
-    the streaming reader's classification of that line alone.  ``(offset, header)`` when a line
-    outgrows the record limit before its LF: the caller reads on from there with the reader."""
-    raw.seek(base)
-    decode = msgspec.json.decode
-    sha256 = hashlib.sha256
-    fits = RECORD_LIMIT_BYTES - 1  # a longer line (its LF counted) is oversize
-    chunks = line_chunks(raw, RECORD_LIMIT_BYTES, start=base, size=size - base)
-    while True:
-        try:
-            start, lines, terminated = next(chunks)
-        except StopIteration:
-            return None
-        except LineTooLong as too_long:
-            return too_long.offset, header
-        report(start)
-        if not terminated:  # the last line, without its LF
-            header = _take(_exact_record(lines[0], False), lines[0], start, scanner, header, result)
-            continue
-        for line in lines:
-            end = start + len(line) + 1
-            value: Any = None
-            if line[:1] == b"{" and len(line) <= fits:
-                try:
-                    value = decode(line)
-                except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-                    value = None  # the reader's own classification decides
-            if value is not None:
-                result.checkpoint = (start, end)
-                digest = sha256(line).hexdigest()
-                if value.get("type") == "session":
-                    if header is not None:
-                        _check_header(header, digest, start)
-                        header = None
-                else:
-                    scanner.add_value(value, False, digest, start, end)
-            else:
-                header = _take(_exact_record(line, True), line, start, scanner, header, result)
-            start = end

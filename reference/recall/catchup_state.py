@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import IO, Final
 
 from reference.primitives.platform_ops import change_stamp
-from reference.recall.catchup_source import SourceHeader
+from reference.recall.catchup_source import OpenSession
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024
 # Full-rebuild reasons, checked in this order (contract §5.1), plus the append-only violation.
@@ -30,32 +30,7 @@ REASON_APPEND_ONLY_VIOLATION: Final = "append-only-violation"
 REASON_ROWS_MISSING: Final = "index-rows-missing"
 #: Ours (issue 12, D15): same size and mtime, but another file or other bytes (``cp -p``).
 REASON_FILE_STAMP_CHANGED: Final = "file-stamp-changed"
-_UPSERT_STATE: Final = """
-INSERT INTO session_index_state(session_id, session_file, header_hash, file_size, file_mtime_ns,
-  checkpoint_offset, checkpoint_hash_start, checkpoint_hash, indexed_entries, malformed_lines,
-  tail_unterminated)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT(session_id) DO UPDATE SET
-  session_file = excluded.session_file, header_hash = excluded.header_hash,
-  file_size = excluded.file_size, file_mtime_ns = excluded.file_mtime_ns,
-  checkpoint_offset = excluded.checkpoint_offset,
-  checkpoint_hash_start = excluded.checkpoint_hash_start, checkpoint_hash = excluded.checkpoint_hash,
-  indexed_entries = excluded.indexed_entries, malformed_lines = excluded.malformed_lines,
-  tail_unterminated = excluded.tail_unterminated
-"""
-_SELECT_STATE: Final = """
-SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
-       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
-FROM session_index_state WHERE session_id = ?
-"""
-_COUNT_ENTRY_RANGE: Final = "SELECT count(*) FROM entries WHERE entry_key >= ? AND entry_key < ?"
-_COUNT_LOCATION_RANGE: Final = "SELECT count(*) FROM entry_source_locations WHERE entry_key >= ? AND entry_key < ?"
 _SELECT_STAMP: Final = "SELECT stamp FROM recall_rebase_file_stamps WHERE session_id = ?"
-_UPSERT_STAMP: Final = """
-INSERT INTO recall_rebase_file_stamps(session_id, stamp) VALUES (?, ?)
-ON CONFLICT(session_id) DO UPDATE SET stamp = excluded.stamp
-"""
-_COUNT_FTS_KEY_RANGE: Final = "SELECT count(*) FROM entries_fts_keys WHERE entry_key >= ? AND entry_key < ?"
 _LOCATOR_MISSING: Final = """
 SELECT 1 FROM entries AS e
 WHERE e.session_id = ?
@@ -99,6 +74,24 @@ class StoredState:
     tail_unterminated: int
 
 
+def upsert_sql(table: str, columns: tuple[str, ...], *, update: bool = True, changed: tuple[str, ...] = ()) -> str:
+    """``INSERT`` of ``columns``; with ``update``, a row whose key (the first column) is stored
+    takes the other columns, and only when one of ``changed`` differs, if any are named."""
+    sql = f"INSERT INTO {table}({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+    if update:
+        sql += f" ON CONFLICT({columns[0]}) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in columns[1:])
+    if changed:
+        sql += " WHERE " + " OR ".join(f"{table}.{c} IS NOT excluded.{c}" for c in changed)
+    return sql
+
+
+_STATE_COLUMNS: Final = tuple(f.name for f in fields(StoredState))
+_UPSERT_STATE: Final = upsert_sql("session_index_state", ("session_id", *_STATE_COLUMNS))
+_SELECT_STATE: Final = f"SELECT {', '.join(_STATE_COLUMNS)} FROM session_index_state WHERE session_id = ?"
+_UPSERT_STAMP: Final = upsert_sql("recall_rebase_file_stamps", ("session_id", "stamp"))
+_KEEP_STAMP: Final = "INSERT OR IGNORE INTO recall_rebase_file_stamps(session_id, stamp) VALUES (?, ?)"
+
+
 def load_state(conn: sqlite3.Connection, session_id: str) -> StoredState | None:
     row = conn.execute(_SELECT_STATE, (session_id,)).fetchone()
     return StoredState(*row) if row is not None else None
@@ -109,7 +102,7 @@ def _hash_range(raw: IO[bytes], start: int, end: int) -> str:
     return hashlib.sha256(raw.read(end - start)).hexdigest()
 
 
-def _key_range(session_id: str) -> tuple[str, str]:
+def key_range(session_id: str) -> tuple[str, str]:
     """The entry keys ``"<sessionId>:…"`` (and those of a session whose id starts so)."""
     return f"{session_id}:", f"{session_id};"
 
@@ -119,12 +112,8 @@ def rows_missing(conn: sqlite3.Connection, session_id: str, indexed_entries: int
     hand or lost, so a ``complete`` state would answer with hits missing (issue 12, D15).
 
     The key range may also hold another session's keys, so only *fewer* rows is certain."""
-    bounds = _key_range(session_id)
-    entries: int = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
-    if entries < indexed_entries:
-        return True
-    keys: int = conn.execute(_COUNT_FTS_KEY_RANGE, bounds).fetchone()[0]
-    return keys < entries
+    entries = _count_range(conn, "entries", session_id)
+    return entries < indexed_entries or _count_range(conn, "entries_fts_keys", session_id) < entries
 
 
 def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
@@ -134,26 +123,24 @@ def _locators_missing(conn: sqlite3.Connection, session_id: str) -> bool:
     they differ does the exact per-entry query run (the range may also hold the keys of a
     session whose id starts with ``"<sessionId>:"``).
     """
-    bounds = _key_range(session_id)
-    entries = conn.execute(_COUNT_ENTRY_RANGE, bounds).fetchone()[0]
-    located = conn.execute(_COUNT_LOCATION_RANGE, bounds).fetchone()[0]
-    return located != entries and conn.execute(_LOCATOR_MISSING, (session_id,)).fetchone() is not None
+    located = _count_range(conn, "entry_source_locations", session_id)
+    return located != _count_range(conn, "entries", session_id) and conn.execute(
+        _LOCATOR_MISSING, (session_id,)).fetchone() is not None
 
 
-def rebuild_reason(
-    conn: sqlite3.Connection,
-    raw: IO[bytes],
-    path: str,
-    header: SourceHeader,
-    state: StoredState | None,
-    info: os.stat_result,
-    force: bool,
-    *,
-    sealed: bool = False,
-) -> str | None:
+def _count_range(conn: sqlite3.Connection, table: str, session_id: str) -> int:
+    """The rows of ``table`` keyed in the session's :func:`key_range` (an index range count)."""
+    count: int = conn.execute(f"SELECT count(*) FROM {table} WHERE entry_key >= ? AND entry_key < ?",
+                              key_range(session_id)).fetchone()[0]
+    return count
+
+
+def rebuild_reason(conn: sqlite3.Connection, source: OpenSession, state: StoredState | None, *, force: bool = False,
+                   sealed: bool = False) -> str | None:
     """The first full-rebuild trigger that holds, in the order of contract §5.1.  ``sealed``: the
     model facts' seal matches the state, which proves no row went missing since (the two counts,
     about 0.1 s per 100,000 entries, are skipped)."""
+    header, info = source.header, source.info
     if force:
         return REASON_FORCED
     if state is None:
@@ -162,7 +149,7 @@ def rebuild_reason(
         return REASON_LOCATORS_MISSING
     if not sealed and rows_missing(conn, header.session_id, state.indexed_entries):
         return REASON_ROWS_MISSING
-    if state.session_file != path:
+    if state.session_file != source.path:
         return REASON_PATH_CHANGED
     if state.header_hash != header.record.sha256:
         return REASON_HEADER_CHANGED
@@ -177,7 +164,7 @@ def rebuild_reason(
     if state.checkpoint_offset > 0:
         if not state.checkpoint_hash or state.checkpoint_hash_start is None:
             return REASON_CHECKPOINT_HASH_MISSING
-        if _hash_range(raw, state.checkpoint_hash_start, state.checkpoint_offset) != state.checkpoint_hash:
+        if _hash_range(source.raw, state.checkpoint_hash_start, state.checkpoint_offset) != state.checkpoint_hash:
             return REASON_CHECKPOINT_MISMATCH
     return None
 
@@ -189,22 +176,15 @@ def new_checkpoint(raw: IO[bytes], span: tuple[int, int]) -> tuple[int, int, str
     return end, hash_start, _hash_range(raw, hash_start, end)
 
 
-def write_state(
-    conn: sqlite3.Connection,
-    session_id: str,
-    path: str,
-    header: SourceHeader,
-    info: os.stat_result,
-    checkpoint: tuple[int, int | None, str | None],
-    indexed: int,
-    malformed: int,
-) -> None:
+def write_state(conn: sqlite3.Connection, source: OpenSession, checkpoint: tuple[int, int | None, str | None],
+                indexed: int, malformed: int) -> None:
     offset, hash_start, digest = checkpoint
+    session_id, info = source.header.session_id, source.info
     conn.execute(_UPSERT_STATE, (
-        session_id, path, header.record.sha256, info.st_size, info.st_mtime_ns,
+        session_id, source.path, source.header.record.sha256, info.st_size, info.st_mtime_ns,
         offset, hash_start, digest, indexed, malformed, int(offset < info.st_size),
     ))
-    remember_stamp(conn, session_id, info)
+    conn.execute(_UPSERT_STAMP, (session_id, change_stamp(info)))
 
 
 def stored_stamp(conn: sqlite3.Connection, session_id: str) -> str | None:
@@ -213,14 +193,9 @@ def stored_stamp(conn: sqlite3.Connection, session_id: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def remember_stamp(conn: sqlite3.Connection, session_id: str, info: os.stat_result) -> None:
-    conn.execute(_UPSERT_STAMP, (session_id, change_stamp(info)))
-
-
 def keep_first_stamp(conn: sqlite3.Connection, session_id: str, info: os.stat_result) -> None:
     """Give an unchanged state its stamp when it has none (written before stamps, or by upstream)."""
-    if stored_stamp(conn, session_id) is None:
-        remember_stamp(conn, session_id, info)
+    conn.execute(_KEEP_STAMP, (session_id, change_stamp(info)))
 
 
 def from_state(session_id: str, state: StoredState) -> IndexState:
@@ -228,11 +203,6 @@ def from_state(session_id: str, state: StoredState) -> IndexState:
         session_id, state.session_file, state.indexed_entries, state.malformed_lines,
         state.checkpoint_offset, state.file_size, bool(state.tail_unterminated),
     )
-
-
-def coverage_partial(state: IndexState | None) -> bool:
-    """``source-coverage-partial`` (contract §2.5): no state, skipped lines, or a torn tail."""
-    return state is None or state.coverage_partial
 
 
 def index_state(conn: sqlite3.Connection, session_id: str) -> IndexState | None:

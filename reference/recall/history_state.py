@@ -80,5 +80,5 @@ class HistoryState:
             if proved:
                 host.provider, host.provider_at_leaf = provider, False
                 return
-        session_id, provider = session_facts(host.session_file, host.leaf, None, self.index_path)
+        session_id, provider = session_facts(host.session_file, host.leaf, self.index_path)
         host.session_id, host.provider, host.provider_at_leaf = session_id, provider, False

@@ -27,74 +27,58 @@ from reference.recall.service import HistoryHost, HistoryService
 from reference.recall.session_facts import header_id
 
 
-def open_history(
-    *,
-    home: str,
-    cwd: str,
-    env: Mapping[str, str],
-    argv: Sequence[str],
-    session_file: str | None,
-    session_id: str | None = None,
-    leaf: Leaf = DEFAULT_LEAF,
-    provider: str | None = None,
-    index_path: str | None = None,
-    clock: Clock | None = None,
-    progress: CatchUpListener | None = None,
-) -> HistoryService:
-    """The history of one host: its facts and configuration as loaded at session start, over the
-    index at ``index_path`` (else the default one); ``progress`` hears every catch-up.
-
-    The session's header id is ``session_id`` when the caller has read it from the file (the
-    command line's checks), else it is read now; the provider is the given one, else Pi's at the leaf,
-    found at the first tool call that needs it, from the index that call has caught up (else by
-    reading the file).  :meth:`HistoryService.settle_provider` finds it at once instead.
-    """
-    facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
-    loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
-                         project_trusted=facts.project_trusted)
-    on_disk = bool(session_file) and os.path.isfile(session_file or "")
-    if not on_disk:
-        session_id = None
-    elif session_id is None:
-        session_id = header_id(session_file or "")
-    host = HistoryHost(
-        session_file=session_file,
-        project_path=cwd,
-        project_trusted=facts.project_trusted,
-        config=loaded.config,
-        provider=provider,
-        leaf=leaf,
-        session_id=session_id,
-        provider_at_leaf=provider is None and on_disk,
-    )
-    return HistoryService(host, index_path=index_path or default_index_path(facts.agent_dir), clock=clock,
-                          progress=progress)
-
-
 @dataclass(frozen=True)
 class HistoryOpening:
-    """``history.open``'s parameters, read once at the adapter's edge as the schema sends them:
-    the host facts, the session file, the leaf (absent: Pi's rule), the provider (absent: Pi's at
-    the leaf), the index (absent or empty: the default one) and whether refs are forgotten."""
+    """What opens one host's history, as the CLI, the interactive host and the adapter's
+    ``history.open`` give it: the host facts, the session file, the leaf (absent: Pi's rule), the
+    provider (absent: Pi's at the leaf), the index (absent or empty: the default one) and, for the
+    adapter, whether refs are forgotten."""
 
     home: str
     cwd: str
     env: Mapping[str, str]
     argv: Sequence[str]
     session_file: str | None
-    leaf: Leaf
-    provider: str | None
-    index_path: str | None
-    restart: bool
+    leaf: Leaf = DEFAULT_LEAF
+    provider: str | None = None
+    index_path: str | None = None
+    restart: bool = False
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> HistoryOpening:
+        """``history.open``'s parameters, read once at the adapter's edge as the schema sends them."""
         requested = params.get("indexPath")
         return cls(home=string_param(params, "home"), cwd=string_param(params, "cwd"), env=params.get("env") or {},
                    argv=params.get("argv") or (), session_file=params.get("sessionFile"),
                    leaf=params.get("leaf", DEFAULT_LEAF), provider=params.get("provider"),
                    index_path=requested if isinstance(requested, str) and requested else None,
                    restart=bool(params.get("restart")))
+
+
+def open_history(opening: HistoryOpening, *, session_id: str | None = None, clock: Clock | None = None,
+                 progress: CatchUpListener | None = None) -> HistoryService:
+    """The history of one host: its facts and configuration as loaded at session start, over the
+    index ``opening`` names (else the default one); ``progress`` hears every catch-up.
+
+    The session's header id is ``session_id`` when the caller has read it from the file (the
+    command line's checks), else it is read now; the provider is the given one, else Pi's at the leaf,
+    found at the first tool call that needs it, from the index that call has caught up (else by
+    reading the file).  :meth:`HistoryService.settle_provider` finds it at once instead.
+    """
+    facts = resolve_host(home=opening.home, cwd=opening.cwd, env=opening.env, argv=opening.argv)
+    loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
+                         project_trusted=facts.project_trusted)
+    session_file, provider = opening.session_file, opening.provider
+    on_disk = bool(session_file) and os.path.isfile(session_file or "")
+    if not on_disk:
+        session_id = None
+    elif session_id is None:
+        session_id = header_id(session_file or "")
+    host = HistoryHost(session_file=session_file, project_path=opening.cwd, project_trusted=facts.project_trusted,
+                       config=loaded.config, provider=provider, leaf=opening.leaf, session_id=session_id,
+                       provider_at_leaf=provider is None and on_disk)
+    return HistoryService(host, index_path=opening.index_path or default_index_path(facts.agent_dir), clock=clock,
+                          progress=progress)
 
 
 class HistoryHostState:
@@ -106,9 +90,7 @@ class HistoryHostState:
 
     def open(self, opening: HistoryOpening) -> HistoryService:
         """Start (or switch) the current session; refs survive unless ``restart`` is true."""
-        opened = open_history(home=opening.home, cwd=opening.cwd, env=opening.env, argv=opening.argv,
-                              session_file=opening.session_file, leaf=opening.leaf, provider=opening.provider,
-                              index_path=opening.index_path, clock=self.clock)
+        opened = open_history(opening, clock=self.clock)
         opened.settle_provider()  # the open answers it
         if self.service is None or opening.restart or self.service.index_path != opened.index_path:
             self.service = opened

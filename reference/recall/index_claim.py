@@ -1,26 +1,12 @@
 """Whether a file is our index: the one owner of that question (issue 23, docs/index.md I14, D15).
 
 The index is disposable, so a damaged one is set aside and rebuilt (``index_repair``); but only a
-file this project made may be set aside, written or rebuilt.  A path given as the index (or the
-default place) is ours when:
-
-* nothing is there: we create it;
-* it is a regular file (never a symbolic link, folder, FIFO, socket or device, looked at without
-  following a link or waiting on a FIFO) whose first :data:`HEADER_BYTES` bytes carry our
-  signature: ``PRAGMA application_id`` :data:`APPLICATION_ID` at bytes 68-71 of the SQLite header
-  (a damaged rest, or a damaged magic, is still ours: D15 repairs it).  The id's byte ``0xC0``
-  never occurs in UTF-8, so no text file (a session's JSONL) can carry it;
-* or its header says SQLite and its schema (read with SQLite's ``immutable`` flag, which writes
-  and creates nothing) holds the contract's migration ledger ``schema_migrations(version, name,
-  checksum, applied_at)`` and ``session_index_state``: an index of the TypeScript
-  implementation (application id 0), of this one before the id, or of ours whose id bytes were
-  damaged;
-* or, inside our own folder (:data:`INDEX_DIR_NAME`), it is shorter than a header: our creation
-  was cut short (0 bytes: SQLite fills it; 1-99 bytes: :attr:`IndexClaim.INTERRUPTED`, set aside
-  like a damaged index).
-
-Anything else raises :class:`IndexNotOurs` (``index-not-ours``) before SQLite ever opens it, so
-nothing is renamed, written or created beside it (no ``-wal``, ``-shm``, ``-journal``).
+file this project made may be set aside, written or rebuilt.  A path is ours when nothing is
+there, when it is a regular file (never followed or waited on) whose header carries our
+``application_id`` or whose schema (read ``immutable``) holds the contract's ledger and state
+table, or when it is shorter than a header in our own folder (our creation cut short): the rules
+in full are docs/index.md, I14.  Anything else raises :class:`IndexNotOurs` (``index-not-ours``)
+before SQLite ever opens it, so nothing is renamed, written or created beside it.
 """
 
 from __future__ import annotations
@@ -146,23 +132,12 @@ def _header(path: str, seen: os.stat_result) -> bytes:
     from the very file ``lstat`` saw."""
     if link_open_would_follow(path):
         raise IndexNotOurs(path, "is a symbolic link: recall-rebase never writes an index through a link")
-    fd = os.open(path, NO_FOLLOW_READ_FLAGS | NONBLOCKING_READ_FLAGS)
-    try:
-        info = os.fstat(fd)
+    with open(os.open(path, NO_FOLLOW_READ_FLAGS | NONBLOCKING_READ_FLAGS), "rb") as stream:
+        info = os.fstat(stream.fileno())
         _refuse_special(path, info.st_mode)
         if file_identity(info) != file_identity(seen):
             raise IndexNotOurs(path, "was replaced while it was looked at")
-        chunks: list[bytes] = []
-        wanted = HEADER_BYTES
-        while wanted:
-            chunk = os.read(fd, wanted)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            wanted -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return stream.read(HEADER_BYTES)
 
 
 def _holds_contract_ledger(path: str) -> bool:

@@ -39,11 +39,6 @@ def set_aside(path: str, error: BaseException | str) -> str:
             "and is rebuilt from the session files")
 
 
-def repairable(path: str) -> bool:
-    """Whether a damaged index at ``path`` may be set aside: only a file that is ours (I14)."""
-    return may_set_aside(path)
-
-
 def open_repaired(path: str, repairs: list[str]) -> sqlite3.Connection:
     """``open_index``, setting a damaged file aside first (its warning appended to ``repairs``)."""
     claim = claim_index(path)  # the one look at the path before SQLite opens it (I14)
@@ -53,7 +48,7 @@ def open_repaired(path: str, repairs: list[str]) -> sqlite3.Connection:
     try:
         return open_index(path, claim=claim)
     except (sqlite3.DatabaseError, UnicodeDecodeError, ContractViolation) as error:
-        if not (_damaged_at_open(error) and repairable(path)):
+        if not (_damaged_at_open(error) and may_set_aside(path)):
             raise
         repairs.append(set_aside(path, error))
     return open_index(path)
@@ -75,7 +70,7 @@ def run_repairing(path: str, repairs: list[str], work: Callable[[], Result]) -> 
     try:
         return work()
     except sqlite3.DatabaseError as error:
-        if not (is_damage(error) and repairable(path)):
+        if not (is_damage(error) and may_set_aside(path)):
             raise
         repairs.append(set_aside(path, error))
     return work()

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import IO, Any, Final
-
-import msgspec
+from typing import Any, Final
 
 from reference.pi.exact.entries import is_pi_entry
-from reference.pi.exact.reader import Record, decode_value
-from reference.primitives.jsonbytes import UNDEFINED, JsonParseError
-from reference.recall.catchup_source import SourceHeader, scan_range
+from reference.primitives.jsonbytes import UNDEFINED
+from reference.recall.catchup_source import EntryLine, OpenSession, read_range
+from reference.recall.catchup_state import key_range
 from reference.recall.sqlite_text import storable
 
 #: The entry sets the model: ``provider`` holds its provider when that is a string, else NULL.
@@ -104,18 +102,6 @@ def create_tables(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
 
 
-def decode_entry(data: bytes) -> tuple[Any, bool]:
-    """The parsed line and whether the JavaScript-faithful path (which may keep lone surrogates) ran."""
-    try:
-        return msgspec.json.decode(data), False
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        pass
-    try:
-        return decode_value(data), True
-    except JsonParseError:
-        return UNDEFINED, True
-
-
 def model_fact(entry: dict[str, Any]) -> tuple[int, str | None] | None:
     """A valid entry's own contribution to Pi's context settings' model, if any."""
     kind = entry["type"]
@@ -164,7 +150,7 @@ def write_facts(conn: sqlite3.Connection, facts: list[tuple[str, int, str | None
 
 def clear_facts(conn: sqlite3.Connection, session_id: str) -> None:
     """Drop every fact of the session's key range (a rebuild or a backfill writes them again)."""
-    conn.execute(_DELETE_SESSION_FACTS, (f"{session_id}:", f"{session_id};"))
+    conn.execute(_DELETE_SESSION_FACTS, key_range(session_id))
 
 
 @dataclass(frozen=True)
@@ -173,6 +159,14 @@ class Seal:
     last_entry_id: str | None
     unbuildable: int
     uncertain: int
+
+    def default_leaf(self) -> tuple[str | None] | None:
+        """``(Pi's default leaf,)``: the last entry in file order, None without entries; None when
+        the seal does not prove it (a skipped line: the rows may then differ)."""
+        entries, malformed = self.mark[5], self.mark[6]
+        if malformed != 0 or (self.last_entry_id is None and entries != 0):
+            return None
+        return (self.last_entry_id,)
 
 
 def load_seal(conn: sqlite3.Connection, session_id: str) -> Seal | None:
@@ -203,55 +197,34 @@ def extend_seal(conn: sqlite3.Connection, session_id: str, previous: Seal | None
     return True
 
 
-class _FactSink:
-    """A catch-up scan that writes only the facts (the one-time backfill of an index made
-    before them, or by the TypeScript implementation)."""
-
-    def __init__(self, conn: sqlite3.Connection, session_id: str) -> None:
-        self.conn = conn
-        self.session_id = session_id
-        self.counts = SealCounts()
-        self.rejected = 0
-        self.facts: list[tuple[str, int, str | None]] = []
-
-    def add(self, record: Record, data: bytes, base: int) -> None:
-        entry, slow = decode_entry(data)
-        self.add_value(entry, slow, record.sha256, base + record.start, base + record.end)
-
-    def add_value(self, entry: Any, slow: bool, sha256: str, start: int, end: int) -> None:
-        if not is_pi_entry(entry):
-            self.rejected += 1
-            return
-        fact = self.counts.see(entry, slow)
-        key = f"{self.session_id}:{storable(entry['id'])}"
-        if fact is not None:  # a repeated id is counted as skipped by the state: the seal then refuses
-            self.facts.append((key, *fact))
-        if len(self.facts) >= _BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        write_facts(self.conn, self.facts, [])
-        self.facts.clear()
-
-
-def backfill(conn: sqlite3.Connection, raw: IO[bytes], size: int, header: SourceHeader) -> None:
-    """Write the session's facts and seal from one facts-only pass over the file (the caller
+def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
+    """Write the session's facts and seal from one facts-only read of the file (the caller
     holds the write transaction, after the state row was brought up to date)."""
-    session_id = header.session_id
-    bounds = (f"{session_id}:", f"{session_id};")
-    if conn.execute("SELECT 1 FROM sessions WHERE session_id >= ? AND session_id < ? LIMIT 1", bounds).fetchone():
+    session_id = source.header.session_id
+    if conn.execute("SELECT 1 FROM sessions WHERE session_id >= ? AND session_id < ? LIMIT 1",
+                    key_range(session_id)).fetchone():
         return  # another session's keys share our key range (ids with ":"): no facts, no seal
     clear_facts(conn, session_id)
-    sink = _FactSink(conn, session_id)
-    scan_range(raw, 0, size, sink, header)
-    write_seal(conn, session_id, sink.counts)
+    counts = SealCounts()
+    facts: list[tuple[str, int, str | None]] = []
+
+    def add(line: EntryLine) -> None:
+        if not is_pi_entry(line.value):
+            return
+        fact = counts.see(line.value, line.slow)
+        if fact is not None:  # a repeated id is counted as skipped by the state: the seal then refuses
+            facts.append((f"{session_id}:{storable(line.value['id'])}", *fact))
+        if len(facts) >= _BATCH:
+            write_facts(conn, facts, [])
+            facts.clear()
+
+    read_range(source, 0, add, rebuild=True)
+    write_facts(conn, facts, [])
+    write_seal(conn, session_id, counts)
 
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
-    """``(Pi's default leaf,)`` (the last entry in file order, None without entries) from the
-    seal, what ``branch_sets.default_leaf_id`` finds by sorting the session's locators; None when
-    the seal does not prove it (no valid seal, or a skipped line: the rows may then differ)."""
+    """:meth:`Seal.default_leaf` of a valid seal, what ``branch_sets.default_leaf_id`` finds by
+    sorting the session's locators; None without a valid seal."""
     seal = load_seal(conn, session_id)
-    if seal is None or seal.mark[6] != 0 or (seal.last_entry_id is None and seal.mark[5] != 0):
-        return None
-    return (seal.last_entry_id,)
+    return None if seal is None else seal.default_leaf()

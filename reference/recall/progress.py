@@ -22,7 +22,6 @@ class CatchUpListener(Protocol):
 
 
 _LISTENER: ContextVar[CatchUpListener | None] = ContextVar("catch_up_listener", default=None)
-_PATH: ContextVar[str] = ContextVar("catch_up_path", default="")
 
 
 def _ignore(position: int) -> None:
@@ -40,23 +39,13 @@ def watching(listener: CatchUpListener) -> Iterator[None]:
 
 
 @contextmanager
-def catching_up(path: str) -> Iterator[None]:
-    """The file a catch-up reads, for the scans inside it to name."""
-    token = _PATH.set(path)
-    try:
-        yield
-    finally:
-        _PATH.reset(token)
-
-
-@contextmanager
-def scanning(base: int, size: int) -> Iterator[Callable[[int], None]]:
-    """One scan of ``[base, size)``: a callable to give the file offset reached so far."""
+def scanning(path: str, base: int, size: int) -> Iterator[Callable[[int], None]]:
+    """One scan of ``[base, size)`` of ``path``: a callable to give the file offset reached so far."""
     listener = _LISTENER.get()
     if listener is None:
         yield _ignore
         return
-    listener.begin(_PATH.get(), base, size)
+    listener.begin(path, base, size)
     try:
         yield listener.advance
     finally:

@@ -11,6 +11,7 @@ themselves are ``recall_tool``, ``read_tool`` and ``status_tool``; the scope the
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 from collections.abc import Callable, Mapping
@@ -53,12 +54,9 @@ class HistoryService(HistoryState):
         session_file = host.session_file
 
         def index() -> IndexState:
-            conn = open_repaired(self.index_path, self.repairs)
-            try:
+            with contextlib.closing(open_repaired(self.index_path, self.repairs)) as conn:
                 return catch_up(conn, session_file, session_id=host.session_id, project_path=host.project_path,
                                 force=force)
-            finally:
-                conn.close()
 
         with self.watched():
             return run_repairing(self.index_path, self.repairs, index)

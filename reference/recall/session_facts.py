@@ -14,28 +14,21 @@ cursor, so neither the file nor the index is opened again.
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import os
 import sqlite3
 import stat
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
-from reference.pi.exact.inspection import describe_session
-from reference.pi.exact.reader import (
-    HEADER_SCAN_LIMIT_BYTES,
-    decode_value,
-    open_session_file,
-    read_header_line,
-)
-from reference.pi.exact.session import SessionFile, load_session
+from reference.pi.exact.reader import open_session_file, read_header_line
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
+from reference.pi.session_inspect import inspect_report
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import JsonParseError
-from reference.primitives.platform_ops import change_stamp
-from reference.recall.catchup_state import IndexState, StoredState, load_state, stored_stamp
+from reference.recall.catchup_source import OpenSession, read_header
+from reference.recall.catchup_state import IndexState, from_state, load_state, rebuild_reason, stored_stamp
 from reference.recall.index_claim import IndexClaim, IndexNotOurs, claim_index
-from reference.recall.model_facts import FACT_MODEL, Seal, load_seal
+from reference.recall.model_facts import FACT_MODEL, load_seal
 from reference.recall.sqlite_text import storable
 
 #: Leaf -> root through Pi's parent links (a falsy parent is a root, a parent that names no
@@ -57,57 +50,10 @@ SELECT f.fact, f.provider FROM walk AS w JOIN recall_rebase_model_facts AS f ON 
 """
 
 
-def _header(raw: IO[bytes]) -> tuple[str, str] | None:
-    """``(session id, SHA-256 of the line)`` when the first line is a session header."""
-    line, newline, _rest = raw.read(HEADER_SCAN_LIMIT_BYTES).partition(b"\n")
-    if not newline:
-        return None
-    try:
-        value = decode_value(line)
-    except JsonParseError:
-        return None
-    if not isinstance(value, dict) or value.get("type") != "session":
-        return None
-    session_id = value.get("id")
-    if not isinstance(session_id, str) or storable(session_id) != session_id:
-        return None
-    return session_id, hashlib.sha256(line).hexdigest()
-
-
-def _current(conn: sqlite3.Connection, raw: IO[bytes], path: str, info: os.stat_result, session_id: str,
-             header_hash: str) -> tuple[StoredState, Seal] | None:
-    """The state and seal when they describe the file as it is (the catch-up's cursor check
-    finding nothing to do, with nothing skipped); else None."""
-    state = load_state(conn, session_id)
-    if (state is None or state.session_file != path or state.header_hash != header_hash
-            or state.file_size != info.st_size or state.file_mtime_ns != info.st_mtime_ns
-            or state.checkpoint_offset != info.st_size or state.malformed_lines != 0
-            or stored_stamp(conn, session_id) != change_stamp(info)):
-        return None
-    seal = load_seal(conn, session_id)
-    if seal is None or seal.unbuildable or seal.uncertain:
-        return None
-    if state.checkpoint_offset > 0:
-        if state.checkpoint_hash_start is None or not state.checkpoint_hash:
-            return None
-        raw.seek(state.checkpoint_hash_start)
-        data = raw.read(state.checkpoint_offset - state.checkpoint_hash_start)
-        if hashlib.sha256(data).hexdigest() != state.checkpoint_hash:
-            return None
-    return state, seal
-
-
-def _provider(conn: sqlite3.Connection, session_id: str, leaf_id: str, entries: int) -> str | None:
-    """The provider of the first model fact from the leaf up (None: no fact, or not a string)."""
-    row = conn.execute(_FIRST_FACT_UP, (session_id, leaf_id, entries + 1)).fetchone()
-    if row is None or row[0] != FACT_MODEL:
-        return None
-    return row[1] if isinstance(row[1], str) else None
-
-
 def indexed_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tuple[str, str | None] | None:
     """``(header id, provider at the leaf)`` as :func:`parsed_session_facts` finds them by parsing
-    the file, or None when the index cannot prove them."""
+    the file, or None when the index cannot prove them: the catch-up's cursor check finds nothing
+    to do (the header the file's first line, nothing skipped), then :func:`provider_in_index`."""
     try:
         if claim_index(index_path) is not IndexClaim.OURS:
             return None  # nothing there yet, or our creation cut short
@@ -118,52 +64,45 @@ def indexed_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tup
             info = os.fstat(raw.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
                 return None
-            header = _header(raw)
-            if header is None:
+            source = OpenSession(raw, os.fspath(session_file), info, read_header(raw, os.fspath(session_file)))
+            session_id = source.header.session_id
+            if source.header.record.start != 0 or session_id != source.header.value["id"]:
                 return None
-            session_id, header_hash = header
             uri = Path(os.path.abspath(index_path)).as_uri() + "?mode=rw"
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None)
-            try:
+            with contextlib.closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as conn:
                 conn.execute("BEGIN")  # one snapshot for the state, the seal and the walk
-                proved = _current(conn, raw, os.fspath(session_file), info, session_id, header_hash)
-                if proved is None:
+                state = load_state(conn, session_id)
+                if (state is None or (state.file_size, state.file_mtime_ns) != (info.st_size, info.st_mtime_ns)
+                        or stored_stamp(conn, session_id) is None
+                        or rebuild_reason(conn, source, state, sealed=True) is not None):
                     return None
-                state, seal = proved
-                provider = _provider_at(conn, session_id, leaf, seal, state.indexed_entries)
-                return None if provider is _UNPROVED else (session_id, provider)
-            finally:
-                conn.close()
-    except (OSError, ValueError, sqlite3.Error):
+                proved, provider = provider_in_index(conn, from_state(session_id, state), leaf)
+                return (session_id, provider) if proved else None
+    except (OSError, ValueError, sqlite3.Error, ContractViolation):
         return None
-
-
-_UNPROVED: Final = object()
-
-
-def _provider_at(conn: sqlite3.Connection, session_id: str, leaf: Leaf, seal: Seal, entries: int) -> Any:
-    """The provider at the leaf from the sealed facts, or ``_UNPROVED``."""
-    leaf_id = leaf_at(leaf, seal)
-    if leaf_id is _UNPROVED:
-        return _UNPROVED
-    if not isinstance(leaf_id, str):
-        return None
-    if not leaf_id or storable(leaf_id) != leaf_id:  # "": Pi's path is then the last entry's
-        return _UNPROVED
-    return _provider(conn, session_id, leaf_id, entries)
 
 
 def provider_in_index(conn: sqlite3.Connection, state: IndexState, leaf: Leaf) -> tuple[bool, str | None]:
     """``(proved, provider at the leaf)`` on a connection whose catch-up of the session has just
-    answered ``state``: the cursor is proved, so only the state's whole coverage and the seal are
-    checked (what :func:`indexed_session_facts` checks after proving the cursor itself)."""
+    answered ``state`` (the cursor proved): from the sealed model facts, when the state covers
+    the whole file with no line skipped and the seal leaves nothing the walk cannot decide."""
     if state.malformed_lines != 0 or state.checkpoint_offset != state.file_size or state.tail_unterminated:
         return False, None
     seal = load_seal(conn, state.session_id)
     if seal is None or seal.unbuildable or seal.uncertain:
         return False, None
-    provider = _provider_at(conn, state.session_id, leaf, seal, state.indexed_entries)
-    return (False, None) if provider is _UNPROVED else (True, provider)
+    leaf_id: Any = leaf
+    if leaf is DEFAULT_LEAF:  # the state has no skipped line, so only an unknown last entry is unproven
+        default = seal.default_leaf()
+        if default is None:
+            return False, None
+        leaf_id = default[0]
+    if not isinstance(leaf_id, str):
+        return True, None  # no leaf, or one that is not a string: no provider
+    if not leaf_id or storable(leaf_id) != leaf_id:  # "": Pi's path is then the last entry's
+        return False, None
+    row = conn.execute(_FIRST_FACT_UP, (state.session_id, leaf_id, state.indexed_entries + 1)).fetchone()
+    return True, row[1] if row is not None and row[0] == FACT_MODEL and isinstance(row[1], str) else None
 
 
 def header_id(session_file: str) -> str | None:
@@ -175,29 +114,12 @@ def header_id(session_file: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def provider_at_leaf(session: SessionFile, leaf: Leaf) -> str | None:
-    """The current model provider at the leaf, from Pi's context settings (privacy egress)."""
-    try:
-        report = describe_session(session, leaf)
-    except ContractViolation:
-        return None
-    model = (report.get("settings") or {}).get("model")
-    provider = model.get("provider") if isinstance(model, dict) else None
-    return provider if isinstance(provider, str) else None
-
-
-def session_facts(
-    session_file: str | None, leaf: Leaf, provider: str | None, index_path: str | None = None
-) -> tuple[str | None, str | None]:
-    """The current session's header id and the model provider at the leaf (the given one, else
-    Pi's at the leaf).  From the index at ``index_path`` when it is up to date with the file
-    (:func:`indexed_session_facts`), else from one read of the file: the header id is the
-    loaded header's when the header is the file's first line, else the first line's as
-    :func:`header_id` reads it."""
+def session_facts(session_file: str | None, leaf: Leaf, index_path: str | None = None) -> tuple[str | None, str | None]:
+    """The current session's header id and Pi's model provider at the leaf: from the index at
+    ``index_path`` when it is up to date with the file (:func:`indexed_session_facts`), else from
+    one read of the file; the header id is the first line's, as :func:`header_id` reads it."""
     if not session_file or not os.path.isfile(session_file):
-        return None, provider
-    if provider is not None:
-        return header_id(session_file), provider
+        return None, None
     if index_path is not None:
         indexed = indexed_session_facts(session_file, leaf, index_path)
         if indexed is not None:
@@ -206,21 +128,11 @@ def session_facts(
 
 
 def parsed_session_facts(session_file: str, leaf: Leaf) -> tuple[str | None, str | None]:
-    """:func:`session_facts` by parsing the whole file (the exact path the index's must equal)."""
+    """:func:`session_facts` by reading the whole file (what the index's answer must equal): the
+    provider from ``session inspect``'s one reading (the session model, else the exact oracle)."""
     try:
-        session = load_session(session_file)
+        model = (inspect_report(session_file, leaf, messages=False).get("settings") or {}).get("model")
     except ContractViolation:
-        return header_id(session_file), None
-    provider = provider_at_leaf(session, leaf)
-    if session.header_record.start != 0:
-        return header_id(session_file), provider
-    value = session.header.get("id")
-    return (value if isinstance(value, str) else None), provider
-
-
-def leaf_at(leaf: Leaf, seal: Seal) -> Any:
-    """The entry id the description is at: Pi's default leaf (the last entry in file order,
-    None without entries), None, or the given value (a non-string one gives no provider)."""
-    if leaf is DEFAULT_LEAF:
-        return seal.last_entry_id if seal.last_entry_id is not None or seal.mark[5] == 0 else _UNPROVED
-    return leaf
+        model = None
+    provider = model.get("provider") if isinstance(model, dict) else None
+    return header_id(session_file), provider if isinstance(provider, str) else None

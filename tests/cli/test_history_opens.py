@@ -1,6 +1,7 @@
 """A one-shot ``history search`` walks without back-and-forth (issue 25, item 5).
 
-On an up-to-date index, one search connects to the index database once, runs the catch-up once
+On an up-to-date index, one search connects to the index database once (after the claim's read of
+its header, docs/index.md I14: the index file is opened twice), runs the catch-up once
 and opens the session file at most :data:`SESSION_OPENS` times: once for the command line's
 checks (the path, a legacy header, the header id, all on one descriptor) and once for the recall
 (the catch-up proves the cursor on the descriptor every hit is then read from by ``pread``); the
@@ -37,6 +38,9 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         return
     if event == "sqlite3.connect" and str(args[0]).split("?")[0].endswith(_COUNTING["index"]):
         counts["index"] += 1
+    elif event == "open" and isinstance(args[0], (str, bytes, os.PathLike)) \
+            and os.fsdecode(args[0]) == _COUNTING["index"]:
+        counts["index_file"] += 1  # opened by Python: the claim's read of the header (I14)
     elif event == "open" and isinstance(args[0], (str, bytes, os.PathLike)) \
             and os.fsdecode(args[0]) == _COUNTING["session"]:
         counts["session"] += 1
@@ -87,6 +91,9 @@ def test_a_warm_one_shot_search_opens_the_index_once_and_the_session_once_for_al
     result, counts = _search(session, index, "/home/user/projects/history", "heron", capsys)
     assert len(result["hits"]) == 6  # a hit answer: every hit verified against the file
     assert counts["index"] == 1, counts
+    # The index file twice: the claim's read of its header, then SQLite, which must not read a
+    # file before it is known to be ours (docs/index.md, I14: "Why the index file is opened twice").
+    assert (counts["index_file"], counts["index"]) == (1, 1), counts
     assert counts["session"] <= SESSION_OPENS, counts
     _wider, more = _search(session, index, "/home/user/projects/history", "note", capsys)
     assert len(_wider["hits"]) > len(result["hits"]) or _wider["hits"] != result["hits"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import io
 import os
 import sqlite3
 import tempfile
@@ -17,14 +18,17 @@ from hypothesis import strategies as st
 from testkit.ftscheck import matches
 from testkit.profiles import examples
 
+from reference.pi.exact.entries import is_pi_entry
+from reference.pi.exact.reader import RecordKind, decode_value, iter_records
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.recall import catchup as indexer
 from reference.recall import catchup_source
 from reference.recall.catchup import catch_up
-from reference.recall.catchup_state import IndexState, coverage_partial, index_state
+from reference.recall.catchup_state import IndexState, index_state
 from reference.recall.index_schema import MIGRATIONS, ROLE_CODES, TYPE_CODES, open_index
 from reference.recall.searchable import searchable_text, token_estimate
+from reference.recall.sqlite_text import storable
 
 SID = "01972b5c-ee00-7000-8000-000000000001"
 TS = "2025-06-01T12:00:00.000Z"
@@ -296,7 +300,7 @@ def test_trigger_grew_after_unterminated_tail(conn: sqlite3.Connection, tmp_path
     size = path.stat().st_size
     assert (state.indexed_entries, state.tail_unterminated, state.checkpoint_offset, state.file_size) == (
         2, True, size - len(torn) + 1, size)
-    assert state.coverage_partial and coverage_partial(state)
+    assert state.coverage_partial
     assert conn.execute("SELECT end_offset FROM entry_source_locations WHERE entry_key = ?",
                         (f"{SID}:b2",)).fetchone()[0] == size
     append(path, b"\n", user("b3", "after"))
@@ -561,7 +565,7 @@ def test_deleting_sessions_cascades_and_the_next_catch_up_rebuilds(conn: sqlite3
     assert matches(conn, "caches OR cache OR caching OR looking") == []
     assert conn.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'cache'").fetchone()[0] == 0
     assert fts_consistent(conn)
-    assert index_state(conn, SID) is None and coverage_partial(None)
+    assert index_state(conn, SID) is None
     assert catch_up(conn, str(session)).rebuild_reason == "initial-index"
     assert snapshot(conn) == before
 
@@ -832,7 +836,7 @@ def test_appending_in_steps_equals_one_rebuild(lines: list[bytes], cuts: list[in
 
 
 # ---------------------------------------------------------------------------------------------
-# the line scan (one decode per line) gives what the streaming reader gives
+# the catch-up reads what the exact reader reads (one decode per line)
 
 
 _odd_lines = st.lists(
@@ -852,29 +856,38 @@ _odd_lines = st.lists(
 
 @examples(deep=80, ci=55, deadline=None)
 @given(_odd_lines, st.booleans(), st.booleans())
-def test_line_scan_equals_the_streaming_reader(lines: list[bytes], torn_end: bool, crlf_header: bool) -> None:
-    """Odd lines of every kind: rows, locators, hashes, FTS and state are the streaming reader's."""
+def test_the_catch_up_reads_what_the_exact_reader_reads(lines: list[bytes], torn_end: bool, crlf_header: bool) -> None:
+    """Odd lines of every kind: the lines, values, hashes, spans and counts the catch-up reads,
+    and its rows, locators, FTS and state, are those of the exact reader (``iter_records``)."""
     head = line(header())
     if crlf_header:
         head = head[:-1] + b"\r\n"
     data = head + b"".join(lines)
     if torn_end and data.endswith(b"\n"):
         data = data[:-1]
+    records = list(iter_records(io.BytesIO(data)))
+    objects = [(decode_value(data[r.start : r.end - r.terminated]), r.sha256, r.start, r.end)
+               for r in records if r.kind is RecordKind.ENTRY and r.is_object]
+    skipped = sum(r.kind in (RecordKind.MALFORMED, RecordKind.FALSY, RecordKind.OVERSIZE)
+                  or (r.kind is RecordKind.ENTRY and not r.is_object) for r in records)
+    located = {f"{SID}:{storable(value['id'])}": (sha256, start, end)
+               for value, sha256, start, end in objects if is_pi_entry(value)}  # the later line wins
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "s.jsonl"
         path.write_bytes(data)
-        fast = open_index(Path(folder) / "fast.sqlite")
-        fast_state = catch_up(fast, str(path))
-        streaming = open_index(Path(folder) / "streaming.sqlite")
-        original = catchup_source._scan_lines
-        catchup_source._scan_lines = lambda raw, base, size, scanner, head, result, report: (base, head)  # type: ignore[assignment]
-        try:
-            streaming_state = catch_up(streaming, str(path))
-        finally:
-            catchup_source._scan_lines = original  # type: ignore[assignment]
-        assert snapshot(fast) == snapshot(streaming)
-        assert fast_state == streaming_state
-        assert index_state(fast, SID) == index_state(streaming, SID)
-        assert fts_consistent(fast)
-        fast.close()
-        streaming.close()
+        got: list[catchup_source.EntryLine] = []
+        with open(path, "rb") as raw:
+            source = catchup_source.OpenSession(raw, str(path), os.fstat(raw.fileno()),
+                                                catchup_source.read_header(raw, str(path)))
+            read = catchup_source.read_range(source, 0, got.append, rebuild=True)
+        assert [(entry.value, entry.sha256, entry.start, entry.end) for entry in got] == objects
+        assert read.malformed == skipped
+        assert read.checkpoint == next(((r.start, r.end) for r in reversed(records) if r.terminated), None)
+        index = open_index(Path(folder) / "index.sqlite")
+        state = catch_up(index, str(path))
+        rows = snapshot(index)[0]
+        assert {row[0]: (row[7], row[10], row[11]) for row in rows} == located
+        assert state.malformed_lines == skipped + len(objects) - len(located)
+        assert state.checkpoint_offset == (read.checkpoint[1] if read.checkpoint else 0)
+        assert fts_consistent(index)
+        index.close()

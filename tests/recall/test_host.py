@@ -60,15 +60,25 @@ def _two_reads(path: str, leaf: Any) -> tuple[str | None, str | None]:
 def test_session_facts_are_those_of_the_two_reads(tmp_path: Path, name: str, leaf: Any) -> None:
     path = tmp_path / "session.jsonl"
     path.write_bytes(FILES[name])
-    assert session_facts(str(path), leaf, None) == _two_reads(str(path), leaf)
+    assert session_facts(str(path), leaf) == _two_reads(str(path), leaf)
 
 
 def test_a_given_provider_is_kept_and_a_missing_file_has_no_id(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     path.write_bytes(FILES["plain"])
-    assert session_facts(str(path), DEFAULT_LEAF, "openai") == ("s-host", "openai")
-    assert session_facts(str(tmp_path / "never.jsonl"), DEFAULT_LEAF, None) == (None, None)
-    assert session_facts(None, DEFAULT_LEAF, "openai") == (None, "openai")
+    from reference.recall.host import HistoryOpening, open_history
+
+    def opened(session_file: str | None, provider: str | None) -> tuple[str | None, str | None]:
+        service = open_history(HistoryOpening(home=str(tmp_path / "home"), cwd=str(tmp_path), env={}, argv=(),
+                                              session_file=session_file, provider=provider,
+                                              index_path=str(tmp_path / "index.sqlite")))
+        service.settle_provider()
+        return service.host.session_id, service.host.provider
+
+    assert opened(str(path), "openai") == ("s-host", "openai")
+    assert session_facts(str(tmp_path / "never.jsonl"), DEFAULT_LEAF) == (None, None)
+    assert opened(str(tmp_path / "never.jsonl"), None) == (None, None)
+    assert opened(None, "openai") == (None, "openai")
 
 
 def test_history_open_params_are_read_once_into_a_frozen_value(tmp_path: Path) -> None:

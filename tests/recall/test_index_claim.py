@@ -98,6 +98,29 @@ def _foreign_sqlite(path: Path, *, wal: bool = False, application_id: int = 0) -
     conn.close()
 
 
+def _foreign_crashed(path: Path, *, wal: bool) -> None:
+    """A foreign database left by a crash: a hot ``-journal`` (a transaction SQLite would roll back
+    when it opens the file read-write), or a ``-wal`` holding a commit (SQLite would replay it and
+    make a ``-shm``)."""
+    _foreign_sqlite(path, wal=wal)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA cache_size = 1")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO notes SELECT hex(randomblob(3000)) FROM (WITH RECURSIVE r(i) AS "
+                 "(SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 300) SELECT i FROM r)")
+    if wal:
+        conn.execute("COMMIT")
+    side = Path(f"{path}-wal" if wal else f"{path}-journal")
+    left = path.read_bytes(), side.read_bytes()
+    if not wal:
+        conn.execute("ROLLBACK")
+    conn.close()
+    path.write_bytes(left[0])
+    side.write_bytes(left[1])
+    assert len(left[1]) > 0
+
+
 def _foreign_migrations(path: Path) -> None:
     """Another framework's ``schema_migrations`` (Rails has one: a single ``version`` column)."""
     conn = sqlite3.connect(path)
@@ -110,11 +133,14 @@ def _foreign_migrations(path: Path) -> None:
 @pytest.mark.parametrize("make", [
     _session_lines, _text, _foreign_sqlite, _foreign_migrations,
     lambda path: _foreign_sqlite(path, wal=True),
+    lambda path: _foreign_crashed(path, wal=False),
+    lambda path: _foreign_crashed(path, wal=True),
     lambda path: _foreign_sqlite(path, application_id=0x47504B47),  # a GeoPackage
     lambda path: path.write_bytes(os.urandom(4096)),
     lambda path: path.write_bytes(b""),  # outside our folder, an empty file is someone's
     lambda path: path.write_bytes(b"SQLite format 3\x00"),
-], ids=["session", "text", "foreign-sqlite", "foreign-migrations", "foreign-wal", "foreign-app-id", "random",
+], ids=["session", "text", "foreign-sqlite", "foreign-migrations", "foreign-wal", "foreign-hot-journal",
+        "foreign-live-wal", "foreign-app-id", "random",
         "empty-elsewhere", "magic-only"])
 def test_a_file_that_is_not_ours_is_refused_and_left_as_it_was(tmp_path: Path, make: object) -> None:
     session, index = tmp_path / "session.jsonl", tmp_path / "other.db"

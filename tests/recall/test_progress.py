@@ -46,7 +46,7 @@ def _catch_up(index: Path, session: Path) -> None:
 
 
 def test_no_listener_means_no_report() -> None:
-    with scanning(0, 10) as report:
+    with scanning("s.jsonl", 0, 10) as report:
         report(5)  # goes nowhere, and says nothing
 
 

@@ -8,6 +8,7 @@ can prove them; a one-shot search and status print the same envelopes either way
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import sqlite3
@@ -138,7 +139,7 @@ def _check(session: Path, index: Path, ids: list[str]) -> int:
             assert proved == (warm is not None), (leaf, proved, warm)
             if proved:
                 assert provider == full[1], (leaf, provider, full)
-            assert facts_module.session_facts(str(session), leaf, None, str(index)) == full
+            assert facts_module.session_facts(str(session), leaf, str(index)) == full
     finally:
         conn.close()
     return answered
@@ -270,6 +271,33 @@ def test_a_changed_file_is_not_warm(tmp_path: Path) -> None:
     assert not (tmp_path / "none.sqlite").exists()
 
 
+@pytest.mark.parametrize("change", ["tail", "header", "rewritten", "moved", "stamp-lost"])
+def test_a_file_changed_behind_its_size_and_mtime_is_not_warm(tmp_path: Path, change: str) -> None:
+    """Same size and mtime, but other bytes, another file or another path: the catch-up's cursor
+    check (the stamp, the path, the hashes) refuses it, and so must the index's answer."""
+    session = tmp_path / "session.jsonl"
+    write_session(session, random.Random(7), 20)
+    index = _index(tmp_path, session)
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(index)) is not None
+    before = session.stat()
+    data = session.read_bytes()
+    first = data.index(b"\n")
+    if change == "tail":
+        data = data[:-3] + (b"x" if data[-3:-2] != b"x" else b"y") + data[-2:]
+    elif change == "header":
+        data = data[: first - 3] + (b"x" if data[first - 3 : first - 2] != b"x" else b"y") + data[first - 2 :]
+    if change == "moved":
+        session = session.rename(tmp_path / "moved.jsonl")
+    elif change == "stamp-lost":
+        with sqlite3.connect(index) as conn:
+            conn.execute("DELETE FROM recall_rebase_file_stamps")
+    else:
+        session.write_bytes(data)
+    os.utime(session, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert session.stat().st_size == before.st_size
+    assert indexed_session_facts(str(session), DEFAULT_LEAF, str(index)) is None
+
+
 # --------------------------------------------------------------------------- one-shot envelopes
 
 _REF = re.compile(rb"hist_[0-9a-f]{32}")
@@ -339,7 +367,7 @@ def test_the_host_opens_a_warm_session_without_parsing_it(tmp_path: Path, monkey
     write_session(session, random.Random(11), 40)
     index = _index(tmp_path, session)
     expected = facts_module.parsed_session_facts(str(session), DEFAULT_LEAF)
-    monkeypatch.setattr(facts_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
+    monkeypatch.setattr(facts_module, "inspect_report", lambda *a, **k: pytest.fail("the session was parsed"))
     opened = HistoryHostState().open(HistoryOpening.from_params({"home": str(tmp_path / "home"), "cwd": CWD,
                                                                  "sessionFile": str(session), "indexPath": str(index)}))
     assert (opened.host.session_id, opened.host.provider) == expected
@@ -375,7 +403,7 @@ def test_the_interactive_host_reads_its_index_option_warm(tmp_path: Path, monkey
     write_session(session, random.Random(13), 40)
     index = _index(tmp_path, session)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(facts_module, "load_session", lambda *a: pytest.fail("the session was parsed"))
+    monkeypatch.setattr(facts_module, "inspect_report", lambda *a, **k: pytest.fail("the session was parsed"))
     out = io.StringIO()
     code = run_host(stdio=False, stdin=io.StringIO("/context history status\n/quit\n"), stdout=out,
                     session=str(session), cwd=CWD, index=str(index))
