@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from reference.fixturegen.line_writer import LineWriter
+from reference.fixturegen.growing_session import LineWriter
 from reference.fixturegen.naming import BASE_CLOCK_MS, iso, session_file_name, uuid7
 from reference.fixturegen.options import GeneratedSession, GenOptions, ProgressCallback
 from reference.fixturegen.session import SessionBuilder

@@ -12,7 +12,6 @@ must stay whole.
 from __future__ import annotations
 
 import base64
-import datetime
 import hashlib
 import json
 import random
@@ -20,7 +19,9 @@ import uuid
 from pathlib import Path
 from typing import Final
 
-from reference.fixturegen.privacy_families import ALNUM, FAMILIES, LOWER_HEX, FakeSecret, pick
+from reference.fixturegen.naming import iso
+from reference.fixturegen.privacy_families import FAMILIES, LOWER_HEX, FakeSecret
+from reference.fixturegen.vocabulary import B62, pick
 from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
 
@@ -29,7 +30,7 @@ INSTANCES: Final = 3
 ROLES: Final = ("user", "assistant", "tool-call-arguments", "tool-result", "bash-output", "custom-message", "compaction-summary")
 SESSION_FILE: Final = "session.jsonl"
 LABELS_FILE: Final = "labels.json"
-_URL_SAFE: Final = set(ALNUM + "-_.~")
+_URL_SAFE: Final = set(B62 + "-_.~")
 
 _WORDS: Final = ("hello world", "the quick brown fox", "configuration", "release notes for march",
                  "ordinary words only", "nothing to see here", "lorem ipsum dolor sit amet")  # fmt: skip
@@ -59,12 +60,12 @@ def _near_misses(rng: random.Random) -> list[tuple[str, str]]:
     for _ in range(8):
         out.append(("uuid", str(uuid.UUID(int=rng.getrandbits(128), version=4))))
     for _ in range(6):
-        out.append(("sha256", hashlib.sha256(pick(rng, ALNUM, 12).encode()).hexdigest()))
+        out.append(("sha256", hashlib.sha256(pick(rng, B62, 12).encode()).hexdigest()))
     for _ in range(3):
-        digest = base64.b64encode(hashlib.sha512(pick(rng, ALNUM, 12).encode()).digest()).decode()
+        digest = base64.b64encode(hashlib.sha512(pick(rng, B62, 12).encode()).digest()).decode()
         out.append(("npm-integrity", "sha512-" + digest))
     for _ in range(3):
-        out.append(("image-digest", "sha256:" + hashlib.sha256(pick(rng, ALNUM, 12).encode()).hexdigest()))
+        out.append(("image-digest", "sha256:" + hashlib.sha256(pick(rng, B62, 12).encode()).hexdigest()))
     for words in _WORDS:
         out.append(("base64-words", base64.b64encode(words.encode()).decode()))
     for prose in _PROSE:
@@ -100,13 +101,8 @@ class _Writer:
         self.clock = 1767225600000
         self.ids: set[str] = set()
         header = {"type": "session", "version": 3, "id": "01972b5c-ee00-7abc-9def-0123456789ab",
-                  "timestamp": self._iso(), "cwd": "/home/user/projects/demo"}  # fmt: skip
+                  "timestamp": iso(self.clock), "cwd": "/home/user/projects/demo"}  # fmt: skip
         self.lines.append(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
-
-    def _iso(self) -> str:
-        seconds, millis = divmod(self.clock, 1000)
-        stamp = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
-        return f"{stamp}.{millis:03d}Z"
 
     def emit(self, entry_type: str, payload: JsonObject) -> str:
         entry_id = pick(self.rng, LOWER_HEX, 8)
@@ -114,7 +110,7 @@ class _Writer:
             entry_id = pick(self.rng, LOWER_HEX, 8)
         self.ids.add(entry_id)
         self.clock += self.rng.randint(500, 4000)
-        entry = {"type": entry_type, "id": entry_id, "parentId": self.parent, "timestamp": self._iso(), **payload}
+        entry = {"type": entry_type, "id": entry_id, "parentId": self.parent, "timestamp": iso(self.clock), **payload}
         self.lines.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
         self.parent = entry_id
         return entry_id
@@ -138,7 +134,7 @@ class _Writer:
                                             "firstKeptEntryId": kept, "tokensBefore": 50000 + number})  # fmt: skip
         if role == "custom-message":
             return self.emit("custom_message", {"customType": "note", "content": f"{term} note:\n{text}", "display": True})
-        call_id = f"toolu_{pick(self.rng, ALNUM, 24)}"
+        call_id = f"toolu_{pick(self.rng, B62, 24)}"
         if role == "tool-call-arguments":
             held = self.assistant([{"type": "toolCall", "id": call_id, "name": "bash",
                                     "arguments": {"command": f"echo {term} && deploy --config '{text}'"}}], "toolUse")  # fmt: skip

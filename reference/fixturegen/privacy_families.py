@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-ALNUM: Final = string.ascii_letters + string.digits
-UPPER_DIGITS: Final = string.ascii_uppercase + string.digits
+from reference.fixturegen.vocabulary import B62, UPPER_ALNUM, pick
+
 LOWER_HEX: Final = "0123456789abcdef"
-B64: Final = ALNUM + "+/"
-URLSAFE: Final = ALNUM + "-_"
+B64: Final = B62 + "+/"
+URLSAFE: Final = B62 + "-_"
 
 
 @dataclass(frozen=True)
@@ -29,10 +29,6 @@ class FakeSecret:
     family: str
     text: str
     sensitive: str
-
-
-def pick(rng: random.Random, alphabet: str, count: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(count))
 
 
 def fake(rng: random.Random, alphabet: str, count: int) -> str:
@@ -70,7 +66,7 @@ def _in_context(
 
 def _url(scheme: str, port: int, path: str) -> Callable[[random.Random], FakeSecret]:
     def make(rng: random.Random) -> FakeSecret:
-        password = "FAKE-" + pick(rng, ALNUM, 14)
+        password = "FAKE-" + pick(rng, B62, 14)
         user = rng.choice(("app", "admin", "svc_api", "deploy"))
         return FakeSecret(f"url-{scheme.replace('+', '-')}", f"{scheme}://{user}:{password}@db-{pick(rng, LOWER_HEX, 4)}.internal.test:{port}{path}", password)
 
@@ -118,13 +114,13 @@ def _azure_connection(rng: random.Random) -> FakeSecret:
 
 
 def _azure_sas(rng: random.Random) -> FakeSecret:
-    sig = fake(rng, ALNUM, 43) + "%3D"
+    sig = fake(rng, B62, 43) + "%3D"
     text = f"https://fakestore.blob.core.windows.net/backups?sv=2022-11-02&ss=b&srt=sco&sp=rwdlac&se=2027-01-01T00:00:00Z&st=2026-01-01T00:00:00Z&spr=https&sig={sig}"
     return FakeSecret("azure-sas-token", text, sig)
 
 
 def _basic_auth(rng: random.Random) -> FakeSecret:
-    cred = base64.b64encode(f"deploy:FAKE-{pick(rng, ALNUM, 16)}".encode()).decode()
+    cred = base64.b64encode(f"deploy:FAKE-{pick(rng, B62, 16)}".encode()).decode()
     return FakeSecret("http-basic-auth", f"Authorization: Basic {cred}", cred)
 
 
@@ -134,26 +130,26 @@ def _twilio_auth(rng: random.Random) -> FakeSecret:
 
 
 def _password_cli(rng: random.Random) -> FakeSecret:
-    password = "FAKE" + pick(rng, ALNUM, 12)
+    password = "FAKE" + pick(rng, B62, 12)
     form = rng.choice(("mysql -u root -p{v} app", "psql --password={v} -h db.internal.test", "curl -u deploy:{v} https://ci.internal.test/api"))
     return FakeSecret("password-cli", form.format(v=password), password)
 
 
 #: Family name -> builder.  The order is the corpus order; adding a family appends here.
 FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
-    "aws-access-key-id": _plain("aws-access-key-id", lambda r: "AKIA" + "FAKE" + pick(r, UPPER_DIGITS, 12)),
+    "aws-access-key-id": _plain("aws-access-key-id", lambda r: "AKIA" + "FAKE" + pick(r, UPPER_ALNUM, 12)),
     "aws-secret-access-key": _in_context("aws-secret-access-key", "aws_secret_access_key = {v}", lambda r: fake(r, B64, 40)),
-    "github-fine-grained-pat": _plain("github-fine-grained-pat", lambda r: "github_pat_11" + fake(r, UPPER_DIGITS, 20) + "_" + pick(r, ALNUM, 59), public="github_pat_11"),
-    "github-classic-pat": _plain("github-classic-pat", lambda r: "ghp_" + fake(r, ALNUM, 36)),
-    "github-oauth": _plain("github-oauth", lambda r: "gho_" + fake(r, ALNUM, 36)),
-    "github-app-token": _plain("github-app-token", lambda r: "ghs_" + fake(r, ALNUM, 36)),
+    "github-fine-grained-pat": _plain("github-fine-grained-pat", lambda r: "github_pat_11" + fake(r, UPPER_ALNUM, 20) + "_" + pick(r, B62, 59), public="github_pat_11"),
+    "github-classic-pat": _plain("github-classic-pat", lambda r: "ghp_" + fake(r, B62, 36)),
+    "github-oauth": _plain("github-oauth", lambda r: "gho_" + fake(r, B62, 36)),
+    "github-app-token": _plain("github-app-token", lambda r: "ghs_" + fake(r, B62, 36)),
     "gitlab-pat": _plain("gitlab-pat", lambda r: "glpat-" + fake(r, URLSAFE, 20)),
-    "slack-bot-token": _plain("slack-bot-token", lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{fake(r, ALNUM, 24)}"),
+    "slack-bot-token": _plain("slack-bot-token", lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{fake(r, B62, 24)}"),
     "slack-user-token": _plain("slack-user-token", lambda r: f"xoxp-{pick(r, string.digits, 12)}-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{pick(r, LOWER_HEX, 32)}"),
-    "slack-webhook": _in_context("slack-webhook", "https://hooks.slack.com/services/{v}", lambda r: f"T{pick(r, UPPER_DIGITS, 8)}/B{pick(r, UPPER_DIGITS, 10)}/{fake(r, ALNUM, 24)}"),
-    "stripe-live-secret": _plain("stripe-live-secret", lambda r: "sk_live_" + fake(r, ALNUM, 24), public="sk_live_"),
-    "stripe-test-secret": _plain("stripe-test-secret", lambda r: "sk_test_" + fake(r, ALNUM, 24), public="sk_test_"),
-    "stripe-restricted": _plain("stripe-restricted", lambda r: "rk_live_" + fake(r, ALNUM, 24), public="rk_live_"),
+    "slack-webhook": _in_context("slack-webhook", "https://hooks.slack.com/services/{v}", lambda r: f"T{pick(r, UPPER_ALNUM, 8)}/B{pick(r, UPPER_ALNUM, 10)}/{fake(r, B62, 24)}"),
+    "stripe-live-secret": _plain("stripe-live-secret", lambda r: "sk_live_" + fake(r, B62, 24), public="sk_live_"),
+    "stripe-test-secret": _plain("stripe-test-secret", lambda r: "sk_test_" + fake(r, B62, 24), public="sk_test_"),
+    "stripe-restricted": _plain("stripe-restricted", lambda r: "rk_live_" + fake(r, B62, 24), public="rk_live_"),
     "google-api-key": _plain("google-api-key", lambda r: "AIza" + "SyFAKE" + pick(r, URLSAFE, 29)),
     "jwt": _jwt,
     "url-postgres": _url("postgres", 5432, "/app"),
@@ -162,12 +158,12 @@ FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
     "url-redis": _url("redis", 6379, "/0"),
     "url-amqp": _url("amqp", 5672, "/vhost"),
     "url-https": _url("https", 8443, "/artifacts/release.tar.gz"),
-    "password-env": _in_context("password-env", "DB_PASSWORD={v}", lambda r: "FAKE" + pick(r, ALNUM, 14)),
-    "password-json": _in_context("password-json", '{{"username": "svc", "password": "{v}"}}', lambda r: "FAKE" + pick(r, ALNUM, 14)),
+    "password-env": _in_context("password-env", "DB_PASSWORD={v}", lambda r: "FAKE" + pick(r, B62, 14)),
+    "password-json": _in_context("password-json", '{{"username": "svc", "password": "{v}"}}', lambda r: "FAKE" + pick(r, B62, 14)),
     "password-cli": _password_cli,
     "azure-storage-connection-string": _azure_connection,
     "azure-sas-token": _azure_sas,
-    "npm-token": _plain("npm-token", lambda r: "npm_" + fake(r, ALNUM, 36)),
+    "npm-token": _plain("npm-token", lambda r: "npm_" + fake(r, B62, 36)),
     "pem-rsa": _pem("pem-rsa", "RSA PRIVATE KEY", 6),
     "pem-ec": _pem("pem-ec", "EC PRIVATE KEY", 3),
     "pem-openssh": _pem("pem-openssh", "OPENSSH PRIVATE KEY", 5),
@@ -177,7 +173,7 @@ FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
     "sendgrid-api-key": _plain("sendgrid-api-key", lambda r: "SG." + fake(r, URLSAFE, 22) + "." + pick(r, URLSAFE, 43)),
     "twilio-api-key": _plain("twilio-api-key", lambda r: "SK" + pick(r, LOWER_HEX, 32)),
     "twilio-auth-token": _twilio_auth,
-    "discord-bot-token": _plain("discord-bot-token", lambda r: "MT" + pick(r, ALNUM, 24) + "." + pick(r, URLSAFE, 6) + "." + pick(r, URLSAFE, 38)),
+    "discord-bot-token": _plain("discord-bot-token", lambda r: "MT" + pick(r, B62, 24) + "." + pick(r, URLSAFE, 6) + "." + pick(r, URLSAFE, 38)),
     "discord-webhook": _in_context("discord-webhook", "https://discord.com/api/webhooks/{v}", lambda r: f"1{pick(r, string.digits, 18)}/{fake(r, URLSAFE, 68)}"),
     "telegram-bot-token": _in_context("telegram-bot-token", "TELEGRAM_BOT_TOKEN={v}", lambda r: f"{pick(r, string.digits, 10)}:AA{pick(r, URLSAFE, 33)}"),
     "vault-service-token": _plain("vault-service-token", lambda r: "hvs." + fake(r, URLSAFE, 90)),
@@ -194,7 +190,7 @@ FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
     "dockerhub-pat": _plain("dockerhub-pat", lambda r: "dckr_pat_" + fake(r, URLSAFE, 27), public="dckr_pat_"),
     "huggingface-token": _plain("huggingface-token", lambda r: "hf_" + fake(r, string.ascii_letters, 34)),
     "digitalocean-token": _plain("digitalocean-token", lambda r: "dop_v1_" + pick(r, LOWER_HEX, 64)),
-    "linear-api-key": _plain("linear-api-key", lambda r: "lin_api_" + fake(r, ALNUM, 40), public="lin_api_"),
+    "linear-api-key": _plain("linear-api-key", lambda r: "lin_api_" + fake(r, B62, 40), public="lin_api_"),
     "age-secret-key": _plain("age-secret-key", lambda r: "AGE-SECRET-KEY-1" + pick(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58), public="AGE-SECRET-KEY-1"),
     "http-basic-auth": _basic_auth,
     "bearer-header": _in_context("bearer-header", "Authorization: Bearer {v}", lambda r: fake(r, URLSAFE, 40)),
