@@ -44,13 +44,8 @@ def printable(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def session_path_refusal(path: str) -> Refusal | None:
-    """Why the session path cannot be read at all (exit 2), or None."""
-    return check_session(path).refusal
-
-
 def _unopenable(path: str) -> Refusal | None:
-    """:func:`session_path_refusal` before the open: the name, and what ``stat`` says of the path."""
+    """Why the session path cannot be opened: its name, or what ``stat`` says of the path."""
     from reference.pi.exact.session import check_session_path
 
     if not encodes_as_utf8(path):
@@ -61,10 +56,6 @@ def _unopenable(path: str) -> Refusal | None:
     except ContractViolation as exc:
         return Refusal(exc.code, f"{printable(exc.message)}; {_NEXT_STEP.get(exc.code, 'check the path')}")
     return None
-
-
-def _unreadable(path: str, exc: OSError) -> Refusal:
-    return Refusal(Code.SESSION_UNREADABLE, f"cannot read {printable(path)} ({exc.strerror}); check its permissions")
 
 
 _NEXT_STEP: Final = {
@@ -88,28 +79,9 @@ def _legacy(path: str, header: Mapping[str, Any] | None) -> Refusal | None:
                    f"{printable(path)} is a legacy version {version} Pi session: {MIGRATE}", EXIT_UNAVAILABLE)
 
 
-def _first_line(stream: IO[bytes]) -> dict[str, Any] | None:
-    """Line 1 of an open session file as an object (read within the header scan limit), else None."""
-    from reference.pi.exact.reader import header_line
-
-    try:
-        return header_line(stream)
-    except (OSError, ValueError, RecursionError):
-        return None
-
-
-def unknown_leaf_refusal(path: str, leaf: str | None, stream: IO[bytes] | None = None) -> Refusal | None:
-    """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None.
-    A file whose bytes hold ``"ID"`` is not read further (one scan of ``stream``, the file open
-    already, else opened for it; no parse: a warm search stays fast); only one that does not is
-    read as ``session inspect`` reads it, to be sure."""
-    if leaf is None or leaf == "null" or _mentions(path, leaf, stream):
-        return None  # an id the file holds as a JSON string: the command runs, as it always did
-    return exact_unknown_leaf(path, leaf)
-
-
 def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
-    """:func:`unknown_leaf_refusal` without the scan: the file read as ``session inspect`` reads it."""
+    """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None: the
+    file read as ``session inspect`` reads it."""
     from reference.pi.leaf import leaf_from_cli
     from reference.pi.session_inspect import inspect_report
 
@@ -124,18 +96,15 @@ def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
     return None
 
 
-def _mentions(path: str, leaf: str, stream: IO[bytes] | None) -> bool:
-    """Whether the file's bytes hold ``leaf`` as a JSON string (as Pi writes an id)."""
+def _mentions(stream: IO[bytes], leaf: str) -> bool:
+    """Whether the open file's bytes hold ``leaf`` as a JSON string (as Pi writes an id)."""
     import json
     import mmap
 
     try:
         needle = json.dumps(leaf, ensure_ascii=False).encode("utf-8")
-        with contextlib.ExitStack() as stack:
-            if stream is None:
-                stream = stack.enter_context(open(path, "rb"))
-            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return data.find(needle) >= 0
+        with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return data.find(needle) >= 0
     except (OSError, ValueError, UnicodeError):
         return False  # read it the exact way
 
@@ -181,24 +150,33 @@ class CheckedSession:
 def check_session(path: str, leaf: str | None = None, *, legacy: bool = False) -> CheckedSession:
     """The checks of a ``--session`` argument, in order: the path, then (``legacy``, the history
     commands) a legacy header, then ``--leaf``; the first that refuses.  The file is opened once
-    for all of them; with ``legacy`` the header line is kept (the history takes its id)."""
+    for all of them; with ``legacy`` the header line is kept (the history takes its id).  A file
+    whose bytes hold ``"ID"`` is not read further for ``--leaf ID`` (one scan, no parse: a warm
+    search stays fast); only one that does not is read as ``session inspect`` reads it."""
+    from reference.pi.exact.reader import header_line
+
     refusal = _unopenable(path)
     if refusal is not None:
         return CheckedSession(refusal)
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below; the refusal of an open is its own
     except OSError as exc:
-        return CheckedSession(_unreadable(path, exc))
+        return CheckedSession(Refusal(Code.SESSION_UNREADABLE,
+                                      f"cannot read {printable(path)} ({exc.strerror}); check its permissions"))
+    header: dict[str, Any] | None = None
     with stream:
-        header = _first_line(stream) if legacy else None
+        if legacy:
+            with contextlib.suppress(OSError, ValueError, RecursionError):  # line 1 that is no object
+                header = header_line(stream)
         refusal = _legacy(path, header)
-        if refusal is None:
-            refusal = unknown_leaf_refusal(path, leaf, stream)
+        if refusal is None and leaf is not None and leaf != "null" and not _mentions(stream, leaf):
+            refusal = exact_unknown_leaf(path, leaf)  # "ID" is nowhere in the file: read it to be sure
     return CheckedSession(refusal, header)
 
 
-def session_refusal(path: str, leaf: str | None = None, *, legacy: bool = False) -> Refusal | None:
-    return check_session(path, leaf, legacy=legacy).refusal
+def session_refusal(path: str, leaf: str | None = None) -> Refusal | None:
+    """Why ``--session`` (and ``--leaf``) cannot be used (exit 2), or None."""
+    return check_session(path, leaf).refusal
 
 
 def scope_mismatch_hint(session: str, project: str) -> str:
