@@ -47,8 +47,6 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "conformance/steps/history_bound_steps.py::given_spread_message",
     "conformance/steps/session_reader_steps.py::given_hostile_value",
     "reference/artifacts/checkpoint.py::build_checkpoint",
-    "reference/cli/interactive.py::_interactive",
-    "reference/cli/interactive.py::run_host",
     "reference/lineage/chain.py::load_rebase_state",
     "reference/pi/context_messages.py::_proven_run",
     "reference/pi/exact/inspection.py::diagnostics_json",
