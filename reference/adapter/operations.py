@@ -12,9 +12,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from reference import __version__
+from reference.config.adapter_operations import op_config_set, op_config_show, op_config_unset
 from reference.pi.exact.inspection import describe_node
 from reference.pi.exact.reader import iter_records, open_session_file
 from reference.pi.exact.session import load_session
+from reference.pi.host.facts import op_host_facts
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.session_inspect import inspect_report
 from reference.primitives.codes import Code
@@ -23,6 +25,7 @@ from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringif
 from reference.primitives.params import bool_param, safe_integer_param, string_param, unusable_path
 from reference.primitives.platform_ops import canonical_path, session_dir_name
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
+from reference.privacy.egress_hooks import op_egress_sanitize
 
 JsonObject = dict[str, Any]
 Handler = Callable[[Mapping[str, Any]], JsonObject]
@@ -98,28 +101,6 @@ def op_path_session_dir_name(params: Mapping[str, Any]) -> JsonObject:
     return {"name": session_dir_name(string_param(params, "cwd"))}
 
 
-def _host_facts(params: Mapping[str, Any]) -> JsonObject:
-    from reference.pi.host.facts import op_host_facts
-
-    return op_host_facts(dict(params))
-
-
-def _egress_sanitize(params: Mapping[str, Any]) -> JsonObject:
-    from reference.privacy.egress_hooks import op_egress_sanitize
-
-    return op_egress_sanitize(params)
-
-
-def _config(name: str) -> Handler:
-    def handler(params: Mapping[str, Any]) -> JsonObject:
-        from reference.config import adapter_operations as config
-
-        result: JsonObject = getattr(config, name)(dict(params))
-        return result
-
-    return handler
-
-
 OPERATIONS: Final[dict[str, Handler]] = {
     "session.inspect": op_session_inspect,
     "session.records": op_session_records,
@@ -129,11 +110,11 @@ OPERATIONS: Final[dict[str, Handler]] = {
     "text.slice": op_text_slice,
     "path.canonical": op_path_canonical,
     "path.sessionDirName": op_path_session_dir_name,
-    "host.facts": _host_facts,
-    "config.show": _config("op_config_show"),
-    "config.set": _config("op_config_set"),
-    "config.unset": _config("op_config_unset"),
-    "egress.sanitize": _egress_sanitize,
+    "host.facts": lambda params: op_host_facts(dict(params)),
+    "config.show": op_config_show,
+    "config.set": op_config_set,
+    "config.unset": op_config_unset,
+    "egress.sanitize": op_egress_sanitize,
 }
 
 
