@@ -10,10 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reference.config.command_line import split_options
-from reference.config.defaults import SCHEMA_ID
 from reference.config.edits import set_value, unset_value
 from reference.config.layering import ConfigTargets, load_targets
-from reference.config.show import render_show
+from reference.config.show import show_json
 from reference.pi.host.facts import HostFacts, resolve_host
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -38,14 +37,7 @@ def _request_targets(params: Mapping[str, Any]) -> ConfigTargets:
 
 def op_config_show(params: Mapping[str, Any]) -> JsonObject:
     """``config.show``: the configuration a host started with these facts would load."""
-    loaded = load_targets(_request_targets(params))
-    return {
-        "schema": SCHEMA_ID,
-        "config": loaded.config,
-        "warnings": list(loaded.warnings),
-        "files": [item.to_json() for item in loaded.files],
-        "text": render_show(loaded),
-    }
+    return show_json(load_targets(_request_targets(params)))
 
 
 def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:

@@ -71,6 +71,12 @@ def render_show(loaded: LoadedConfig) -> str:
     return "\n".join([*_header(loaded), *_catalog_rows(loaded.config), *_FOOTER])
 
 
+def show_json(loaded: LoadedConfig) -> JsonObject:
+    """``config.show``'s result (and ``config show --json``'s): the configuration, its files and text."""
+    return {"schema": SCHEMA_ID, "config": loaded.config, "warnings": list(loaded.warnings),
+            "files": [item.to_json() for item in loaded.files], "text": render_show(loaded)}
+
+
 #: One sentence for a newcomer: what the "DS4" of the names is (docs/spec/contract.md, title).
 DS4_MEANING = ("DS4 is the name of the Pi context extension (ds4-context-engine) whose history recall and "
                "session rebase this tool implements; its files and entries are named ds4-*.")
