@@ -27,10 +27,6 @@ BOUNDS: Final = {"--sessions": 10_000, "--entries": 10_000_000, "--siblings": 10
 MAX_TARGET_MB: Final = 100_000
 
 
-def _fail(code: str, message: str) -> int:
-    return fail(code, message)
-
-
 def _count(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -127,7 +123,7 @@ def _out_of_bounds(args: argparse.Namespace) -> str | None:
 def _generate(args: argparse.Namespace) -> int:
     refusal = _out_of_bounds(args)
     if refusal is not None:
-        return _fail(Code.BAD_OPTION, refusal)
+        return fail(Code.BAD_OPTION, refusal)
     target: int | None = None
     if args.target_mb is not None:
         target = max(1, int(args.target_mb * MB))
@@ -139,7 +135,7 @@ def _generate(args: argparse.Namespace) -> int:
             target_bytes=target,
         )  # fmt: skip
     except ValueError as exc:
-        return _fail(Code.BAD_OPTION, str(exc))
+        return fail(Code.BAD_OPTION, str(exc))
 
     def progress(path: Path, written: int) -> None:
         print(f"fixtures: {path.name}: {written / MB:.0f} of {(target or 0) / MB:.0f} MB", file=sys.stderr)
@@ -151,7 +147,7 @@ def _generate(args: argparse.Namespace) -> int:
     try:
         sessions = generate(args.out, options, progress if target else None)
     except OSError as exc:
-        return _fail(Code.IO, f"cannot write to {args.out}: {exc.strerror or exc}")
+        return fail(Code.IO, f"cannot write to {args.out}: {exc.strerror or exc}")
     if args.json:
         sys.stdout.write(js_stringify([_describe(s) for s in sessions]) + "\n")
         return 0
@@ -180,7 +176,7 @@ def _list(args: argparse.Namespace) -> int:
     try:
         items = list(fixture_manifest().values())
     except (OSError, ValueError) as exc:
-        return _fail(Code.NO_MANIFEST, f"fixtures/MANIFEST.json cannot be read: {exc}")
+        return fail(Code.NO_MANIFEST, f"fixtures/MANIFEST.json cannot be read: {exc}")
     if args.json:
         rows = [{k: item.get(k) for k in ("id", "path", "valid", "description")} for item in items]
         sys.stdout.write(js_stringify(rows) + "\n")

@@ -149,8 +149,6 @@ def _hinted(code: str, hints: dict[str, str]) -> str:
 
 
 def render_recall(result: dict[str, Any], hints: dict[str, str]) -> str:
-    if result["status"] == "unavailable":
-        return f"unavailable: {_hinted(result['warnings'][0], hints)}"
     lines = [f"{result['status']}: {len(result['hits'])} hit(s) in scope {result['effectiveScope']}"]
     lines += [f"  warning: {_hinted(code, hints)}" for code in result["warnings"]]
     for number, hit in enumerate(result["hits"], 1):
@@ -164,8 +162,6 @@ def render_recall(result: dict[str, Any], hints: dict[str, str]) -> str:
 
 
 def render_status(result: dict[str, Any], hints: dict[str, str]) -> str:
-    if result["status"] == "unavailable":
-        return f"unavailable: {_hinted(result['warnings'][0], hints)}"
     warnings = ", ".join(_hinted(code, hints) for code in result["warnings"]) or "none"
     return (f"{result['status']}: {result['indexedEntries']} entries indexed; coverage {result['coverage']}; "
             f"default scope {result['effectiveScope']}; warnings: {warnings}")
@@ -208,7 +204,8 @@ def _answer(args: argparse.Namespace, ask: Callable[[HistoryService], Any],
                  **refusal_hints(os.fspath(history.index_path), result["warnings"])}
         if Code.SOURCE_SCOPE_MISMATCH in result["warnings"]:
             hints[Code.SOURCE_SCOPE_MISMATCH] = scope_mismatch_hint(args.session, _project(args))
-        print(render(result, hints))
+        unavailable = result["status"] == "unavailable"
+        print(f"unavailable: {_hinted(result['warnings'][0], hints)}" if unavailable else render(result, hints))
     return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
 
 
