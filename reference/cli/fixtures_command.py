@@ -1,7 +1,10 @@
-"""``recall-rebase fixtures generate|list``: seeded Pi sessions from a shell, and the packaged index.
+"""``recall-rebase fixtures generate|list|privacy-corpus|privacy-check``: seeded Pi sessions from a
+shell, the packaged index, and the labelled privacy corpus and its numbers.
 
 Why: benchmarks, bug reports and ports need the same realistic sessions the suite uses, made
-reproducibly and without Node. Bad input gives one line ``recall-rebase: <code>: <message>`` on
+reproducibly and without Node; the privacy corpus (``fixtures/privacy/``) is regenerated from its
+seed like the other fixtures, and anyone can print what the secret detector catches on it
+(docs/privacy.md quotes the output). Bad input gives one line ``recall-rebase: <code>: <message>`` on
 stderr and exit status 2, like the other sub-commands.
 """
 
@@ -100,9 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fixtures_command == "list":
         return _list(args)
     if args.fixtures_command in ("privacy-corpus", "privacy-check"):
-        from reference.cli.privacy_command import run_privacy
-
-        return run_privacy(args)
+        return _privacy(args)
     return _generate(args)
 
 
@@ -186,3 +187,44 @@ def _list(args: argparse.Namespace) -> int:
         verdict = "valid  " if item["valid"] else "invalid"
         print(f"{item['id']:<{width}}  {verdict}  {item['description']}")
     return 0
+
+
+def _packaged() -> Path:
+    from conformance.suite import fixtures_dir
+
+    return fixtures_dir() / "privacy"
+
+
+def _privacy(args: argparse.Namespace) -> int:
+    from reference.fixturegen.privacy_corpus import SEED, stale_files, write_corpus
+
+    if args.fixtures_command == "privacy-corpus":
+        out: Path = args.out or _packaged()
+        seed = SEED if args.seed is None else args.seed
+        try:
+            if args.check:
+                stale = stale_files(out, seed)
+                for name in stale:
+                    print(f"stale: {out / name}", file=sys.stderr)
+                return 1 if stale else 0
+            for path in write_corpus(out, seed):
+                print(path)
+        except OSError as exc:
+            print(f"recall-rebase: {Code.IO}: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        return 0
+    from reference.privacy.corpus_check import DETECTORS, Corpus, family_table, report, score
+
+    folder: Path = args.corpus or _packaged()
+    try:
+        corpus = Corpus.load(folder)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"recall-rebase: {Code.IO}: cannot read the corpus in {folder}: {exc}", file=sys.stderr)
+        return 2
+    scores = [score(corpus, name, detector) for name, detector in DETECTORS.items()]
+    for line in report(corpus, scores, verbose=args.verbose):
+        print(line)
+    if args.families:
+        print("\n".join(family_table(corpus, scores)))
+    chosen = scores[-1]
+    return 0 if chosen.caught == chosen.total and len(chosen.flagged) <= 0.02 * len(corpus.labels["nearMisses"]) else 1
