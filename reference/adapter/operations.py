@@ -1,6 +1,7 @@
 """The reference implementation behind the adapter protocol: one handler per operation.
 
-The same table serves the in-process adapter and ``recall-rebase host --stdio``.  Results pass
+The same table serves the in-process adapter and ``recall-rebase host --stdio`` (:func:`serve_stdio`,
+the line transport).  Results pass
 through JavaScript JSON semantics (``undefined`` dropped, NaN as ``null``) so both transports
 return identical values.
 """
@@ -8,6 +9,7 @@ return identical values.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -284,3 +286,24 @@ class ReferenceAdapter:
             raise ContractError(refusal.code, refusal.message) from None
         except ContractViolation as exc:
             raise ContractError(exc.code, exc.message) from None
+
+
+def serve_stdio() -> int:
+    """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
+    from conformance.platforms import platform_of
+    from conformance.protocol import PROTOCOL_VERSION
+    from conformance.stdio import serve
+
+    hello = {
+        "implementation": IMPLEMENTATION,
+        "protocolVersion": PROTOCOL_VERSION,
+        "operations": [*OPERATIONS, *STATEFUL_OPERATIONS],
+        "auditMapping": AUDIT_MAPPING,
+        "platform": platform_of().value,  # sys.platform as the hello names it (posix families)
+    }
+    implementation = ReferenceAdapter()  # one host process: its references live as long as it does
+    # Reconfigure so a crash in the middle of a line never leaves half a message behind.
+    sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
+    # Bytes that are not UTF-8 reach the server as lone surrogates, refused as invalid-request.
+    sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
+    return serve(implementation.dispatch, hello, ContractViolation, encode=js_stringify)

@@ -71,7 +71,7 @@ def cmd_host(args: argparse.Namespace) -> int:
 def run_host(*, stdio: bool, stdin: IO[str] | None = None, stdout: IO[str] | None = None,
              start: HostStart = HostStart()) -> int:
     if stdio:
-        from reference.adapter.stdio_server import serve_stdio
+        from reference.adapter.operations import serve_stdio
 
         return serve_stdio()
     from reference.cli.progress_bar import catch_up_progress
