@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from reference.cli.output import fail
+from reference.cli.output import fail, print_json
 from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.primitives.codes import Code
-from reference.primitives.jsonbytes import js_stringify
 
 MB: Final = 1_000_000
 _DEFAULTS: Final = GenOptions(seed=0)
@@ -150,7 +149,7 @@ def _generate(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(Code.IO, f"cannot write to {args.out}: {exc.strerror or exc}")
     if args.json:
-        sys.stdout.write(js_stringify([_describe(s) for s in sessions]) + "\n")
+        print_json([_describe(s) for s in sessions])
         return 0
     for s in sessions:
         size = s.path.stat().st_size
@@ -180,7 +179,7 @@ def _list(args: argparse.Namespace) -> int:
         return fail(Code.NO_MANIFEST, f"fixtures/MANIFEST.json cannot be read: {exc}")
     if args.json:
         rows = [{k: item.get(k) for k in ("id", "path", "valid", "description")} for item in items]
-        sys.stdout.write(js_stringify(rows) + "\n")
+        print_json(rows)
         return 0
     width = max((len(item["id"]) for item in items), default=0)
     for item in items:

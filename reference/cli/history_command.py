@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference.cli.output import EXIT_UNAVAILABLE, fail
+from reference.cli.output import EXIT_UNAVAILABLE, fail, print_json
 from reference.cli.refusals import (
     Refusal,
     check_session,
@@ -188,15 +188,13 @@ def run_status(args: argparse.Namespace) -> int:
 def _answer(args: argparse.Namespace, ask: Callable[[HistoryService], Any],
             render: Callable[[dict[str, Any], dict[str, str]], str]) -> int:
     """One tool call's answer: the JSON envelope, or the rendered text with its hints."""
-    from reference.primitives.jsonbytes import js_stringify
-
     history = _history(args)
     if isinstance(history, Refusal):
         return history.report()
     result = ask(history).as_json()
     warn_repairs(history.repairs)
     if args.json:
-        sys.stdout.write(js_stringify(result) + "\n")
+        print_json(result)
     else:
         from reference.recall.index_claim import refusal_hints  # index-not-ours: why, the path, what to do
         unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
@@ -242,8 +240,6 @@ def _index_error(path: str, exc: BaseException) -> str:
 
 def run_index(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
-    from reference.primitives.jsonbytes import js_stringify
-
     service = _history(args)
     if isinstance(service, Refusal):
         return service.report()
@@ -265,7 +261,7 @@ def run_index(args: argparse.Namespace) -> int:
         warn_repairs(service.repairs)
     report = index_state_json(state)
     if args.json:
-        sys.stdout.write(js_stringify(report) + "\n")
+        print_json(report)
     else:
         how = f"rebuilt ({state.rebuild_reason})" if state.rebuilt else f"appended {state.appended} entries"
         print(f"{service.index_path}: {state.indexed_entries} entries of session {state.session_id}; {how}; "

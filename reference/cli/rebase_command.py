@@ -10,12 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reference.cli.history_command import add_trust_arguments, trust_argv
-from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE
+from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE, print_json
 from reference.cli.refusals import (
     FIND_A_LEAF,
     MIGRATE,
@@ -187,7 +186,6 @@ def _lock_file(source: str | None) -> str | None:
 
 def run_rebase(args: argparse.Namespace) -> int:
     from reference.pi.leaf import DEFAULT_LEAF
-    from reference.primitives.jsonbytes import js_stringify
     from reference.rebase.host import build_rebase_host
     from reference.rebase.request import RebaseRequest
 
@@ -211,7 +209,7 @@ def run_rebase(args: argparse.Namespace) -> int:
         if refusal is not None:
             return refusal.report()
     if args.json:
-        sys.stdout.write(js_stringify(result) + "\n")
+        print_json(result)
     else:
         hints = failure_hints(outcome.failure, args.session, os.path.abspath(args.cwd or os.getcwd()))
         if result["warnings"][:1] == ["pending-or-orphan-tool-exchange"] and result["status"] == "unavailable":
