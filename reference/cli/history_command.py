@@ -20,11 +20,13 @@ from reference.cli.output import EXIT_UNAVAILABLE, fail, print_json
 from reference.cli.refusals import (
     Refusal,
     check_session,
+    index_problem,
     printable,
     recall_option_refusal,
     scope_mismatch_hint,
+    session_problem,
+    situation_hints,
 )
-from reference.cli.situation import index_problem, session_problem, situation_hints
 from reference.primitives.codes import Code
 
 if TYPE_CHECKING:

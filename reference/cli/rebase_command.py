@@ -21,9 +21,9 @@ from reference.cli.refusals import (
     exact_unknown_leaf,
     operation_refusal,
     scope_mismatch_hint,
+    session_problem,
     session_refusal,
 )
-from reference.cli.situation import session_problem
 
 if TYPE_CHECKING:
     from reference.rebase.outcome import RebaseFailure
