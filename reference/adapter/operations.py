@@ -27,7 +27,7 @@ from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringif
 from reference.primitives.params import bool_param, safe_integer_param, string_param, unusable_path
 from reference.primitives.platform_ops import canonical_path, session_dir_name
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
-from reference.privacy.egress_hooks import op_egress_sanitize
+from reference.privacy.egress_hooks import context_event, op_egress_sanitize, provider_payload
 
 JsonObject = dict[str, Any]
 Handler = Callable[[Mapping[str, Any]], JsonObject]
@@ -241,12 +241,10 @@ class ReferenceAdapter:
                 raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
             result = service.status() if tool == "status" else getattr(service, tool)(arguments)
             return dict(as_json_value(result.as_json()))
-        if op in ("history.contextEvent", "history.providerRequest"):  # the egress sanitizer runs first (§6.15)
-            from reference.privacy.egress_hooks import context_event, provider_payload
-
-            if op == "history.contextEvent":
-                messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
-                return dict(as_json_value({"messages": messages}))
+        if op == "history.contextEvent":  # the egress sanitizer runs first (§6.15)
+            messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
+            return dict(as_json_value({"messages": messages}))
+        if op == "history.providerRequest":
             payload = provider_payload(params.get("payload"), provider=host.provider, config=host.config)
             return dict(as_json_value({"payload": payload}))
         if op == "history.setLeaf":

@@ -13,26 +13,23 @@ from reference.config.command_line import split_options
 from reference.config.edits import set_value, unset_value
 from reference.config.layering import ConfigTargets, load_targets
 from reference.config.show import show_json
-from reference.pi.host.facts import HostFacts, resolve_host
+from reference.pi.host.facts import resolve_host
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.params import string_param
 
 
-def host_facts(params: Mapping[str, Any]) -> HostFacts:
-    """Resolve the host facts a request carries (home, cwd, env, argv) with ``reference.pi.host.facts``."""
+def _request_targets(params: Mapping[str, Any]) -> ConfigTargets:
+    """The files and trust of the host facts a request carries (home, cwd, env, argv), resolved
+    with ``reference.pi.host.facts``."""
     home, cwd = string_param(params, "home"), string_param(params, "cwd")
     env, argv = params.get("env", {}), params.get("argv", [])
     if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'env' must map strings to strings")
     if not isinstance(argv, Sequence) or isinstance(argv, str) or not all(isinstance(a, str) for a in argv):
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'argv' must be a list of strings")
-    return resolve_host(home=home, cwd=cwd, env=dict(env), argv=tuple(argv))
-
-
-def _request_targets(params: Mapping[str, Any]) -> ConfigTargets:
-    return ConfigTargets.from_host(host_facts(params))
+    return ConfigTargets.from_host(resolve_host(home=home, cwd=cwd, env=dict(env), argv=tuple(argv)))
 
 
 def op_config_show(params: Mapping[str, Any]) -> JsonObject:
