@@ -20,7 +20,6 @@ from reference.primitives.codes import Code
 if TYPE_CHECKING:
     from reference.config.layering import ConfigTargets, LoadedConfig
     from reference.rebase.service import RebaseService
-    from reference.recall.host_facts import HistoryHost
     from reference.recall.service import HistoryService
 
 
@@ -144,10 +143,13 @@ def _interactive(stdin: IO[str], stdout: IO[str], start: HostStart) -> int:
 
 
 def _start(start: HostStart) -> _Host:
+    """The configuration, the history and the rebase of one host, each set up once."""
     from reference.config.layering import ConfigTargets, load_targets
     from reference.pi.host.facts import resolve_host
     from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
+    from reference.rebase.host import build_rebase_host
+    from reference.rebase.service import RebaseService
     from reference.recall.host import open_history
 
     project = os.path.abspath(start.cwd or os.getcwd())
@@ -159,8 +161,10 @@ def _start(start: HostStart) -> _Host:
         leaf=leaf_from_cli(start.leaf), provider=start.provider, index_path=start.index, clock=SystemClock(),
     )
     service.settle_provider()  # the host knows its provider from the start, as Pi does
-    history_host = service.host
-    return _Host(load_targets(targets), targets, service, _rebase_service(history_host, project, start.index))
+    rebase_host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+                                                   session_file=service.host.session_file, leaf=service.host.leaf)
+    rebase = RebaseService(rebase_host, index_path=start.index or default_index)
+    return _Host(load_targets(targets), targets, service, rebase)
 
 
 def _answer(host: _Host, command: str, rest: str) -> str:
@@ -208,15 +212,6 @@ def tool_arguments(payload: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ContractViolation(Code.INVALID_PARAMS, "the tool arguments must be a JSON object")
     return value
-
-
-def _rebase_service(history_host: HistoryHost, project: str, index: str | None) -> RebaseService:
-    from reference.rebase.host import build_rebase_host
-    from reference.rebase.service import RebaseService
-
-    host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
-                                            session_file=history_host.session_file, leaf=history_host.leaf)
-    return RebaseService(host, index_path=index or default_index)
 
 
 def _rebase_command(rebase: RebaseService, history: HistoryService, words: list[str]) -> str:
