@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from reference import __version__
-from reference.config.adapter_operations import op_config_set, op_config_show, op_config_unset
+from reference.config.commands import op_config_set, op_config_show, op_config_unset
 from reference.pi.exact.inspection import describe_node
 from reference.pi.exact.reader import iter_records, open_session_file
 from reference.pi.exact.session import load_session

@@ -169,7 +169,7 @@ def _start(start: HostStart) -> _Host:
 
 def _answer(host: _Host, command: str, rest: str) -> str:
     """The text one command line prints."""
-    from reference.config.command_line import run_config_command
+    from reference.config.commands import run_config_command
     from reference.primitives.jsonbytes import js_stringify
 
     words = rest.split()
