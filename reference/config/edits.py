@@ -5,27 +5,36 @@ enum values as words, arrays and maps as JSON; a value that does not fit is refu
 ``config-invalid-value`` before any file is touched.  The project file needs a trusted project;
 ``--global`` edits ``<agentDir>/ds4-context.json``.  The edited file is validated whole on the
 defaults and left untouched when it would be invalid; the running host keeps what it loaded.
+
+The file is read as Node's ``readFileSync(path, "utf-8")`` reads it (invalid UTF-8 becomes
+U+FFFD); as today, a path that exists is opened whatever it is: a directory fails with its
+``OSError`` (reported, not raised).  It is rewritten whole as ``JSON.stringify(content, null, 2)``
+plus a newline, installed by an atomic rename that keeps the file's mode.  A new file is
+owner-only (0600) and every folder created for it 0700 (docs/privacy.md, owner-only files): the
+file says which providers may see what.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from reference.config.catalog import CatalogField, find_field
 from reference.config.defaults import CLASSIFICATIONS, DEFAULT_CONFIG
 from reference.config.dotted_paths import remove_path, set_path
 from reference.config.errors import ConfigError
-from reference.config.files import read_saved_object, write_saved_object
 from reference.config.json_text import parse_json
 from reference.config.layering import ConfigTargets, Scope, merge_known
 from reference.config.validation import validate_config
+from reference.pi.host.files import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.jsonbytes import JsonObject, js_stringify, quote_string
+from reference.primitives.jsonbytes import JsonObject, js_stringify, js_stringify_pretty, quote_string
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER, trim
+from reference.primitives.platform_ops import ensure_private_dir, replace_keeping_mode
 
 
 @dataclass(frozen=True)
@@ -109,6 +118,35 @@ def parse_value(item: CatalogField, raw_value: str) -> Any:
     if item.kind == "enum-array":
         return _enum_array(item, raw)
     return _classification_map(raw, path)
+
+
+def read_saved_object(path: str) -> JsonObject:
+    """The saved file as an object for an edit; an absent file is empty, a broken one an error."""
+    if not os.path.exists(path):
+        return {}
+    try:
+        text = read_text(path)
+    except OSError as exc:
+        raise ContractViolation(Code.CONFIG_IO_ERROR, f"Cannot read configuration file {path}: {exc.strerror or exc}") from None
+    try:
+        parsed = parse_json(text)
+    except ConfigError:
+        raise ContractViolation(Code.CONFIG_FILE_MALFORMED, f"Configuration file is malformed JSON: {path}") from None
+    if not isinstance(parsed, dict):
+        raise ContractViolation(Code.CONFIG_FILE_MALFORMED, f"Configuration file must contain a JSON object: {path}")
+    return cast(JsonObject, parsed)
+
+
+def write_saved_object(path: str, content: Mapping[str, Any]) -> None:
+    """``JSON.stringify(content, null, 2)`` plus a newline, installed by an atomic rename; a new
+    file 0600 and its new folders 0700, a file that exists keeps its mode."""
+    data = (js_stringify_pretty(content) + "\n").encode("utf-8", "surrogatepass")
+    directory = os.path.dirname(path) or "."
+    try:
+        ensure_private_dir(directory)
+        replace_keeping_mode(path, data, directory)
+    except OSError as exc:
+        raise ContractViolation(Code.CONFIG_IO_ERROR, f"Cannot write configuration file {path}: {exc.strerror or exc}") from None
 
 
 def _catalog_field(path: str) -> CatalogField:
