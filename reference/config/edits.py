@@ -26,8 +26,7 @@ from reference.config.catalog import CatalogField, find_field
 from reference.config.defaults import CLASSIFICATIONS, DEFAULT_CONFIG
 from reference.config.dotted_paths import remove_path, set_path
 from reference.config.errors import ConfigError
-from reference.config.json_text import parse_json
-from reference.config.layering import ConfigTargets, Scope, merge_known
+from reference.config.layering import ConfigTargets, Scope, merge_known, parse_json
 from reference.config.validation import validate_config
 from reference.pi.host.files import read_text
 from reference.primitives.codes import Code

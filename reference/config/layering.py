@@ -5,6 +5,10 @@ one warning.  The merge is config-loader.ts ``mergeKnown``, key by key: JavaScri
 decides whether a value may replace the default, and a bad key is skipped with a warning while
 the rest of the file still applies.  A loaded configuration never changes: a saved edit applies
 when the next host starts.
+
+A file's text is parsed by ``reference.primitives.jsonbytes.js_parse`` (JavaScript numbers and
+property order); :func:`parse_json` words its refusals as the loader always has (they end up in
+"configuration ignored" warnings), including a leading byte-order mark, which is refused.
 """
 
 from __future__ import annotations
@@ -18,14 +22,31 @@ from typing import Any, Final, Literal
 
 from reference.config.defaults import default_config
 from reference.config.errors import ConfigError
-from reference.config.json_text import parse_json
 from reference.config.validation import validate_config
 from reference.pi.host.facts import HostFacts
 from reference.pi.host.files import read_text
-from reference.primitives.jsonbytes import JsonObject, property_order
+from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, property_order
 from reference.primitives.jsvalues import is_number, typeof
 
 Scope = Literal["global", "project"]
+
+_BOM: Final = "\ufeff"
+_BOM_REFUSAL: Final = "invalid JSON at line 1 column 1: Unexpected UTF-8 BOM (decode using utf-8-sig)"
+_CONSTANT_SUFFIX: Final = " is not JSON"  # js_parse's reason for NaN, Infinity and -Infinity
+
+
+def parse_json(text: str) -> Any:
+    """``JSON.parse`` with JavaScript numbers and property order; raises :class:`ConfigError`."""
+    if text.startswith(_BOM):
+        raise ConfigError(_BOM_REFUSAL)
+    try:
+        return js_parse(text, js_numbers=True, deep=False)
+    except JsonParseError as exc:
+        if exc.line == 0:  # JSON in shape, not to JavaScript: the reason names the constant
+            raise ConfigError(f"{exc.reason.removesuffix(_CONSTANT_SUFFIX)} is not valid JSON") from None
+        raise ConfigError(f"invalid JSON at line {exc.line} column {exc.column}: {exc.reason}") from None
+    except RecursionError:
+        raise ConfigError("invalid JSON: nested too deeply") from None
 
 # Opt-in keys absent from the defaults that a file may still add.
 _OPTIONAL_OBJECT_PATHS: Final = frozenset({"compaction.model", "compaction.summary"})
