@@ -27,7 +27,7 @@ MOST_BARE_MAPPINGS: dict[str, int] = {
     "conformance/audit": 21,
     "conformance/steps": 25,
     "reference/adapter": 1,
-    "reference/cli": 18,
+    "reference/cli": 17,
     "reference/fixturegen": 2,
     "reference/lineage": 4,
     "reference/pi": 24,
