@@ -74,10 +74,11 @@ def mib(value: int | None) -> str:
 
 def make_source(folder: Path, size_mib: int, seed: int) -> Path:
     """A valid v3 source of about ``size_mib`` MiB whose context at the last entry stays small."""
-    from reference.fixturegen.line_writer import LineWriter
-    from reference.fixturegen.naming import BASE_CLOCK_MS, iso, session_file_name, uuid7
+    from reference.fixturegen.growing_session import LineWriter
+    from reference.fixturegen.naming import BASE_CLOCK_MS, iso, uuid7
     from reference.fixturegen.options import GenOptions
     from reference.fixturegen.session import SessionBuilder
+    from reference.primitives.platform_ops import session_file_name
 
     rng = random.Random(seed)
     options = GenOptions(seed=seed, target_bytes=size_mib * MIB, compactions=4, branches=6, cwd=PROJECT_CWD)

@@ -1,6 +1,7 @@
 """The reference implementation behind the adapter protocol: one handler per operation.
 
-The same table serves the in-process adapter and ``recall-rebase host --stdio``.  Results pass
+The same table serves the in-process adapter and ``recall-rebase host --stdio`` (:func:`serve_stdio`,
+the line transport).  Results pass
 through JavaScript JSON semantics (``undefined`` dropped, NaN as ``null``) so both transports
 return identical values.
 """
@@ -8,13 +9,16 @@ return identical values.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from reference import __version__
+from reference.config.commands import op_config_set, op_config_show, op_config_unset
 from reference.pi.exact.inspection import describe_node
 from reference.pi.exact.reader import iter_records, open_session_file
 from reference.pi.exact.session import load_session
+from reference.pi.host.facts import op_host_facts
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.session_inspect import inspect_report
 from reference.primitives.codes import Code
@@ -23,6 +27,7 @@ from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringif
 from reference.primitives.params import bool_param, safe_integer_param, string_param, unusable_path
 from reference.primitives.platform_ops import canonical_path, session_dir_name
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
+from reference.privacy.egress_hooks import context_event, op_egress_sanitize, provider_payload
 
 JsonObject = dict[str, Any]
 Handler = Callable[[Mapping[str, Any]], JsonObject]
@@ -98,28 +103,6 @@ def op_path_session_dir_name(params: Mapping[str, Any]) -> JsonObject:
     return {"name": session_dir_name(string_param(params, "cwd"))}
 
 
-def _host_facts(params: Mapping[str, Any]) -> JsonObject:
-    from reference.pi.host.facts import op_host_facts
-
-    return op_host_facts(dict(params))
-
-
-def _egress_sanitize(params: Mapping[str, Any]) -> JsonObject:
-    from reference.privacy.egress_hooks import op_egress_sanitize
-
-    return op_egress_sanitize(params)
-
-
-def _config(name: str) -> Handler:
-    def handler(params: Mapping[str, Any]) -> JsonObject:
-        from reference.config import adapter_operations as config
-
-        result: JsonObject = getattr(config, name)(dict(params))
-        return result
-
-    return handler
-
-
 OPERATIONS: Final[dict[str, Handler]] = {
     "session.inspect": op_session_inspect,
     "session.records": op_session_records,
@@ -129,11 +112,11 @@ OPERATIONS: Final[dict[str, Handler]] = {
     "text.slice": op_text_slice,
     "path.canonical": op_path_canonical,
     "path.sessionDirName": op_path_session_dir_name,
-    "host.facts": _host_facts,
-    "config.show": _config("op_config_show"),
-    "config.set": _config("op_config_set"),
-    "config.unset": _config("op_config_unset"),
-    "egress.sanitize": _egress_sanitize,
+    "host.facts": lambda params: op_host_facts(dict(params)),
+    "config.show": op_config_show,
+    "config.set": op_config_set,
+    "config.unset": op_config_unset,
+    "egress.sanitize": op_egress_sanitize,
 }
 
 
@@ -258,12 +241,10 @@ class ReferenceAdapter:
                 raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
             result = service.status() if tool == "status" else getattr(service, tool)(arguments)
             return dict(as_json_value(result.as_json()))
-        if op in ("history.contextEvent", "history.providerRequest"):  # the egress sanitizer runs first (§6.15)
-            from reference.privacy.egress_hooks import context_event, provider_payload
-
-            if op == "history.contextEvent":
-                messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
-                return dict(as_json_value({"messages": messages}))
+        if op == "history.contextEvent":  # the egress sanitizer runs first (§6.15)
+            messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
+            return dict(as_json_value({"messages": messages}))
+        if op == "history.providerRequest":
             payload = provider_payload(params.get("payload"), provider=host.provider, config=host.config)
             return dict(as_json_value({"payload": payload}))
         if op == "history.setLeaf":
@@ -303,3 +284,24 @@ class ReferenceAdapter:
             raise ContractError(refusal.code, refusal.message) from None
         except ContractViolation as exc:
             raise ContractError(exc.code, exc.message) from None
+
+
+def serve_stdio() -> int:
+    """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
+    from conformance.platforms import platform_of
+    from conformance.protocol import PROTOCOL_VERSION
+    from conformance.stdio import serve
+
+    hello = {
+        "implementation": IMPLEMENTATION,
+        "protocolVersion": PROTOCOL_VERSION,
+        "operations": [*OPERATIONS, *STATEFUL_OPERATIONS],
+        "auditMapping": AUDIT_MAPPING,
+        "platform": platform_of().value,  # sys.platform as the hello names it (posix families)
+    }
+    implementation = ReferenceAdapter()  # one host process: its references live as long as it does
+    # Reconfigure so a crash in the middle of a line never leaves half a message behind.
+    sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
+    # Bytes that are not UTF-8 reach the server as lone surrogates, refused as invalid-request.
+    sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
+    return serve(implementation.dispatch, hello, ContractViolation, encode=js_stringify)

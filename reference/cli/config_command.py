@@ -13,7 +13,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from reference.cli.output import fail
 from reference.primitives.codes import Code
@@ -66,37 +65,29 @@ def unknown_options(command: str, extras: list[str]) -> str:
     return f"Unknown option(s): {' '.join(extras)}; config {command} takes {takes}{where}"
 
 
-def _host_params(args: argparse.Namespace) -> dict[str, Any]:
-    argv = {True: ["--approve"], False: ["--no-approve"], None: []}[args.approve]
-    return {
-        "home": str(Path.home()),
-        "cwd": os.path.abspath(args.cwd or os.getcwd()),
-        "env": dict(os.environ),
-        "argv": argv,
-    }
-
-
 def run(args: argparse.Namespace) -> int:
     """Run one ``config`` sub-command; contract errors become one stderr line and exit 2."""
-    from reference.config import adapter_operations as config
-    from reference.config.show import for_shell
+    from reference.config.edits import set_value, unset_value
+    from reference.config.layering import ConfigTargets, load_targets
+    from reference.config.show import for_shell, show_json
+    from reference.pi.host.facts import resolve_host
     from reference.primitives.errors import ContractViolation
     from reference.primitives.jsonbytes import js_stringify
 
     if args.cwd is not None and not os.path.isdir(args.cwd):  # never create a project folder (issue 12)
         return fail(Code.BAD_OPTION, f"--cwd {args.cwd} is not a folder; nothing was read or written")
-    params = _host_params(args)
+    argv = {True: ["--approve"], False: ["--no-approve"], None: []}[args.approve]
+    targets = ConfigTargets.from_host(resolve_host(home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()),
+                                                   env=dict(os.environ), argv=argv))
     try:
         if args.config_command == "show":
-            result = config.op_config_show(params)
+            result = show_json(load_targets(targets))
             text = for_shell(result["text"])
-        elif args.config_command == "set":
-            result = config.op_config_set({**params, "path": args.path, "value": args.value,
-                                           "global": args.global_target})
-            text = result["message"]
         else:
-            result = config.op_config_unset({**params, "path": args.path, "global": args.global_target})
-            text = result["message"]
+            change = (set_value(args.path, args.value, global_target=args.global_target, targets=targets)
+                      if args.config_command == "set" else
+                      unset_value(args.path, global_target=args.global_target, targets=targets))
+            result, text = change.to_json(), change.message
     except ContractViolation as exc:
         return fail(exc.code, exc.message)
     sys.stdout.write((js_stringify(result) if args.json else text) + "\n")

@@ -1,7 +1,10 @@
-"""``recall-rebase fixtures generate|list``: seeded Pi sessions from a shell, and the packaged index.
+"""``recall-rebase fixtures generate|list|privacy-corpus|privacy-check``: seeded Pi sessions from a
+shell, the packaged index, and the labelled privacy corpus and its numbers.
 
 Why: benchmarks, bug reports and ports need the same realistic sessions the suite uses, made
-reproducibly and without Node. Bad input gives one line ``recall-rebase: <code>: <message>`` on
+reproducibly and without Node; the privacy corpus (``fixtures/privacy/``) is regenerated from its
+seed like the other fixtures, and anyone can print what the secret detector catches on it
+(docs/privacy.md quotes the output). Bad input gives one line ``recall-rebase: <code>: <message>`` on
 stderr and exit status 2, like the other sub-commands.
 """
 
@@ -13,10 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from reference.cli.output import fail
+from reference.cli.output import fail, print_json
 from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.primitives.codes import Code
-from reference.primitives.jsonbytes import js_stringify
 
 MB: Final = 1_000_000
 _DEFAULTS: Final = GenOptions(seed=0)
@@ -25,10 +27,6 @@ _DEFAULTS: Final = GenOptions(seed=0)
 BOUNDS: Final = {"--sessions": 10_000, "--entries": 10_000_000, "--siblings": 100_000, "--compactions": 100_000,
                  "--branches": 100_000, "--malformed": 100_000, "--blank": 100_000}
 MAX_TARGET_MB: Final = 100_000
-
-
-def _fail(code: str, message: str) -> int:
-    return fail(code, message)
 
 
 def _count(text: str) -> int:
@@ -104,9 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fixtures_command == "list":
         return _list(args)
     if args.fixtures_command in ("privacy-corpus", "privacy-check"):
-        from reference.cli.privacy_command import run_privacy
-
-        return run_privacy(args)
+        return _privacy(args)
     return _generate(args)
 
 
@@ -127,7 +123,7 @@ def _out_of_bounds(args: argparse.Namespace) -> str | None:
 def _generate(args: argparse.Namespace) -> int:
     refusal = _out_of_bounds(args)
     if refusal is not None:
-        return _fail(Code.BAD_OPTION, refusal)
+        return fail(Code.BAD_OPTION, refusal)
     target: int | None = None
     if args.target_mb is not None:
         target = max(1, int(args.target_mb * MB))
@@ -139,7 +135,7 @@ def _generate(args: argparse.Namespace) -> int:
             target_bytes=target,
         )  # fmt: skip
     except ValueError as exc:
-        return _fail(Code.BAD_OPTION, str(exc))
+        return fail(Code.BAD_OPTION, str(exc))
 
     def progress(path: Path, written: int) -> None:
         print(f"fixtures: {path.name}: {written / MB:.0f} of {(target or 0) / MB:.0f} MB", file=sys.stderr)
@@ -151,9 +147,9 @@ def _generate(args: argparse.Namespace) -> int:
     try:
         sessions = generate(args.out, options, progress if target else None)
     except OSError as exc:
-        return _fail(Code.IO, f"cannot write to {args.out}: {exc.strerror or exc}")
+        return fail(Code.IO, f"cannot write to {args.out}: {exc.strerror or exc}")
     if args.json:
-        sys.stdout.write(js_stringify([_describe(s) for s in sessions]) + "\n")
+        print_json([_describe(s) for s in sessions])
         return 0
     for s in sessions:
         size = s.path.stat().st_size
@@ -180,13 +176,54 @@ def _list(args: argparse.Namespace) -> int:
     try:
         items = list(fixture_manifest().values())
     except (OSError, ValueError) as exc:
-        return _fail(Code.NO_MANIFEST, f"fixtures/MANIFEST.json cannot be read: {exc}")
+        return fail(Code.NO_MANIFEST, f"fixtures/MANIFEST.json cannot be read: {exc}")
     if args.json:
         rows = [{k: item.get(k) for k in ("id", "path", "valid", "description")} for item in items]
-        sys.stdout.write(js_stringify(rows) + "\n")
+        print_json(rows)
         return 0
     width = max((len(item["id"]) for item in items), default=0)
     for item in items:
         verdict = "valid  " if item["valid"] else "invalid"
         print(f"{item['id']:<{width}}  {verdict}  {item['description']}")
     return 0
+
+
+def _packaged() -> Path:
+    from conformance.suite import fixtures_dir
+
+    return fixtures_dir() / "privacy"
+
+
+def _privacy(args: argparse.Namespace) -> int:
+    from reference.fixturegen.privacy_corpus import SEED, stale_files, write_corpus
+
+    if args.fixtures_command == "privacy-corpus":
+        out: Path = args.out or _packaged()
+        seed = SEED if args.seed is None else args.seed
+        try:
+            if args.check:
+                stale = stale_files(out, seed)
+                for name in stale:
+                    print(f"stale: {out / name}", file=sys.stderr)
+                return 1 if stale else 0
+            for path in write_corpus(out, seed):
+                print(path)
+        except OSError as exc:
+            print(f"recall-rebase: {Code.IO}: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        return 0
+    from reference.privacy.corpus_check import DETECTORS, Corpus, family_table, report, score
+
+    folder: Path = args.corpus or _packaged()
+    try:
+        corpus = Corpus.load(folder)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"recall-rebase: {Code.IO}: cannot read the corpus in {folder}: {exc}", file=sys.stderr)
+        return 2
+    scores = [score(corpus, name, detector) for name, detector in DETECTORS.items()]
+    for line in report(corpus, scores, verbose=args.verbose):
+        print(line)
+    if args.families:
+        print("\n".join(family_table(corpus, scores)))
+    chosen = scores[-1]
+    return 0 if chosen.caught == chosen.total and len(chosen.flagged) <= 0.02 * len(corpus.labels["nearMisses"]) else 1

@@ -12,18 +12,21 @@ import errno
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference.cli.output import EXIT_UNAVAILABLE, fail
+from reference.cli.output import EXIT_UNAVAILABLE, fail, print_json
 from reference.cli.refusals import (
-    CheckedSession,
+    Refusal,
     check_session,
+    index_problem,
     printable,
     recall_option_refusal,
     scope_mismatch_hint,
+    session_problem,
+    situation_hints,
 )
-from reference.cli.situation import index_problem, session_problem, situation_hints
 from reference.primitives.codes import Code
 
 if TYPE_CHECKING:
@@ -99,9 +102,9 @@ def trust_argv(args: argparse.Namespace) -> list[str]:
     return ["--approve"] if args.approve else ["--no-approve"] if args.no_approve else []
 
 
-def _history(args: argparse.Namespace, checked: CheckedSession) -> HistoryService:
-    """The one-shot command's history, through the front door: the header id is the one the
-    command line's checks read, the provider (unless ``--provider``) found at the first tool call
+def _history(args: argparse.Namespace) -> HistoryService | Refusal:
+    """The one-shot command's history once the checks of ``--session`` pass (else the first
+    refusal), through the front door: the header id is the one the command line's checks read, the provider (unless ``--provider``) found at the first tool call
     that needs it, from the index that call catches up; the progress bar (not with ``--json``)
     hears every catch-up."""
     from reference.cli.progress_bar import catch_up_bar
@@ -109,27 +112,14 @@ def _history(args: argparse.Namespace, checked: CheckedSession) -> HistoryServic
     from reference.primitives.clock import SystemClock
     from reference.recall.host import HistoryOpening, open_history
 
+    checked = check_session(os.path.abspath(args.session), args.leaf, legacy=True)
+    if checked.refusal is not None:
+        return checked.refusal
     opening = HistoryOpening(home=str(Path.home()), cwd=_project(args), env=dict(os.environ), argv=trust_argv(args),
                              session_file=os.path.abspath(args.session), leaf=leaf_from_cli(args.leaf),
                              provider=args.provider, index_path=args.index)
     return open_history(opening, session_id=checked.header_id, clock=SystemClock(),
                         progress=catch_up_bar(enabled=not args.json))
-
-
-def _emit(result: dict[str, Any], args: argparse.Namespace, render: Any, index_path: Any) -> int:
-    from reference.primitives.jsonbytes import js_stringify
-
-    if args.json:
-        sys.stdout.write(js_stringify(result) + "\n")
-    else:
-        from reference.recall.index_claim import refusal_hints  # index-not-ours: why, the path, what to do
-        unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
-        hints = {**HINTS, **situation_hints(args.session, os.fspath(index_path) if unopenable else None),
-                 **refusal_hints(os.fspath(index_path), result["warnings"])}
-        if Code.SOURCE_SCOPE_MISMATCH in result["warnings"]:
-            hints[Code.SOURCE_SCOPE_MISMATCH] = scope_mismatch_hint(args.session, _project(args))
-        print(render(result, hints))
-    return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
 
 
 def _project(args: argparse.Namespace) -> str:
@@ -150,14 +140,13 @@ HINTS = {
 }
 
 
-def render_recall(result: dict[str, Any], hints: dict[str, str] | None = None) -> str:
-    hints = HINTS if hints is None else hints
-    if result["status"] == "unavailable":
-        code = result["warnings"][0]
-        return f"unavailable: {code}" + (f" ({hints[code]})" if code in hints else "")
+def _hinted(code: str, hints: dict[str, str]) -> str:
+    return code + (f" ({hints[code]})" if code in hints else "")
+
+
+def render_recall(result: dict[str, Any], hints: dict[str, str]) -> str:
     lines = [f"{result['status']}: {len(result['hits'])} hit(s) in scope {result['effectiveScope']}"]
-    for code in result["warnings"]:
-        lines.append(f"  warning: {code}" + (f" ({hints[code]})" if code in hints else ""))
+    lines += [f"  warning: {_hinted(code, hints)}" for code in result["warnings"]]
     for number, hit in enumerate(result["hits"], 1):
         role = f"/{hit['role']}" if "role" in hit else ""
         lines.append(f"{number}. {hit['entryId']} {hit['kind']}{role} {hit['relation']} "
@@ -168,12 +157,8 @@ def render_recall(result: dict[str, Any], hints: dict[str, str] | None = None) -
     return "\n".join(lines)
 
 
-def render_status(result: dict[str, Any], hints: dict[str, str] | None = None) -> str:
-    hints = HINTS if hints is None else hints
-    if result["status"] == "unavailable":
-        code = result["warnings"][0]
-        return f"unavailable: {code}" + (f" ({hints[code]})" if code in hints else "")
-    warnings = ", ".join(code + (f" ({hints[code]})" if code in hints else "") for code in result["warnings"]) or "none"
+def render_status(result: dict[str, Any], hints: dict[str, str]) -> str:
+    warnings = ", ".join(_hinted(code, hints) for code in result["warnings"]) or "none"
     return (f"{result['status']}: {result['indexedEntries']} entries indexed; coverage {result['coverage']}; "
             f"default scope {result['effectiveScope']}; warnings: {warnings}")
 
@@ -188,23 +173,34 @@ def run_search(args: argparse.Namespace) -> int:
     refusal = recall_option_refusal(arguments)
     if refusal is not None:
         return refusal.report()
-    checked = check_session(os.path.abspath(args.session), args.leaf, legacy=True)
-    if checked.refusal is not None:
-        return checked.refusal.report()
-    history = _history(args, checked)
-    result = history.recall(arguments).as_json()
-    warn_repairs(history.repairs)
-    return _emit(result, args, render_recall, history.index_path)
+    return _answer(args, lambda history: history.recall(arguments), render_recall)
 
 
 def run_status(args: argparse.Namespace) -> int:
-    checked = check_session(os.path.abspath(args.session), args.leaf, legacy=True)
-    if checked.refusal is not None:
-        return checked.refusal.report()
-    history = _history(args, checked)  # the status judges no privacy: the provider is never looked for
-    result = history.status().as_json()
+    # the status judges no privacy: the provider is never looked for
+    return _answer(args, lambda history: history.status(), render_status)
+
+
+def _answer(args: argparse.Namespace, ask: Callable[[HistoryService], Any],
+            render: Callable[[dict[str, Any], dict[str, str]], str]) -> int:
+    """One tool call's answer: the JSON envelope, or the rendered text with its hints."""
+    history = _history(args)
+    if isinstance(history, Refusal):
+        return history.report()
+    result = ask(history).as_json()
     warn_repairs(history.repairs)
-    return _emit(result, args, render_status, history.index_path)
+    if args.json:
+        print_json(result)
+    else:
+        from reference.recall.index_claim import refusal_hints  # index-not-ours: why, the path, what to do
+        unopenable = Code.RUNTIME_UNAVAILABLE in result["warnings"]
+        hints = {**HINTS, **situation_hints(args.session, os.fspath(history.index_path) if unopenable else None),
+                 **refusal_hints(os.fspath(history.index_path), result["warnings"])}
+        if Code.SOURCE_SCOPE_MISMATCH in result["warnings"]:
+            hints[Code.SOURCE_SCOPE_MISMATCH] = scope_mismatch_hint(args.session, _project(args))
+        unavailable = result["status"] == "unavailable"
+        print(f"unavailable: {_hinted(result['warnings'][0], hints)}" if unavailable else render(result, hints))
+    return EXIT_UNAVAILABLE if result["status"] == "unavailable" else 0
 
 
 def warn_repairs(repairs: list[str]) -> None:
@@ -240,12 +236,9 @@ def _index_error(path: str, exc: BaseException) -> str:
 
 def run_index(args: argparse.Namespace) -> int:
     from reference.primitives.errors import ContractViolation
-    from reference.primitives.jsonbytes import js_stringify
-
-    checked = check_session(os.path.abspath(args.session), args.leaf, legacy=True)
-    if checked.refusal is not None:
-        return checked.refusal.report()
-    service = _history(args, checked)
+    service = _history(args)
+    if isinstance(service, Refusal):
+        return service.report()
     host = service.host
     if host.session_id is None:  # ran: the file is no Pi session (exit 3, as search and status answer it)
         return fail(Code.EPHEMERAL_SESSION, session_problem(host.session_file or args.session)
@@ -264,7 +257,7 @@ def run_index(args: argparse.Namespace) -> int:
         warn_repairs(service.repairs)
     report = index_state_json(state)
     if args.json:
-        sys.stdout.write(js_stringify(report) + "\n")
+        print_json(report)
     else:
         how = f"rebuilt ({state.rebuild_reason})" if state.rebuilt else f"appended {state.appended} entries"
         print(f"{service.index_path}: {state.indexed_entries} entries of session {state.session_id}; {how}; "

@@ -13,9 +13,14 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from reference.primitives.codes import Code
+
+if TYPE_CHECKING:
+    from reference.config.layering import ConfigTargets, LoadedConfig
+    from reference.rebase.service import RebaseService
+    from reference.recall.service import HistoryService
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +40,18 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     host.set_defaults(handler=cmd_host)
 
 
+@dataclass(frozen=True)
+class HostStart:
+    """What ``recall-rebase host`` starts with: the session, leaf, project, provider and index
+    (each None for the command line's default)."""
+
+    session: str | None = None
+    leaf: str | None = None
+    cwd: str | None = None
+    provider: str | None = None
+    index: str | None = None
+
+
 def cmd_host(args: argparse.Namespace) -> int:
     if args.stdio:
         return run_host(stdio=True)
@@ -47,30 +64,19 @@ def cmd_host(args: argparse.Namespace) -> int:
     # A line that is not UTF-8 is read (as lone surrogates) and answered, never a UnicodeDecodeError.
     sys.stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    return run_host(stdio=False, session=args.session, leaf=args.leaf, cwd=args.cwd, provider=args.provider,
-                    index=args.index)
+    return run_host(stdio=False, start=HostStart(args.session, args.leaf, args.cwd, args.provider, args.index))
 
 
-def run_host(
-    *,
-    stdio: bool,
-    stdin: IO[str] | None = None,
-    stdout: IO[str] | None = None,
-    session: str | None = None,
-    leaf: str | None = None,
-    cwd: str | None = None,
-    provider: str | None = None,
-    index: str | None = None,
-) -> int:
+def run_host(*, stdio: bool, stdin: IO[str] | None = None, stdout: IO[str] | None = None,
+             start: HostStart = HostStart()) -> int:
     if stdio:
-        from reference.adapter.stdio_server import serve_stdio
+        from reference.adapter.operations import serve_stdio
 
         return serve_stdio()
     from reference.cli.progress_bar import catch_up_progress
 
     with catch_up_progress(enabled=True):  # stderr only, and only on a terminal
-        return _interactive(stdin or sys.stdin, stdout or sys.stdout, session=session, leaf=leaf, cwd=cwd,
-                            provider=provider, index=index)
+        return _interactive(stdin or sys.stdin, stdout or sys.stdout, start)
 
 
 HELP = """commands:
@@ -102,18 +108,17 @@ def _js_number(text: str) -> float:
 class _Host:
     """What one interactive host holds for its whole life (configuration is read once, at start)."""
 
-    loaded: Any
-    targets: Any
-    service: Any
-    rebase: Any
+    loaded: LoadedConfig
+    targets: ConfigTargets
+    service: HistoryService
+    rebase: RebaseService
 
 
-def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: str | None, cwd: str | None,
-                 provider: str | None, index: str | None) -> int:
+def _interactive(stdin: IO[str], stdout: IO[str], start: HostStart) -> int:
     """A prompt: configuration is loaded once at start, as Pi loads it at session start."""
     from reference.primitives.errors import ContractViolation
 
-    host = _start(session=session, leaf=leaf, cwd=cwd, provider=provider, index=index)
+    host = _start(start)
     prompt = stdin.isatty()
     stdout.write("recall-rebase host: type /help for commands, /quit to leave\n")
     stdout.flush()
@@ -137,30 +142,34 @@ def _interactive(stdin: IO[str], stdout: IO[str], *, session: str | None, leaf: 
         stdout.flush()
 
 
-def _start(*, session: str | None, leaf: str | None, cwd: str | None, provider: str | None,
-           index: str | None) -> _Host:
+def _start(start: HostStart) -> _Host:
+    """The configuration, the history and the rebase of one host, each set up once."""
     from reference.config.layering import ConfigTargets, load_targets
     from reference.pi.host.facts import resolve_host
     from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
+    from reference.rebase.host import build_rebase_host
+    from reference.rebase.service import RebaseService
     from reference.recall.host import HistoryOpening, open_history
 
-    project = os.path.abspath(cwd or os.getcwd())
+    project = os.path.abspath(start.cwd or os.getcwd())
     facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
     targets = ConfigTargets.from_host(facts)
     service = open_history(HistoryOpening(
         home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
-        session_file=os.path.abspath(session) if session else None,
-        leaf=leaf_from_cli(leaf), provider=provider, index_path=index,
+        session_file=os.path.abspath(start.session) if start.session else None,
+        leaf=leaf_from_cli(start.leaf), provider=start.provider, index_path=start.index,
     ), clock=SystemClock())
     service.settle_provider()  # the host knows its provider from the start, as Pi does
-    history_host = service.host
-    return _Host(load_targets(targets), targets, service, _rebase_service(history_host, project, index))
+    rebase_host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+                                                   session_file=service.host.session_file, leaf=service.host.leaf)
+    rebase = RebaseService(rebase_host, index_path=start.index or default_index)
+    return _Host(load_targets(targets), targets, service, rebase)
 
 
 def _answer(host: _Host, command: str, rest: str) -> str:
     """The text one command line prints."""
-    from reference.config.command_line import run_config_command
+    from reference.config.commands import run_config_command
     from reference.primitives.jsonbytes import js_stringify
 
     words = rest.split()
@@ -205,16 +214,7 @@ def tool_arguments(payload: str) -> dict[str, Any]:
     return value
 
 
-def _rebase_service(history_host: Any, project: str, index: str | None) -> Any:
-    from reference.rebase.host import build_rebase_host
-    from reference.rebase.service import RebaseService
-
-    host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
-                                            session_file=history_host.session_file, leaf=history_host.leaf)
-    return RebaseService(host, index_path=index or default_index)
-
-
-def _rebase_command(rebase: Any, history: Any, words: list[str]) -> str:
+def _rebase_command(rebase: RebaseService, history: HistoryService, words: list[str]) -> str:
     """``/context rebase`` (contract §6.1): the result's JSON when the session was not replaced,
     else the notification, and the host's current session becomes the target."""
     from reference.artifacts.ids import is_operation_id
@@ -239,7 +239,7 @@ def _rebase_command(rebase: Any, history: Any, words: list[str]) -> str:
     return "\n".join(f"[{level}] {message}" for level, message in notes)
 
 
-def _history_command(service: Any, rest: str) -> dict[str, Any]:
+def _history_command(service: HistoryService, rest: str) -> dict[str, Any]:
     """``/context history …`` as the TypeScript commands parse it (contract §3.1, §4)."""
     from reference.primitives.errors import ContractViolation
 

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Final, TextIO
 
 from reference.recall.progress import watching
@@ -94,8 +94,5 @@ def catch_up_bar(*, enabled: bool) -> CatchUpBar | None:
 def catch_up_progress(*, enabled: bool) -> Iterator[None]:
     """Inside the block, every catch-up longer than the delay draws a bar on stderr (a terminal only)."""
     bar = catch_up_bar(enabled=enabled)
-    if bar is None:
-        yield
-        return
-    with watching(bar):
+    with watching(bar) if bar is not None else nullcontext():
         yield

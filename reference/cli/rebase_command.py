@@ -10,21 +10,21 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reference.cli import history_command
 from reference.cli.history_command import add_trust_arguments, trust_argv
-from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE
+from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE, print_json
 from reference.cli.refusals import (
     FIND_A_LEAF,
     MIGRATE,
     exact_unknown_leaf,
     operation_refusal,
     scope_mismatch_hint,
+    session_problem,
     session_refusal,
 )
-from reference.cli.situation import session_problem
 
 if TYPE_CHECKING:
     from reference.rebase.outcome import RebaseFailure
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["EXIT_RECOVERABLE", "EXIT_UNAVAILABLE"]
 
 HINTS = {
+    **{code: history_command.HINTS[code]  # said as history search says them
+       for code in ("project-untrusted", "source-scope-mismatch", "ephemeral-session")},
     "operation-exists-use-recover": "this source was already rebased at this leaf: run again with --recover <operationId>",
     "rebase-busy": "the rebase lock of this session could not be taken (another rebase holds it?); try again",
     "archive-changed": "the session file changed while the rebase ran (is Pi still writing it?); nothing was lost, run again",
@@ -41,10 +43,7 @@ HINTS = {
     "checkpoint-budget": "the handoff does not fit: raise sessionRebase.checkpointTargetTokens (512-24000)",
     "disabled": "rebase is disabled: recall-rebase config set sessionRebase.enabled true",
     "history-tools-required": "rebase needs the history tools: recall-rebase config set historyTools.enabled true",
-    "project-untrusted": "the project is not trusted: pass --approve, or trust it in Pi",
-    "source-scope-mismatch": "the session's header cwd is not this project: run from the project folder or pass --cwd",
     "unsupported-source-version": "only version 3 sessions can be rebased: " + MIGRATE,
-    "ephemeral-session": "there is no session file at that path",
     "invalid-operation": "--recover takes an operation id: rebase_ and 32 lowercase hex digits",
 }
 
@@ -187,7 +186,6 @@ def _lock_file(source: str | None) -> str | None:
 
 def run_rebase(args: argparse.Namespace) -> int:
     from reference.pi.leaf import DEFAULT_LEAF
-    from reference.primitives.jsonbytes import js_stringify
     from reference.rebase.host import build_rebase_host
     from reference.rebase.request import RebaseRequest
 
@@ -211,7 +209,7 @@ def run_rebase(args: argparse.Namespace) -> int:
         if refusal is not None:
             return refusal.report()
     if args.json:
-        sys.stdout.write(js_stringify(result) + "\n")
+        print_json(result)
     else:
         hints = failure_hints(outcome.failure, args.session, os.path.abspath(args.cwd or os.getcwd()))
         if result["warnings"][:1] == ["pending-or-orphan-tool-exchange"] and result["status"] == "unavailable":

@@ -4,14 +4,19 @@ Exit 2 (:data:`reference.cli.output.EXIT_REFUSED`): the session path is not a re
 regular file with a UTF-8 name; an option is out of range or unparsable; ``--leaf`` names no
 entry; ``--recover`` is not an operation id.  Exit 3 (:data:`reference.cli.output.EXIT_UNAVAILABLE`):
 the file is a legacy Pi session, which the history commands cannot use as it is.  Each
-:class:`Refusal` names what to do next.
+:class:`Refusal` names what to do next.  The same words describe the files named on a history or
+rebase command line for the hints printed beside an ``unavailable`` answer (a session that is not
+a version 3 Pi file, an index that cannot be used).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, Final
 
 from reference.cli.output import EXIT_REFUSED, EXIT_UNAVAILABLE, fail
@@ -44,13 +49,8 @@ def printable(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def session_path_refusal(path: str) -> Refusal | None:
-    """Why the session path cannot be read at all (exit 2), or None."""
-    return check_session(path).refusal
-
-
 def _unopenable(path: str) -> Refusal | None:
-    """:func:`session_path_refusal` before the open: the name, and what ``stat`` says of the path."""
+    """Why the session path cannot be opened: its name, or what ``stat`` says of the path."""
     from reference.pi.exact.session import check_session_path
 
     if not encodes_as_utf8(path):
@@ -61,10 +61,6 @@ def _unopenable(path: str) -> Refusal | None:
     except ContractViolation as exc:
         return Refusal(exc.code, f"{printable(exc.message)}; {_NEXT_STEP.get(exc.code, 'check the path')}")
     return None
-
-
-def _unreadable(path: str, exc: OSError) -> Refusal:
-    return Refusal(Code.SESSION_UNREADABLE, f"cannot read {printable(path)} ({exc.strerror}); check its permissions")
 
 
 _NEXT_STEP: Final = {
@@ -88,28 +84,9 @@ def _legacy(path: str, header: Mapping[str, Any] | None) -> Refusal | None:
                    f"{printable(path)} is a legacy version {version} Pi session: {MIGRATE}", EXIT_UNAVAILABLE)
 
 
-def _first_line(stream: IO[bytes]) -> dict[str, Any] | None:
-    """Line 1 of an open session file as an object (read within the header scan limit), else None."""
-    from reference.pi.exact.reader import header_line
-
-    try:
-        return header_line(stream)
-    except (OSError, ValueError, RecursionError):
-        return None
-
-
-def unknown_leaf_refusal(path: str, leaf: str | None, stream: IO[bytes] | None = None) -> Refusal | None:
-    """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None.
-    A file whose bytes hold ``"ID"`` is not read further (one scan of ``stream``, the file open
-    already, else opened for it; no parse: a warm search stays fast); only one that does not is
-    read as ``session inspect`` reads it, to be sure."""
-    if leaf is None or leaf == "null" or _mentions(path, leaf, stream):
-        return None  # an id the file holds as a JSON string: the command runs, as it always did
-    return exact_unknown_leaf(path, leaf)
-
-
 def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
-    """:func:`unknown_leaf_refusal` without the scan: the file read as ``session inspect`` reads it."""
+    """``--leaf ID`` that names no entry of the session (exit 2, ``unknown-leaf``), or None: the
+    file read as ``session inspect`` reads it."""
     from reference.pi.leaf import leaf_from_cli
     from reference.pi.session_inspect import inspect_report
 
@@ -124,18 +101,15 @@ def exact_unknown_leaf(path: str, leaf: str) -> Refusal | None:
     return None
 
 
-def _mentions(path: str, leaf: str, stream: IO[bytes] | None) -> bool:
-    """Whether the file's bytes hold ``leaf`` as a JSON string (as Pi writes an id)."""
+def _mentions(stream: IO[bytes], leaf: str) -> bool:
+    """Whether the open file's bytes hold ``leaf`` as a JSON string (as Pi writes an id)."""
     import json
     import mmap
 
     try:
         needle = json.dumps(leaf, ensure_ascii=False).encode("utf-8")
-        with contextlib.ExitStack() as stack:
-            if stream is None:
-                stream = stack.enter_context(open(path, "rb"))
-            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return data.find(needle) >= 0
+        with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return data.find(needle) >= 0
     except (OSError, ValueError, UnicodeError):
         return False  # read it the exact way
 
@@ -181,24 +155,33 @@ class CheckedSession:
 def check_session(path: str, leaf: str | None = None, *, legacy: bool = False) -> CheckedSession:
     """The checks of a ``--session`` argument, in order: the path, then (``legacy``, the history
     commands) a legacy header, then ``--leaf``; the first that refuses.  The file is opened once
-    for all of them; with ``legacy`` the header line is kept (the history takes its id)."""
+    for all of them; with ``legacy`` the header line is kept (the history takes its id).  A file
+    whose bytes hold ``"ID"`` is not read further for ``--leaf ID`` (one scan, no parse: a warm
+    search stays fast); only one that does not is read as ``session inspect`` reads it."""
+    from reference.pi.exact.reader import header_line
+
     refusal = _unopenable(path)
     if refusal is not None:
         return CheckedSession(refusal)
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below; the refusal of an open is its own
     except OSError as exc:
-        return CheckedSession(_unreadable(path, exc))
+        return CheckedSession(Refusal(Code.SESSION_UNREADABLE,
+                                      f"cannot read {printable(path)} ({exc.strerror}); check its permissions"))
+    header: dict[str, Any] | None = None
     with stream:
-        header = _first_line(stream) if legacy else None
+        if legacy:
+            with contextlib.suppress(OSError, ValueError, RecursionError):  # line 1 that is no object
+                header = header_line(stream)
         refusal = _legacy(path, header)
-        if refusal is None:
-            refusal = unknown_leaf_refusal(path, leaf, stream)
+        if refusal is None and leaf is not None and leaf != "null" and not _mentions(stream, leaf):
+            refusal = exact_unknown_leaf(path, leaf)  # "ID" is nowhere in the file: read it to be sure
     return CheckedSession(refusal, header)
 
 
-def session_refusal(path: str, leaf: str | None = None, *, legacy: bool = False) -> Refusal | None:
-    return check_session(path, leaf, legacy=legacy).refusal
+def session_refusal(path: str, leaf: str | None = None) -> Refusal | None:
+    """Why ``--session`` (and ``--leaf``) cannot be used (exit 2), or None."""
+    return check_session(path, leaf).refusal
 
 
 def scope_mismatch_hint(session: str, project: str) -> str:
@@ -216,3 +199,69 @@ def scope_mismatch_hint(session: str, project: str) -> str:
     return (f"the session was recorded in {printable(recorded)} (its header's cwd), and this command runs for "
             f"{printable(project)}: history and rebase use a session only from its own project, so run from "
             f"that folder or pass --cwd {printable(recorded)}")
+
+
+def session_problem(path: str) -> str | None:
+    """What the session path is when it cannot be read as a version 3 session, or None."""
+    from reference.pi.exact.reader import read_header_line
+    from reference.pi.exact.session import first_line_problem
+
+    if not encodes_as_utf8(path):
+        return f"the session path {printable(path)} is not UTF-8: Pi cannot open it either (rename the file)"
+    if not os.path.lexists(path):
+        return f"there is no session file at {printable(path)}"
+    if not os.path.isfile(path):
+        return f"{printable(path)} is not a regular file"
+    try:
+        version = read_header_line(path).get("version", 1)
+    except (OSError, ValueError, RecursionError):
+        why = first_line_problem(path) or "is not a session header"
+        return f"{printable(path)} is not a Pi session file: its first line {why}"
+    if version != 3:
+        return (f"{printable(path)} is a legacy version {version} session: Pi rewrites it to version 3 when it "
+                "opens it; open it once in Pi 0.84.3, this tool never rewrites it")
+    return None
+
+
+def index_problem(path: str) -> str | None:
+    """Why an index of ours cannot be used, in words, or None when nothing is seen wrong. A path
+    that is no index of ours (a folder, a device, another program's file) never gets here: it is
+    ``index-not-ours`` before SQLite opens it (``reference.recall.index_claim``)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return None  # created on first use
+    except OSError as exc:
+        return f"the index {printable(path)} cannot be reached ({exc.strerror})"
+    if not os.access(path, os.W_OK):
+        return f"the index {printable(path)} is read-only"
+    return None
+
+
+def situation_hints(session: str, index: str | None) -> dict[str, str]:
+    """Hints that depend on the files named: what the session is, why the index cannot be used."""
+    hints: dict[str, str] = {}
+    problem = session_problem(os.path.abspath(session))
+    if problem is not None:
+        hints.update({"ephemeral-session": problem, "history-unavailable": problem,
+                      "index-not-yet-synchronized": problem})
+    index_issue = (index_problem(index) or _open_error(index)) if index else None
+    if index_issue is not None:
+        hints["runtime-unavailable"] = index_issue
+    return hints
+
+
+def _open_error(path: str) -> str | None:
+    """What SQLite says when it reads the index read-only (a damaged file with a valid header)."""
+    try:
+        uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"the index {printable(path)} cannot be opened ({exc}; move it away or pass another --index)"
+    except (ValueError, UnicodeError):
+        return None
+    return None

@@ -38,10 +38,6 @@ class CatalogField:
     optional: bool = False
 
     @property
-    def bounds(self) -> tuple[int, int] | None:
-        return INTEGER_BOUNDS.get(self.path)
-
-    @property
     def default(self) -> Any:
         return get_path(DEFAULT_CONFIG, self.path)
 

@@ -1,26 +1,91 @@
 """Layered loading (contract §1.4): defaults, the global file, then the project file if trusted.
 
 Each file is merged and validated as a whole on the layer below, or discarded as a whole with
-one warning.  A loaded configuration never changes: a saved edit applies when the next host
-starts.
+one warning.  The merge is config-loader.ts ``mergeKnown``, key by key: JavaScript ``typeof``
+decides whether a value may replace the default, and a bad key is skipped with a warning while
+the rest of the file still applies.  A loaded configuration never changes: a saved edit applies
+when the next host starts.
+
+A file's text is parsed by ``reference.primitives.jsonbytes.js_parse`` (JavaScript numbers and
+property order); :func:`parse_json` words its refusals as the loader always has (they end up in
+"configuration ignored" warnings), including a leading byte-order mark, which is refused.
 """
 
 from __future__ import annotations
 
+import copy
+import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Final, Literal
 
 from reference.config.defaults import default_config
 from reference.config.errors import ConfigError
-from reference.config.json_text import parse_json
-from reference.config.merge import merge_known
 from reference.config.validation import validate_config
 from reference.pi.host.facts import HostFacts
 from reference.pi.host.files import read_text
-from reference.primitives.jsonbytes import JsonObject
+from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, property_order
+from reference.primitives.jsvalues import is_number, typeof
 
 Scope = Literal["global", "project"]
+
+_BOM: Final = "\ufeff"
+_BOM_REFUSAL: Final = "invalid JSON at line 1 column 1: Unexpected UTF-8 BOM (decode using utf-8-sig)"
+_CONSTANT_SUFFIX: Final = " is not JSON"  # js_parse's reason for NaN, Infinity and -Infinity
+
+
+def parse_json(text: str) -> Any:
+    """``JSON.parse`` with JavaScript numbers and property order; raises :class:`ConfigError`."""
+    if text.startswith(_BOM):
+        raise ConfigError(_BOM_REFUSAL)
+    try:
+        return js_parse(text, js_numbers=True, deep=False)
+    except JsonParseError as exc:
+        if exc.line == 0:  # JSON in shape, not to JavaScript: the reason names the constant
+            raise ConfigError(f"{exc.reason.removesuffix(_CONSTANT_SUFFIX)} is not valid JSON") from None
+        raise ConfigError(f"invalid JSON at line {exc.line} column {exc.column}: {exc.reason}") from None
+    except RecursionError:
+        raise ConfigError("invalid JSON: nested too deeply") from None
+
+# Opt-in keys absent from the defaults that a file may still add.
+_OPTIONAL_OBJECT_PATHS: Final = frozenset({"compaction.model", "compaction.summary"})
+_OPTIONAL_BOOLEAN_PATHS: Final = frozenset({"modelAwareness.autoTune"})
+# Maps merged entry by entry onto the layer below instead of replaced.
+_SPREAD_MAP_PATHS: Final = frozenset({"privacy.remoteProviders", "modelAwareness.overrides"})
+
+
+def merge_known(
+    base: Mapping[str, Any], override: Mapping[str, Any], warnings: list[str], prefix: str = ""
+) -> JsonObject:
+    """Apply a file's keys onto the layer below; bad keys are skipped with a warning."""
+    result: JsonObject = copy.deepcopy(dict(base))
+    for key, incoming in override.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if key not in base:
+            if path in _OPTIONAL_OBJECT_PATHS and isinstance(incoming, dict):
+                result[key] = copy.deepcopy(incoming)
+            elif path in _OPTIONAL_BOOLEAN_PATHS and isinstance(incoming, bool):
+                result[key] = incoming
+            else:
+                warnings.append(f"Unknown configuration key ignored: {path}")
+            continue
+        expected = base[key]
+        if isinstance(expected, dict):
+            if not isinstance(incoming, dict):
+                warnings.append(f"Invalid configuration value ignored: {path} must be an object")
+            elif path in _SPREAD_MAP_PATHS:
+                result[key] = dict(property_order({**copy.deepcopy(expected), **copy.deepcopy(incoming)}))
+            elif not expected:
+                result[key] = copy.deepcopy(incoming)
+            else:
+                result[key] = merge_known(expected, incoming, warnings, path)
+            continue
+        if typeof(incoming) != typeof(expected) or (is_number(incoming) and not math.isfinite(incoming)):
+            warnings.append(f"Invalid configuration value ignored: {path} has the wrong type")
+            continue
+        result[key] = copy.deepcopy(incoming)
+    return result
 
 
 @dataclass(frozen=True)

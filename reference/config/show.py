@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from reference.config.catalog import CATALOG
-from reference.config.defaults import DEFAULT_CONFIG, SCHEMA_ID
+from reference.config.defaults import SCHEMA_ID
 from reference.config.dotted_paths import get_path
 from reference.config.layering import LoadedConfig
 from reference.primitives.jsonbytes import UNDEFINED, JsonObject, js_stringify
@@ -52,7 +52,7 @@ def _catalog_rows(config: JsonObject) -> list[str]:
             lines.append(f"[{section}]")
         hints = (["|".join(item.values)] if item.values else []) + [item.kind] + (["optional"] if item.optional else [])
         active = describe_value(get_path(config, item.path))
-        fallback = describe_value(get_path(DEFAULT_CONFIG, item.path))
+        fallback = describe_value(item.default)
         lines.append(f"{_pad(item.path, 48)}  {_pad(active, 28)}  {_pad(fallback, 28)}  {' '.join(hints)}")
     return lines
 
@@ -69,6 +69,12 @@ _FOOTER = (
 def render_show(loaded: LoadedConfig) -> str:
     """The text of ``/context config show`` for one loaded configuration."""
     return "\n".join([*_header(loaded), *_catalog_rows(loaded.config), *_FOOTER])
+
+
+def show_json(loaded: LoadedConfig) -> JsonObject:
+    """``config.show``'s result (and ``config show --json``'s): the configuration, its files and text."""
+    return {"schema": SCHEMA_ID, "config": loaded.config, "warnings": list(loaded.warnings),
+            "files": [item.to_json() for item in loaded.files], "text": render_show(loaded)}
 
 
 #: One sentence for a newcomer: what the "DS4" of the names is (docs/spec/contract.md, title).

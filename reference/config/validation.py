@@ -16,14 +16,11 @@ from reference.config.catalog import INTEGER_BOUNDS
 from reference.config.defaults import (
     CLASSIFICATIONS,
     COMPACTION_THINKING_LEVELS,
-    DEFAULT_CONFIG,
     HISTORY_SCOPES,
     LOG_LEVELS,
 )
 from reference.config.dotted_paths import get_path
 from reference.config.errors import ConfigError
-from reference.config.merge import merge_known
-from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.jsvalues import JS_WHITESPACE, is_integer, is_number, is_safe_integer, trim
 
 _JS_SPACE_RE: Final = re.compile(f"[{re.escape(JS_WHITESPACE)}]")
@@ -315,11 +312,3 @@ def validate_config(config: Mapping[str, Any]) -> None:
     """Raise :class:`ConfigError` with the first failing rule's message (upstream order)."""
     for validator in _VALIDATORS:
         validator(config)
-
-
-def validate_config_file(content: Mapping[str, Any]) -> tuple[JsonObject, tuple[str, ...]]:
-    """A file's content alone on the defaults, as ``set``/``unset`` check it before writing."""
-    warnings: list[str] = []
-    config = merge_known(DEFAULT_CONFIG, content, warnings)
-    validate_config(config)
-    return config, tuple(warnings)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from reference.fixturegen.line_writer import LineWriter
-from reference.fixturegen.naming import BASE_CLOCK_MS, iso, session_file_name, uuid7
+from reference.fixturegen.growing_session import LineWriter
+from reference.fixturegen.naming import BASE_CLOCK_MS, iso, uuid7
 from reference.fixturegen.options import GeneratedSession, GenOptions, ProgressCallback
 from reference.fixturegen.session import SessionBuilder
-from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops import create_owner_only, ensure_private_dir, session_file_name
 
 
 def generate(

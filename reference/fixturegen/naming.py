@@ -1,4 +1,5 @@
-"""How Pi names and stamps things: the fixed clock, ISO timestamps, session file names, UUIDv7 ids.
+"""How Pi stamps and names things: the fixed clock, ISO timestamps, UUIDv7 ids (session file names
+are ``reference.primitives.platform_ops.session_file_name``).
 
 Why: generated files must carry the names and timestamps Pi 0.84.3 would give them
 (pi-session-model.md §1), from a fixed clock so the bytes never depend on when they were made.
@@ -9,8 +10,6 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 from typing import Final
-
-from reference.primitives.platform_ops import session_file_name as session_file_name
 
 BASE_CLOCK_MS: Final = 1_748_779_200_000  # 2025-06-01T12:00:00.000Z, the clock gen.mjs uses
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)

@@ -6,30 +6,216 @@ secret and each near-miss sits alone in one entry with a unique search term, in 
 assistant, tool-call arguments, tool result, bash output, custom message, compaction summary)
 and a position (plain, JSON-escaped, inside a URL; PEM blocks are multi-line).  The labels say
 for each secret its family, entry, term and sensitive part, and for each near-miss the text that
-must stay whole.
+must stay whole.  Each family builds one fake value from the seeded PRNG, shaped so detectors fire,
+and says which part of it is sensitive; where a family's alphabet allows, the random part spells
+``FAKE`` so no reader takes it for a real key.  Every value is random: none is a real credential.
 """
 
 from __future__ import annotations
 
 import base64
-import datetime
 import hashlib
 import json
 import random
+import string
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from reference.fixturegen.privacy_families import ALNUM, FAMILIES, LOWER_HEX, FakeSecret, pick
+from reference.fixturegen.naming import iso
+from reference.fixturegen.vocabulary import B62, UPPER_ALNUM, pick
 from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+
+LOWER_HEX: Final = "0123456789abcdef"
+B64: Final = B62 + "+/"
+URLSAFE: Final = B62 + "-_"
+
+
+@dataclass(frozen=True)
+class FakeSecret:
+    """A fake secret: the text written into the session and its sensitive part (a substring)."""
+
+    family: str
+    text: str
+    sensitive: str
+
+
+def fake(rng: random.Random, alphabet: str, count: int) -> str:
+    """``count`` random characters that start with FAKE when the alphabet has its letters."""
+    if all(c in alphabet for c in "FAKE") and count > 8:
+        return "FAKE" + pick(rng, alphabet, count - 4)
+    return pick(rng, alphabet, count)
+
+
+def _plain(
+    family: str, build: Callable[[random.Random], str], *, public: str = ""
+) -> Callable[[random.Random], FakeSecret]:
+    """The whole value is the secret, less a ``public`` prefix that the format publishes: prose
+    may name ``github_pat_`` or ``sk_live_`` without leaking anything."""
+
+    def make(rng: random.Random) -> FakeSecret:
+        value = build(rng)
+        assert value.startswith(public)
+        return FakeSecret(family, value, value[len(public):])
+
+    return make
+
+
+def _in_context(
+    family: str, template: str, build: Callable[[random.Random], str]
+) -> Callable[[random.Random], FakeSecret]:
+    """A value that is a secret only by its context: ``template`` holds ``{v}``."""
+
+    def make(rng: random.Random) -> FakeSecret:
+        value = build(rng)
+        return FakeSecret(family, template.format(v=value), value)
+
+    return make
+
+
+def _url(scheme: str, port: int, path: str) -> Callable[[random.Random], FakeSecret]:
+    def make(rng: random.Random) -> FakeSecret:
+        password = "FAKE-" + pick(rng, B62, 14)
+        user = rng.choice(("app", "admin", "svc_api", "deploy"))
+        return FakeSecret(f"url-{scheme.replace('+', '-')}", f"{scheme}://{user}:{password}@db-{pick(rng, LOWER_HEX, 4)}.internal.test:{port}{path}", password)
+
+    return make
+
+
+def _pem(family: str, label: str, lines: int) -> Callable[[random.Random], FakeSecret]:
+    def make(rng: random.Random) -> FakeSecret:
+        body = "\n".join(fake(rng, B64, 64) for _ in range(lines)) + "\n" + pick(rng, B64, 20) + "=="
+        header = ""
+        if "ENCRYPTED" in label and "RSA" in label:
+            header = "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC," + pick(rng, "0123456789ABCDEF", 32) + "\n\n"
+        text = f"-----BEGIN {label}-----\n{header}{body}\n-----END {label}-----"
+        return FakeSecret(family, text, body)
+
+    return make
+
+
+def _jwt(rng: random.Random) -> FakeSecret:
+    def seg(data: str) -> str:
+        return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
+
+    header = seg('{"alg":"HS256","typ":"JWT"}')
+    payload = seg('{"sub":"fake-user-' + pick(rng, LOWER_HEX, 8) + '","name":"Fake Tester","iat":1767225600}')
+    token = f"{header}.{payload}.{pick(rng, URLSAFE, 43)}"
+    return FakeSecret("jwt", token, token)
+
+
+def _gcp_service_account(rng: random.Random) -> FakeSecret:
+    body = "\\n".join(fake(rng, B64, 64) for _ in range(6))
+    key_id = pick(rng, LOWER_HEX, 40)
+    text = (
+        '{"type": "service_account", "project_id": "fake-project-' + pick(rng, LOWER_HEX, 6) + '", '
+        f'"private_key_id": "{key_id}", '
+        f'"private_key": "-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----\\n", '
+        '"client_email": "fake-sa@fake-project.iam.gserviceaccount.com", "client_id": "1' + pick(rng, string.digits, 20) + '"}'
+    )
+    return FakeSecret("gcp-service-account", text, body)
+
+
+def _azure_connection(rng: random.Random) -> FakeSecret:
+    key = fake(rng, B64, 86) + "=="
+    text = f"DefaultEndpointsProtocol=https;AccountName=fakestore{pick(rng, LOWER_HEX, 4)};AccountKey={key};EndpointSuffix=core.windows.net"
+    return FakeSecret("azure-storage-connection-string", text, key)
+
+
+def _azure_sas(rng: random.Random) -> FakeSecret:
+    sig = fake(rng, B62, 43) + "%3D"
+    text = f"https://fakestore.blob.core.windows.net/backups?sv=2022-11-02&ss=b&srt=sco&sp=rwdlac&se=2027-01-01T00:00:00Z&st=2026-01-01T00:00:00Z&spr=https&sig={sig}"
+    return FakeSecret("azure-sas-token", text, sig)
+
+
+def _basic_auth(rng: random.Random) -> FakeSecret:
+    cred = base64.b64encode(f"deploy:FAKE-{pick(rng, B62, 16)}".encode()).decode()
+    return FakeSecret("http-basic-auth", f"Authorization: Basic {cred}", cred)
+
+
+def _twilio_auth(rng: random.Random) -> FakeSecret:
+    token = pick(rng, LOWER_HEX, 32)
+    return FakeSecret("twilio-auth-token", f"TWILIO_ACCOUNT_SID=AC{pick(rng, LOWER_HEX, 32)}\nTWILIO_AUTH_TOKEN={token}", token)
+
+
+def _password_cli(rng: random.Random) -> FakeSecret:
+    password = "FAKE" + pick(rng, B62, 12)
+    form = rng.choice(("mysql -u root -p{v} app", "psql --password={v} -h db.internal.test", "curl -u deploy:{v} https://ci.internal.test/api"))
+    return FakeSecret("password-cli", form.format(v=password), password)
+
+
+#: Family name -> builder.  The order is the corpus order; adding a family appends here.
+FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
+    "aws-access-key-id": _plain("aws-access-key-id", lambda r: "AKIA" + "FAKE" + pick(r, UPPER_ALNUM, 12)),
+    "aws-secret-access-key": _in_context("aws-secret-access-key", "aws_secret_access_key = {v}", lambda r: fake(r, B64, 40)),
+    "github-fine-grained-pat": _plain("github-fine-grained-pat", lambda r: "github_pat_11" + fake(r, UPPER_ALNUM, 20) + "_" + pick(r, B62, 59), public="github_pat_11"),
+    "github-classic-pat": _plain("github-classic-pat", lambda r: "ghp_" + fake(r, B62, 36)),
+    "github-oauth": _plain("github-oauth", lambda r: "gho_" + fake(r, B62, 36)),
+    "github-app-token": _plain("github-app-token", lambda r: "ghs_" + fake(r, B62, 36)),
+    "gitlab-pat": _plain("gitlab-pat", lambda r: "glpat-" + fake(r, URLSAFE, 20)),
+    "slack-bot-token": _plain("slack-bot-token", lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{fake(r, B62, 24)}"),
+    "slack-user-token": _plain("slack-user-token", lambda r: f"xoxp-{pick(r, string.digits, 12)}-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{pick(r, LOWER_HEX, 32)}"),
+    "slack-webhook": _in_context("slack-webhook", "https://hooks.slack.com/services/{v}", lambda r: f"T{pick(r, UPPER_ALNUM, 8)}/B{pick(r, UPPER_ALNUM, 10)}/{fake(r, B62, 24)}"),
+    "stripe-live-secret": _plain("stripe-live-secret", lambda r: "sk_live_" + fake(r, B62, 24), public="sk_live_"),
+    "stripe-test-secret": _plain("stripe-test-secret", lambda r: "sk_test_" + fake(r, B62, 24), public="sk_test_"),
+    "stripe-restricted": _plain("stripe-restricted", lambda r: "rk_live_" + fake(r, B62, 24), public="rk_live_"),
+    "google-api-key": _plain("google-api-key", lambda r: "AIza" + "SyFAKE" + pick(r, URLSAFE, 29)),
+    "jwt": _jwt,
+    "url-postgres": _url("postgres", 5432, "/app"),
+    "url-mysql": _url("mysql", 3306, "/shop"),
+    "url-mongodb-srv": _url("mongodb+srv", 27017, "/events?retryWrites=true"),
+    "url-redis": _url("redis", 6379, "/0"),
+    "url-amqp": _url("amqp", 5672, "/vhost"),
+    "url-https": _url("https", 8443, "/artifacts/release.tar.gz"),
+    "password-env": _in_context("password-env", "DB_PASSWORD={v}", lambda r: "FAKE" + pick(r, B62, 14)),
+    "password-json": _in_context("password-json", '{{"username": "svc", "password": "{v}"}}', lambda r: "FAKE" + pick(r, B62, 14)),
+    "password-cli": _password_cli,
+    "azure-storage-connection-string": _azure_connection,
+    "azure-sas-token": _azure_sas,
+    "npm-token": _plain("npm-token", lambda r: "npm_" + fake(r, B62, 36)),
+    "pem-rsa": _pem("pem-rsa", "RSA PRIVATE KEY", 6),
+    "pem-ec": _pem("pem-ec", "EC PRIVATE KEY", 3),
+    "pem-openssh": _pem("pem-openssh", "OPENSSH PRIVATE KEY", 5),
+    "pem-encrypted": _pem("pem-encrypted", "ENCRYPTED PRIVATE KEY", 6),
+    "pem-rsa-encrypted": _pem("pem-rsa-encrypted", "RSA PRIVATE KEY ENCRYPTED", 6),
+    "pgp-private-key": _pem("pgp-private-key", "PGP PRIVATE KEY BLOCK", 8),
+    "sendgrid-api-key": _plain("sendgrid-api-key", lambda r: "SG." + fake(r, URLSAFE, 22) + "." + pick(r, URLSAFE, 43)),
+    "twilio-api-key": _plain("twilio-api-key", lambda r: "SK" + pick(r, LOWER_HEX, 32)),
+    "twilio-auth-token": _twilio_auth,
+    "discord-bot-token": _plain("discord-bot-token", lambda r: "MT" + pick(r, B62, 24) + "." + pick(r, URLSAFE, 6) + "." + pick(r, URLSAFE, 38)),
+    "discord-webhook": _in_context("discord-webhook", "https://discord.com/api/webhooks/{v}", lambda r: f"1{pick(r, string.digits, 18)}/{fake(r, URLSAFE, 68)}"),
+    "telegram-bot-token": _in_context("telegram-bot-token", "TELEGRAM_BOT_TOKEN={v}", lambda r: f"{pick(r, string.digits, 10)}:AA{pick(r, URLSAFE, 33)}"),
+    "vault-service-token": _plain("vault-service-token", lambda r: "hvs." + fake(r, URLSAFE, 90)),
+    "vault-batch-token": _plain("vault-batch-token", lambda r: "hvb." + fake(r, URLSAFE, 138)),
+    "heroku-api-key": _plain("heroku-api-key", lambda r: "HRKU-AA" + fake(r, URLSAFE, 58)),
+    "shopify-access-token": _plain("shopify-access-token", lambda r: "shpat_" + pick(r, LOWER_HEX, 32)),
+    "shopify-shared-secret": _plain("shopify-shared-secret", lambda r: "shpss_" + pick(r, LOWER_HEX, 32)),
+    "databricks-token": _plain("databricks-token", lambda r: "dapi" + pick(r, LOWER_HEX, 32)),
+    "openai-project-key": _plain("openai-project-key", lambda r: "sk-proj-" + fake(r, URLSAFE, 74) + "T3BlbkFJ" + pick(r, URLSAFE, 74), public="sk-proj-"),
+    "anthropic-api-key": _plain("anthropic-api-key", lambda r: "sk-ant-api03-" + fake(r, URLSAFE, 93) + "AA", public="sk-ant-api03-"),
+    "gcp-service-account": _gcp_service_account,
+    "mailgun-api-key": _plain("mailgun-api-key", lambda r: "key-" + pick(r, LOWER_HEX, 32)),
+    "pypi-token": _plain("pypi-token", lambda r: "pypi-AgEIcHlwaS5vcmc" + fake(r, URLSAFE, 70), public="pypi-AgEIcHlwaS5vcmc"),
+    "dockerhub-pat": _plain("dockerhub-pat", lambda r: "dckr_pat_" + fake(r, URLSAFE, 27), public="dckr_pat_"),
+    "huggingface-token": _plain("huggingface-token", lambda r: "hf_" + fake(r, string.ascii_letters, 34)),
+    "digitalocean-token": _plain("digitalocean-token", lambda r: "dop_v1_" + pick(r, LOWER_HEX, 64)),
+    "linear-api-key": _plain("linear-api-key", lambda r: "lin_api_" + fake(r, B62, 40), public="lin_api_"),
+    "age-secret-key": _plain("age-secret-key", lambda r: "AGE-SECRET-KEY-1" + pick(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58), public="AGE-SECRET-KEY-1"),
+    "http-basic-auth": _basic_auth,
+    "bearer-header": _in_context("bearer-header", "Authorization: Bearer {v}", lambda r: fake(r, URLSAFE, 40)),
+    "datadog-api-key": _in_context("datadog-api-key", "DD_API_KEY={v}", lambda r: pick(r, LOWER_HEX, 32)),
+}
+
 
 SEED: Final = 1101
 INSTANCES: Final = 3
 ROLES: Final = ("user", "assistant", "tool-call-arguments", "tool-result", "bash-output", "custom-message", "compaction-summary")
 SESSION_FILE: Final = "session.jsonl"
 LABELS_FILE: Final = "labels.json"
-_URL_SAFE: Final = set(ALNUM + "-_.~")
+_URL_SAFE: Final = set(B62 + "-_.~")
 
 _WORDS: Final = ("hello world", "the quick brown fox", "configuration", "release notes for march",
                  "ordinary words only", "nothing to see here", "lorem ipsum dolor sit amet")  # fmt: skip
@@ -59,12 +245,12 @@ def _near_misses(rng: random.Random) -> list[tuple[str, str]]:
     for _ in range(8):
         out.append(("uuid", str(uuid.UUID(int=rng.getrandbits(128), version=4))))
     for _ in range(6):
-        out.append(("sha256", hashlib.sha256(pick(rng, ALNUM, 12).encode()).hexdigest()))
+        out.append(("sha256", hashlib.sha256(pick(rng, B62, 12).encode()).hexdigest()))
     for _ in range(3):
-        digest = base64.b64encode(hashlib.sha512(pick(rng, ALNUM, 12).encode()).digest()).decode()
+        digest = base64.b64encode(hashlib.sha512(pick(rng, B62, 12).encode()).digest()).decode()
         out.append(("npm-integrity", "sha512-" + digest))
     for _ in range(3):
-        out.append(("image-digest", "sha256:" + hashlib.sha256(pick(rng, ALNUM, 12).encode()).hexdigest()))
+        out.append(("image-digest", "sha256:" + hashlib.sha256(pick(rng, B62, 12).encode()).hexdigest()))
     for words in _WORDS:
         out.append(("base64-words", base64.b64encode(words.encode()).decode()))
     for prose in _PROSE:
@@ -100,13 +286,8 @@ class _Writer:
         self.clock = 1767225600000
         self.ids: set[str] = set()
         header = {"type": "session", "version": 3, "id": "01972b5c-ee00-7abc-9def-0123456789ab",
-                  "timestamp": self._iso(), "cwd": "/home/user/projects/demo"}  # fmt: skip
+                  "timestamp": iso(self.clock), "cwd": "/home/user/projects/demo"}  # fmt: skip
         self.lines.append(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
-
-    def _iso(self) -> str:
-        seconds, millis = divmod(self.clock, 1000)
-        stamp = datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
-        return f"{stamp}.{millis:03d}Z"
 
     def emit(self, entry_type: str, payload: JsonObject) -> str:
         entry_id = pick(self.rng, LOWER_HEX, 8)
@@ -114,7 +295,7 @@ class _Writer:
             entry_id = pick(self.rng, LOWER_HEX, 8)
         self.ids.add(entry_id)
         self.clock += self.rng.randint(500, 4000)
-        entry = {"type": entry_type, "id": entry_id, "parentId": self.parent, "timestamp": self._iso(), **payload}
+        entry = {"type": entry_type, "id": entry_id, "parentId": self.parent, "timestamp": iso(self.clock), **payload}
         self.lines.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
         self.parent = entry_id
         return entry_id
@@ -138,7 +319,7 @@ class _Writer:
                                             "firstKeptEntryId": kept, "tokensBefore": 50000 + number})  # fmt: skip
         if role == "custom-message":
             return self.emit("custom_message", {"customType": "note", "content": f"{term} note:\n{text}", "display": True})
-        call_id = f"toolu_{pick(self.rng, ALNUM, 24)}"
+        call_id = f"toolu_{pick(self.rng, B62, 24)}"
         if role == "tool-call-arguments":
             held = self.assistant([{"type": "toolCall", "id": call_id, "name": "bash",
                                     "arguments": {"command": f"echo {term} && deploy --config '{text}'"}}], "toolUse")  # fmt: skip

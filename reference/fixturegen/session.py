@@ -2,28 +2,123 @@
 compactions and branches, the closing labels and name, and an optional torn tail.
 
 Why: this is the order in which Pi's ``SessionManager`` would have appended a realistic session;
-``run`` writes it and ``result`` reports the facts tests need (the leaf, the notable ids).
+``run`` writes it and ``result`` reports the facts tests need (the leaf, the notable ids).  A
+session file is a tree, not a list (pi-session-model.md §2): side excursions (``branch()``,
+``branchWithSummary()``, ``resetLeaf()``) and many re-prompts from one parent leave the final
+leaf's path for readers to follow, and context building, recall's archived/active split and
+rebase all start from the latest compaction's ``firstKeptEntryId`` (spec §1.7), each compaction
+keeping later entries than the one before it.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from pathlib import Path
 
-from reference.fixturegen.branches import Branches
-from reference.fixturegen.compaction import Compactions
 from reference.fixturegen.naming import iso
 from reference.fixturegen.options import GeneratedSession
-from reference.fixturegen.planted_turns import PlantedTurns
-from reference.fixturegen.vocabulary import B62, pick
+from reference.fixturegen.turns import Turns
+from reference.fixturegen.vocabulary import B62, PROMPTS, fill, pick
 from reference.primitives.jsonbytes import JsonObject, js_stringify
 
 #: A structural event: (progress at which it happens, order of scheduling, what, its number).
 Event = tuple[float, int, str, int]
 
 
-class SessionBuilder(Compactions, Branches, PlantedTurns):
+class SessionBuilder(Turns):
     """Builds one session, entry by entry, the way SessionManager appends them."""
+
+    def compaction(self) -> None:
+        candidates = self.main_users[bisect.bisect_right(self.main_users, self.first_kept_index) :]
+        if len(candidates) < 2:
+            self.turn_chat()
+            candidates = self.main_users[bisect.bisect_right(self.main_users, self.first_kept_index) :]
+        self.first_kept_index = self.rng.choice(candidates[len(candidates) // 2 :])
+        kept = self.main[self.first_kept_index][0]
+        n = len(self.compactions) + 1
+        summary = (f"## Goal\nRefactor the cache layer (round {n}).\n\n## Progress\n### Done\n"
+                   f"- [x] Read {len(self.files_read)} files\n- [x] Changed {len(self.files_changed)} files\n\n"
+                   "## Next Steps\n1. Run the full test suite")  # fmt: skip
+        tokens = self.rng.randint(30_000, 190_000)
+        if self.legacy == 1:
+            payload: JsonObject = {
+                "summary": summary,
+                "firstKeptEntryIndex": int(kept),
+                "tokensBefore": tokens,
+            }
+        else:
+            details = {"readFiles": sorted(self.files_read), "modifiedFiles": sorted(self.files_changed)}
+            usage = self._usage(
+                self.model, self.rng.randint(20_000, 60_000), self.rng.randint(300, 1500), 0, 0
+            )
+            payload = {"summary": summary, "firstKeptEntryId": kept, "tokensBefore": tokens, "details": details,
+                       "usage": usage, "fromHook": False}  # fmt: skip
+        key = self.emit("compaction", payload, "compaction")
+        self.compactions.append(len(self.main) - 1)
+        self.notable[f"compaction{n}"] = key
+        self.notable[f"compaction{n}_first_kept"] = kept
+
+    def branch_summary(self, parent: str, from_id: str) -> str:
+        self.leaf = parent
+        payload: JsonObject = {
+            "fromId": from_id,
+            "summary": "The user explored an alternative; it was abandoned.",
+        }
+        if self.rng.random() < 0.7:
+            payload["details"] = {"readFiles": sorted(self.files_read)[:3], "modifiedFiles": []}
+            payload["usage"] = self._usage(
+                self.model, self.rng.randint(1000, 5000), self.rng.randint(50, 300), 0, 0
+            )
+            payload["fromHook"] = False
+        else:
+            payload["fromHook"] = True
+        return self.emit("branch_summary", payload, "branch_summary")
+
+    def excursion(self, n: int) -> None:
+        """A side branch: plain ``branch()``, ``branchWithSummary()`` or a new root, then back."""
+        main_leaf = self.leaf
+        assert main_leaf is not None
+        style = n % 3
+        stops = (self.main[i][0] for i in self.main_stops[-200:])  # recent turn ends, as /tree users pick
+        points = [k for k in stops if k not in (main_leaf, self.sibling_parent)]
+        if style < 2 and not points:
+            return
+        self.on_main = False
+        if style == 0:
+            self.leaf = self.rng.choice(points)
+        elif style == 1:
+            self.notable.setdefault("branch_summary", self.branch_summary(self.rng.choice(points), main_leaf))
+        else:
+            self.leaf = None  # resetLeaf(): the next entry is a second root
+        for _ in range(self.rng.randint(1, 3)):
+            self.rng.choice(
+                (self.turn_chat, self.turn_tool_single, self.turn_incomplete, self.turn_aborted)
+            )()
+        assert self.leaf is not None
+        self.notable[f"branch{n + 1}_leaf"] = self.leaf
+        self.on_main = True
+        if self.rng.random() < 0.35:
+            self.branch_summary(main_leaf, self.leaf)  # /tree back to the main leaf with "summarize"
+        else:
+            self.leaf = main_leaf
+
+    def siblings(self, count: int) -> None:
+        """``count`` children of one parent: re-prompts from the same point; the last one continues."""
+        self.turn_chat()
+        parent = self.leaf
+        assert parent is not None
+        self.sibling_parent = parent
+        self.notable["sibling_parent"] = parent
+        self.on_main = False
+        for i in range(count - 1):
+            self.leaf = parent
+            self.user(f"Attempt {i + 1}: {fill(self.rng, self.rng.choice(PROMPTS))}", blocks=False)
+            if i % 25 == 24:
+                self.assistant([self.text(f"Answer to attempt {i + 1}.")], "stop")
+        self.leaf = parent
+        self.on_main = True
+        self.turn_chat()
 
     def progress(self) -> float:
         if self.opts.target_bytes is not None:

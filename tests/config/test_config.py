@@ -21,9 +21,14 @@ from testkit.paths import REPO_ROOT
 from testkit.profiles import examples
 
 from reference.cli import config_command as cli_config
-from reference.config.adapter_operations import op_config_set, op_config_show, op_config_unset
 from reference.config.catalog import CATALOG, INTEGER_BOUNDS, find_field
-from reference.config.command_line import run_config_command, split_tokens
+from reference.config.commands import (
+    op_config_set,
+    op_config_show,
+    op_config_unset,
+    run_config_command,
+    split_tokens,
+)
 from reference.config.defaults import SCHEMA_ID, default_config
 from reference.config.dotted_paths import get_path
 from reference.config.edits import set_value, unset_value
@@ -143,8 +148,8 @@ def test_catalog_covers_the_feature_with_upstream_kinds() -> None:
 @pytest.mark.parametrize("path", list(INTEGER_BOUNDS))
 def test_catalog_descriptions_state_the_ranges(path: str) -> None:
     item = find_field(path)
-    assert item is not None and item.bounds is not None
-    low, high = item.bounds
+    assert item is not None and item.kind == "integer"
+    low, high = INTEGER_BOUNDS[path]
     assert f"{low} to {high}" in item.description
 
 

@@ -1,4 +1,4 @@
-"""The loader's JSON refusals, byte for byte (``reference.config.json_text``).
+"""The loader's JSON refusals, byte for byte (``reference.config.layering.parse_json``).
 
 The messages were those of ``json.loads`` before parsing moved to ``jsonbytes.js_parse``; they
 reach users inside "configuration ignored" warnings, so they are pinned here.
@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from reference.config.errors import ConfigError
-from reference.config.json_text import parse_json
-from reference.config.layering import load_config
+from reference.config.layering import load_config, parse_json
 
 REFUSALS = [
     ("", "invalid JSON at line 1 column 1: Expecting value"),

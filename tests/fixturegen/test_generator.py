@@ -25,10 +25,10 @@ from testkit.paths import REPO_ROOT
 from reference.cli import fixtures_command as cli_fixtures
 from reference.fixturegen.facts import file_facts
 from reference.fixturegen.generator import generate
-from reference.fixturegen.naming import session_file_name
 from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.fixturegen.refresh import refresh_fixtures
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
+from reference.primitives.platform_ops import session_file_name
 
 ROOT = REPO_ROOT
 SCHEMAS = ROOT / "schemas"
