@@ -55,10 +55,6 @@ class RebaseService:
 
     # ------------------------------------------------------------------ the runtime layer
 
-    def rebase_session(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
-        """:meth:`rebase` of that request through the runtime layer: the ``RebaseResult``."""
-        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover)).result.to_json()
-
     def rebase(self, request: RebaseRequest, *, runtime: bool = True) -> RebaseOutcome:
         """§6.2 steps 1-3 (what the runtime checks before the service runs; ``runtime=False``
         calls the service directly, as the adapter's ``layer: "service"``), then steps 4-26 and
