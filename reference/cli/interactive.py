@@ -162,7 +162,6 @@ def _answer(host: _Host, command: str, rest: str) -> str:
     """The text one command line prints."""
     from reference.config.command_line import run_config_command
     from reference.primitives.jsonbytes import js_stringify
-    from reference.rebase.request import RebaseRequest
 
     words = rest.split()
     if command == "/help":

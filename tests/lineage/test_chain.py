@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from reference.artifacts.ids import sha256_text
 from reference.config.defaults import default_config
 from reference.lineage import chain as lineage
 from reference.lineage.chain import load_rebase_state
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsonbytes import js_stringify
+from reference.primitives.textunits import sha256_text
 from reference.rebase.host import RebaseHost, open_from_disk
 from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
