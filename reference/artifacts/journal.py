@@ -38,13 +38,8 @@ from reference.primitives.textunits import chars_v1_tokens
 
 SCHEMA_VERSION: Final = 1
 MAX_JOURNAL_BYTES: Final = 32_000
-#: ``RebaseOperation`` as the upstream type lists it; see :data:`WRITE_ORDER` for the bytes.
-JOURNAL_FIELDS: Final = (
-    "schemaVersion", "id", "phase", "projectPath", "sourceSessionId", "sourceSessionFile", "sourceLeafId",
-    "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "targetHash", "targetSize",
-    "createdAt", "updatedAt", "errorCode",
-)
-#: The order a new operation's keys reach disk: the fingerprint and the error code are added later.
+#: The fields of upstream's ``RebaseOperation`` in the order a new operation's keys reach disk:
+#: the fingerprint and the error code are added later.
 WRITE_ORDER: Final = (
     "schemaVersion", "id", "phase", "projectPath", "sourceSessionId", "sourceSessionFile", "sourceLeafId",
     "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "createdAt", "updatedAt",

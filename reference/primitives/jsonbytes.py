@@ -329,7 +329,7 @@ def _int_or_double(text: str) -> int | float:
         return float(text)
 
 
-_DEEP_HOOKS: Final = Hooks(_int_or_double, float, _reject_constant, None)
+_DEEP_HOOKS: Final = Hooks(_int_or_double, float, _reject_constant, dict)
 _DEEP_JS_HOOKS: Final = Hooks(_js_int, _js_float, _reject_constant, _js_object)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json.decoder
 import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 _NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _WS: Final = re.compile(r"[ \t\n\r]*")
@@ -30,19 +30,13 @@ class DeepParseError(ValueError):
         self.pos = pos
 
 
-class Hooks:
+class Hooks(NamedTuple):
     """How one decoder builds numbers and objects (the hooks of a ``json.JSONDecoder``)."""
 
-    def __init__(self, parse_int: Callable[[str], Any], parse_float: Callable[[str], Any],
-                 parse_constant: Callable[[str], Any],
-                 object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None) -> None:
-        self.parse_int = parse_int
-        self.parse_float = parse_float
-        self.parse_constant = parse_constant
-        self.object_pairs_hook = object_pairs_hook
-
-    def make_object(self, pairs: list[tuple[str, Any]]) -> Any:
-        return self.object_pairs_hook(pairs) if self.object_pairs_hook is not None else dict(pairs)
+    parse_int: Callable[[str], Any]
+    parse_float: Callable[[str], Any]
+    parse_constant: Callable[[str], Any]
+    make_object: Callable[[list[tuple[str, Any]]], Any]  # ``object_pairs_hook``, or ``dict``
 
 
 def _skip(text: str, pos: int) -> int:
