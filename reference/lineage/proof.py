@@ -4,7 +4,7 @@ value to the step that uses it (docs/rebase.md, "What one run reads").
 A :class:`ProvenPrefix` is a prefix check (upstream ``checkPrefix``) that just passed; the check
 that immediately follows on the same bytes takes it instead of hashing again.  A
 :class:`SourceScan` is a read that validated and hashed a whole file; a later step takes it while
-the file's stamp (inode, size, modification and change time) is the one the scan began with, and
+the file's stamp (device, inode, size, modification and change time) is the one the scan began with, and
 the prefix check of contract §6.2 step 24 hashes the file again against the scan's SHA-256, so a
 change the stamp could miss is still caught.  Nothing is kept between runs.
 """
@@ -20,7 +20,7 @@ from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.prefix import prefix_matches, prefix_shape_ok
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import file_stamp, real_path
+from reference.primitives.platform_ops import real_path, stat_identity
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def unchanged_scan(path: str, scans: Iterable[SourceScan]) -> SourceScan | None:
         if real_path(scan.path) != real:
             continue
         try:
-            if file_stamp(os.stat(real)) == scan.stamp:
+            if stat_identity(os.stat(real)) == scan.stamp:
                 return scan
         except OSError:
             return None

@@ -11,7 +11,6 @@ import math
 import re
 from typing import Final
 
-TOKEN_ESTIMATOR_ID: Final = "chars-v1"
 _ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 

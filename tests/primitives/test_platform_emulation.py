@@ -65,13 +65,11 @@ def test_the_family_is_picked_from_sys_platform(sys_platform: str, family: Platf
 
 
 def test_this_machine_takes_the_posix_branch() -> None:
-    assert CURRENT is POSIX and CURRENT.posix and not CURRENT.windows and not CURRENT.macos
+    assert CURRENT is POSIX and not CURRENT.windows and not CURRENT.macos
 
 
 def test_only_windows_folds_case_though_macos_volumes_ignore_it_too() -> None:
     assert (WINDOWS.windows, MACOS.windows, POSIX.windows) == (True, False, False)
-    assert (WINDOWS.case_insensitive_by_default, MACOS.case_insensitive_by_default,
-            POSIX.case_insensitive_by_default) == (True, True, False)
 
 
 # -- canonical paths (contract §0.2) -----------------------------------------------------------

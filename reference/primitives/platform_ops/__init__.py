@@ -39,7 +39,6 @@ from reference.primitives.platform_ops.family import (
 from reference.primitives.platform_ops.identity import (
     change_stamp,
     file_identity,
-    file_stamp,
     remembers_by_stat,
     size_and_mtime,
     stat_identity,
@@ -97,7 +96,6 @@ __all__ = [
     "durable_replace",
     "ensure_private_dir",
     "file_identity",
-    "file_stamp",
     "install_no_overwrite",
     "link_open_would_follow",
     "platform_of",
