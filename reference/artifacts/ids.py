@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path, resolve_like_node
+from reference.primitives.platform_ops.paths import canonical_path, resolve_like_node
 from reference.primitives.textunits import sha256_text
 
 OPERATION_PREFIX: Final = "rebase_"

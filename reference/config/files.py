@@ -20,7 +20,7 @@ from reference.pi.host.files import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject, js_stringify_pretty
-from reference.primitives.platform_ops import ensure_private_dir, replace_keeping_mode
+from reference.primitives.platform_ops.owner_only import ensure_private_dir, replace_keeping_mode
 
 
 def read_saved_object(path: str) -> JsonObject:

@@ -18,7 +18,7 @@ from reference.fixturegen.line_writer import LineWriter
 from reference.fixturegen.naming import BASE_CLOCK_MS, iso, session_file_name, uuid7
 from reference.fixturegen.options import GeneratedSession, GenOptions, ProgressCallback
 from reference.fixturegen.session import SessionBuilder
-from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 
 
 def generate(

@@ -10,7 +10,7 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from reference.primitives.platform_ops import session_file_name as session_file_name
+from reference.primitives.platform_ops.paths import session_file_name as session_file_name
 
 BASE_CLOCK_MS: Final = 1_748_779_200_000  # 2025-06-01T12:00:00.000Z, the clock gen.mjs uses
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)

@@ -22,7 +22,7 @@ from typing import Final
 
 from reference.fixturegen.privacy_families import ALNUM, FAMILIES, LOWER_HEX, FakeSecret, pick
 from reference.primitives.jsonbytes import JsonObject
-from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 
 SEED: Final = 1101
 INSTANCES: Final = 3

@@ -31,7 +31,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.jsvalues import get
-from reference.primitives.platform_ops import real_path
+from reference.primitives.platform_ops.paths import real_path
 
 MAX_DEPTH: Final = 16
 

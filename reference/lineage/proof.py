@@ -20,7 +20,8 @@ from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.prefix import prefix_matches, prefix_shape_ok
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import real_path, stat_identity
+from reference.primitives.platform_ops.identity import stat_identity
+from reference.primitives.platform_ops.paths import real_path
 
 
 @dataclass(frozen=True)

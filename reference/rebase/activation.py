@@ -15,7 +15,7 @@ from reference.lineage.proof import ProvenPrefix, prefix_holds, prove_prefix
 from reference.pi.model.session import SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import install_no_overwrite
+from reference.primitives.platform_ops.durable import install_no_overwrite
 from reference.rebase import crashpoints
 from reference.rebase.host import OpenedSession, RebaseHost, open_from_disk
 from reference.rebase.operation_journal import OperationJournal

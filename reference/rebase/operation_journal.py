@@ -17,7 +17,7 @@ from reference.artifacts.journal import with_failure, with_target_fingerprint, w
 from reference.artifacts.phases import CrashPoint, Phase
 from reference.lineage.chain import project_operation
 from reference.primitives.clock import Clock
-from reference.primitives.platform_ops import durable_replace
+from reference.primitives.platform_ops.durable import durable_replace
 from reference.rebase import crashpoints
 
 

@@ -46,12 +46,12 @@ from reference.pi.model.session import SourceScan
 from reference.primitives.clock import Clock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import (
-    canonical_path,
+from reference.primitives.platform_ops.durable import (
     remove_stale_temporaries,
     remove_temporaries,
     temporaries_in,
 )
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.rebase.activation import activate, install
 from reference.rebase.archive import capture_source
 from reference.rebase.host import OpenedSession, RebaseHost, current_branch

@@ -20,7 +20,7 @@ from reference.pi.model.session import SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
-from reference.primitives.platform_ops import canonical_path
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.rebase.activation import verify_target
 from reference.rebase.archive import SourceArchive
 from reference.rebase.host import OpenedSession, RebaseHost, holds_memory, open_from_disk

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.textunits import slice_utf16, utf16_length
 from reference.privacy.entry import classify_entry
 from reference.privacy.provider import ProviderPolicy

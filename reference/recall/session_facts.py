@@ -32,7 +32,7 @@ from reference.pi.exact.session import SessionFile, load_session
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
-from reference.primitives.platform_ops import change_stamp
+from reference.primitives.platform_ops.identity import change_stamp
 from reference.recall.catchup_state import IndexState, StoredState, load_state, stored_stamp
 from reference.recall.index_claim import IndexClaim, IndexNotOurs, claim_index
 from reference.recall.model_facts import FACT_MODEL, Seal, load_seal

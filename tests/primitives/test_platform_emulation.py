@@ -21,16 +21,18 @@ from pyfakefs.fake_filesystem import FakeFilesystem, OSType
 
 from reference.pi.exact.header import same_project
 from reference.pi.exact.reader import read_header_line
-from reference.primitives.platform_ops import (
+from reference.primitives.platform_ops.family import (
     CURRENT,
     MACOS,
     POSIX,
     WINDOWS,
     Platform,
     PlatformFamily,
+    platform_of,
+)
+from reference.primitives.platform_ops.paths import (
     canonical_path,
     default_session_dir,
-    platform_of,
     resolve_like_node,
     session_dir_name,
     session_file_name,

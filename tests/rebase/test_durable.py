@@ -14,14 +14,8 @@ import pytest
 from testkit.paths import REPO_ROOT
 
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import (
-    IS_WINDOWS,
-    POSIX,
-    WINDOWS,
-    durable_replace,
-    install_no_overwrite,
-    sync_directory,
-)
+from reference.primitives.platform_ops.durable import durable_replace, install_no_overwrite, sync_directory
+from reference.primitives.platform_ops.family import IS_WINDOWS, POSIX, WINDOWS
 from reference.rebase import crashpoints
 
 ROOT = REPO_ROOT
@@ -118,7 +112,7 @@ CRASH_CHILD = """
 import sys
 from functools import partial
 from pathlib import Path
-from reference.primitives.platform_ops import install_no_overwrite
+from reference.primitives.platform_ops.durable import install_no_overwrite
 from reference.rebase import crashpoints
 crashpoints.arm_from_environment()
 data = Path(sys.argv[2]).read_bytes()

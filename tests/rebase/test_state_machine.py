@@ -34,7 +34,7 @@ from reference.artifacts.phases import CRASH_POINTS
 from reference.config.defaults import default_config
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
-from reference.primitives.platform_ops import stale_temporaries
+from reference.primitives.platform_ops.durable import stale_temporaries
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 from reference.rebase.host import RebaseHost
 from reference.rebase.request import RebaseRequest

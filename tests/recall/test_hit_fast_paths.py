@@ -22,7 +22,7 @@ import pytest
 
 from reference.config.defaults import default_config
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.privacy import entry as privacy_entry
 from reference.privacy import public_ids
 from reference.privacy.entry import classify_entry, forget_entries

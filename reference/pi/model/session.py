@@ -39,7 +39,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.jsvalues import get
-from reference.primitives.platform_ops import stat_identity
+from reference.primitives.platform_ops.identity import stat_identity
 
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
 _LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
