@@ -61,23 +61,17 @@ def prove_prefix(path: str, size: Any, sha256: Any, code: Code = Code.ARCHIVE_CH
     return holds
 
 
-def unchanged_scan(path: str, scans: Iterable[SourceScan]) -> SourceScan | None:
-    """A scan of ``path`` (by real path) whose file still has the stamp the scan began with."""
+def scan_once(path: str, scans: Iterable[SourceScan]) -> SourceScan:
+    """A scan of ``path`` (by real path) whose file still has the stamp the scan began with, or a
+    new scan of ``path``."""
     real = real_path(path)
     for scan in scans:
-        if real_path(scan.path) != real:
-            continue
         try:
-            if stat_identity(os.stat(real)) == scan.stamp:
+            if real_path(scan.path) == real and stat_identity(os.stat(real)) == scan.stamp:
                 return scan
         except OSError:
-            return None
-    return None
-
-
-def scan_once(path: str, scans: Iterable[SourceScan]) -> SourceScan:
-    """:func:`unchanged_scan`, or a new scan of ``path``."""
-    return unchanged_scan(path, scans) or scan_source(path)
+            break
+    return scan_source(path)
 
 
 def prefix_scan(path: str, size: int, sha256: str, scans: Iterable[SourceScan]) -> SourceScan | None:
