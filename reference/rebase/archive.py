@@ -99,25 +99,8 @@ class SourceArchive:
     context: list[Any]  # Pi's compaction-aware context entries at the leaf
 
     @property
-    def path(self) -> str:
-        return self.scan.path
-
-    @property
     def session_id(self) -> str:
         return str(self.scan.header["id"])
-
-    @property
-    def size(self) -> int:
-        return self.scan.size
-
-    @property
-    def sha256(self) -> str:
-        return self.scan.sha256
-
-    @property
-    def default_leaf_id(self) -> Any:
-        """Pi's leaf on load: the id of the last entry in file order."""
-        return self.scan.last_id
 
     @property
     def record_count(self) -> int:
@@ -130,14 +113,6 @@ class SourceArchive:
     def historical_issue_count(self, active: Collection[str]) -> int:
         """The branch's tool-exchange issues not in ``active``, counted without holding them."""
         return sum(1 for issue in exchange_issues_of(self.scan, self.branch_numbers) if issue not in active)
-
-    def custom_entries(self) -> Iterator[Any]:
-        """Every ``custom`` entry decoded, in file order, one at a time."""
-        return self.scan.custom_entries()
-
-    def all_entries(self) -> list[Any]:
-        """Every entry decoded, in file order (the pin and memory replay reads them all)."""
-        return self.scan.decode_many(range(self.scan.entry_count))
 
 
 def _context(scan: SourceScan, branch: array[int], subset: dict[int, Any]) -> list[Any]:

@@ -163,8 +163,8 @@ class RebaseRun:
         self.diagnostics = diagnostics
         if diagnostics.active_issue_count:  # step 23
             raise ContractViolation(Code.PENDING_OR_ORPHAN_TOOL_EXCHANGE, "a tool call or result in context has no partner")
-        source_hash = operation["sourceHash"] if operation is not None else archive.sha256
-        source_size = operation["sourceSize"] if operation is not None else archive.size
+        source_hash = operation["sourceHash"] if operation is not None else archive.scan.sha256
+        source_size = operation["sourceSize"] if operation is not None else archive.scan.size
         source = prove_prefix(source_file, source_size, source_hash)  # step 24
         header_id = archive.session_id
         if operation is not None:

@@ -454,7 +454,7 @@ def test_the_source_growing_between_capture_and_prefix_check_rebases_the_capture
 
     def capture_then_append(path: str, project_path: str, leaf_id: Any, *scans: Any) -> SourceArchive:
         archive = original(path, project_path, leaf_id, *scans)
-        captured.append(archive.size)
+        captured.append(archive.scan.size)
         with open(path, "ab") as stream:
             stream.write(jsonl([message("late0001", "task", 5, "user", "written while the rebase ran")]))
         return archive
