@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
-from reference.primitives.jsondeep import DeepParseError, Hooks
+from reference.primitives.jsondeep import DeepParseError, Hooks, skip_ws
 from reference.primitives.jsondeep import parse as parse_iteratively
 
 #: A JSON object whose bytes are the contract: a Pi entry, a journal record, a checkpoint, a link,
@@ -302,7 +302,7 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False, de
         text = text[1:]
     decoder = _JS_NUMBER_DECODER if js_numbers else _DECODER
     try:
-        value, end = decoder.raw_decode(text, _skip_ws(text, 0))
+        value, end = decoder.raw_decode(text, skip_ws(text, 0))
     except json.JSONDecodeError as exc:
         raise JsonParseError(str(exc), reason=exc.msg, line=exc.lineno, column=exc.colno) from None
     except JsonParseError:  # NaN or Infinity: refused as it is, the slow parser would refuse it too
@@ -313,11 +313,9 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False, de
         # Nested deeper than the C scanner goes, or an integer of more digits than int() takes:
         # V8 reads both (an integer that long is Infinity), so the iterative parser does too.
         value, end = _parse_deep(text, js_numbers)
-    if _skip_ws(text, end) != len(text):
-        end = _skip_ws(text, end)
-        line = text.count("\n", 0, end) + 1
-        column = end - (text.rfind("\n", 0, end) + 1) + 1
-        raise JsonParseError("unexpected data after the JSON value", reason="Extra data", line=line, column=column)
+    end = skip_ws(text, end)
+    if end != len(text):
+        raise JsonParseError("unexpected data after the JSON value", reason="Extra data", **_located(text, end))
     return value
 
 
@@ -337,14 +335,10 @@ def _parse_deep(text: str, js_numbers: bool) -> tuple[Any, int]:
     try:
         return parse_iteratively(text, 0, _DEEP_JS_HOOKS if js_numbers else _DEEP_HOOKS)
     except DeepParseError as exc:
-        line = text.count("\n", 0, exc.pos) + 1
-        column = exc.pos - (text.rfind("\n", 0, exc.pos) + 1) + 1
-        raise JsonParseError(str(exc), reason=exc.msg, line=line, column=column) from None
+        raise JsonParseError(str(exc), reason=exc.msg, **_located(text, exc.pos)) from None
 
 
-_WS: Final = re.compile(r"[ \t\n\r]*")
+def _located(text: str, pos: int) -> dict[str, int]:
+    """The 1-based ``line`` and ``column`` of ``pos`` in ``text``."""
+    return {"line": text.count("\n", 0, pos) + 1, "column": pos - text.rfind("\n", 0, pos)}
 
-
-def _skip_ws(text: str, pos: int) -> int:
-    match = _WS.match(text, pos)
-    return match.end() if match else pos
