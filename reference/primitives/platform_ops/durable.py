@@ -39,27 +39,17 @@ _TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINAR
 
 
 def _fsync(fd: int, platform: Platform = CURRENT) -> None:
-    """Flush a descriptor to stable storage (macOS needs ``F_FULLFSYNC`` for that)."""
-    full_fsync = _full_fsync_command() if platform.macos else None
-    if full_fsync is not None:
-        import fcntl
-
+    """Flush a descriptor to stable storage: macOS needs ``F_FULLFSYNC`` for that, where this
+    Python has it (macOS builds only) and the filesystem takes it; else the plain ``fsync``."""
+    if platform.macos:
         try:
-            fcntl.fcntl(fd, full_fsync)
+            import fcntl
+
+            fcntl.fcntl(fd, getattr(fcntl, "F_FULLFSYNC"))  # noqa: B009 (not in typeshed: macOS builds only)
             return
-        except OSError:  # not supported by this filesystem: plain fsync is the best left
+        except (ImportError, AttributeError, OSError):  # Windows, another build, or this filesystem
             pass
     os.fsync(fd)
-
-
-def _full_fsync_command() -> int | None:
-    """``fcntl.F_FULLFSYNC`` where this Python has it (macOS builds only), else None."""
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        return None
-    command: int | None = getattr(fcntl, "F_FULLFSYNC", None)
-    return command
 
 
 def sync_directory(folder: Path, *, platform: Platform = CURRENT) -> None:
