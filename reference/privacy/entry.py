@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from reference.primitives.jsonbytes import js_stringify
@@ -18,17 +18,6 @@ from reference.privacy.policy import MARKER_LITERAL, history_privacy_classificat
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.redaction import may_match_json
 from reference.privacy.sanitizer import Found, Sanitized, decide, default_classification, find
-
-
-@dataclass(frozen=True)
-class EntryPrivacy:
-    """The whole-entry decision: sanitized searchable text (empty when omitted), the higher of the
-    raw and text classifications, and whether the entry is omitted."""
-
-    text: str
-    classification: str
-    omitted: bool
-
 
 #: What the two checks of one entry find: the floor, the raw check's findings (None: the
 #: serialization holds no marker and no secret) and the text check's findings.
@@ -97,8 +86,10 @@ def classify_entry(
     ref_classification: str | None = None,
     content_hash: str | None = None,
     findings: EntryFindings | None = None,
-) -> EntryPrivacy:
-    """Classify and sanitize a whole history entry before any excerpt is cut.
+) -> Sanitized:
+    """Classify and sanitize a whole history entry before any excerpt is cut: the sanitized
+    searchable text (empty when omitted), the higher of the raw and text classifications, and
+    whether the entry is omitted.
 
     ``entry`` is the parsed JSONL entry.  A recall passes no ``ref_classification`` (§2.7 step 3:
     the raw check starts from max(default, floor) when a floor exists, else from the default);
@@ -126,7 +117,7 @@ def classify_entry(
         raw = decide(raw_found, stored, policy, privacy_config)
     text = decide(text_found, raw.classification, policy, privacy_config)
     omitted = raw.omitted or text.omitted
-    return EntryPrivacy("" if omitted else text.text, max_level(raw.classification, text.classification), omitted)
+    return Sanitized("" if omitted else text.text, max_level(raw.classification, text.classification), omitted)
 
 
 def _joined_strings(value: Any) -> str | None:
