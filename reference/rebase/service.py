@@ -32,7 +32,7 @@ from reference.primitives.jsvalues import get
 from reference.rebase.host import RebaseHost, current_branch, holds_memory
 from reference.rebase.outcome import RebaseOutcome
 from reference.rebase.request import RebaseRequest
-from reference.rebase.run import Proven, RebaseRun
+from reference.rebase.run import RebaseRun
 from reference.recall.index_schema import open_index
 
 
@@ -63,7 +63,7 @@ class RebaseService:
         if refused is not None:
             return RebaseOutcome(unavailable_result(refused))
         with self._projection() as conn:  # one connection for the runtime check and the run
-            proven = Proven()
+            lineage = None
             if runtime:
                 try:
                     scan = scan_source(host.session_file) if host.session_file and os.path.isfile(host.session_file) else None
@@ -79,9 +79,9 @@ class RebaseService:
                     refused = self._gates()
                 if refused is not None:
                     return RebaseOutcome(unavailable_result(refused))
-                proven = Proven(tuple(state.scans), state)
+                lineage = state
             run = RebaseRun(host, request, clock=self.clock, new_session_id=self.new_session_id, conn=conn,
-                            proven=proven)
+                            lineage=lineage)
             self.active = True
             try:
                 return run.execute()
