@@ -12,6 +12,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from enum import Enum
 from typing import Any, Final, TypeAlias
 
 from reference.primitives.jsondeep import DeepParseError, Hooks, skip_ws
@@ -24,15 +25,10 @@ from reference.primitives.jsondeep import parse as parse_iteratively
 JsonObject: TypeAlias = dict[str, Any]
 
 
-class _Undefined:
-    """JavaScript ``undefined``: a key holding it is omitted from objects."""
+class _Undefined(Enum):
+    """JavaScript ``undefined``: a key holding it is omitted from objects (one value, kept by a copy)."""
 
-    _instance: _Undefined | None = None
-
-    def __new__(cls) -> _Undefined:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    UNDEFINED = "undefined"
 
     def __repr__(self) -> str:
         return "UNDEFINED"
@@ -41,7 +37,7 @@ class _Undefined:
         return False
 
 
-UNDEFINED: Final = _Undefined()
+UNDEFINED: Final = _Undefined.UNDEFINED
 
 _ESCAPES: Final = {
     '"': '\\"',

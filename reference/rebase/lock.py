@@ -16,7 +16,6 @@ import hashlib
 import os
 import sqlite3
 from pathlib import Path
-from types import TracebackType
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -70,10 +69,5 @@ class RebaseLock:
         self.acquire()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.release()
