@@ -45,8 +45,8 @@ from reference.primitives.clock import Clock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops.durable import (
-    remove_stale_temporaries,
     remove_temporaries,
+    stale_temporaries,
     temporaries_in,
 )
 from reference.primitives.platform_ops.paths import canonical_path
@@ -183,7 +183,7 @@ class RebaseRun:
             return result
         if not os.path.lexists(target_file):
             install(self.journal, checkpoint, self.project)
-        remove_stale_temporaries(Path(target_file))  # a crash inside an earlier install left them
+        remove_temporaries(stale_temporaries(Path(target_file)))  # a crash inside an earlier install left them
         activate(self.journal, self.host, source, opened=opened, scans=scans)
         return verified_result(result)
 

@@ -146,12 +146,6 @@ def stale_temporaries(path: Path) -> list[Path]:
     return [temporary for temporary, name in temporaries_in(path.parent) if name == path.name]
 
 
-def remove_stale_temporaries(path: Path) -> int:
-    """Remove :func:`stale_temporaries` of ``path`` (recovery calls it once the target is known
-    good or freshly installed); the count removed."""
-    return remove_temporaries(stale_temporaries(path))
-
-
 def remove_temporaries(temporaries: list[Path]) -> int:
     """Unlink each of our own temporaries; the count removed (one that vanished is not counted)."""
     removed = 0
