@@ -93,21 +93,6 @@ def _decoder(path: str, find: Callable[[Any], Any], decode: Callable[[IO[bytes],
     return value
 
 
-def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[Origin, list[Any], AbstractSet[str]]:
-    """The rest of :func:`_verify_source` on the run's scan of the whole source (the prefix just
-    verified is the whole file, so the prefix and the file are the same records): only the
-    entries a later lineage step looks at are decoded."""
-    try:
-        scan.validate_branch(leaf)
-    except ContractViolation:
-        raise _Broken("source ancestry") from None
-    numbers = scan.branch(leaf)
-    if not numbers or numbers[-1] != scan.ids[leaf]:
-        raise _Broken("source branch")
-    links = scan.branch_customs(leaf, LINEAGE_CUSTOM_TYPES)
-    return _decoder(scan.path, scan.ids.get, scan.decode), links, BranchIds(scan, leaf)
-
-
 def _verify_source(
     link: Mapping[str, Any], project_path: str, state: RebaseState, proven: ProvenPrefix | None
 ) -> tuple[Origin, list[Any], AbstractSet[str]]:
@@ -134,8 +119,17 @@ def _verify_source(
         if scan.size != size or scan.sha256 != link.get("sourceHash"):
             raise _Broken("source prefix")
         state.scans.append(scan)
-    if scan is not None and scan.valid:
-        return _verify_scanned(scan, leaf)
+    if scan is not None and scan.valid:  # the prefix just verified is the whole scanned file
+        try:
+            scan.validate_branch(leaf)
+        except ContractViolation:
+            raise _Broken("source ancestry") from None
+        numbers = scan.branch(leaf)
+        if not numbers or numbers[-1] != scan.ids[leaf]:
+            raise _Broken("source branch")
+        # only the entries a later lineage step looks at are decoded
+        customs = scan.branch_customs(leaf, LINEAGE_CUSTOM_TYPES)
+        return _decoder(scan.path, scan.ids.get, scan.decode), customs, BranchIds(scan, leaf)
     session = load_session(source_file)  # a grown source: only the records of the prefix count
     by_id: dict[str, Record] = {}
     for record in session.entries:

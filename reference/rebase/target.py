@@ -53,10 +53,6 @@ class StagedTarget:
     sha256: str
     size: int
 
-    @property
-    def link(self) -> dict[str, Any]:
-        return dict(self.entries[1]["data"])
-
 
 def stage_target(
     operation: Mapping[str, Any], checkpoint: Mapping[str, Any], *, project_path: str | None = None

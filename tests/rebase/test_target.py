@@ -39,7 +39,7 @@ def test_the_target_bytes_are_a_pi_v3_session() -> None:
     assert link_entry["parentId"] == cp_entry["id"] and handoff_entry["parentId"] == link_entry["id"]
     assert [e["id"] for e in values[1:]] == target_entry_ids(op["targetSessionId"])
     assert all(len(e["id"]) == 8 and int(e["id"], 16) >= 0 for e in values[1:])
-    assert cp_entry["data"] == checkpoint and link_entry["data"] == target.link
+    assert cp_entry["data"] == checkpoint and link_entry["data"] == target.entries[1]["data"]
     assert handoff_entry["content"] == handoff_content(checkpoint) and handoff_entry["display"] is False
     assert target.sha256 == hashlib.sha256(target.data).hexdigest() and target.size == len(target.data)
     assert problems(header, "pi/session-header.schema.json") == []
