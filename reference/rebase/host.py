@@ -102,10 +102,7 @@ def current_branch(host: RebaseHost, scan: SourceScan | None = None) -> list[Any
 def holds_memory(customs: Iterable[Any]) -> bool:
     """Whether any of these ``custom`` entries is a pin or memory mutation.  Every one is read
     (one at a time: nothing is kept), so an entry that no longer parses is refused wherever it is."""
-    found = False
-    for value in customs:
-        found = found or get(value, "customType") in (PIN_TYPE, MEMORY_TYPE)
-    return found
+    return any([get(value, "customType") in (PIN_TYPE, MEMORY_TYPE) for value in customs])  # a list: read all
 
 
 #: Host facts a caller may set, by protocol name.
