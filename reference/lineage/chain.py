@@ -239,13 +239,14 @@ def load_rebase_state(
     state = replace(state, checkpoint=checkpoint)
     if conn is not None:
         if state.warnings:
-            clear_session(conn, _header_id(session_file))
+            clear_session(conn, header_id(session_file))
         else:
             project_pairs(conn, state.pairs)
     return state
 
 
-def _header_id(session_file: str) -> Any:
+def header_id(session_file: str) -> Any:
+    """The session file's header ``id``; None when the file or its header cannot be read."""
     try:
         return read_header_line(session_file).get("id")
     except (OSError, ValueError):

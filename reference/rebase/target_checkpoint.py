@@ -35,14 +35,6 @@ class ExistingTarget:
     opened: OpenedSession
 
 
-def memory_entries(archive: SourceArchive) -> list[Any]:
-    """Every entry when the source holds a pin or memory mutation (their replay needs the entry
-    times), else nothing: a source without them costs no second decode."""
-    if not holds_memory(archive.scan.custom_entries()):
-        return []
-    return archive.scan.decode_many(range(archive.scan.entry_count))
-
-
 def host_leaf(host: RebaseHost, archive: SourceArchive) -> Any:
     """Pi's current leaf, resolving DEFAULT_LEAF (the last entry in file order): the archive's
     when the current session is the archive's file, by whichever path either was named (a
@@ -83,8 +75,12 @@ def build_target_checkpoint(operation: dict[str, Any], host: RebaseHost, archive
             or host.current_session_id() != archive.session_id):
         raise ContractViolation(Code.SOURCE_MOVED_BEFORE_CHECKPOINT, "the source moved since the operation began")
     inherited = own.checkpoint or {}
+    scan = archive.scan
+    # Every entry when the source holds a pin or memory mutation (their replay needs the entry
+    # times), else nothing: a source without them costs no second decode.
+    entries = scan.decode_many(range(scan.entry_count)) if holds_memory(scan.custom_entries()) else []
     carried = snapshot_memory(
-        memory_entries(archive), session_id=archive.session_id, session_file=archive.scan.path,
+        entries, session_id=archive.session_id, session_file=archive.scan.path,
         branch_ids=archive.branch_ids(), inherited=MemorySnapshot(
             tuple(overlay_inherited(get(inherited, "pins") or (), archive.branch_subset, pins=True)),
             tuple(overlay_inherited(get(inherited, "memories") or (), archive.branch_subset, pins=False))))
