@@ -484,7 +484,7 @@ def work_oneshot(params: dict[str, Any]) -> dict[str, Any]:
 
 def work_read(params: dict[str, Any]) -> dict[str, Any]:
     """Read of the big record through the read tool and through source verification alone."""
-    from reference.privacy.entry import forget_entries
+    from reference.privacy.entry import EntryFindings
     from reference.recall.index_schema import open_index
     from reference.recall.source_verify import verify_source
 
@@ -524,7 +524,7 @@ def work_read(params: dict[str, Any]) -> dict[str, Any]:
             raise SystemExit(f"read failed: {result}")
 
     def read_first() -> None:  # nothing remembered: the privacy findings are computed afresh
-        forget_entries()
+        service.findings = EntryFindings()
         read()
 
     def recall() -> None:

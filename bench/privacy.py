@@ -215,7 +215,7 @@ def big_read(repeat: int) -> dict[str, Any]:
                 entry.extended_redact = lambda text: (text, 0)  # type: ignore[assignment]
 
             def first_read() -> None:
-                entry.forget_entries()
+                service.findings = entry.EntryFindings()
                 service.read({"sourceRef": ref})
 
             first_read()

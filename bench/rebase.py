@@ -17,7 +17,7 @@ and is timed around the call alone (the interpreter and imports are not counted)
 sha256    one bare ``hashlib.sha256`` pass over the source in 1 MiB reads: the baseline; each
           figure below is a ratio of it, measured in the same run after a warm-up read so the
           page cache is the same for all;
-dry run   ``RebaseService.rebase_session(dry_run=True)``: the runtime lineage check (§6.2 step 2),
+dry run   ``RebaseService.rebase(RebaseRequest.of(dry_run=True))``: the runtime lineage check (§6.2 step 2),
           every source check (steps 14-26) and the checkpoint in memory; nothing is written;
 rebase    a new operation to ``Verified``: the same, then the journal phases, the target install,
           activation and both verifications (§6.8, §6.9); the journal and the target are deleted
@@ -78,7 +78,7 @@ def make_source(folder: Path, size_mib: int, seed: int) -> Path:
     from reference.fixturegen.naming import BASE_CLOCK_MS, iso, uuid7
     from reference.fixturegen.options import GenOptions
     from reference.fixturegen.session import SessionBuilder
-    from reference.primitives.platform_ops import session_file_name
+    from reference.primitives.platform_ops.paths import session_file_name
 
     rng = random.Random(seed)
     options = GenOptions(seed=seed, target_bytes=size_mib * MIB, compactions=4, branches=6, cwd=PROJECT_CWD)
@@ -157,6 +157,8 @@ def _service(source: str) -> Any:
 
 
 def worker(kind: str, params: dict[str, Any]) -> dict[str, Any]:
+    from reference.rebase.request import RebaseRequest
+
     source = params["source"]
     result: Any = None
     if kind != "sha256":
@@ -171,11 +173,11 @@ def worker(kind: str, params: dict[str, Any]) -> dict[str, Any]:
                 digest.update(chunk)
         result = {"status": "hashed"}
     elif kind == "dry-run":
-        result = service.rebase_session(dry_run=True)
+        result = service.rebase(RebaseRequest.of(dry_run=True)).result.to_json()
     elif kind == "rebase":
-        result = service.rebase_session()
+        result = service.rebase(RebaseRequest()).result.to_json()
     elif kind == "recover":
-        result = service.rebase_session(recover=params["operationId"])
+        result = service.rebase(RebaseRequest.of(recover=params["operationId"])).result.to_json()
     else:
         raise SystemExit(f"unknown worker {kind}")
     seconds = time.perf_counter() - started

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.artifacts.ids import RebaseSource, sha256_text
+from reference.artifacts.ids import RebaseSource
 from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS, NOTHING_CARRIED, MemorySnapshot
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -26,7 +26,7 @@ from reference.primitives.jsvalues import (
     is_safe_integer,
     trim,
 )
-from reference.primitives.textunits import chars_v1_tokens, utf16_length
+from reference.primitives.textunits import chars_v1_tokens, sha256_text, utf16_length
 from reference.privacy.policy import classify_markers, history_privacy_classification, max_level
 
 CHECKPOINT_TYPE: Final = "ds4-rebase-checkpoint-v1"

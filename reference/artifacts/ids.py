@@ -3,12 +3,11 @@
 An operation is named by its source alone (session id, captured leaf, full-source hash), never by
 a path, so a rerun on an unchanged source, or through a symlink alias, finds the same journal.
 The checkpoint id shares the operation id's 32-hex suffix.  Strings are hashed as Node hashes a
-JavaScript string: UTF-8, a lone surrogate as U+FFFD.
+JavaScript string (:func:`reference.primitives.textunits.sha256_text`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -18,31 +17,18 @@ from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path, resolve_like_node
+from reference.primitives.platform_ops.paths import canonical_path, resolve_like_node
+from reference.primitives.textunits import sha256_text
 
 OPERATION_PREFIX: Final = "rebase_"
 CHECKPOINT_PREFIX: Final = "checkpoint_"
 #: Whole-string grammars: use ``fullmatch`` (Python's ``$`` would accept a trailing newline).
 OPERATION_ID_PATTERN: Final = re.compile(r"rebase_[a-f0-9]{32}")
-CHECKPOINT_ID_PATTERN: Final = re.compile(r"checkpoint_[a-f0-9]{32}")
 REBASE_DIR: Final = ".ds4-rebase"
 OPERATIONS_DIR: Final = "operations"
 TARGET_PREFIX: Final = "ds4-"
 TARGET_SUFFIX: Final = ".jsonl"
 JOURNAL_SUFFIX: Final = ".json"
-_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
-def node_utf8(text: str) -> bytes:
-    """The bytes Node hashes for a JavaScript string: paired surrogates joined, lone ones U+FFFD."""
-    if _LONE_SURROGATE.search(text):
-        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text.encode("utf-8")
-
-
-def sha256_text(text: str) -> str:
-    """Lower-case hex SHA-256 of a JavaScript string (the upstream ``sha256`` helper)."""
-    return hashlib.sha256(node_utf8(text)).hexdigest()
 
 
 def identity_suffix(source_session_id: str, leaf_id: str, source_hash: str) -> str:
@@ -97,17 +83,8 @@ class ProjectPaths:
         return os.path.dirname(resolve_like_node(path, base)) == os.path.dirname(resolve_like_node(other, base))
 
 
-def checkpoint_id_of(operation: str) -> str:
-    """The checkpoint id that goes with an operation id (they share the suffix)."""
-    return CHECKPOINT_PREFIX + require_operation_id(operation)[len(OPERATION_PREFIX):]
-
-
 def is_operation_id(value: Any) -> bool:
     return isinstance(value, str) and OPERATION_ID_PATTERN.fullmatch(value) is not None
-
-
-def is_checkpoint_id(value: Any) -> bool:
-    return isinstance(value, str) and CHECKPOINT_ID_PATTERN.fullmatch(value) is not None
 
 
 def require_operation_id(value: Any) -> str:

@@ -2,33 +2,25 @@
 and 25, §6.5, §6.10; decisions D1, D2).
 
 The journal is the durable authority of a rebase: one compact ``JSON.stringify`` object, no
-trailing newline, at most 32,000 bytes when read back.  Everything here is pure; the durable
-write is injected (``reference.primitives.platform_ops.durable_replace`` in the product), so the phase sequence
-can be tested without a disk.
-
-Key order is part of the bytes (D1).  Records are plain dicts updated the way JavaScript assigns
-properties: an existing key keeps its place, a new key goes last.  So ``targetHash`` and
-``targetSize`` land after ``updatedAt`` and ``errorCode`` after them, as the TypeScript writer
-produces them, and a journal read from disk keeps its own order through every later phase.
+trailing newline, at most 32,000 bytes when read back.  Everything here is pure; its one writer,
+which keeps the key order of the bytes (D1), is :class:`reference.rebase.operation_journal.OperationJournal`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, Final
 
 from reference.artifacts.ids import (
     ProjectPaths,
     RebaseSource,
-    journal_path,
     require_operation_id,
     target_file_path,
 )
-from reference.artifacts.phases import PHASES, WRITTEN_PHASES, Phase
+from reference.artifacts.phases import PHASES, Phase
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -38,13 +30,8 @@ from reference.primitives.textunits import chars_v1_tokens
 
 SCHEMA_VERSION: Final = 1
 MAX_JOURNAL_BYTES: Final = 32_000
-#: ``RebaseOperation`` as the upstream type lists it; see :data:`WRITE_ORDER` for the bytes.
-JOURNAL_FIELDS: Final = (
-    "schemaVersion", "id", "phase", "projectPath", "sourceSessionId", "sourceSessionFile", "sourceLeafId",
-    "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "targetHash", "targetSize",
-    "createdAt", "updatedAt", "errorCode",
-)
-#: The order a new operation's keys reach disk: the fingerprint and the error code are added later.
+#: The fields of upstream's ``RebaseOperation`` in the order a new operation's keys reach disk:
+#: the fingerprint and the error code are added later.
 WRITE_ORDER: Final = (
     "schemaVersion", "id", "phase", "projectPath", "sourceSessionId", "sourceSessionFile", "sourceLeafId",
     "sourceSize", "sourceHash", "targetSessionId", "targetSessionFile", "createdAt", "updatedAt",
@@ -52,10 +39,6 @@ WRITE_ORDER: Final = (
 )
 FALLBACK_CODE: Final = Code.REBASE_UNAVAILABLE
 _CODE: Final = re.compile(r"[a-z-]{1,64}")
-
-#: ``durable_replace(path, data)``: write the bytes durably over ``path``.
-Writer = Callable[[Path, bytes], None]
-
 
 def failure_code(message: str) -> str:
     """The code a failure reports: its message when it looks like a code, else the fallback."""
@@ -92,33 +75,6 @@ def new_operation(
     }
 
 
-def with_phase(operation: Mapping[str, Any], phase: str, now_ms: int) -> JsonObject:
-    """The record moved to ``phase``; ``errorCode`` stays, as upstream never removes it."""
-    if phase not in WRITTEN_PHASES:
-        raise ValueError(f"not a journal phase: {phase!r}")
-    record = dict(operation)
-    record["phase"] = str(phase)
-    record["updatedAt"] = now_ms
-    return record
-
-
-def with_target_fingerprint(operation: Mapping[str, Any], target_hash: str, target_size: int) -> JsonObject:
-    """The staged target's SHA-256 and byte size, made durable by the ``CheckpointReady`` write."""
-    record = dict(operation)
-    record["targetHash"] = target_hash
-    record["targetSize"] = target_size
-    return record
-
-
-def with_failure(operation: Mapping[str, Any], code: str, now_ms: int) -> JsonObject:
-    """The ``Recoverable`` record of a failed run (phase, then ``errorCode``, then ``updatedAt``)."""
-    record = dict(operation)
-    record["phase"] = str(Phase.RECOVERABLE)
-    record["errorCode"] = code
-    record["updatedAt"] = now_ms
-    return record
-
-
 def encode_journal(operation: Mapping[str, Any]) -> bytes:
     """The journal bytes: compact ``JSON.stringify``, no newline.
 
@@ -129,25 +85,6 @@ def encode_journal(operation: Mapping[str, Any]) -> bytes:
     if len(data) > MAX_JOURNAL_BYTES:
         raise ContractViolation(FALLBACK_CODE, f"the journal would be {len(data)} bytes, over {MAX_JOURNAL_BYTES}")
     return data
-
-
-def operation_journal_path(operation: Mapping[str, Any]) -> Path:
-    """Where this record lives: next to its canonical source."""
-    return journal_path(str(operation["sourceSessionFile"]), str(operation["id"]))
-
-
-def write_journal(operation: Mapping[str, Any], writer: Writer) -> Path:
-    """Durably replace the journal with ``operation``; returns the path written."""
-    path = operation_journal_path(operation)
-    writer(path, encode_journal(operation))
-    return path
-
-
-def write_phase(operation: Mapping[str, Any], phase: str, now_ms: int, writer: Writer) -> JsonObject:
-    """One phase write: set ``phase`` and ``updatedAt``, then replace the journal durably."""
-    record = with_phase(operation, phase, now_ms)
-    write_journal(record, writer)
-    return record
 
 
 #: ``"sourceSessionFile":"…"`` as :func:`encode_journal` writes it, found in whole or torn bytes.

@@ -52,17 +52,9 @@ class _Mutation:
     parent_id: str | None
 
 
-def _is_record(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
 def _optional(value: Mapping[str, Any], key: str, check: Callable[[Any], bool]) -> bool:
     """An absent key is ``undefined`` upstream and passes; a present one (even ``null``) is checked."""
     return key not in value or check(value[key])
-
-
-def _is_str(value: Any) -> bool:
-    return isinstance(value, str)
 
 
 def _valid_base(value: Mapping[str, Any]) -> bool:
@@ -75,49 +67,38 @@ def _valid_base(value: Mapping[str, Any]) -> bool:
     )
 
 
-def _valid_new_memory(value: Any) -> bool:
-    if not _is_record(value):
+def _valid_item(value: Any, *, pin: bool) -> bool:
+    """A new pin (``content``, scope session/branch/project) or memory (``claim`` and its
+    ``sourceEntryIds``, scope session/project), as upstream's item guards check them."""
+    if not isinstance(value, dict):
         return False
     ids = value.get("sourceEntryIds")
+    optional = ("projectPath", "branchLeafId", "sourceEntryId", "sourceFile") if pin else ("projectPath", "key")
     return (
         isinstance(value.get("id"), str)
-        and value.get("scope") in ("session", "project")
-        and isinstance(value.get("claim"), str)
+        and value.get("scope") in (("session", "branch", "project") if pin else ("session", "project"))
+        and isinstance(value.get("content" if pin else "claim"), str)
         and is_number(value.get("createdAt"))
-        and isinstance(ids, list) and all(isinstance(i, str) for i in ids)
-        and _optional(value, "projectPath", _is_str)
-        and _optional(value, "key", _is_str)
-        and _optional(value, "classification", is_level)
-    )
-
-
-def _valid_new_pin(value: Any) -> bool:
-    if not _is_record(value):
-        return False
-    return (
-        isinstance(value.get("id"), str)
-        and value.get("scope") in ("session", "branch", "project")
-        and isinstance(value.get("content"), str)
-        and is_number(value.get("createdAt"))
-        and all(_optional(value, key, _is_str) for key in ("projectPath", "branchLeafId", "sourceEntryId", "sourceFile"))
+        and (pin or (isinstance(ids, list) and all(isinstance(i, str) for i in ids)))
+        and all(_optional(value, key, lambda v: isinstance(v, str)) for key in optional)
         and _optional(value, "classification", is_level)
     )
 
 
 def _parse_mutation(value: Any, *, pin: bool) -> JsonObject | None:
     """``parsePinMutation`` / ``parseMemoryMutation``: the payload if well formed, else None."""
-    if not _is_record(value) or not _valid_base(value):
+    if not isinstance(value, dict) or not _valid_base(value):
         return None
-    valid_item = _valid_new_pin if pin else _valid_new_memory
     operation = value.get("operation")
-    if operation == "add" and valid_item(value.get("item")):
+    if operation == "add" and _valid_item(value.get("item"), pin=pin):
         return dict(value)
-    if operation == "supersede" and isinstance(value.get("previousId"), str) and valid_item(value.get("item")):
+    if operation == "supersede" and isinstance(value.get("previousId"), str) and _valid_item(value.get("item"), pin=pin):
         return dict(value)
     if operation == "status":
         target = value.get("pinId" if pin else "memoryId")
         statuses = ("deleted",) if pin else ("invalid", "expired")
-        if isinstance(target, str) and value.get("status") in statuses and _optional(value, "reason", _is_str):
+        if (isinstance(target, str) and value.get("status") in statuses
+                and _optional(value, "reason", lambda v: isinstance(v, str))):
             return dict(value)
     return None
 

@@ -24,7 +24,6 @@ class Phase(StrEnum):
     ACTIVATED = "Activated"
     VERIFIED = "Verified"
     RECOVERABLE = "Recoverable"  # a failed run
-    FAILED = "Failed"  # in the upstream type but never written by it, nor by this implementation
 
 
 class CrashPoint(StrEnum):

@@ -220,13 +220,14 @@ def _rebase_command(rebase: RebaseService, history: HistoryService, words: list[
     from reference.artifacts.ids import is_operation_id
     from reference.pi.leaf import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
+    from reference.rebase.request import RebaseRequest
 
     if words == []:
-        result = rebase.rebase_session()
+        result = rebase.rebase(RebaseRequest()).result.to_json()
     elif words == ["--dry-run"]:
-        result = rebase.rebase_session(dry_run=True)
+        result = rebase.rebase(RebaseRequest.of(dry_run=True)).result.to_json()
     elif len(words) == 2 and words[0] == "--recover" and is_operation_id(words[1]):
-        result = rebase.rebase_session(recover=words[1])
+        result = rebase.rebase(RebaseRequest.of(recover=words[1])).result.to_json()
     else:
         return f"usage: {REBASE_USAGE}"
     notes = list(rebase.host.notifications)

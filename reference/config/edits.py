@@ -33,7 +33,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject, js_stringify, js_stringify_pretty, quote_string
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER, trim
-from reference.primitives.platform_ops import ensure_private_dir, replace_keeping_mode
+from reference.primitives.platform_ops.owner_only import ensure_private_dir, replace_keeping_mode
 
 
 @dataclass(frozen=True)

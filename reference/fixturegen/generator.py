@@ -18,7 +18,8 @@ from reference.fixturegen.growing_session import LineWriter
 from reference.fixturegen.naming import BASE_CLOCK_MS, iso, uuid7
 from reference.fixturegen.options import GeneratedSession, GenOptions, ProgressCallback
 from reference.fixturegen.session import SessionBuilder
-from reference.primitives.platform_ops import create_owner_only, ensure_private_dir, session_file_name
+from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.paths import session_file_name
 
 
 def generate(

@@ -1,5 +1,5 @@
 """How Pi stamps and names things: the fixed clock, ISO timestamps, UUIDv7 ids (session file names
-are ``reference.primitives.platform_ops.session_file_name``).
+are ``reference.primitives.platform_ops.paths.session_file_name``).
 
 Why: generated files must carry the names and timestamps Pi 0.84.3 would give them
 (pi-session-model.md §1), from a fixed clock so the bytes never depend on when they were made.

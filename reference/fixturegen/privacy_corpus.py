@@ -27,7 +27,7 @@ from typing import Final
 from reference.fixturegen.naming import iso
 from reference.fixturegen.vocabulary import B62, UPPER_ALNUM, pick
 from reference.primitives.jsonbytes import JsonObject
-from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 
 LOWER_HEX: Final = "0123456789abcdef"
 B64: Final = B62 + "+/"

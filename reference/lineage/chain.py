@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, NamedTuple
+from typing import IO, Any, Final, NamedTuple
 
 from reference.artifacts.ids import ProjectPaths, journal_path
 from reference.artifacts.journal import load_journal
@@ -24,14 +24,14 @@ from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES, find_pair, verify_han
 from reference.lineage.proof import ProvenPrefix, prefix_holds, prefix_scan
 from reference.pi.exact.header import is_current_version, same_project
 from reference.pi.exact.reader import Record, RecordKind, open_session_file, read_header_line
-from reference.pi.exact.session import SessionFile, load_session
+from reference.pi.exact.session import load_session
 from reference.pi.exact.tree import SessionTree
 from reference.pi.model.session import BranchIds, SourceScan, scan_source, validate_branch
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.jsvalues import get
-from reference.primitives.platform_ops import real_path
+from reference.primitives.platform_ops.paths import real_path
 
 MAX_DEPTH: Final = 16
 
@@ -76,53 +76,26 @@ class _Broken(Exception):
     """One pair failed a check; the walk stops with ``lineage-integrity-unavailable``."""
 
 
-@dataclass
-class _Origin:
-    """A verified source prefix: its records by id, decoded only when an item names one."""
+#: A verified source prefix's entry by id (decoded only when a carried item names one), or None.
+Origin = Callable[[Any], Any]
 
-    session: SessionFile
-    by_id: dict[str, Record]
 
-    def value(self, entry_id: Any) -> Any:
-        record = self.by_id.get(entry_id) if isinstance(entry_id, str) else None
-        if record is None:
+def _decoder(path: str, find: Callable[[Any], Any], decode: Callable[[IO[bytes], Any], Any]) -> Origin:
+    """The origin of a verified prefix: ``find`` an entry's record (by id) and ``decode`` it."""
+
+    def value(entry_id: Any) -> Any:
+        found = find(entry_id) if isinstance(entry_id, str) else None
+        if found is None:
             return None
-        with open_session_file(self.session.path) as stream:
-            return self.session.decode(stream, record)
+        with open_session_file(path) as stream:
+            return decode(stream, found)
 
-
-@dataclass
-class _ScanOrigin:
-    """A verified source prefix that is the whole scanned file: records decoded by offset."""
-
-    scan: SourceScan
-
-    def value(self, entry_id: Any) -> Any:
-        number = self.scan.ids.get(entry_id) if isinstance(entry_id, str) else None
-        if number is None:
-            return None
-        with open_session_file(self.scan.path) as stream:
-            return self.scan.decode(stream, number)
-
-
-def _verify_scanned(scan: SourceScan, leaf: str) -> tuple[_ScanOrigin, list[Any], AbstractSet[str]]:
-    """The rest of :func:`_verify_source` on the run's scan of the whole source (the prefix just
-    verified is the whole file, so the prefix and the file are the same records): only the
-    entries a later lineage step looks at are decoded."""
-    try:
-        scan.validate_branch(leaf)
-    except ContractViolation:
-        raise _Broken("source ancestry") from None
-    numbers = scan.branch(leaf)
-    if not numbers or numbers[-1] != scan.ids[leaf]:
-        raise _Broken("source branch")
-    links = scan.branch_customs(leaf, LINEAGE_CUSTOM_TYPES)
-    return _ScanOrigin(scan), links, BranchIds(scan, leaf)
+    return value
 
 
 def _verify_source(
     link: Mapping[str, Any], project_path: str, state: RebaseState, proven: ProvenPrefix | None
-) -> tuple[_Origin | _ScanOrigin, list[Any], AbstractSet[str]]:
+) -> tuple[Origin, list[Any], AbstractSet[str]]:
     """The source half of §6.13 step 3: prefix, header, unique ids, ancestry, Pi's branch.
     Returns the origin, the entries of the source branch that lineage reads further (its
     ``custom`` and ``custom_message`` entries, at least) and the ids of that branch.  ``proven``
@@ -146,8 +119,17 @@ def _verify_source(
         if scan.size != size or scan.sha256 != link.get("sourceHash"):
             raise _Broken("source prefix")
         state.scans.append(scan)
-    if scan is not None and scan.valid:
-        return _verify_scanned(scan, leaf)
+    if scan is not None and scan.valid:  # the prefix just verified is the whole scanned file
+        try:
+            scan.validate_branch(leaf)
+        except ContractViolation:
+            raise _Broken("source ancestry") from None
+        numbers = scan.branch(leaf)
+        if not numbers or numbers[-1] != scan.ids[leaf]:
+            raise _Broken("source branch")
+        # only the entries a later lineage step looks at are decoded
+        customs = scan.branch_customs(leaf, LINEAGE_CUSTOM_TYPES)
+        return _decoder(scan.path, scan.ids.get, scan.decode), customs, BranchIds(scan, leaf)
     session = load_session(source_file)  # a grown source: only the records of the prefix count
     by_id: dict[str, Record] = {}
     for record in session.entries:
@@ -168,10 +150,10 @@ def _verify_source(
         raise _Broken("source branch")
     with open_session_file(source_file) as stream:
         branch = [session.decode(stream, record) for record in branch_records]
-    return _Origin(session, by_id), branch, frozenset(entry["id"] for entry in branch)
+    return _decoder(session.path, by_id.get, session.decode), branch, frozenset(entry["id"] for entry in branch)
 
 
-def _check_provenance(state: RebaseState, origins: Mapping[str, _Origin | _ScanOrigin]) -> bool:
+def _check_provenance(state: RebaseState, origins: Mapping[str, Origin]) -> bool:
     """§6.13 step 2: every carried item points at its own origin mutation, unchanged."""
     for _target, cp, _link in state.pairs:
         for item in [*get(cp, "pins"), *get(cp, "memories")]:
@@ -182,7 +164,7 @@ def _check_provenance(state: RebaseState, origins: Mapping[str, _Origin | _ScanO
             provenance = item["provenance"]
             source = provenance.get("sourceSessionId")
             origin = origins.get(source) if isinstance(source, str) else None
-            value = origin.value(provenance.get("mutationEntryId")) if origin else None
+            value = origin(provenance.get("mutationEntryId")) if origin else None
             is_pin = "content" in item
             payload = get(value, "data")
             original = get(payload, "item")
@@ -221,7 +203,7 @@ def load_rebase_state(
         state.warnings.append(Code.CANONICAL_SESSION_UNAVAILABLE)
         return state
     visited: set[str] = set()
-    origins: dict[str, _Origin | _ScanOrigin] = {}
+    origins: dict[str, Origin] = {}
     checkpoint: dict[str, Any] | None = None  # the nearest
     current_file = real_path(session_file)
     current: Sequence[Any] = branch
@@ -257,13 +239,14 @@ def load_rebase_state(
     state = replace(state, checkpoint=checkpoint)
     if conn is not None:
         if state.warnings:
-            clear_session(conn, _header_id(session_file))
+            clear_session(conn, header_id(session_file))
         else:
             project_pairs(conn, state.pairs)
     return state
 
 
-def _header_id(session_file: str) -> Any:
+def header_id(session_file: str) -> Any:
+    """The session file's header ``id``; None when the file or its header cannot be read."""
     try:
         return read_header_line(session_file).get("id")
     except (OSError, ValueError):

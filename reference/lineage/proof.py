@@ -4,7 +4,7 @@ value to the step that uses it (docs/rebase.md, "What one run reads").
 A :class:`ProvenPrefix` is a prefix check (upstream ``checkPrefix``) that just passed; the check
 that immediately follows on the same bytes takes it instead of hashing again.  A
 :class:`SourceScan` is a read that validated and hashed a whole file; a later step takes it while
-the file's stamp (inode, size, modification and change time) is the one the scan began with, and
+the file's stamp (device, inode, size, modification and change time) is the one the scan began with, and
 the prefix check of contract §6.2 step 24 hashes the file again against the scan's SHA-256, so a
 change the stamp could miss is still caught.  Nothing is kept between runs.
 """
@@ -20,7 +20,8 @@ from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.prefix import prefix_matches, prefix_shape_ok
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import file_stamp, real_path
+from reference.primitives.platform_ops.identity import stat_identity
+from reference.primitives.platform_ops.paths import real_path
 
 
 @dataclass(frozen=True)
@@ -60,23 +61,17 @@ def prove_prefix(path: str, size: Any, sha256: Any, code: Code = Code.ARCHIVE_CH
     return holds
 
 
-def unchanged_scan(path: str, scans: Iterable[SourceScan]) -> SourceScan | None:
-    """A scan of ``path`` (by real path) whose file still has the stamp the scan began with."""
+def scan_once(path: str, scans: Iterable[SourceScan]) -> SourceScan:
+    """A scan of ``path`` (by real path) whose file still has the stamp the scan began with, or a
+    new scan of ``path``."""
     real = real_path(path)
     for scan in scans:
-        if real_path(scan.path) != real:
-            continue
         try:
-            if file_stamp(os.stat(real)) == scan.stamp:
+            if real_path(scan.path) == real and stat_identity(os.stat(real)) == scan.stamp:
                 return scan
         except OSError:
-            return None
-    return None
-
-
-def scan_once(path: str, scans: Iterable[SourceScan]) -> SourceScan:
-    """:func:`unchanged_scan`, or a new scan of ``path``."""
-    return unchanged_scan(path, scans) or scan_source(path)
+            break
+    return scan_source(path)
 
 
 def prefix_scan(path: str, size: int, sha256: str, scans: Iterable[SourceScan]) -> SourceScan | None:

@@ -12,9 +12,10 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from enum import Enum
 from typing import Any, Final, TypeAlias
 
-from reference.primitives.jsondeep import DeepParseError, Hooks
+from reference.primitives.jsondeep import DeepParseError, Hooks, skip_ws
 from reference.primitives.jsondeep import parse as parse_iteratively
 
 #: A JSON object whose bytes are the contract: a Pi entry, a journal record, a checkpoint, a link,
@@ -24,15 +25,10 @@ from reference.primitives.jsondeep import parse as parse_iteratively
 JsonObject: TypeAlias = dict[str, Any]
 
 
-class _Undefined:
-    """JavaScript ``undefined``: a key holding it is omitted from objects."""
+class _Undefined(Enum):
+    """JavaScript ``undefined``: a key holding it is omitted from objects (one value, kept by a copy)."""
 
-    _instance: _Undefined | None = None
-
-    def __new__(cls) -> _Undefined:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    UNDEFINED = "undefined"
 
     def __repr__(self) -> str:
         return "UNDEFINED"
@@ -41,7 +37,7 @@ class _Undefined:
         return False
 
 
-UNDEFINED: Final = _Undefined()
+UNDEFINED: Final = _Undefined.UNDEFINED
 
 _ESCAPES: Final = {
     '"': '\\"',
@@ -302,7 +298,7 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False, de
         text = text[1:]
     decoder = _JS_NUMBER_DECODER if js_numbers else _DECODER
     try:
-        value, end = decoder.raw_decode(text, _skip_ws(text, 0))
+        value, end = decoder.raw_decode(text, skip_ws(text, 0))
     except json.JSONDecodeError as exc:
         raise JsonParseError(str(exc), reason=exc.msg, line=exc.lineno, column=exc.colno) from None
     except JsonParseError:  # NaN or Infinity: refused as it is, the slow parser would refuse it too
@@ -313,11 +309,9 @@ def js_parse(text: str, *, strip_bom: bool = False, js_numbers: bool = False, de
         # Nested deeper than the C scanner goes, or an integer of more digits than int() takes:
         # V8 reads both (an integer that long is Infinity), so the iterative parser does too.
         value, end = _parse_deep(text, js_numbers)
-    if _skip_ws(text, end) != len(text):
-        end = _skip_ws(text, end)
-        line = text.count("\n", 0, end) + 1
-        column = end - (text.rfind("\n", 0, end) + 1) + 1
-        raise JsonParseError("unexpected data after the JSON value", reason="Extra data", line=line, column=column)
+    end = skip_ws(text, end)
+    if end != len(text):
+        raise JsonParseError("unexpected data after the JSON value", reason="Extra data", **_located(text, end))
     return value
 
 
@@ -329,7 +323,7 @@ def _int_or_double(text: str) -> int | float:
         return float(text)
 
 
-_DEEP_HOOKS: Final = Hooks(_int_or_double, float, _reject_constant, None)
+_DEEP_HOOKS: Final = Hooks(_int_or_double, float, _reject_constant, dict)
 _DEEP_JS_HOOKS: Final = Hooks(_js_int, _js_float, _reject_constant, _js_object)
 
 
@@ -337,14 +331,10 @@ def _parse_deep(text: str, js_numbers: bool) -> tuple[Any, int]:
     try:
         return parse_iteratively(text, 0, _DEEP_JS_HOOKS if js_numbers else _DEEP_HOOKS)
     except DeepParseError as exc:
-        line = text.count("\n", 0, exc.pos) + 1
-        column = exc.pos - (text.rfind("\n", 0, exc.pos) + 1) + 1
-        raise JsonParseError(str(exc), reason=exc.msg, line=line, column=column) from None
+        raise JsonParseError(str(exc), reason=exc.msg, **_located(text, exc.pos)) from None
 
 
-_WS: Final = re.compile(r"[ \t\n\r]*")
+def _located(text: str, pos: int) -> dict[str, int]:
+    """The 1-based ``line`` and ``column`` of ``pos`` in ``text``."""
+    return {"line": text.count("\n", 0, pos) + 1, "column": pos - text.rfind("\n", 0, pos)}
 
-
-def _skip_ws(text: str, pos: int) -> int:
-    match = _WS.match(text, pos)
-    return match.end() if match else pos

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json.decoder
 import re
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 _NUMBER: Final = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _WS: Final = re.compile(r"[ \t\n\r]*")
@@ -30,24 +30,18 @@ class DeepParseError(ValueError):
         self.pos = pos
 
 
-class Hooks:
+class Hooks(NamedTuple):
     """How one decoder builds numbers and objects (the hooks of a ``json.JSONDecoder``)."""
 
-    def __init__(self, parse_int: Callable[[str], Any], parse_float: Callable[[str], Any],
-                 parse_constant: Callable[[str], Any],
-                 object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None) -> None:
-        self.parse_int = parse_int
-        self.parse_float = parse_float
-        self.parse_constant = parse_constant
-        self.object_pairs_hook = object_pairs_hook
-
-    def make_object(self, pairs: list[tuple[str, Any]]) -> Any:
-        return self.object_pairs_hook(pairs) if self.object_pairs_hook is not None else dict(pairs)
+    parse_int: Callable[[str], Any]
+    parse_float: Callable[[str], Any]
+    parse_constant: Callable[[str], Any]
+    make_object: Callable[[list[tuple[str, Any]]], Any]  # ``object_pairs_hook``, or ``dict``
 
 
-def _skip(text: str, pos: int) -> int:
-    match = _WS.match(text, pos)
-    return match.end() if match else pos
+def skip_ws(text: str, pos: int) -> int:
+    """The index after the JSON whitespace at ``pos`` (the pattern always matches)."""
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]
 
 
 def _scalar(text: str, pos: int, hooks: Hooks) -> tuple[Any, int]:
@@ -78,12 +72,12 @@ def parse(text: str, pos: int, hooks: Hooks) -> tuple[Any, int]:
     """The JSON value at ``pos`` (after whitespace) and the index after it; iterative."""
     # Each open container is [is_object, items, pending_key]; items are values or (key, value) pairs.
     stack: list[list[Any]] = []
-    pos = _skip(text, pos)
+    pos = skip_ws(text, pos)
     while True:
         char = text[pos:pos + 1]
         if char == "[" or char == "{":
             is_object = char == "{"
-            pos = _skip(text, pos + 1)
+            pos = skip_ws(text, pos + 1)
             closing = "}" if is_object else "]"
             if text[pos:pos + 1] == closing:
                 value: Any = hooks.make_object([]) if is_object else []
@@ -101,10 +95,10 @@ def parse(text: str, pos: int, hooks: Hooks) -> tuple[Any, int]:
                 return value, pos
             frame = stack[-1]
             frame[1].append((frame[2], value) if frame[0] else value)
-            pos = _skip(text, pos)
+            pos = skip_ws(text, pos)
             char = text[pos:pos + 1]
             if char == ",":
-                pos = _skip(text, pos + 1)
+                pos = skip_ws(text, pos + 1)
                 if frame[0]:
                     pos = _key(text, pos, frame)
                 break
@@ -124,8 +118,8 @@ def _key(text: str, pos: int, frame: list[Any]) -> int:
         key, pos = _scanstring(text, pos + 1, True)
     except json.JSONDecodeError as exc:
         raise DeepParseError(exc.msg, exc.pos) from None
-    pos = _skip(text, pos)
+    pos = skip_ws(text, pos)
     if text[pos:pos + 1] != ":":
         raise DeepParseError("Expecting ':' delimiter", pos)
     frame[2] = key
-    return _skip(text, pos + 1)
+    return skip_ws(text, pos + 1)

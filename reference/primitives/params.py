@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER, is_safe_integer
-
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+from reference.primitives.textunits import encodes_as_utf8
 
 
 def string_param(params: Mapping[str, Any], name: str) -> str:
@@ -43,6 +41,6 @@ def unusable_path(value: str) -> str | None:
     """Why ``value`` cannot name a file (a NUL, or a UTF-16 surrogate without its pair), else None."""
     if "\x00" in value:
         return "contains a NUL character"
-    if _SURROGATE.search(value):
+    if not encodes_as_utf8(value):
         return "contains a lone UTF-16 surrogate"
     return None

@@ -1,16 +1,18 @@
-"""Lengths as JavaScript counts them, and the ``chars-v1`` token estimate (decisions D3).
+"""Lengths as JavaScript counts them, the ``chars-v1`` token estimate (decisions D3), and the
+bytes Node hashes for a string.
 
 Every character limit of the contract counts UTF-16 code units; byte limits count UTF-8 bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from typing import Final
 
-TOKEN_ESTIMATOR_ID: Final = "chars-v1"
 _ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def utf16_length(text: str) -> int:
@@ -58,3 +60,15 @@ def encodes_as_utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def node_utf8(text: str) -> bytes:
+    """The bytes Node hashes for a JavaScript string: paired surrogates joined, lone ones U+FFFD."""
+    if _LONE_SURROGATE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.encode("utf-8")
+
+
+def sha256_text(text: str) -> str:
+    """Lower-case hex SHA-256 of a JavaScript string (the upstream ``sha256`` helper)."""
+    return hashlib.sha256(node_utf8(text)).hexdigest()

@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+import ahocorasick_rs
+
 from reference.privacy.redaction import SECRET_LABEL, redact_secrets
 
 #: Texts longer than this are not given to the engine (the house rules still run on them).
@@ -92,25 +94,14 @@ _LABEL_HEAD: Final = "[DS4 REDACTED "
 
 #: Texts longer than this are scanned line by line, each rule only on the lines holding its literals.
 _BY_LINE: Final = 8192
-#: The rules whose literals are matched in the case-folded text, and the one whose probe is a pattern.
+#: The rule whose literals are matched in the case-folded text, and the one whose probe is a pattern.
 _FOLDED_RULE: Final = "named-secret"
 _SHAPE_RULE: Final = "discord-bot-token"
 
 
-def _probe(name: str, words: tuple[str, ...], text: str, folded: str) -> bool:
-    if name == _SHAPE_RULE:
-        return _DISCORD_SHAPE.search(text) is not None
-    probe = folded if name == _FOLDED_RULE else text
-    return any(word in probe for word in words)
-
-
-def _literal_matcher(folded: bool) -> tuple[Any, tuple[int, ...]] | None:
+def _literal_matcher(folded: bool) -> tuple[Any, tuple[int, ...]]:
     """One Aho-Corasick automaton over the literals of the rules (the folded rule's, or every
-    other rule's but the shape rule) and the rule of each literal; None without ``ahocorasick_rs``."""
-    try:
-        import ahocorasick_rs
-    except ImportError:  # then every literal is probed with ``in``: the same answer, slower
-        return None
+    other rule's but the shape rule) and the rule of each literal."""
     pairs = [(index, word) for index, (name, words, _p, _g) in enumerate(RULES) if name != _SHAPE_RULE
              and (name == _FOLDED_RULE) == folded for word in words]  # fmt: skip
     automaton = ahocorasick_rs.BytesAhoCorasick([word.encode() for _i, word in pairs])
@@ -120,16 +111,13 @@ def _literal_matcher(folded: bool) -> tuple[Any, tuple[int, ...]] | None:
 _MATCHERS: Final = tuple(_literal_matcher(folded) for folded in (False, True))
 
 
-def _literal_lines(text: str) -> dict[int, list[int]] | None:
+def _literal_lines(text: str) -> dict[int, list[int]]:
     """For every rule with literals (all but the shape rule) one of which the text holds, the
     numbers of the lines (``text.split("\n")``) holding one, in one pass over the text and one over
-    its case fold; None without the automaton.  No literal holds a newline, and case folding
-    neither adds nor removes one, so a match's line is the count of newlines before it."""
+    its case fold.  No literal holds a newline, and case folding neither adds nor removes one, so
+    a match's line is the count of newlines before it."""
     found: dict[int, set[int]] = {}
-    for matcher, data in zip(_MATCHERS, (text, text.casefold()), strict=True):
-        if matcher is None:
-            return None
-        automaton, rules = matcher
+    for (automaton, rules), data in zip(_MATCHERS, (text, text.casefold()), strict=True):
         raw = data.encode("utf-8", "surrogatepass")  # a lone surrogate holds no ASCII byte
         starts = sorted((start, rules[pattern]) for pattern, start, _end in automaton.find_matches_as_indexes(raw, overlapping=True))
         line, at = 0, 0
@@ -145,14 +133,13 @@ def house_redact(text: str) -> tuple[str, int]:
     Only the private-block rule spans lines; on a long text the others run on the lines that hold
     one of their literals (a 4 MiB build log is not scanned position by position ten times).  The
     literals of every rule are found in one pass (``_literal_lines``), again after a rule changed
-    the text; without the automaton each literal is probed with ``in``."""
+    the text; the shape rule is probed by its pattern."""
     count = 0
     present = _literal_lines(text)
-    folded = text.casefold() if present is None else ""
-    for index, (name, words, pattern, replace) in enumerate(_REPLACERS):
-        at: list[int] | None = None  # the lines to scan; None: every line that passes the probe
-        if present is None or name == _SHAPE_RULE:
-            if not _probe(name, words, text, folded):
+    for index, (name, _words, pattern, replace) in enumerate(_REPLACERS):
+        at: list[int] | None = None  # the lines to scan; None: every line the shape probe passes
+        if name == _SHAPE_RULE:
+            if _DISCORD_SHAPE.search(text) is None:
                 continue
         elif index in present:
             at = present[index]
@@ -164,7 +151,7 @@ def house_redact(text: str) -> tuple[str, int]:
             lines, found = text.split("\n"), 0
             for number in range(len(lines)) if at is None else at:
                 line = lines[number]
-                if at is not None or _probe(name, words, line, line.casefold() if name == _FOLDED_RULE else line):
+                if at is not None or _DISCORD_SHAPE.search(line) is not None:
                     lines[number], hits = pattern.subn(replace, line)
                     found += hits
             if found:
@@ -172,7 +159,6 @@ def house_redact(text: str) -> tuple[str, int]:
         count += found
         if found:
             present = _literal_lines(text)
-            folded = text.casefold() if present is None else ""
     return text, count
 
 

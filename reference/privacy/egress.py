@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, js_stringify
+from reference.primitives.jsvalues import is_number
 from reference.primitives.textunits import utf16_length
 from reference.privacy.handoff_context import redact_quoted_context
 from reference.privacy.policy import (
@@ -121,10 +122,6 @@ def collect_call_ids(payload: Any) -> set[str]:
     return found
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _clean(node: Mapping[str, Any], inherited: str | None, sanitize: Sanitize) -> JsonObject:
     """Step 5's rebuild of one result object (the result itself, its ``source`` or a hit)."""
     own = node.get("classification")
@@ -142,7 +139,7 @@ def _clean(node: Mapping[str, Any], inherited: str | None, sanitize: Sanitize) -
             out[key] = [_clean(hit, None, sanitize) if isinstance(hit, dict) else {} for hit in child[:MAX_LISTED]]
         elif key in ("warnings", "matchReasons") and isinstance(child, list):
             out[key] = [code for code in child[:MAX_LISTED] if isinstance(code, str) and _LISTED_CODE.fullmatch(code)]
-        elif key in SCALAR_KEYS and (isinstance(child, bool) or _is_number(child)):
+        elif key in SCALAR_KEYS and (isinstance(child, bool) or (is_number(child) and math.isfinite(child))):
             out[key] = child
         elif key in SCALAR_KEYS and isinstance(child, str):
             out[key] = child if _safe_scalar(child, sanitize) else OMISSION_SENTINEL

@@ -7,7 +7,7 @@ and a provider payload whose check fails becomes ``{}`` (so the provider request
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from reference.config.defaults import default_config
@@ -42,31 +42,26 @@ def op_egress_sanitize(params: Mapping[str, Any]) -> JsonObject:
 def context_event(messages: Any, *, provider: str | None, config: Mapping[str, Any] | None) -> Any:
     """The context hook's first step: the messages as the provider may see them, or, when the
     check itself fails, every message body replaced by the omission sentinel."""
-    privacy = _privacy(config)
-    try:
-        return sanitize_egress(messages, ProviderPolicy.from_config(privacy, provider), privacy)
-    except (RecursionError, ValueError, TypeError):
-        return _fail_closed(messages)
+    return _checked(messages, provider, config, _fail_closed)
 
 
 def provider_payload(payload: Any, *, provider: str | None, config: Mapping[str, Any] | None) -> Any:
     """``before_provider_request``: the final payload as it may leave, or ``{}`` when the check
     fails (the provider request then fails rather than send unchecked history)."""
+    return _checked(payload, provider, config, lambda _payload: {})
+
+
+def _checked(payload: Any, provider: str | None, config: Mapping[str, Any] | None,
+             failed: Callable[[Any], Any]) -> Any:
     privacy = _privacy(config)
     try:
         return sanitize_egress(payload, ProviderPolicy.from_config(privacy, provider), privacy)
     except (RecursionError, ValueError, TypeError):
-        return {}
+        return failed(payload)
 
 
 def _fail_closed(messages: Any) -> list[Any]:
     if not isinstance(messages, list):
         return []
-    out: list[Any] = []
-    for message in messages:
-        if isinstance(message, dict):
-            out.append({**{k: v for k, v in message.items() if k in ("role", "id", "timestamp")},
-                        "content": OMISSION_SENTINEL})
-        else:
-            out.append(OMISSION_SENTINEL)
-    return out
+    return [{**{k: v for k, v in message.items() if k in ("role", "id", "timestamp")}, "content": OMISSION_SENTINEL}
+            if isinstance(message, dict) else OMISSION_SENTINEL for message in messages]

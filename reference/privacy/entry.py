@@ -2,15 +2,15 @@
 
 An entry is classified and sanitized before any excerpt is cut: the raw check over its
 serialization, then the text check over its searchable text, from the floor of the parsed value.
-What one entry gives is remembered for the few entries a recall and the reads after it touch.
+What one entry gives is remembered, by the history service that passes an :class:`EntryFindings`.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Final
+from dataclasses import replace
+from typing import Any
 
 from reference.primitives.jsonbytes import js_stringify
 from reference.privacy.detection import extended_redact
@@ -19,59 +19,50 @@ from reference.privacy.provider import ProviderPolicy
 from reference.privacy.redaction import may_match_json
 from reference.privacy.sanitizer import Found, Sanitized, decide, default_classification, find
 
-
-@dataclass(frozen=True)
-class EntryPrivacy:
-    """The whole-entry decision: sanitized searchable text (empty when omitted), the higher of the
-    raw and text classifications, and whether the entry is omitted."""
-
-    text: str
-    classification: str
-    omitted: bool
+#: What the two checks of one entry find: the floor, the raw check's findings (None: the
+#: serialization holds no marker and no secret) and the text check's findings.
+Findings = tuple[str | None, Found | None, Found]
 
 
-#: Entries whose findings are remembered (a recall classifies its hits, a read of one of them
-#: follows; a long record is read window by window), keyed by the SHA-256 of the record's bytes:
-#: a few project recalls' hits (12 per source, 100 sources by default), least recently used out first, and
-#: at most 32 Mi characters of texts (a few long records weigh as much as many short ones).
-_REMEMBERED_ENTRIES: Final = 16384
-_REMEMBERED_CHARACTERS: Final = 32 * 1024 * 1024
-_remembered: OrderedDict[str, tuple[str, str | None, Found | None, Found]] = OrderedDict()
-_remembered_characters = [0]
+class EntryFindings:
+    """Entries' findings remembered for the few entries a recall and the reads after it touch (a
+    recall classifies its hits, a read of one of them follows; a long record is read window by
+    window), keyed by the SHA-256 of the record's bytes: a value its owner, one history service,
+    hands to :func:`classify_entry`.  At most ``entries`` records (a few project recalls' hits: 12
+    per source, 100 sources by default), least recently used out first, and at most ``characters``
+    characters of texts (a few long records weigh as much as many short ones)."""
+
+    def __init__(self, entries: int = 16384, characters: int = 32 * 1024 * 1024) -> None:
+        self.entries, self.characters = entries, characters
+        self.held: OrderedDict[str, tuple[str, Findings]] = OrderedDict()
+        self.weight = 0  # the characters held: every text and redacted text
+
+    def get(self, content_hash: str, text: str) -> Findings | None:
+        known = self.held.get(content_hash)
+        if known is None or known[0] != text:
+            return None
+        self.held.move_to_end(content_hash)
+        return known[1]
+
+    def put(self, content_hash: str, text: str, findings: Findings) -> None:
+        old = self.held.pop(content_hash, None)
+        if old is not None:
+            self.weight -= weight(*old)
+        self.held[content_hash] = (text, findings)
+        self.weight += weight(text, findings)
+        while len(self.held) > self.entries or (self.weight > self.characters and len(self.held) > 1):
+            _key, dropped = self.held.popitem(last=False)
+            self.weight -= weight(*dropped)
 
 
-def forget_entries() -> None:
-    """Drop the remembered findings (the benchmark measures a first read with it)."""
-    _remembered.clear()
-    _remembered_characters[0] = 0
-
-
-def _weight(findings: tuple[str, str | None, Found | None, Found]) -> int:
+def weight(text: str, findings: Findings) -> int:
     """The characters one remembered entry holds (its text and the redacted texts)."""
-    text, _floor, raw, found = findings
+    _floor, raw, found = findings
     return len(text) + (len(raw.redacted) if raw is not None else 0) + len(found.redacted)
 
 
-def _remember(content_hash: str, findings: tuple[str, str | None, Found | None, Found]) -> None:
-    old = _remembered.pop(content_hash, None)
-    if old is not None:
-        _remembered_characters[0] -= _weight(old)
-    _remembered[content_hash] = findings
-    _remembered_characters[0] += _weight(findings)
-    while len(_remembered) > _REMEMBERED_ENTRIES or (
-            _remembered_characters[0] > _REMEMBERED_CHARACTERS and len(_remembered) > 1):
-        _key, dropped = _remembered.popitem(last=False)
-        _remembered_characters[0] -= _weight(dropped)
-
-
-def _entry_findings(entry: Any, searchable_text: str, content_hash: str | None) -> tuple[str | None, Found | None, Found]:
-    """The floor, the raw check's findings (None: the serialization holds no marker and no
-    secret) and the text check's findings; remembered per ``content_hash`` and text."""
-    if content_hash is not None:
-        known = _remembered.get(content_hash)
-        if known is not None and known[0] == searchable_text:
-            _remembered.move_to_end(content_hash)
-            return known[1:]
+def _entry_findings(entry: Any, searchable_text: str) -> Findings:
+    """The floor and both checks' findings of one entry, computed afresh."""
     floor = history_privacy_classification(entry)
     strings = _joined_strings(entry)
     raw: Found | None = None
@@ -83,10 +74,7 @@ def _entry_findings(entry: Any, searchable_text: str, content_hash: str | None) 
         hidden = extended_redact(strings)[1]
         if hidden:
             raw = Found(None, hidden, "", False) if raw is None else replace(raw, redactions=hidden)
-    findings = (floor, raw, find(searchable_text))
-    if content_hash is not None:
-        _remember(content_hash, (searchable_text, *findings))
-    return findings
+    return floor, raw, find(searchable_text)
 
 
 def classify_entry(
@@ -97,18 +85,27 @@ def classify_entry(
     privacy_config: Mapping[str, Any],
     ref_classification: str | None = None,
     content_hash: str | None = None,
-) -> EntryPrivacy:
-    """Classify and sanitize a whole history entry before any excerpt is cut.
+    findings: EntryFindings | None = None,
+) -> Sanitized:
+    """Classify and sanitize a whole history entry before any excerpt is cut: the sanitized
+    searchable text (empty when omitted), the higher of the raw and text classifications, and
+    whether the entry is omitted.
 
     ``entry`` is the parsed JSONL entry.  A recall passes no ``ref_classification`` (§2.7 step 3:
     the raw check starts from max(default, floor) when a floor exists, else from the default);
     a read passes the ref's classification (§3.3 step 7: max(default, max(ref, floor) or ref)).
     The raw check sanitizes ``JSON.stringify(entry)``, so a secret or marker anywhere in the
     entry counts; the text check starts from the raw check's classification.  ``content_hash``:
-    the SHA-256 of the bytes ``entry`` was parsed from; the findings are then remembered.
+    the SHA-256 of the bytes ``entry`` was parsed from; with it, ``findings`` remembers them.
     """
     default = default_classification(privacy_config)
-    floor, raw_found, text_found = _entry_findings(entry, searchable_text, content_hash)
+    remembered = findings if content_hash is not None else None
+    found = remembered.get(str(content_hash), searchable_text) if remembered is not None else None
+    if found is None:
+        found = _entry_findings(entry, searchable_text)
+        if remembered is not None:
+            remembered.put(str(content_hash), searchable_text, found)
+    floor, raw_found, text_found = found
     if ref_classification is None:
         stored = None if floor is None else max_level(default, floor)
     else:
@@ -120,7 +117,7 @@ def classify_entry(
         raw = decide(raw_found, stored, policy, privacy_config)
     text = decide(text_found, raw.classification, policy, privacy_config)
     omitted = raw.omitted or text.omitted
-    return EntryPrivacy("" if omitted else text.text, max_level(raw.classification, text.classification), omitted)
+    return Sanitized("" if omitted else text.text, max_level(raw.classification, text.classification), omitted)
 
 
 def _joined_strings(value: Any) -> str | None:

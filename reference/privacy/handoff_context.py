@@ -21,20 +21,12 @@ def _redact_strings(value: Any) -> tuple[Any, int]:
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
-        items, found = [], 0
-        for item in value:
-            clean, count = _redact_strings(item)
-            items.append(clean)
-            found += count
-        return items, found
+        items = [_redact_strings(item) for item in value]
+        return [clean for clean, _count in items], sum(count for _clean, count in items)
     if isinstance(value, dict):
-        out, found = {}, 0
-        for key, item in value.items():
-            clean_key, key_count = redact(key)
-            clean, count = _redact_strings(item)
-            out[clean_key] = clean
-            found += key_count + count
-        return out, found
+        pairs = [(redact(key), _redact_strings(item)) for key, item in value.items()]
+        return ({key: clean for (key, _k), (clean, _c) in pairs},
+                sum(key_count + count for (_key, key_count), (_clean, count) in pairs))
     return value, 0
 
 

@@ -3,22 +3,16 @@ only when safe, else opaque; the unsalted project id."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from functools import lru_cache
 from typing import Final
 
+from reference.primitives.textunits import sha256_text
 from reference.privacy.policy import LEVELS
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.sanitizer import history_sanitize
 
 _PUBLIC_ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
-
-
-def _sha256_hex(text: str) -> str:
-    """SHA-256 of the string as Node hashes it: UTF-8, a lone surrogate as U+FFFD."""
-    data = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
 
 
 def public_id(value: str, *, policy: ProviderPolicy | None = None) -> str:
@@ -43,7 +37,7 @@ def _public_id(value: str, policy: ProviderPolicy) -> str:
         safe = history_sanitize(value, stored="normal", policy=policy, privacy_config={})
         if not safe.omitted and safe.text == value:
             return value
-    return "opaque_" + _sha256_hex(value)[:24]
+    return "opaque_" + sha256_text(value)[:24]
 
 
 #: ``public_id`` remembered for short ids: a project recall shows a thousand entry ids, the same
@@ -53,4 +47,4 @@ _remembered_public_id: Final = lru_cache(maxsize=16384)(_public_id)
 
 def project_id(canonical_project_path: str) -> str:
     """``projectId``: the first 20 hex of SHA-256 of the canonical project path (unsalted)."""
-    return _sha256_hex(canonical_project_path)[:20]
+    return sha256_text(canonical_project_path)[:20]

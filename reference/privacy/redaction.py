@@ -54,11 +54,6 @@ def js_ci(literal: str) -> str:
     return "".join(parts)
 
 
-def _iu_word_class(chars: str) -> str:
-    """A class holding ASCII letters as JavaScript's ``iu`` matches it: the folded letters join."""
-    return chars + "".join(_FOLDED_INTO.values())
-
-
 _B_ASCII: Final = js_boundary(_ASCII_WORD)
 _B_IU: Final = js_boundary(_IU_WORD)
 _PEM_INFIX: Final = "(?:RSA |EC |OPENSSH |DSA )?"
@@ -72,7 +67,7 @@ _CREDENTIAL: Final = re.compile(
     rf"{_B_ASCII}(?:sk-(?:ant-)?[A-Za-z0-9_-]{{8,}}|gh[pousr]_[A-Za-z0-9]{{12,}}|AKIA[0-9A-Z]{{16}}){_B_ASCII}"
 )
 # Family 3 (flags giu): the matched prefix (word and whitespace) is kept.
-_TOKEN_CHARS: Final = _iu_word_class(r"A-Za-z0-9._~+/=\-")
+_TOKEN_CHARS: Final = r"A-Za-z0-9._~+/=\-" + "".join(_FOLDED_INTO.values())  # the ASCII letters under ``iu``
 _BEARER: Final = re.compile(rf"{_B_IU}({js_ci('Bearer')}{JS_SPACE}+)[{_TOKEN_CHARS}]{{8,}}")
 _KEY_NAMES: Final = "|".join(
     f"{js_ci(head)}[_-]?{js_ci(tail)}"

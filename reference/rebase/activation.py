@@ -5,17 +5,18 @@ the verification before and after it."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from reference.artifacts.phases import Phase
+from reference.artifacts.phases import CrashPoint, Phase
 from reference.lineage.chain import RebaseState, load_rebase_state
 from reference.lineage.proof import ProvenPrefix, prefix_holds, prove_prefix
 from reference.pi.model.session import SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.platform_ops.durable import install_no_overwrite
 from reference.rebase import crashpoints
-from reference.rebase.durable import install_no_overwrite
 from reference.rebase.host import OpenedSession, RebaseHost, open_from_disk
 from reference.rebase.operation_journal import OperationJournal
 from reference.rebase.target import stage_target
@@ -28,7 +29,9 @@ def install(journal: OperationJournal, checkpoint: Mapping[str, Any], project: s
     staged = stage_target(journal.operation, checkpoint, project_path=project)
     journal.fingerprint(staged.sha256, staged.size)
     journal.write(Phase.CHECKPOINT_READY)
-    install_no_overwrite(Path(journal.operation["targetSessionFile"]), staged.data, crash=crashpoints.reached)
+    install_no_overwrite(Path(journal.operation["targetSessionFile"]), staged.data,  # §6.5 step 6
+                         on_staged=partial(crashpoints.reached, CrashPoint.TARGET_STAGED),
+                         on_installed=partial(crashpoints.reached, CrashPoint.TARGET_INSTALLED))
     journal.write(Phase.TARGET_CREATED)
 
 

@@ -28,13 +28,6 @@ from reference.rebase.service import RebaseService
 CHILD_TIMEOUT_S: Final = 120
 
 
-def run_params(service: RebaseService, params: Mapping[str, Any]) -> dict[str, Any]:
-    """``rebase.run``'s ``mode``: run (default), dry-run or recover (with ``operationId``);
-    ``layer``: runtime (default, §6.2 steps 1-3 first) or service (the service called directly)."""
-    request = RebaseRequest.from_params(params)
-    return service.rebase(request, runtime=params.get("layer") != "service").result.to_json()
-
-
 class RebaseHostState:
     """One process's rebase host: the service and its in-process ``active`` flag."""
 
@@ -69,8 +62,10 @@ class RebaseHostState:
         return {}
 
     def run(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """One rebase; with ``compactDuringActivation`` Pi asks the before-compaction hook while
-        its ``switchSession`` awaits, and the answers come back as ``compactionAnswers``."""
+        """One rebase: ``mode`` run (default), dry-run or recover (with ``operationId``); ``layer``
+        runtime (default, §6.2 steps 1-3 first) or service (the service called directly).  With
+        ``compactDuringActivation`` Pi asks the before-compaction hook while its ``switchSession``
+        awaits, and the answers come back as ``compactionAnswers``."""
         service = self.require()
         host = service.host
         host.notifications.clear()
@@ -79,11 +74,12 @@ class RebaseHostState:
         def ask_hook() -> None:
             answers.append(service.before_compact(signal_aborted=False))
 
+        request = RebaseRequest.from_params(params)
         probing = bool(params.get("compactDuringActivation"))
         if probing:
             host.during_switch.append(ask_hook)
         try:
-            result = run_params(service, params)
+            result = service.rebase(request, runtime=params.get("layer") != "service").result.to_json()
         finally:
             if probing:
                 host.during_switch.remove(ask_hook)

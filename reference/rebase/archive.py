@@ -55,16 +55,12 @@ def check_scan(scan: SourceScan) -> None:
 # tool exchanges over a whole branch (contract §6.4), without keeping the branch decoded
 
 
-def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> set[str]:
-    """``exchange_issues(context_messages(entries))`` for the entries ``numbers`` of a scan:
-    from the exchanges the block read kept, else by reading only their ``message`` lines (the
-    same typed fields, the plain decode where that read refuses a line).  Raises
-    :class:`UnbuildableContext` as the plain form does for a message entry without a message."""
-    return set(each_exchange_issue(scan, numbers))
-
-
-def each_exchange_issue(scan: SourceScan, numbers: Iterable[int]) -> Iterator[str]:
-    """The elements of :func:`exchange_issues_of`, one at a time (its refusals at once)."""
+def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> Iterator[str]:
+    """The elements of ``exchange_issues(context_messages(entries))`` for the entries ``numbers``
+    of a scan, one at a time: from the exchanges the block read kept, else by reading only their
+    ``message`` lines (the same typed fields, the plain decode where that read refuses a line).
+    Raises :class:`UnbuildableContext` at once, as the plain form does for a message entry
+    without a message."""
     marks = bytearray(scan.entry_count)
     for number in numbers:
         marks[number] = 1
@@ -103,55 +99,20 @@ class SourceArchive:
     context: list[Any]  # Pi's compaction-aware context entries at the leaf
 
     @property
-    def path(self) -> str:
-        return self.scan.path
-
-    @property
     def session_id(self) -> str:
         return str(self.scan.header["id"])
-
-    @property
-    def size(self) -> int:
-        return self.scan.size
-
-    @property
-    def sha256(self) -> str:
-        return self.scan.sha256
-
-    @property
-    def default_leaf_id(self) -> Any:
-        """Pi's leaf on load: the id of the last entry in file order."""
-        return self.scan.last_id
 
     @property
     def record_count(self) -> int:
         """Parsed records, header included (upstream ``archive.records.length``)."""
         return self.scan.entry_count + 1 + self.scan.extra_headers
 
-    @property
-    def branch(self) -> list[Any]:
-        """Every entry of the branch decoded, root -> leaf (reads the whole branch: the rebase
-        itself uses :attr:`branch_subset`, :meth:`branch_issues` and :meth:`branch_ids`)."""
-        return self.scan.decode_many(self.branch_numbers)
-
     def branch_ids(self) -> Collection[str]:
         return BranchIds(self.scan, self.leaf_id)
 
-    def branch_issues(self) -> set[str]:
-        """The tool-exchange issues of the whole branch (``exchange_issues`` of its messages)."""
-        return exchange_issues_of(self.scan, self.branch_numbers)
-
     def historical_issue_count(self, active: Collection[str]) -> int:
-        """``len(branch_issues() - active)``, without holding the branch's issues."""
-        return sum(1 for issue in each_exchange_issue(self.scan, self.branch_numbers) if issue not in active)
-
-    def custom_entries(self) -> Iterator[Any]:
-        """Every ``custom`` entry decoded, in file order, one at a time."""
-        return self.scan.custom_entries()
-
-    def all_entries(self) -> list[Any]:
-        """Every entry decoded, in file order (the pin and memory replay reads them all)."""
-        return self.scan.decode_many(range(self.scan.entry_count))
+        """The branch's tool-exchange issues not in ``active``, counted without holding them."""
+        return sum(1 for issue in exchange_issues_of(self.scan, self.branch_numbers) if issue not in active)
 
 
 def _context(scan: SourceScan, branch: array[int], subset: dict[int, Any]) -> list[Any]:

@@ -40,11 +40,6 @@ def arm(point: str | None) -> None:
     _armed = None if point is None else _checked(point)
 
 
-def armed() -> str | None:
-    """The armed point, if any."""
-    return _armed
-
-
 def arm_from_environment(environ: Mapping[str, str] | None = None) -> str | None:
     """Read ``RECALL_REBASE_CRASH_AT`` once, at start-up; unset or empty arms nothing."""
     value = (os.environ if environ is None else environ).get(ENV_VAR, "")

@@ -13,7 +13,7 @@ from typing import Any, Final
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
 from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.config.layering import load_config
-from reference.pi.exact.reader import read_header_line
+from reference.lineage.chain import header_id
 from reference.pi.exact.session import decode_path, load_session
 from reference.pi.host.facts import resolve_host
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
@@ -69,10 +69,7 @@ class RebaseHost:
     def current_session_id(self) -> Any:
         if self.session_id is not None:
             return self.session_id
-        try:
-            return read_header_line(self.session_file).get("id") if self.session_file else None
-        except (OSError, ValueError):
-            return None
+        return header_id(self.session_file) if self.session_file else None
 
     def switch_session(self, target_file: str) -> OpenedSession | None:
         """Pi's ``switchSession``: the fresh context opened from the target on disk, after which
@@ -102,10 +99,7 @@ def current_branch(host: RebaseHost, scan: SourceScan | None = None) -> list[Any
 def holds_memory(customs: Iterable[Any]) -> bool:
     """Whether any of these ``custom`` entries is a pin or memory mutation.  Every one is read
     (one at a time: nothing is kept), so an entry that no longer parses is refused wherever it is."""
-    found = False
-    for value in customs:
-        found = found or get(value, "customType") in (PIN_TYPE, MEMORY_TYPE)
-    return found
+    return any([get(value, "customType") in (PIN_TYPE, MEMORY_TYPE) for value in customs])  # a list: read all
 
 
 #: Host facts a caller may set, by protocol name.

@@ -16,19 +16,13 @@ import hashlib
 import os
 import sqlite3
 from pathlib import Path
-from types import TracebackType
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import (
-    CURRENT,
-    Platform,
-    acquire_writer_lock,
-    canonical_path,
-    create_owner_only,
-    ensure_private_dir,
-    release_writer_lock,
-)
+from reference.primitives.platform_ops.family import CURRENT, Platform
+from reference.primitives.platform_ops.lock import acquire_writer_lock, release_writer_lock
+from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.paths import canonical_path
 
 
 def lock_path(source: str | os.PathLike[str], *, platform: Platform = CURRENT) -> Path:
@@ -75,10 +69,5 @@ class RebaseLock:
         self.acquire()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.release()

@@ -2,32 +2,40 @@
 every phase of a run, the target fingerprint, and the ``Recoverable`` record of a failure, each
 durable, projected into the index and followed by its crash point.
 
-The record keeps JavaScript's key order (``reference.artifacts.journal``, D1), so the bytes on
-disk are the ones the upstream writer produces.
+Key order is part of the bytes (D1): the record is a dict updated the way JavaScript assigns
+properties, an existing key keeping its place and a new key going last.  So ``targetHash`` and
+``targetSize`` land after ``updatedAt`` and ``errorCode`` after them, as the TypeScript writer
+produces them, and a journal read from disk keeps its own order through every later phase.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
-from reference.artifacts.journal import with_failure, with_target_fingerprint, write_journal, write_phase
-from reference.artifacts.phases import CrashPoint, Phase
+from reference.artifacts.ids import journal_path
+from reference.artifacts.journal import encode_journal
+from reference.artifacts.phases import WRITTEN_PHASES, CrashPoint, Phase
 from reference.lineage.chain import project_operation
 from reference.primitives.clock import Clock
-from reference.primitives.platform_ops import durable_replace
+from reference.primitives.platform_ops.durable import durable_replace
 from reference.rebase import crashpoints
+
+#: ``durable_replace(path, data)``: write the bytes durably over ``path`` (a test passes a recorder).
+Writer = Callable[[Path, bytes], None]
 
 
 class OperationJournal:
     """The journal of one run's operation: its record, whether it is on disk, whether the run
     reached ``Activated`` (the session was replaced), and the projection connection."""
 
-    def __init__(self, clock: Clock, conn: sqlite3.Connection | None) -> None:
+    def __init__(self, clock: Clock, conn: sqlite3.Connection | None, writer: Writer = durable_replace) -> None:
         self.clock = clock
         self.conn = conn
+        self.writer = writer
         self.record: dict[str, Any] | None = None
         self.persisted = False  # a journal exists for this operation
         self.activated = False
@@ -42,24 +50,38 @@ class OperationJournal:
         assert self.record is not None, "no operation yet"
         return self.record
 
+    @property
+    def path(self) -> Path:
+        """Where the record lives: next to its canonical source."""
+        return journal_path(str(self.operation["sourceSessionFile"]), str(self.operation["id"]))
+
     def write(self, phase: Phase) -> None:
-        """One phase, durable, projected, then its crash point."""
+        """One phase (``errorCode`` stays, as upstream never removes it), durable, projected, then
+        its crash point."""
+        if phase not in WRITTEN_PHASES:
+            raise ValueError(f"not a journal phase: {phase!r}")
         if phase is Phase.ACTIVATED:
             self.activated = True  # the host has switched: the session is replaced, whatever follows
-        self.record = write_phase(self.operation, phase, self.clock.now_ms(), durable_replace)
-        self.persisted = True
+        record = dict(self.operation)
+        record["phase"] = str(phase)
+        record["updatedAt"] = self.clock.now_ms()
+        self.writer(self.path, encode_journal(record))
+        self.record, self.persisted = record, True
         project_operation(self.conn, self.record)
         crashpoints.reached(CrashPoint(phase))
 
     def fingerprint(self, target_hash: str, target_size: int) -> None:
         """The staged target's fingerprint, made durable by the next write (``CheckpointReady``)."""
-        self.record = with_target_fingerprint(self.operation, target_hash, target_size)
+        self.record = {**self.operation, "targetHash": target_hash, "targetSize": target_size}
 
     def fail(self, code: str) -> dict[str, Any]:
-        """The ``Recoverable`` record, written durably when it can be (else the previous durable
-        journal stays, §6.10) and projected."""
-        record = with_failure(self.operation, code, self.clock.now_ms())
+        """The ``Recoverable`` record (phase, then ``errorCode``, then ``updatedAt``), written
+        durably when it can be (else the previous durable journal stays, §6.10) and projected."""
+        record = dict(self.operation)
+        record["phase"] = str(Phase.RECOVERABLE)
+        record["errorCode"] = code
+        record["updatedAt"] = self.clock.now_ms()
         with contextlib.suppress(OSError):
-            write_journal(record, durable_replace)
+            self.writer(self.path, encode_journal(record))
         project_operation(self.conn, record)
         return record

@@ -3,7 +3,7 @@ checks, the target's checkpoint, then the install and activation; every failure 
 (§6.10), and once the journal exists, a ``Recoverable`` operation.
 
 The steps hand on what they proved as values (docs/rebase.md, "What one run reads"): the
-runtime layer's scans and verified lineage (:class:`Proven`), step 24's prefix proof, the target
+runtime layer's verified lineage with the scans it read, step 24's prefix proof, the target
 as §6.11 step 4 opened it.  The callees return results; only this module assembles the run.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -42,16 +41,15 @@ from reference.lineage.chain import RebaseState, load_rebase_state
 from reference.lineage.proof import prove_prefix
 from reference.pi.exact.context import context_messages
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics, exchange_issues
-from reference.pi.model.session import SourceScan
 from reference.primitives.clock import Clock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import (
-    canonical_path,
-    remove_stale_temporaries,
+from reference.primitives.platform_ops.durable import (
     remove_temporaries,
+    stale_temporaries,
     temporaries_in,
 )
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.rebase.activation import activate, install
 from reference.rebase.archive import capture_source
 from reference.rebase.host import OpenedSession, RebaseHost, current_branch
@@ -75,21 +73,14 @@ def failure_message(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-@dataclass(frozen=True)
-class Proven:
-    """What the runtime layer proved before the run (§6.2 steps 1-3): the scans it read and the
-    verified lineage of the host's current branch (step 10 takes its first source)."""
-
-    scans: tuple[SourceScan, ...] = ()
-    lineage: RebaseState | None = None
-
-
 class RebaseRun:
     """One rebase run; a failure anywhere knows what exists (the journal, the lock)."""
 
     def __init__(self, host: RebaseHost, request: RebaseRequest, *, clock: Clock,
                  new_session_id: Callable[[], str], conn: sqlite3.Connection | None,
-                 proven: Proven = Proven()) -> None:
+                 lineage: RebaseState | None = None) -> None:
+        """``lineage``: what the runtime layer proved before the run (§6.2 steps 1-3), the verified
+        lineage of the host's current branch (step 10 takes its first source) and its scans."""
         self.host = host
         self.request = request
         self.new_session_id = new_session_id
@@ -97,7 +88,7 @@ class RebaseRun:
         self.journal = OperationJournal(clock, conn)
         self.lock: RebaseLock | None = None
         self.diagnostics: ToolExchangeDiagnostics | None = None
-        self.proven = proven
+        self.lineage = lineage
 
     def close(self) -> None:
         if self.lock is not None:
@@ -129,7 +120,7 @@ class RebaseRun:
         recover = self.request.recover
         if recover is None:
             return source_file
-        state = self.proven.lineage  # step 2 verified this very branch
+        state = self.lineage  # step 2 verified this very branch
         if state is None:
             state = load_rebase_state(current, current_branch(self.host), self.host.project_path)
         if state.sources:
@@ -152,7 +143,7 @@ class RebaseRun:
         remove_journal_temporaries(source_file)
         operation = self.journal.record
         leaf = operation["sourceLeafId"] if operation is not None else self.host.leaf
-        scans = self.proven.scans
+        scans = tuple(self.lineage.scans) if self.lineage is not None else ()
         archive = capture_source(source_file, self.host.project_path, leaf, scans)  # steps 15-21
         scans = (archive.scan, *scans)
         own = load_rebase_state(source_file, archive.branch_subset, self.host.project_path, scans=scans)
@@ -163,8 +154,8 @@ class RebaseRun:
         self.diagnostics = diagnostics
         if diagnostics.active_issue_count:  # step 23
             raise ContractViolation(Code.PENDING_OR_ORPHAN_TOOL_EXCHANGE, "a tool call or result in context has no partner")
-        source_hash = operation["sourceHash"] if operation is not None else archive.sha256
-        source_size = operation["sourceSize"] if operation is not None else archive.size
+        source_hash = operation["sourceHash"] if operation is not None else archive.scan.sha256
+        source_size = operation["sourceSize"] if operation is not None else archive.scan.size
         source = prove_prefix(source_file, source_size, source_hash)  # step 24
         header_id = archive.session_id
         if operation is not None:
@@ -192,7 +183,7 @@ class RebaseRun:
             return result
         if not os.path.lexists(target_file):
             install(self.journal, checkpoint, self.project)
-        remove_stale_temporaries(Path(target_file))  # a crash inside an earlier install left them
+        remove_temporaries(stale_temporaries(Path(target_file)))  # a crash inside an earlier install left them
         activate(self.journal, self.host, source, opened=opened, scans=scans)
         return verified_result(result)
 

@@ -32,7 +32,7 @@ from reference.primitives.jsvalues import get
 from reference.rebase.host import RebaseHost, current_branch, holds_memory
 from reference.rebase.outcome import RebaseOutcome
 from reference.rebase.request import RebaseRequest
-from reference.rebase.run import Proven, RebaseRun
+from reference.rebase.run import RebaseRun
 from reference.recall.index_schema import open_index
 
 
@@ -53,33 +53,41 @@ class RebaseService:
         self.new_session_id = new_session_id
         self.active = False
 
-    # ------------------------------------------------------------------ the runtime layer
-
-    def rebase_session(self, *, dry_run: bool = False, recover: str | None = None) -> dict[str, Any]:
-        """:meth:`rebase` of that request through the runtime layer: the ``RebaseResult``."""
-        return self.rebase(RebaseRequest.of(dry_run=dry_run, recover=recover)).result.to_json()
-
     def rebase(self, request: RebaseRequest, *, runtime: bool = True) -> RebaseOutcome:
         """§6.2 steps 1-3 (what the runtime checks before the service runs; ``runtime=False``
-        calls the service directly, as the adapter's ``layer: "service"``), then steps 4-26 and
-        §6.6-§6.11.  The result, and for a failed run what failed."""
-        if not runtime:
-            return self._service(request)
+        calls the service directly, as the adapter's ``layer: "service"``), then the service's
+        gates (steps 4-9), steps 10-26 and §6.6-§6.11.  The result, and for a failed run what
+        failed.  The service refused by a gate opens no index."""
         host = self.host
-        if not host.runtime_available:
-            return RebaseOutcome(unavailable_result(Code.RUNTIME_UNAVAILABLE))
+        refused = (None if host.runtime_available else Code.RUNTIME_UNAVAILABLE) if runtime else self._gates()
+        if refused is not None:
+            return RebaseOutcome(unavailable_result(refused))
         with self._projection() as conn:  # one connection for the runtime check and the run
+            lineage = None
+            if runtime:
+                try:
+                    scan = scan_source(host.session_file) if host.session_file and os.path.isfile(host.session_file) else None
+                    state = load_rebase_state(host.session_file, current_branch(host, scan), host.project_path,
+                                              conn=conn, scans=() if scan is None else (scan,))
+                except (ContractViolation, OSError, ValueError, sqlite3.Error):
+                    return RebaseOutcome(unavailable_result(Code.REBASE_STATE_UNAVAILABLE))
+                if state.warnings:
+                    refused = Code.LINEAGE_INTEGRITY_UNAVAILABLE
+                elif not host.memory_bridge and scan is not None and holds_memory(scan.custom_entries()):
+                    refused = Code.MEMORY_STATE_REQUIRED
+                else:
+                    refused = self._gates()
+                if refused is not None:
+                    return RebaseOutcome(unavailable_result(refused))
+                lineage = state
+            run = RebaseRun(host, request, clock=self.clock, new_session_id=self.new_session_id, conn=conn,
+                            lineage=lineage)
+            self.active = True
             try:
-                scan = scan_source(host.session_file) if host.session_file and os.path.isfile(host.session_file) else None
-                state = load_rebase_state(host.session_file, current_branch(host, scan), host.project_path,
-                                          conn=conn, scans=() if scan is None else (scan,))
-            except (ContractViolation, OSError, ValueError, sqlite3.Error):
-                return RebaseOutcome(unavailable_result(Code.REBASE_STATE_UNAVAILABLE))
-            if state.warnings:
-                return RebaseOutcome(unavailable_result(Code.LINEAGE_INTEGRITY_UNAVAILABLE))
-            if not host.memory_bridge and scan is not None and holds_memory(scan.custom_entries()):
-                return RebaseOutcome(unavailable_result(Code.MEMORY_STATE_REQUIRED))
-            return self._service(request, conn=conn, proven=Proven(tuple(state.scans), state))
+                return run.execute()
+            finally:
+                self.active = False
+                run.close()
 
     def before_compact(self, *, signal_aborted: bool) -> dict[str, Any]:
         """Pi's ``session_before_compact`` (contract §6.16, §6.12's in-process guard): cancel while
@@ -88,19 +96,6 @@ class RebaseService:
         if self.active or signal_aborted:
             return {"cancel": True}
         return {}
-
-    # ------------------------------------------------------------------ the service
-
-    def _service(self, request: RebaseRequest, *, conn: sqlite3.Connection | None = None,
-                 proven: Proven | None = None) -> RebaseOutcome:
-        """The service (steps 4-26), on the runtime layer's projection connection when given."""
-        refused = self._gates()
-        if refused is not None:
-            return RebaseOutcome(unavailable_result(refused))
-        if proven is not None:
-            return self._execute(request, conn, proven)
-        with self._projection() as own:
-            return self._execute(request, own, Proven())
 
     def _gates(self) -> str | None:
         """§6.2 steps 4-9: the first code that refuses, or None."""
@@ -118,16 +113,6 @@ class RebaseService:
         if not host.session_file or not os.path.isfile(host.session_file):
             return Code.EPHEMERAL_SESSION
         return None
-
-    def _execute(self, request: RebaseRequest, conn: sqlite3.Connection | None, proven: Proven) -> RebaseOutcome:
-        run = RebaseRun(self.host, request, clock=self.clock, new_session_id=self.new_session_id, conn=conn,
-                        proven=proven)
-        self.active = True
-        try:
-            return run.execute()
-        finally:
-            self.active = False
-            run.close()
 
     @contextmanager
     def _projection(self) -> Iterator[sqlite3.Connection | None]:

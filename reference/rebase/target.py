@@ -17,9 +17,9 @@ from reference.artifacts.checkpoint import (
     build_link,
     handoff_content,
 )
-from reference.artifacts.ids import sha256_text
 from reference.pi.exact.header import CURRENT_VERSION
 from reference.primitives.jsonbytes import js_stringify_bytes
+from reference.primitives.textunits import sha256_text
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -52,10 +52,6 @@ class StagedTarget:
     data: bytes
     sha256: str
     size: int
-
-    @property
-    def link(self) -> dict[str, Any]:
-        return dict(self.entries[1]["data"])
 
 
 def stage_target(

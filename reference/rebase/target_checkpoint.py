@@ -20,7 +20,7 @@ from reference.pi.model.session import SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import get
-from reference.primitives.platform_ops import canonical_path
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.rebase.activation import verify_target
 from reference.rebase.archive import SourceArchive
 from reference.rebase.host import OpenedSession, RebaseHost, holds_memory, open_from_disk
@@ -35,14 +35,6 @@ class ExistingTarget:
     opened: OpenedSession
 
 
-def memory_entries(archive: SourceArchive) -> list[Any]:
-    """Every entry when the source holds a pin or memory mutation (their replay needs the entry
-    times), else nothing: a source without them costs no second decode."""
-    if not holds_memory(archive.custom_entries()):
-        return []
-    return archive.all_entries()
-
-
 def host_leaf(host: RebaseHost, archive: SourceArchive) -> Any:
     """Pi's current leaf, resolving DEFAULT_LEAF (the last entry in file order): the archive's
     when the current session is the archive's file, by whichever path either was named (a
@@ -50,8 +42,8 @@ def host_leaf(host: RebaseHost, archive: SourceArchive) -> Any:
     leaf, current = host.leaf, host.session_file
     if leaf is not DEFAULT_LEAF or not current:
         return leaf
-    if canonical_path(current) == canonical_path(archive.path):
-        return archive.default_leaf_id
+    if canonical_path(current) == canonical_path(archive.scan.path):
+        return archive.scan.last_id  # Pi's leaf on load: the last entry in file order
     return load_session(current).tree().default_leaf_id
 
 
@@ -79,12 +71,16 @@ def existing_target(journal: OperationJournal, project_path: str, header_id: str
 def build_target_checkpoint(operation: dict[str, Any], host: RebaseHost, archive: SourceArchive, own: RebaseState,
                             source: ProvenPrefix) -> dict[str, Any]:
     """§6.6: only when no target exists; the source must not have moved since the journal."""
-    if (operation["sourceSize"] != archive.size or operation["sourceLeafId"] != host_leaf(host, archive)
+    if (operation["sourceSize"] != archive.scan.size or operation["sourceLeafId"] != host_leaf(host, archive)
             or host.current_session_id() != archive.session_id):
         raise ContractViolation(Code.SOURCE_MOVED_BEFORE_CHECKPOINT, "the source moved since the operation began")
     inherited = own.checkpoint or {}
+    scan = archive.scan
+    # Every entry when the source holds a pin or memory mutation (their replay needs the entry
+    # times), else nothing: a source without them costs no second decode.
+    entries = scan.decode_many(range(scan.entry_count)) if holds_memory(scan.custom_entries()) else []
     carried = snapshot_memory(
-        memory_entries(archive), session_id=archive.session_id, session_file=archive.path,
+        entries, session_id=archive.session_id, session_file=archive.scan.path,
         branch_ids=archive.branch_ids(), inherited=MemorySnapshot(
             tuple(overlay_inherited(get(inherited, "pins") or (), archive.branch_subset, pins=True)),
             tuple(overlay_inherited(get(inherited, "memories") or (), archive.branch_subset, pins=False))))

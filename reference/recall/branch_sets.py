@@ -16,7 +16,7 @@ from typing import IO, Any, Final
 
 from reference.pi.exact.reader import open_session_file
 from reference.pi.leaf import DEFAULT_LEAF
-from reference.primitives.platform_ops import file_identity
+from reference.primitives.platform_ops.identity import file_identity
 from reference.primitives.textunits import encodes_as_utf8
 from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.model_facts import sealed_default_leaf

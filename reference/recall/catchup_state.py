@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import dataclass, fields
 from typing import IO, Final
 
-from reference.primitives.platform_ops import change_stamp
+from reference.primitives.platform_ops.identity import change_stamp
 from reference.recall.catchup_source import OpenSession
 
 CHECKPOINT_HASH_BYTES: Final = 64 * 1024

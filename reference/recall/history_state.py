@@ -13,6 +13,7 @@ from typing import Any
 
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.errors import ContractViolation
+from reference.privacy.entry import EntryFindings
 from reference.recall.catchup_state import IndexState
 from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
@@ -38,6 +39,7 @@ class HistoryState:
         self.clock = clock or SystemClock()
         self.refs = RefTable(self.clock)
         self.scopes = ScopeResolver()
+        self.findings = EntryFindings()  # the privacy findings of the entries its recalls and reads touch
         #: One warning line per corrupt index this service set aside and rebuilt (D15).
         self.repairs: list[str] = []
 

@@ -11,9 +11,9 @@ from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.textunits import slice_utf16, utf16_length
-from reference.privacy.entry import classify_entry
+from reference.privacy.entry import EntryFindings, classify_entry
 from reference.privacy.provider import ProviderPolicy
 from reference.privacy.public_ids import project_id, public_id
 from reference.recall.envelope import RecallHit
@@ -41,6 +41,7 @@ class HitContext:
     policy: ProviderPolicy
     privacy_config: Mapping[str, Any]
     files: SourceFiles | None = None  # the recall's descriptors of the session files
+    findings: EntryFindings | None = None  # the service's remembered privacy findings
     #: Computed once per recall, not once per hit: the project's public id, and each session's.
     _project_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _session_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -74,7 +75,7 @@ def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, contex
         return None
     text = searchable_text(entry)
     private = classify_entry(entry, text, policy=context.policy, privacy_config=context.privacy_config,
-                             content_hash=hit.content_hash)
+                             content_hash=hit.content_hash, findings=context.findings)
     if private.omitted:
         warnings.append(Code.PRIVACY_OMITTED)
         return None

@@ -22,10 +22,10 @@ from typing import Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import (
+from reference.primitives.platform_ops.identity import file_identity
+from reference.primitives.platform_ops.reads import (
     NO_FOLLOW_READ_FLAGS,
     NONBLOCKING_READ_FLAGS,
-    file_identity,
     link_open_would_follow,
 )
 

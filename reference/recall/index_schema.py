@@ -16,7 +16,7 @@ from typing import Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 from reference.recall.index_claim import APPLICATION_ID, INDEX_DIR_NAME, IndexClaim, claim_index
 from reference.recall.model_facts import create_tables as create_model_facts
 

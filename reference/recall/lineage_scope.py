@@ -15,7 +15,8 @@ from typing import Any, Final
 from reference.lineage.chain import RebaseState, is_projected, load_rebase_state, project_pairs
 from reference.pi.leaf import DEFAULT_LEAF, LeafChoice
 from reference.pi.model.session import branch_customs
-from reference.primitives.platform_ops import real_path, size_and_mtime
+from reference.primitives.platform_ops.identity import size_and_mtime
+from reference.primitives.platform_ops.paths import real_path
 
 _REMEMBERED: Final = 16
 

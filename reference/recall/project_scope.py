@@ -25,7 +25,8 @@ from typing import Any, Final
 from reference.pi.exact.reader import read_header_line
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path, remembers_by_stat, stat_identity
+from reference.primitives.platform_ops.identity import remembers_by_stat, stat_identity
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
 

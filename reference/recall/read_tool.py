@@ -48,7 +48,8 @@ def run_read(service: HistoryState, params: Mapping[str, Any]) -> ReadResult:
     policy = ProviderPolicy.from_config(privacy_config, service.host.provider)
     text = searchable_text(verified.entry)
     private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config,
-                             ref_classification=ref.classification, content_hash=ref.content_hash)
+                             ref_classification=ref.classification, content_hash=ref.content_hash,
+                             findings=service.findings)
     if private.omitted:
         raise ContractViolation(Code.PRIVACY_OMITTED, "the current provider may not receive this entry")
     service.refs.raise_classification(ref.ref, private.classification)

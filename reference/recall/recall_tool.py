@@ -40,7 +40,8 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
                                 exact, fts, MAX_RESULTS)
         hits: list[RecallHit] = []
         context = HitContext(service.refs, host, query.scope, terms.terms,
-                             ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
+                             ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files,
+                             service.findings)
         for source, found in zip(scope.sources, search_sources(conn, scope.sources, wanted), strict=True):
             warnings.extend(found.warnings)
             for hit in found.hits:

@@ -20,12 +20,8 @@ from reference.pi.exact.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTE
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
-from reference.primitives.platform_ops import (
-    NO_FOLLOW_READ_FLAGS,
-    canonical_path,
-    link_open_would_follow,
-    read_at,
-)
+from reference.primitives.platform_ops.paths import canonical_path
+from reference.primitives.platform_ops.reads import NO_FOLLOW_READ_FLAGS, link_open_would_follow, read_at
 
 SAFE_INTEGER: Final = 2**53 - 1
 #: The header is looked for in this first read; only a file whose first line is longer is read

@@ -20,7 +20,7 @@ def test_operation_and_checkpoint_ids_match_the_reference() -> None:
     operation = interop_layout.operation_id("s-1", "e-1", SOURCE)
     assert operation == ids.operation_id("s-1", "e-1", hashlib.sha256(SOURCE).hexdigest())
     assert interop_layout.OPERATION_ID.fullmatch(operation)
-    assert interop_layout.checkpoint_id(operation) == ids.checkpoint_id_of(operation)
+    assert interop_layout.checkpoint_id(operation) == ids.checkpoint_id("s-1", "e-1", hashlib.sha256(SOURCE).hexdigest())
 
 
 def test_journal_target_and_lock_paths_match_the_reference(tmp_path: Path) -> None:

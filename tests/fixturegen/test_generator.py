@@ -28,7 +28,7 @@ from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GeneratedSession, GenOptions
 from reference.fixturegen.refresh import refresh_fixtures
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
-from reference.primitives.platform_ops import session_file_name
+from reference.primitives.platform_ops.paths import session_file_name
 
 ROOT = REPO_ROOT
 SCHEMAS = ROOT / "schemas"

@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from reference.artifacts.ids import sha256_text
 from reference.config.defaults import default_config
 from reference.lineage import chain as lineage
 from reference.lineage.chain import load_rebase_state
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsonbytes import js_stringify
+from reference.primitives.textunits import sha256_text
 from reference.rebase.host import RebaseHost, open_from_disk
+from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
 
 T0 = 1_767_225_600_000
@@ -53,7 +54,7 @@ def _source(tmp_path: Path, *, pin: bool = False) -> tuple[Path, Path]:
 def _rebase(session: Path, project: Path) -> Path:
     host = RebaseHost(session_file=str(session), project_path=str(project), project_trusted=True,
                       config=default_config())
-    result = RebaseService(host, clock=ManualClock(T0 + 60_000)).rebase_session()
+    result = RebaseService(host, clock=ManualClock(T0 + 60_000)).rebase(RebaseRequest()).result.to_json()
     assert result["status"] == "verified", result
     return session.parent / f"ds4-{result['operationId']}.jsonl"
 
@@ -91,7 +92,7 @@ def test_a_chain_reaching_the_limit_warns_lineage_depth_limit(tmp_path: Path,
     _continue_with_compaction(first, 1)
     host = RebaseHost(session_file=str(first), project_path=str(project), project_trusted=True,
                       config=default_config())
-    result = RebaseService(host, clock=ManualClock(T0 + 120_000)).rebase_session()
+    result = RebaseService(host, clock=ManualClock(T0 + 120_000)).rebase(RebaseRequest()).result.to_json()
     assert (result["status"], result["warnings"]) == ("recoverable", ["target-integrity"])
     second = first.parent / f"ds4-{result['operationId']}.jsonl"
     state = _state(second, project)

@@ -32,7 +32,7 @@ MOST_BARE_MAPPINGS: dict[str, int] = {
     "reference/lineage": 4,
     "reference/pi": 24,
     "reference/primitives": 1,
-    "reference/rebase": 20,
+    "reference/rebase": 17,
     "reference/recall": 8,
     "tools/mutation": 2,
 }

@@ -27,7 +27,7 @@ from reference.pi.host.facts import (
     resolve_host,
 )
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import session_dir_name
+from reference.primitives.platform_ops.paths import session_dir_name
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX path spelling")
 

@@ -19,7 +19,7 @@ from reference.primitives import jsonbytes
 from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringify
 from reference.primitives.jsondeep import DeepParseError, Hooks, parse
 
-_PLAIN = Hooks(int, float, jsonbytes._reject_constant, None)
+_PLAIN = Hooks(int, float, jsonbytes._reject_constant, dict)
 _JS = jsonbytes._DEEP_JS_HOOKS
 
 values = st.recursive(

@@ -16,7 +16,7 @@ import pytest
 from testkit.paths import REPO_ROOT
 
 from reference.config.edits import write_saved_object
-from reference.primitives.platform_ops import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 from reference.rebase.lock import RebaseLock
 from reference.recall.index_schema import open_index
 

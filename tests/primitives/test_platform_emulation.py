@@ -21,16 +21,18 @@ from pyfakefs.fake_filesystem import FakeFilesystem, OSType
 
 from reference.pi.exact.header import same_project
 from reference.pi.exact.reader import read_header_line
-from reference.primitives.platform_ops import (
+from reference.primitives.platform_ops.family import (
     CURRENT,
     MACOS,
     POSIX,
     WINDOWS,
     Platform,
     PlatformFamily,
+    platform_of,
+)
+from reference.primitives.platform_ops.paths import (
     canonical_path,
     default_session_dir,
-    platform_of,
     resolve_like_node,
     session_dir_name,
     session_file_name,
@@ -65,13 +67,11 @@ def test_the_family_is_picked_from_sys_platform(sys_platform: str, family: Platf
 
 
 def test_this_machine_takes_the_posix_branch() -> None:
-    assert CURRENT is POSIX and CURRENT.posix and not CURRENT.windows and not CURRENT.macos
+    assert CURRENT is POSIX and not CURRENT.windows and not CURRENT.macos
 
 
 def test_only_windows_folds_case_though_macos_volumes_ignore_it_too() -> None:
     assert (WINDOWS.windows, MACOS.windows, POSIX.windows) == (True, False, False)
-    assert (WINDOWS.case_insensitive_by_default, MACOS.case_insensitive_by_default,
-            POSIX.case_insensitive_by_default) == (True, True, False)
 
 
 # -- canonical paths (contract §0.2) -----------------------------------------------------------

@@ -19,20 +19,11 @@ from pyfakefs.fake_filesystem import FakeFilesystem, OSType
 
 from reference.artifacts.ids import journal_path, operation_id, target_file_path
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import (
-    MACOS,
-    POSIX,
-    WINDOWS,
-    Platform,
-    canonical_path,
-    change_stamp,
-    durable_replace,
-    install_no_overwrite,
-    link_open_would_follow,
-    read_at,
-    remembers_by_stat,
-    sync_directory,
-)
+from reference.primitives.platform_ops.durable import durable_replace, install_no_overwrite, sync_directory
+from reference.primitives.platform_ops.family import MACOS, POSIX, WINDOWS, Platform
+from reference.primitives.platform_ops.identity import change_stamp, remembers_by_stat
+from reference.primitives.platform_ops.paths import canonical_path
+from reference.primitives.platform_ops.reads import link_open_would_follow, read_at
 from reference.rebase.lock import lock_path
 
 SOURCE_ID = "0197f3a2-1c2d-7e3f-8a4b-5c6d7e8f9a0b"

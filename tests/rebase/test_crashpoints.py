@@ -57,7 +57,7 @@ def test_unknown_point_is_refused_and_changes_nothing() -> None:
         crashpoints.arm("verified")
     assert refused.value.code == "invalid-crash-point"
     assert "Verified" in refused.value.message  # the message lists the valid names
-    assert crashpoints.armed() == "Verified"
+    assert crashpoints._armed == "Verified"
     with pytest.raises(ContractViolation):
         crashpoints.reached("NoSuchPoint")
 
@@ -66,7 +66,7 @@ def test_environment_arms_only_when_asked_and_empty_means_nothing() -> None:
     assert crashpoints.arm_from_environment({}) is None
     assert crashpoints.arm_from_environment({crashpoints.ENV_VAR: ""}) is None
     assert crashpoints.arm_from_environment({crashpoints.ENV_VAR: "Activated"}) == "Activated"
-    assert crashpoints.armed() == "Activated"
+    assert crashpoints._armed == "Activated"
     with pytest.raises(ContractViolation) as refused:
         crashpoints.arm_from_environment({crashpoints.ENV_VAR: "Bogus"})
     assert refused.value.code == "invalid-crash-point"
@@ -122,6 +122,6 @@ def test_an_unknown_point_in_the_environment_is_refused_at_start_up(tmp_path: Pa
 
 
 def test_importing_reads_no_environment(tmp_path: Path) -> None:
-    done = child("from reference.rebase import crashpoints; print(crashpoints.armed())", "Prepared", tmp_path)
+    done = child("from reference.rebase import crashpoints; print(crashpoints._armed)", "Prepared", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None"

@@ -7,15 +7,16 @@ import os
 import subprocess
 import sys
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
 from testkit.paths import REPO_ROOT
 
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import IS_WINDOWS, POSIX, WINDOWS, durable_replace, sync_directory
+from reference.primitives.platform_ops.durable import durable_replace, install_no_overwrite, sync_directory
+from reference.primitives.platform_ops.family import IS_WINDOWS, POSIX, WINDOWS
 from reference.rebase import crashpoints
-from reference.rebase.durable import install_no_overwrite
 
 ROOT = REPO_ROOT
 TARGET = "ds4-rebase_0123456789abcdef0123456789abcdef.jsonl"
@@ -69,7 +70,8 @@ def test_the_hooks_run_in_order_with_the_file_state_they_name(tmp_path: Path) ->
         assert staged.read_bytes() == DATA
         seen.append((point, target.exists(), staged.stat().st_nlink))
 
-    install_no_overwrite(target, DATA, crash=hook)
+    install_no_overwrite(target, DATA, on_staged=partial(hook, "TargetStaged"),
+                         on_installed=partial(hook, "TargetInstalled"))
     assert seen == [("TargetStaged", False, 1), ("TargetInstalled", True, 2)]
     assert names(tmp_path) == [TARGET]
 
@@ -83,7 +85,8 @@ def test_a_failure_at_an_inner_point_removes_the_temporary(point: str, tmp_path:
             raise RuntimeError(reached)
 
     with pytest.raises(RuntimeError):
-        install_no_overwrite(target, DATA, crash=fail_at)
+        install_no_overwrite(target, DATA, on_staged=partial(fail_at, "TargetStaged"),
+                             on_installed=partial(fail_at, "TargetInstalled"))
     assert temporaries(tmp_path) == []
     if point == "TargetStaged":
         assert not target.exists()
@@ -107,12 +110,14 @@ def test_a_filesystem_without_hard_links_is_refused_without_a_copy(
 
 CRASH_CHILD = """
 import sys
+from functools import partial
 from pathlib import Path
+from reference.primitives.platform_ops.durable import install_no_overwrite
 from reference.rebase import crashpoints
-from reference.rebase.durable import install_no_overwrite
 crashpoints.arm_from_environment()
 data = Path(sys.argv[2]).read_bytes()
-install_no_overwrite(Path(sys.argv[1]), data, crash=crashpoints.reached)
+install_no_overwrite(Path(sys.argv[1]), data, on_staged=partial(crashpoints.reached, "TargetStaged"),
+                     on_installed=partial(crashpoints.reached, "TargetInstalled"))
 print('installed', flush=True)
 """
 

@@ -15,7 +15,7 @@ import pytest
 from testkit.paths import REPO_ROOT
 
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import IS_WINDOWS
+from reference.primitives.platform_ops.family import IS_WINDOWS
 from reference.rebase.lock import RebaseLock, lock_path
 from reference.recall.index_schema import default_index_path, open_index
 

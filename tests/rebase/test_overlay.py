@@ -12,6 +12,7 @@ from reference.artifacts.memory import overlay_inherited
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.rebase.host import RebaseHost
+from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
 
 T0 = 1_767_225_600_000
@@ -88,7 +89,7 @@ def test_inherited_items_travel_on_and_the_overlay_removes_them(tmp_path: Path) 
     project, source = _source(tmp_path)
     before = hashlib.sha256(source.read_bytes()).hexdigest()
     ids = ["target-1", "target-2", "target-3"]
-    first = _service(source, project, ids).rebase_session()
+    first = _service(source, project, ids).rebase(RebaseRequest()).result.to_json()
     assert first["status"] == "verified", first
     assert (first["preservedPins"], first["preservedMemories"]) == (1, 1)
     target = Path(next(str(p) for p in source.parent.glob("ds4-rebase_*.jsonl")))
@@ -96,13 +97,13 @@ def test_inherited_items_travel_on_and_the_overlay_removes_them(tmp_path: Path) 
     # A plain continuation carries the inherited items again, with their original provenance.
     second_target_service = _service(target, project, ["target-2"])
     _append(target, _message("t1", _last_id(target), 10, "user", "next step"))
-    dry = second_target_service.rebase_session(dry_run=True)
+    dry = second_target_service.rebase(RebaseRequest.of(dry_run=True)).result.to_json()
     assert dry["status"] == "preview", dry
     assert (dry["preservedPins"], dry["preservedMemories"]) == (1, 1)
 
     # The continuation unpins and invalidates them: its next rebase carries neither.
     _append(target, _status("t2", "t1", 11, pin_id="pin-1"), _status("t3", "t2", 12, memory_id="memory-1"))
-    second = _service(target, project, ["target-3"]).rebase_session()
+    second = _service(target, project, ["target-3"]).rebase(RebaseRequest()).result.to_json()
     assert second["status"] == "verified", second
     assert (second["preservedPins"], second["preservedMemories"]) == (0, 0)
     assert hashlib.sha256(source.read_bytes()).hexdigest() == before
@@ -112,7 +113,7 @@ def test_inherited_items_travel_on_and_the_overlay_removes_them(tmp_path: Path) 
 
 def test_a_carried_pin_keeps_its_origin_provenance(tmp_path: Path) -> None:
     project, source = _source(tmp_path)
-    result = _service(source, project, ["target-1"]).rebase_session()
+    result = _service(source, project, ["target-1"]).rebase(RebaseRequest()).result.to_json()
     checkpoint = _checkpoint(source.parent / f"ds4-{result['operationId']}.jsonl")
     (pin,) = checkpoint["pins"]
     assert pin["id"] == "pin-1" and pin["provenance"]["sourceSessionId"] == "source-1"

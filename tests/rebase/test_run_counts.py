@@ -27,6 +27,7 @@ from reference.pi.exact import session
 from reference.pi.model import session as scan
 from reference.primitives.clock import ManualClock
 from reference.rebase.host import RebaseHost
+from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
 
 SOURCE_ID = "source"
@@ -99,7 +100,7 @@ def _run(project: Path, session_file: Path, counts: Counts, **mode: Any) -> dict
     service = RebaseService(host, clock=ManualClock(1_750_000_000_000),
                             index_path=str(project.parent / "agent" / "index.sqlite"))
     counts.calls.clear()
-    result = service.rebase_session(**mode)
+    result = service.rebase(RebaseRequest.of(**mode)).result.to_json()
     return result
 
 

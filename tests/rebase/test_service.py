@@ -29,6 +29,7 @@ from reference.rebase import crashpoints
 from reference.rebase import run as rebase_module
 from reference.rebase.archive import SourceArchive
 from reference.rebase.host import RebaseHost, open_from_disk
+from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -98,7 +99,7 @@ class World:
             **facts: Any) -> tuple[dict[str, Any], RebaseHost]:
         self.clock.advance(1000)
         host = self.host(session_file, **facts)
-        result = self.service(host).rebase_session(dry_run=dry_run, recover=recover)
+        result = self.service(host).rebase(RebaseRequest.of(dry_run=dry_run, recover=recover)).result.to_json()
         return result, host
 
     @property
@@ -453,7 +454,7 @@ def test_the_source_growing_between_capture_and_prefix_check_rebases_the_capture
 
     def capture_then_append(path: str, project_path: str, leaf_id: Any, *scans: Any) -> SourceArchive:
         archive = original(path, project_path, leaf_id, *scans)
-        captured.append(archive.size)
+        captured.append(archive.scan.size)
         with open(path, "ab") as stream:
             stream.write(jsonl([message("late0001", "task", 5, "user", "written while the rebase ran")]))
         return archive

@@ -34,9 +34,10 @@ from reference.artifacts.phases import CRASH_POINTS
 from reference.config.defaults import default_config
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
-from reference.primitives.platform_ops import stale_temporaries
+from reference.primitives.platform_ops.durable import stale_temporaries
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 from reference.rebase.host import RebaseHost
+from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -124,7 +125,8 @@ class RebaseMachine(RuleBasedStateMachine):
         host = RebaseHost(session_file=str(start), project_path=str(self.project), project_trusted=True,
                           config=default_config(), leaf=leaf if start == self.source else DEFAULT_LEAF)
         service = RebaseService(host, clock=self.clock, index_path=str(self.index))
-        return service.rebase_session(dry_run=dry_run, recover=self.model[leaf].op if recover else None)
+        return service.rebase(RebaseRequest.of(
+            dry_run=dry_run, recover=self.model[leaf].op if recover else None)).result.to_json()
 
     def child(self, leaf: str, *, recover: bool, origin: str = "source",
               crash_at: str | None = None) -> subprocess.CompletedProcess[str]:

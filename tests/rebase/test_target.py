@@ -10,10 +10,11 @@ from pathlib import Path
 from testkit.checkpoints import CREATED, PROJECT, SOURCE, build, operation, problems, upstream_fixture
 
 from reference.artifacts.checkpoint import CHECKPOINT_TYPE, HANDOFF_TYPE, LINK_TYPE, handoff_content
-from reference.artifacts.journal import with_target_fingerprint
 from reference.pi.exact.context import context_entries, context_messages
 from reference.pi.exact.inspection import inspect_session
+from reference.primitives.clock import ManualClock
 from reference.primitives.jsonbytes import js_stringify
+from reference.rebase.operation_journal import OperationJournal
 from reference.rebase.target import iso_timestamp, stage_target, target_entry_ids
 
 
@@ -38,7 +39,7 @@ def test_the_target_bytes_are_a_pi_v3_session() -> None:
     assert link_entry["parentId"] == cp_entry["id"] and handoff_entry["parentId"] == link_entry["id"]
     assert [e["id"] for e in values[1:]] == target_entry_ids(op["targetSessionId"])
     assert all(len(e["id"]) == 8 and int(e["id"], 16) >= 0 for e in values[1:])
-    assert cp_entry["data"] == checkpoint and link_entry["data"] == target.link
+    assert cp_entry["data"] == checkpoint and link_entry["data"] == target.entries[1]["data"]
     assert handoff_entry["content"] == handoff_content(checkpoint) and handoff_entry["display"] is False
     assert target.sha256 == hashlib.sha256(target.data).hexdigest() and target.size == len(target.data)
     assert problems(header, "pi/session-header.schema.json") == []
@@ -47,7 +48,10 @@ def test_the_target_bytes_are_a_pi_v3_session() -> None:
     assert problems(cp_entry, "rebase/checkpoint.schema.json#/$defs/entry") == []
     assert problems(link_entry, "rebase/link.schema.json#/$defs/entry") == []
     assert problems(handoff_entry, "rebase/handoff.schema.json") == []
-    fingerprinted = with_target_fingerprint(op, target.sha256, target.size)
+    journal = OperationJournal(ManualClock(), None)
+    journal.adopt(op, persisted=False)
+    journal.fingerprint(target.sha256, target.size)
+    fingerprinted = journal.operation
     assert problems({**fingerprinted, "phase": "CheckpointReady"}, "rebase/journal.schema.json") == []
 
 

@@ -22,10 +22,10 @@ import pytest
 
 from reference.config.defaults import default_config
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path
+from reference.primitives.platform_ops.paths import canonical_path
 from reference.privacy import entry as privacy_entry
 from reference.privacy import public_ids
-from reference.privacy.entry import classify_entry, forget_entries
+from reference.privacy.entry import EntryFindings, classify_entry
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import source_verify
 from reference.recall.source_verify import HEADER_FIRST_READ_BYTES, verify_source
@@ -94,27 +94,23 @@ def test_header_read_equals_one_read_of_the_limit(tmp_path: Path, monkeypatch: p
             assert isinstance(outcomes[0][0], dict)  # the fixture reaches a verified entry
 
 
-def test_remembered_findings_equal_findings_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(privacy_entry, "_REMEMBERED_ENTRIES", 7)
-    monkeypatch.setattr(privacy_entry, "_REMEMBERED_CHARACTERS", 3000)
+def test_remembered_findings_equal_findings_afresh() -> None:
+    findings = EntryFindings(entries=7, characters=3000)
     rng = random.Random(5)
     texts = ["plain words", "password=hunter22", "token sk-ant-" + "a" * 40, "[PRIVATE] note", "x" * 900,
              "see AKIAABCDEFGHIJKLMNOP here", "y" * 2500]
-    forget_entries()
     for _ in range(300):
         text = rng.choice(texts)
         entry = {"type": "message", "id": "e1", "message": {"role": "user", "content": text}}
         key = hashlib.sha256(text.encode()).hexdigest()
         policy = rng.choice(POLICIES)
-        fast = classify_entry(entry, text, policy=policy, privacy_config=PRIVACY, content_hash=key)
+        fast = classify_entry(entry, text, policy=policy, privacy_config=PRIVACY, content_hash=key, findings=findings)
         plain = classify_entry(entry, text, policy=policy, privacy_config=PRIVACY)
         assert fast == plain
-        remembered = privacy_entry._remembered
-        assert len(remembered) <= 7
-        assert privacy_entry._remembered_characters[0] == sum(map(privacy_entry._weight, remembered.values()))
-        assert privacy_entry._remembered_characters[0] <= 3000 or len(remembered) == 1
-    forget_entries()
-    assert privacy_entry._remembered_characters[0] == 0
+        assert len(findings.held) <= 7
+        assert findings.weight == sum(privacy_entry.weight(*held) for held in findings.held.values())
+        assert findings.weight <= 3000 or len(findings.held) == 1
+    assert findings.held  # it remembered
 
 
 def test_remembered_public_ids_equal_ids_afresh() -> None:

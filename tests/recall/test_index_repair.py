@@ -18,7 +18,8 @@ import pytest
 from testkit import history_service as testkit_session
 from testkit.pilines import sha
 
-from reference.primitives.platform_ops import POSIX, WINDOWS, change_stamp
+from reference.primitives.platform_ops.family import POSIX, WINDOWS
+from reference.primitives.platform_ops.identity import change_stamp
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import REASON_FILE_STAMP_CHANGED, REASON_ROWS_MISSING

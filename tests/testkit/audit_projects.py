@@ -15,6 +15,7 @@ from conformance.audit.journals import operations_dir
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.rebase.host import RebaseHost
+from reference.rebase.request import RebaseRequest
 from reference.rebase.service import RebaseService
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
@@ -49,7 +50,7 @@ def write_session(sessions: Path, cwd: Path, session_id: str, count: int) -> Pat
 def rebase_once(project: Path, source: Path, index: Path) -> Path:
     host = RebaseHost(session_file=str(source), project_path=str(project), project_trusted=True,
                       config=default_config())
-    result = RebaseService(host, clock=ManualClock(1_750_000_000_000), index_path=str(index)).rebase_session()
+    result = RebaseService(host, clock=ManualClock(1_750_000_000_000), index_path=str(index)).rebase(RebaseRequest()).result.to_json()
     assert result["status"] == "verified", result
     return Path(host.session_file)
 

@@ -22,7 +22,8 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.primitives.jsvalues import is_number
-from reference.primitives.platform_ops import CURRENT, Platform, canonical_path
+from reference.primitives.platform_ops.family import CURRENT, Platform
+from reference.primitives.platform_ops.paths import canonical_path
 
 CURRENT_VERSION: Final = 3
 

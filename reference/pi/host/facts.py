@@ -22,12 +22,8 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_parse
 from reference.primitives.jsvalues import truthy
-from reference.primitives.platform_ops import (
-    IS_WINDOWS,
-    default_session_dir,
-    resolve_like_node,
-    resolved_real_path,
-)
+from reference.primitives.platform_ops.family import IS_WINDOWS
+from reference.primitives.platform_ops.paths import default_session_dir, resolve_like_node, resolved_real_path
 
 #: ``piConfig.configDir`` of Pi's package.json (config.js ``CONFIG_DIR_NAME``).
 CONFIG_DIR_NAME: Final = ".pi"

@@ -8,7 +8,7 @@ import os
 import stat
 from typing import Final
 
-from reference.primitives.platform_ops import NONBLOCKING_READ_FLAGS
+from reference.primitives.platform_ops.reads import NONBLOCKING_READ_FLAGS
 
 #: The largest configuration, settings or trust file read (issue 12): Pi's are a few KB, and
 #: without a bound a symlink to ``/dev/zero`` reads until memory runs out.

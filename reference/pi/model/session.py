@@ -39,7 +39,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
 from reference.primitives.jsvalues import get
-from reference.primitives.platform_ops import file_stamp
+from reference.primitives.platform_ops.identity import stat_identity
 
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
 _LINK_KINDS: Final = ("custom", "custom_message")  # where checkpoint, link and handoff entries live
@@ -72,7 +72,7 @@ class SourceScan:
     starts: array[int]
     ends: SpanEnds
     exchanges: CompactExchanges | None = None  # read with the entries by the block read, else None
-    stamp: tuple[int, int, int, int] | None = None  # file_stamp() when the scan began
+    stamp: tuple[int, ...] | None = None  # stat_identity() when the scan began
     pi_entries: bool = False  # every entry line is a Pi entry (duplicate ids aside)
     assistants: array[int] = field(default_factory=lambda: array("i"))  # assistant message entries (block read)
     crlf_lines: int = 0  # lines whose last byte before the LF (or the end) is a CR
@@ -245,7 +245,7 @@ def scan_source(path: str, *, ordinary_only: bool = False) -> SourceScan:
     (:class:`NotOrdinary`: the caller reads it its own exact way)."""
     path = os.fspath(path)
     with open_checked(path) as raw:
-        stamp = file_stamp(os.fstat(raw.fileno()))
+        stamp = stat_identity(os.fstat(raw.fileno()))
         stream = HashingStream(raw)
         try:
             table, first = ordinary_table(stream, path)

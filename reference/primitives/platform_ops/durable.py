@@ -12,7 +12,7 @@ macOS flushes with ``F_FULLFSYNC`` because its plain ``fsync`` leaves data in th
 Linux (posix) takes the plain ``fsync``.  The hard link is ``link(2)`` on POSIX and
 ``CreateHardLinkW`` on Windows: a filesystem without hard links (FAT, exFAT, some network shares)
 refuses the install (no copy fallback, see ``docs/rebase-durability.md``).  The two crash points
-inside the install are hooks (``on_staged``, ``on_installed``) that ``reference.rebase.durable``
+inside the install are hooks (``on_staged``, ``on_installed``) that ``reference.rebase.activation``
 names.
 """
 
@@ -39,27 +39,17 @@ _TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINAR
 
 
 def _fsync(fd: int, platform: Platform = CURRENT) -> None:
-    """Flush a descriptor to stable storage (macOS needs ``F_FULLFSYNC`` for that)."""
-    full_fsync = _full_fsync_command() if platform.macos else None
-    if full_fsync is not None:
-        import fcntl
-
+    """Flush a descriptor to stable storage: macOS needs ``F_FULLFSYNC`` for that, where this
+    Python has it (macOS builds only) and the filesystem takes it; else the plain ``fsync``."""
+    if platform.macos:
         try:
-            fcntl.fcntl(fd, full_fsync)
+            import fcntl
+
+            fcntl.fcntl(fd, getattr(fcntl, "F_FULLFSYNC"))  # noqa: B009 (not in typeshed: macOS builds only)
             return
-        except OSError:  # not supported by this filesystem: plain fsync is the best left
+        except (ImportError, AttributeError, OSError):  # Windows, another build, or this filesystem
             pass
     os.fsync(fd)
-
-
-def _full_fsync_command() -> int | None:
-    """``fcntl.F_FULLFSYNC`` where this Python has it (macOS builds only), else None."""
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        return None
-    command: int | None = getattr(fcntl, "F_FULLFSYNC", None)
-    return command
 
 
 def sync_directory(folder: Path, *, platform: Platform = CURRENT) -> None:
@@ -154,12 +144,6 @@ def stale_temporaries(path: Path) -> list[Path]:
     """Our own ``<path>.<uuid>.tmp`` files beside ``path``, left by a process that died inside a
     durable write (crash points ``TargetStaged`` and ``TargetInstalled``)."""
     return [temporary for temporary, name in temporaries_in(path.parent) if name == path.name]
-
-
-def remove_stale_temporaries(path: Path) -> int:
-    """Remove :func:`stale_temporaries` of ``path`` (recovery calls it once the target is known
-    good or freshly installed); the count removed."""
-    return remove_temporaries(stale_temporaries(path))
 
 
 def remove_temporaries(temporaries: list[Path]) -> int:

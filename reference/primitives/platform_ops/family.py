@@ -30,7 +30,8 @@ class Platform:
 
     @property
     def windows(self) -> bool:
-        """Windows: canonical paths lower-cased (contract §0.2), no folder fsync (§6.5 step 4),
+        """Windows: canonical paths lower-cased (contract §0.2; macOS volumes ignore case too, but
+        two spellings stay two paths there), no folder fsync (§6.5 step 4),
         no ``O_NOFOLLOW``, no ``pread``, no POSIX mode bits, ``st_ctime`` the creation time."""
         return self.family is PlatformFamily.WINDOWS
 
@@ -39,16 +40,6 @@ class Platform:
         """macOS: a plain ``fsync`` leaves data in the drive cache; ``F_FULLFSYNC`` flushes it."""
         return self.family is PlatformFamily.MACOS
 
-    @property
-    def posix(self) -> bool:
-        """Linux and macOS alike: folders open for fsync, ``O_NOFOLLOW``, ``pread``, mode bits."""
-        return not self.windows
-
-    @property
-    def case_insensitive_by_default(self) -> bool:
-        """Whether the usual volume (APFS, NTFS) compares names without case.  Only Windows folds
-        case in canonical paths (contract §0.2): on macOS two spellings stay two paths."""
-        return self.family is not PlatformFamily.POSIX
 
 
 POSIX: Final = Platform(PlatformFamily.POSIX)

@@ -34,13 +34,9 @@ def remembers_by_stat(platform: Platform = CURRENT) -> bool:
     return not platform.windows
 
 
-def file_stamp(info: os.stat_result) -> tuple[int, int, int, int]:
-    """What changes whenever a file's bytes do: inode, size, modification and change times."""
-    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
-
-
 def stat_identity(info: os.stat_result) -> tuple[int, ...]:
-    """Device, inode, size, modification and change times: a file's header facts hold while equal."""
+    """Device, inode, size, modification and change times: what changes whenever a file's bytes
+    do, so a file's header facts (or a scan of it) hold while equal."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
