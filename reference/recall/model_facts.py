@@ -249,7 +249,7 @@ def backfill(conn: sqlite3.Connection, raw: IO[bytes], size: int, header: Source
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
     """``(Pi's default leaf,)`` (the last entry in file order, None without entries) from the
-    seal, what ``branch_sets.default_leaf_id`` finds by sorting the session's locators; None when
+    seal, what ``default_leaf.default_leaf_id`` finds by sorting the session's locators; None when
     the seal does not prove it (no valid seal, or a skipped line: the rows may then differ)."""
     seal = load_seal(conn, session_id)
     if seal is None or seal.mark[6] != 0 or (seal.last_entry_id is None and seal.mark[5] != 0):

@@ -18,16 +18,17 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.pi.exact.reader import read_header_line
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path, remembers_by_stat, stat_identity
+from reference.primitives.platform_ops import canonical_path, file_identity, remembers_by_stat, stat_identity
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
+from reference.recall.host_facts import HistoryHost
 
 #: Files remembered (least recently used out first): a few projects' worth.
 _KNOWN_FILES: Final = 4096
@@ -56,15 +57,13 @@ class ProjectSessions:
         self._remember = remember
         self._files: OrderedDict[str, _KnownFile] = OrderedDict()
 
-    def sessions(self, conn: sqlite3.Connection, host_config: Mapping[str, Any], trusted: bool, project_path: str,
-                 current: tuple[str, str], incarnation: Any, warnings: list[str],
-                 forget: Callable[[str], None]) -> list[tuple[str, str]]:
-        """The project's other sessions, caught up: ``(session_id, session_file)`` in order.
-        ``forget`` is told of each session whose rows a catch-up rebuilt."""
-        history_config: Mapping[str, Any] = host_config["historyTools"]
+    def sessions(self, conn: sqlite3.Connection, host: HistoryHost, current: tuple[str, str], index_path: str,
+                 warnings: list[str]) -> list[tuple[str, str]]:
+        """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
+        history_config: Mapping[str, Any] = host.config["historyTools"]
         if not history_config.get("allowProjectScope"):
             raise ContractViolation(Code.PROJECT_SCOPE_DISABLED, "project scope is not allowed by the configuration")
-        if not trusted:
+        if not host.project_trusted:
             raise ContractViolation(Code.PROJECT_UNTRUSTED, "project scope needs a trusted project")
         session_file, session_id = current
         names = sibling_files(session_file, warnings)
@@ -73,7 +72,8 @@ class ProjectSessions:
         cap = int(history_config["maxProjectSessions"])
         if len(names) > cap:
             warnings.append(Code.PROJECT_DISCOVERY_LIMIT)
-        project = canonical_path(project_path)
+        project, project_path = canonical_path(host.project_path), host.project_path
+        incarnation = index_incarnation(conn, index_path)
         found: list[tuple[str, str]] = []
         for path in names[:cap]:
             try:
@@ -85,9 +85,7 @@ class ProjectSessions:
                     continue
                 state = _state_row(conn, other_id, incarnation)
                 if known.caught_up is None or state is None or known.caught_up != state:
-                    caught = catch_up(conn, path, session_id=other_id, project_path=project_path)
-                    if caught.rebuilt:
-                        forget(other_id)
+                    catch_up(conn, path, session_id=other_id, project_path=project_path)
                     known.caught_up = _state_row(conn, other_id, incarnation)
                 found.append((other_id, path))
             except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
@@ -120,6 +118,19 @@ def _state_row(conn: sqlite3.Connection, session_id: str, incarnation: Any) -> t
         return None
     row = conn.execute(_STATE_ROW, (session_id,)).fetchone()
     return None if row is None else (incarnation, *row)
+
+
+def index_incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
+    """Which database this is: its file and when its first migration ran (None: unknown).
+
+    A deleted and recreated index has other FTS rowids for the same files; this tells them apart.
+    """
+    try:
+        info = os.stat(index_path)
+    except OSError:
+        return None
+    row = conn.execute("SELECT applied_at FROM schema_migrations WHERE version = 1").fetchone()
+    return None if row is None else (*file_identity(info), row[0])
 
 
 def sibling_files(session_file: str, warnings: list[str]) -> list[str] | None:

@@ -58,4 +58,4 @@ def run_read(service: HistoryState, params: Mapping[str, Any]) -> ReadResult:
 
 def _in_scope(ref: SourceRef, scope: ResolvedScope) -> bool:
     return any(s.session_id == ref.session_id and s.session_file == ref.session_file
-               and ref.entry_id in s.authorized for s in scope.sources)
+               and ref.entry_id in s.authorized_ids for s in scope.sources)

@@ -3,8 +3,7 @@ source, make each engine hit a result hit, then order, dedupe and fit them in th
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -16,8 +15,7 @@ from reference.recall.history_state import HistoryState
 from reference.recall.hits import HitContext, process_hit
 from reference.recall.query_terms import describe_query
 from reference.recall.request import RecallQuery, validate_recall
-from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
-from reference.recall.scope import Source
+from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, retrieve
 from reference.recall.source_verify import SourceFiles
 
 
@@ -41,7 +39,7 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
         hits: list[RecallHit] = []
         context = HitContext(service.refs, host, query.scope, terms.terms,
                              ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files)
-        for source, found in zip(scope.sources, search_sources(conn, scope.sources, wanted), strict=True):
+        for source, found in zip(scope.sources, retrieve(conn, scope.sources, wanted), strict=True):
             warnings.extend(found.warnings)
             for hit in found.hits:
                 processed = process_hit(conn, source, hit, context, warnings)
@@ -51,12 +49,6 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
     for kept in result.hits:  # only the returned hits' refs take a place among the 512
         service.refs.keep(kept.ref)
     return result
-
-
-def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RetrievalQuery) -> list[RetrievalResult]:
-    """Each source's engine answer, in order (``retrieval.retrieve``)."""
-    return retrieve(conn, [SourceEntries(source.session_id, source.authorized, source.excluded, source.fts_ranges,
-                                         source.excluded_runs, source.branch_no) for source in sources], query)
 
 
 def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[RecallHit]) -> RecallResult:

@@ -33,7 +33,7 @@ MOST_BARE_MAPPINGS: dict[str, int] = {
     "reference/pi": 24,
     "reference/primitives": 1,
     "reference/rebase": 20,
-    "reference/recall": 8,
+    "reference/recall": 7,
     "tools/mutation": 2,
 }
 
@@ -57,7 +57,6 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "reference/rebase/host.py::build_rebase_host",
     "reference/rebase/run.py::__init__",
     "reference/rebase/target_checkpoint.py::existing_target",
-    "reference/recall/branch_walk.py::walk_up",
     "reference/recall/catchup.py::_append",
     "reference/recall/catchup.py::_sync",
     "reference/recall/catchup.py::catch_up",
@@ -67,7 +66,6 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "reference/recall/catchup_state.py::rebuild_reason",
     "reference/recall/catchup_state.py::write_state",
     "reference/recall/host.py::open_history",
-    "reference/recall/project_scope.py::sessions",
     "reference/recall/read_window.py::_lines_that_fit",
     "reference/recall/read_window.py::read_envelope",
     "reference/recall/session_facts.py::_current",

@@ -32,7 +32,7 @@ from reference.pi.exact.tree import walk_ids_to_root
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
-from reference.recall.branch_sets import branch_ids
+from reference.recall.active_branch import branch_ids
 from reference.recall.catchup import _Scanner, catch_up
 from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, fts_rowid_ranges, session_runs
 from reference.recall.index_schema import open_index

@@ -55,7 +55,7 @@ def walk_ids_to_root(leaf: K, parents: Mapping[K, K | None], *, max_steps: int |
     nothing), and so do the first repeated id (a cycle) and ``max_steps`` steps below the leaf.
 
     The branch walk over ids: the oracle the index's recursive query
-    (:func:`reference.recall.branch_sets.branch_ids`) is tested against (tests/recall)."""
+    (:func:`reference.recall.active_branch.branch_ids`) is tested against (tests/recall)."""
     path: list[K] = []
     marks: defaultdict[K | None, int] = defaultdict(int)  # an id not passed reads 0; None ends the walk
     marks[None] = _ENDED
