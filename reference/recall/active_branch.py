@@ -28,13 +28,12 @@ from reference.recall.branch_store import (
     stored_leaf,
 )
 from reference.recall.default_leaf import default_leaf_id
-from reference.recall.fts_rowids import session_runs
 
 
 @dataclass(frozen=True)
 class ActiveBranch:
     """The branch's entry ids, the session's other entries, the FTS rowid runs of those (None:
-    too many to name, or not asked for), and the stored branch read (None: walked)."""
+    too many to name, or walked), and the stored branch read (None: walked)."""
 
     ids: AbstractSet[str]
     off: AbstractSet[str]
@@ -86,15 +85,15 @@ def keep_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
                 raise
 
 
-def active_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf, *, runs: bool = True) -> ActiveBranch:
+def active_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> ActiveBranch:
     """Pi's branch of ``leaf`` (an entry id, None, or Pi's default leaf) in the session's rows,
-    read in the caller's snapshot; ``runs``: name the rows off it as FTS rowid runs."""
+    read in the caller's snapshot."""
     stored = _stored(conn, session_id, leaf)
     if stored is not None:
         return stored
     ids = frozenset(branch_ids(conn, session_id, leaf))
     off = frozenset(entry_id for entry_id in all_ids(conn, session_id) if entry_id not in ids)
-    return ActiveBranch(ids, off, session_runs(conn, session_id, ids, off) if runs else None)
+    return ActiveBranch(ids, off, None if off else ())
 
 
 def _stored(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> ActiveBranch | None:

@@ -91,7 +91,7 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, co
         warnings.append(Code.INDEX_SOURCE_MISSING)
         return None
     try:
-        verified = verify_source(
+        return verify_source(
             session_file=source.session_file,
             session_id=source.session_id,
             project_path=context.host.project_path,
@@ -105,7 +105,6 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, co
     except ContractViolation:
         warnings.append(Code.SOURCE_UNAVAILABLE_OR_CHANGED)
         return None
-    return verified.entry
 
 
 def _draft(context: HitContext, source: Source, hit: EngineHit, classification: str) -> SourceRef:

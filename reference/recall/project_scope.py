@@ -25,7 +25,7 @@ from typing import Any, Final
 from reference.pi.exact.reader import read_header_line
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.platform_ops import canonical_path, file_identity, remembers_by_stat, stat_identity
+from reference.primitives.platform_ops import canonical_path, remembers_by_stat, stat_identity
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
 from reference.recall.host_facts import HistoryHost
@@ -57,7 +57,7 @@ class ProjectSessions:
         self._remember = remember
         self._files: OrderedDict[str, _KnownFile] = OrderedDict()
 
-    def sessions(self, conn: sqlite3.Connection, host: HistoryHost, current: tuple[str, str], index_path: str,
+    def sessions(self, conn: sqlite3.Connection, host: HistoryHost, current: tuple[str, str],
                  warnings: list[str]) -> list[tuple[str, str]]:
         """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
         history_config: Mapping[str, Any] = host.config["historyTools"]
@@ -73,7 +73,6 @@ class ProjectSessions:
         if len(names) > cap:
             warnings.append(Code.PROJECT_DISCOVERY_LIMIT)
         project, project_path = canonical_path(host.project_path), host.project_path
-        incarnation = index_incarnation(conn, index_path)
         found: list[tuple[str, str]] = []
         for path in names[:cap]:
             try:
@@ -83,10 +82,10 @@ class ProjectSessions:
                     continue
                 if other_id == session_id or canonical_path(cwd) != project:
                     continue
-                state = _state_row(conn, other_id, incarnation)
+                state = _state_row(conn, other_id)
                 if known.caught_up is None or state is None or known.caught_up != state:
                     catch_up(conn, path, session_id=other_id, project_path=project_path)
-                    known.caught_up = _state_row(conn, other_id, incarnation)
+                    known.caught_up = _state_row(conn, other_id)
                 found.append((other_id, path))
             except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
                 self._files.pop(path, None)
@@ -112,25 +111,11 @@ class ProjectSessions:
         return known
 
 
-def _state_row(conn: sqlite3.Connection, session_id: str, incarnation: Any) -> tuple[Any, ...] | None:
-    """The session's stored index state in this database (None: none, or the database unknown)."""
-    if incarnation is None:
-        return None
+def _state_row(conn: sqlite3.Connection, session_id: str) -> tuple[Any, ...] | None:
+    """The session's stored index state (None: none): the rows are a projection of the file it
+    describes, whichever process or index incarnation caught it up."""
     row = conn.execute(_STATE_ROW, (session_id,)).fetchone()
-    return None if row is None else (incarnation, *row)
-
-
-def index_incarnation(conn: sqlite3.Connection, index_path: str) -> Any:
-    """Which database this is: its file and when its first migration ran (None: unknown).
-
-    A deleted and recreated index has other FTS rowids for the same files; this tells them apart.
-    """
-    try:
-        info = os.stat(index_path)
-    except OSError:
-        return None
-    row = conn.execute("SELECT applied_at FROM schema_migrations WHERE version = 1").fetchone()
-    return None if row is None else (*file_identity(info), row[0])
+    return None if row is None else tuple(row)
 
 
 def sibling_files(session_file: str, warnings: list[str]) -> list[str] | None:

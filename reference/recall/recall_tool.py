@@ -23,7 +23,7 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
     query = validate_recall(params, service.history_config)
     host = service.host
     with service.connection() as conn, SourceFiles() as files:  # the catch-up and every hit on one descriptor
-        scope = service.scopes.resolve(conn, query.scope, host, service.index_path, files)
+        scope = service.scopes.resolve(conn, query.scope, host, files)
         warnings = list(scope.warnings)
         retrieval_config = host.config.get("retrieval", {})
         exact, fts = bool(retrieval_config.get("exact", True)), bool(retrieval_config.get("fts", True))

@@ -68,7 +68,7 @@ class ScopeResolver:
         self._lineage: LineageCache | None = None  # made at the first lineage recall (start-up time)
         self._project = ProjectSessions()
 
-    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str,
+    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost,
                 files: SourceFiles | None = None) -> ResolvedScope:
         """Catch up every source, then open the read snapshot that the sets and all the queries
         of this call share (the caller's connection ends it).  ``files``: the recall's descriptors,
@@ -86,11 +86,11 @@ class ScopeResolver:
             early = active_branch(conn, session_id, leaf)  # SQLite's own rules and errors, first
         others: list[tuple[str, str]] = []
         if scope == "project":
-            others = self._project.sessions(conn, host, (session_file, session_id), index_path, result.warnings)
+            others = self._project.sessions(conn, host, (session_file, session_id), result.warnings)
         lineage = self._lineage_sources(conn, host, session_file, result) if scope == "current-lineage" else []
         keep_branch(conn, session_id, leaf)
         conn.execute("BEGIN")
-        branch = early or active_branch(conn, session_id, leaf, runs=scope != "current-session")
+        branch = early or active_branch(conn, session_id, leaf)
         ranges = branch.ranges if branch.ranges is not None else fts_rowid_ranges(conn, session_id)
         result.sources.append(_current_source(scope, (session_file, session_id), branch, ranges, conn))
         for other_id, path in others:

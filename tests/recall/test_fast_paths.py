@@ -34,7 +34,7 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.active_branch import branch_ids
 from reference.recall.catchup import _Scanner, catch_up
-from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, fts_rowid_ranges, session_runs
+from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, fts_rowid_ranges, runs_of_rowids
 from reference.recall.index_schema import open_index
 from reference.recall.query_terms import describe_query
 from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
@@ -184,7 +184,8 @@ def test_ranges_and_complement_give_the_same_hits(project: Any, session_id: str,
         for extra in ({}, {"roles": ["assistant"]}, {"before_ms": date_time_ms(_ts(200))}, {"max_results": 3}):
             plain = _oracle(conn, session_id, authorized, query, **dict(extra))
             runs = excluded_runs(_session_rowids(conn, session_id), authorized)
-            found = session_runs(conn, session_id, authorized, excluded)
+            rowids = sorted(rowid for rowid, entry_id in _session_rowids(conn, session_id) if entry_id in excluded)
+            found = runs_of_rowids(conn, session_id, rowids, [])  # the stored branch's runs, from its rows
             assert found is None or found == runs
             for ranges in (None, fts_rowid_ranges(conn, session_id), fts_rowid_ranges(conn, session_id, 2),
                            fts_rowid_ranges(conn, session_id, 1)):

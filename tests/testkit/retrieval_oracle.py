@@ -3,7 +3,7 @@
 * ``retrieve_alone``: the oracle of ``retrieval.retrieve``: one source searched on its own, with
   only its authorized ids named (``IN``): no excluded ids, rowid ranges or runs, no stored
   branch, no statement shared with other sources.
-* ``excluded_runs``: the oracle of ``fts_rowids.session_runs`` (and the runs ``branch_store``
+* ``excluded_runs``: the oracle of ``fts_rowids.runs_of_rowids`` (the runs ``branch_store``
   keeps): the runs read from every FTS row of the session.
 """
 
