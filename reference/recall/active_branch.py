@@ -20,13 +20,7 @@ from typing import Any
 
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.sqlite_errors import is_damage
-from reference.recall.branch_store import (
-    OffBranchIds,
-    forget_branches,
-    load_branch,
-    prepare_branch,
-    stored_leaf,
-)
+from reference.recall.branch_store import OffBranchIds, load_branch, prepare_branch, stored_leaf
 from reference.recall.default_leaf import default_leaf_id
 
 
@@ -77,12 +71,6 @@ def keep_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
     except sqlite3.Error as error:
         if is_damage(error):
             raise
-    except (ValueError, TypeError):  # a stored row of ours that does not read back
-        try:
-            forget_branches(conn, session_id)
-        except sqlite3.Error as error:
-            if is_damage(error):
-                raise
 
 
 def active_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> ActiveBranch:

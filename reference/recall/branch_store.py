@@ -130,12 +130,6 @@ def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Non
         conn.execute(f"PRAGMA cache_size = {cache_size:d}")
 
 
-def forget_branches(conn: sqlite3.Connection, session_id: str) -> None:
-    """Drop the session's stored branches (a row of ours that does not read back)."""
-    with conn:
-        conn.execute("DELETE FROM recall_rebase_branches WHERE session_id = ?", (session_id,))
-
-
 def _current_already(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> bool:
     """Whether the leaf's stored branch is current and the last one used (read outside a
     transaction: ``prepare_branch`` then writes nothing, the snapshot checks again)."""
@@ -177,8 +171,7 @@ def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str, defau
         " ORDER BY used DESC",
         (session_id,),
     ).fetchall():
-        _pairs(ranges), None if runs is None else _pairs(runs)  # a row that does not read back raises
-        if not _still_true(conn, session_id, stop_parent):
+        if not _reads_back(ranges, runs) or not _still_true(conn, session_id, stop_parent):
             conn.execute("DELETE FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,))
             continue
         _add_new_rows(conn, session_id, branch_no)
@@ -300,6 +293,17 @@ def _touch(conn: sqlite3.Connection, branch_no: int) -> None:
 def _still_true(conn: sqlite3.Connection, session_id: str, stop_parent: str | None) -> bool:
     """A walk that ended at an id without a row holds while that id has none."""
     return stop_parent is None or conn.execute(_HAS_ENTRY, (session_id, stop_parent)).fetchone() is None
+
+
+def _reads_back(*texts: str | None) -> bool:
+    """Whether a stored row's ranges and runs parse (one that does not is dropped)."""
+    try:
+        for text in texts:
+            if text is not None:
+                _pairs(text)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _pairs(text: str) -> tuple[tuple[int, int], ...]:
