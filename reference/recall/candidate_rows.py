@@ -16,9 +16,12 @@ from typing import Any, Final
 
 from reference.primitives.sqlite_errors import StoredValueDamaged
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
-from reference.recall.query_terms import unique_terms
+from reference.recall.query_terms import QueryTerms, unique_terms
 
 MAX_FTS_TERMS: Final = 16
+MAX_RESULTS: Final = 12
+MESSAGE_TYPES: Final = ("message", "custom_message")
+SUMMARY_TYPES: Final = ("compaction", "branch_summary")
 
 
 @dataclass(frozen=True)
@@ -45,14 +48,28 @@ _COLUMNS: Final = "e.entry_key, e.entry_id, e.entry_type, e.role, e.created_at, 
 
 
 @dataclass(frozen=True)
-class RowFilters:
-    """The request's filters on rows: the entry types searched, the roles (None: any) and the
-    strict date bounds (D4)."""
+class RetrievalQuery:
+    """What one recall searches each source for (contract §2.6): the query's terms, the request's
+    filters, which search kinds the configuration turns on, and how many hits a source gives."""
 
-    types: Sequence[str]
+    terms: QueryTerms
+    include_summaries: bool = False
     roles: Sequence[str] | None = None
     before_ms: int | None = None
     after_ms: int | None = None
+    exact: bool = True
+    fts: bool = True
+    max_results: int = MAX_RESULTS
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The entry types searched: messages, and summaries when asked for."""
+        return MESSAGE_TYPES + SUMMARY_TYPES if self.include_summaries else MESSAGE_TYPES
+
+    @property
+    def searches(self) -> bool:
+        """Whether any search runs: a kind is on and a hit may be given (else ``disabled``)."""
+        return (self.exact or self.fts) and self.max_results > 0
 
 
 @dataclass(frozen=True)
@@ -82,7 +99,7 @@ class RowSearch:
     limit: int
 
 
-def scope_filter(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
+def scope_filter(scope: RowScope, query: RetrievalQuery) -> tuple[str, list[Any]]:
     """``AND`` clauses on the ``e`` alias: JSON array parameters, so an empty list matches nothing.
 
     The runs come last: a correlated test of the entry's key, which SQLite evaluates after the
@@ -95,11 +112,11 @@ def scope_filter(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
     elif scope.runs is None:
         _add_ids(clauses, params, "e.entry_id", scope.ids, negate=scope.negate)
     clauses.append("e.entry_type IN (SELECT value FROM json_each(?))")
-    params.append(_json_array(filters.types))
-    if filters.roles is not None:
+    params.append(_json_array(query.types))
+    if query.roles is not None:
         clauses.append("e.role IN (SELECT value FROM json_each(?))")
-        params.append(_json_array(filters.roles))
-    sql, params = _with_dates(clauses, params, "e.created_at", filters)
+        params.append(_json_array(query.roles))
+    sql, params = _with_dates(clauses, params, "e.created_at", query)
     if scope.runs:
         tests = " OR ".join(["k.fts_rowid BETWEEN ? AND ?"] * len(scope.runs))
         sql += f" AND NOT EXISTS (SELECT 1 FROM entries_fts_keys AS k WHERE k.entry_key = e.entry_key AND ({tests}))"
@@ -107,14 +124,14 @@ def scope_filter(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def _with_dates(clauses: list[str], params: list[Any], column: str, filters: RowFilters) -> tuple[str, list[Any]]:
+def _with_dates(clauses: list[str], params: list[Any], column: str, query: RetrievalQuery) -> tuple[str, list[Any]]:
     """The strict date bounds (D4) added to ``clauses``, all joined as ``AND`` clauses."""
-    if filters.before_ms is not None:
+    if query.before_ms is not None:
         clauses.append(f"{column} < ?")
-        params.append(filters.before_ms)
-    if filters.after_ms is not None:
+        params.append(query.before_ms)
+    if query.after_ms is not None:
         clauses.append(f"{column} > ?")
-        params.append(filters.after_ms)
+        params.append(query.after_ms)
     return "".join(f" AND {clause}" for clause in clauses), params
 
 
@@ -145,7 +162,7 @@ def _run_params(runs: Sequence[tuple[int, int]]) -> list[Any]:
     return [bound for run in runs for bound in run]
 
 
-def filter_clauses(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
+def filter_clauses(scope: RowScope, query: RetrievalQuery) -> tuple[str, list[Any]]:
     """The scope of ``scope_filter`` as ``AND`` clauses on the narrow ``entry_filters`` row ``f``.
 
     Types and roles are compared by their migration-4 codes; a role without a code (only the
@@ -160,8 +177,8 @@ def filter_clauses(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]
         params += _run_params(scope.runs)
     else:
         _add_ids(clauses, params, "f.entry_id", scope.ids, negate=scope.negate)
-    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in filters.types)})")
-    roles = filters.roles
+    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in query.types)})")
+    roles = query.roles
     if roles is not None:
         codes = sorted({ROLE_CODES[role] for role in roles if role in ROLE_CODES})
         others = [role for role in roles if role not in ROLE_CODES]
@@ -174,7 +191,7 @@ def filter_clauses(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]
             )
             params.append(_json_array(others))
         clauses.append("(" + " OR ".join(tests) + ")" if tests else "0")
-    return _with_dates(clauses, params, "f.created_at", filters)
+    return _with_dates(clauses, params, "f.created_at", query)
 
 
 def exact_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch) -> list[IndexRow]:

@@ -10,12 +10,13 @@ from typing import Any
 from reference.primitives.codes import Code
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
+from reference.recall.candidate_rows import MAX_RESULTS, RetrievalQuery
 from reference.recall.envelope import RecallHit, RecallResult
 from reference.recall.history_state import HistoryState
 from reference.recall.hits import HitContext, process_hit
 from reference.recall.query_terms import describe_query
 from reference.recall.request import RecallQuery, validate_recall
-from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, retrieve
+from reference.recall.retrieval import retrieve
 from reference.recall.source_verify import SourceFiles
 
 

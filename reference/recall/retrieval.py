@@ -25,13 +25,13 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from reference.primitives.codes import Code
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.candidate_rows import (
     IndexRow,
-    RowFilters,
+    RetrievalQuery,
     RowScope,
     RowSearch,
     exact_rows,
@@ -44,10 +44,6 @@ from reference.recall.candidate_rows import (
 from reference.recall.match_text import contains_token, dedup_key, fold_for_match
 from reference.recall.query_terms import QueryTerms
 from reference.recall.ranking import Candidate, EngineHit, engine_order, merge, rank, to_hit
-
-MAX_RESULTS: Final = 12
-MESSAGE_TYPES: Final = ("message", "custom_message")
-SUMMARY_TYPES: Final = ("compaction", "branch_summary")
 
 Status = Literal["ok", "no-query", "failed", "disabled"]
 
@@ -67,36 +63,6 @@ class RetrievalResult:
 def candidate_window(max_results: int) -> int:
     """Rows fetched per query: ``max(maxResults, min(100, maxResults * 6))`` (72 for 12)."""
     return max(max_results, min(100, max_results * 6))
-
-
-@dataclass(frozen=True)
-class RetrievalQuery:
-    """What one recall searches each source for (contract §2.6): the query's terms, the request's
-    filters, which search kinds the configuration turns on, and how many hits a source gives."""
-
-    terms: QueryTerms
-    include_summaries: bool = False
-    roles: Sequence[str] | None = None
-    before_ms: int | None = None
-    after_ms: int | None = None
-    exact: bool = True
-    fts: bool = True
-    max_results: int = MAX_RESULTS
-
-    @property
-    def types(self) -> tuple[str, ...]:
-        """The entry types searched: messages, and summaries when asked for."""
-        return MESSAGE_TYPES + SUMMARY_TYPES if self.include_summaries else MESSAGE_TYPES
-
-    @property
-    def filters(self) -> RowFilters:
-        """The request's filters as the candidate queries apply them."""
-        return RowFilters(self.types, self.roles, self.before_ms, self.after_ms)
-
-    @property
-    def searches(self) -> bool:
-        """Whether any search runs: a kind is on and a hit may be given (else ``disabled``)."""
-        return (self.exact or self.fts) and self.max_results > 0
 
 
 @dataclass(frozen=True)
@@ -151,7 +117,7 @@ def retrieve(conn: sqlite3.Connection, sources: Sequence[SourceEntries],
 def _alone(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuery) -> RetrievalResult:
     """One source searched with its own statements."""
     complement, scope = _scope(source)
-    where = scope_filter(scope, query.filters)
+    where = scope_filter(scope, query)
     candidates: dict[str, Candidate] = {}
     if query.exact:
         try:
@@ -163,7 +129,7 @@ def _alone(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuer
     warnings: tuple[str, ...] = ()
     if query.fts:
         try:
-            search = _fts_search(query, filter_clauses(scope, query.filters))
+            search = _fts_search(query, filter_clauses(scope, query))
             rows = fts_rows(conn, source.session_id, search, source.fts_rowid_ranges)
         except sqlite3.Error as error:
             if is_damage(error):
@@ -229,12 +195,12 @@ def _whole_sessions(conn: sqlite3.Connection, sources: Sequence[SourceEntries],
     whole = RowScope(negate=True)
     try:
         if query.exact:  # per session: each stops at its window of newest matches (one statement would not)
-            where = scope_filter(whole, query.filters)
+            where = scope_filter(whole, query)
             for session_id, found in candidates.items():
                 _exact_candidates(conn, session_id, query, where, found)
         searched = [source for source in sessions if source.fts_rowid_ranges != ()]  # () : no FTS row at all
         if query.fts and searched:
-            search = _fts_search(query, filter_clauses(whole, query.filters))
+            search = _fts_search(query, filter_clauses(whole, query))
             rows = fts_rows_by_session(conn, [source.session_id for source in searched], search, _hull(searched))
             by_session: dict[str, list[IndexRow]] = {}
             for session_id, row in rows:

@@ -314,8 +314,9 @@ def test_retrieve_over_a_stored_branch_equals_the_id_lists(tmp_path: Path, seed:
 
 
 def _retrieve(conn: sqlite3.Connection, authorized: Any, query: str, **extra: Any) -> Any:
+    from reference.recall.candidate_rows import MAX_RESULTS, RetrievalQuery
     from reference.recall.query_terms import describe_query
-    from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, SourceEntries, retrieve
+    from reference.recall.retrieval import SourceEntries, retrieve
 
     wanted = RetrievalQuery(describe_query(query), roles=extra.pop("roles", None),
                             max_results=extra.pop("max_results", MAX_RESULTS))

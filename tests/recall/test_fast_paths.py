@@ -33,11 +33,12 @@ from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall.active_branch import branch_ids
+from reference.recall.candidate_rows import MAX_RESULTS, RetrievalQuery
 from reference.recall.catchup import _Scanner, catch_up
 from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, fts_rowid_ranges, runs_of_rowids
 from reference.recall.index_schema import open_index
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
+from reference.recall.retrieval import RetrievalResult, SourceEntries, retrieve
 from reference.recall.service import HistoryHost, HistoryService
 
 CWD = "/home/user/projects/fast"

@@ -37,12 +37,13 @@ from reference.privacy import public_ids
 from reference.privacy.entry import forget_entries
 from reference.recall import project_scope, retrieval
 from reference.recall.active_branch import all_ids
+from reference.recall.candidate_rows import RetrievalQuery
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.index_schema import open_index
 from reference.recall.project_scope import ProjectSessions
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RetrievalQuery, RetrievalResult, SourceEntries, retrieve
+from reference.recall.retrieval import RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import ScopeResolver
 from reference.recall.service import HistoryHost, HistoryService
 

@@ -20,12 +20,11 @@ from testkit.profiles import examples
 
 from reference.primitives.codes import Code
 from reference.primitives.textunits import chars_v1_tokens
-from reference.recall.candidate_rows import fts_match_expression
+from reference.recall.candidate_rows import RetrievalQuery, fts_match_expression
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
 from reference.recall.match_text import contains_token, dedup_key, fold_for_match
 from reference.recall.query_terms import describe_query
 from reference.recall.retrieval import (
-    RetrievalQuery,
     RetrievalResult,
     SourceEntries,
     candidate_window,

@@ -13,8 +13,9 @@ import sqlite3
 from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 
+from reference.recall.candidate_rows import RetrievalQuery
 from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS
-from reference.recall.retrieval import RetrievalQuery, RetrievalResult, SourceEntries, retrieve
+from reference.recall.retrieval import RetrievalResult, SourceEntries, retrieve
 
 
 def retrieve_alone(conn: sqlite3.Connection, session_id: str, authorized: Collection[str],
