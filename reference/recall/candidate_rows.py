@@ -45,6 +45,17 @@ def fts_match_expression(terms: Sequence[str]) -> str:
 
 
 _COLUMNS: Final = "e.entry_key, e.entry_id, e.entry_type, e.role, e.created_at, e.content_hash, e.searchable_text, e.token_estimate"
+#: The FTS matches with their filter row ``f`` (CROSS JOIN keeps this loop order, FTS then the filter
+#: row, whatever the filters: with a date filter the planner could otherwise walk rows by date and
+#: run the MATCH once per row).
+_MATCHES: Final = (
+    "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
+    " f.entry_id AS entry_id, f.session_no AS session_no"
+    " FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid WHERE entries_fts MATCH ?"
+)
+#: The chosen rows (``top``) joined to their ``entries`` row ``e``.
+_TO_ENTRIES: Final = (" CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
+                      " CROSS JOIN entries AS e ON e.entry_key = k.entry_key")
 
 
 @dataclass(frozen=True)
@@ -222,13 +233,8 @@ def fts_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch,
     the same as one query over the whole table; FTS5 only skips the parts of the term lists
     outside the ranges, which is what makes a large index cheap to search one session of.
     """
-    # CROSS JOIN keeps this loop order (FTS, then the filter row) whatever the filters: with a
-    # date filter the planner could otherwise walk rows by date and run the MATCH once per row.
     select = (
-        "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
-        " f.entry_id AS entry_id FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
-        " WHERE entries_fts MATCH ?"
-        " AND f.session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = ?)"
+        f"{_MATCHES} AND f.session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = ?)"
         f"{search.where}"
     )
     match, filter_params, limit = search.text, search.params, search.limit
@@ -236,9 +242,6 @@ def fts_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch,
     if not ranges:
         top = select + order
         params: list[Any] = [match, session_id, *filter_params, limit]
-    elif len(ranges) == 1:
-        top = select + " AND entries_fts.rowid BETWEEN ? AND ?" + order
-        params = [match, session_id, *filter_params, ranges[0][0], ranges[0][1], limit]
     else:
         part = f"SELECT * FROM ({select} AND entries_fts.rowid BETWEEN ? AND ?{order})"
         top = f"SELECT * FROM ({' UNION ALL '.join([part] * len(ranges))}){order}"
@@ -246,12 +249,7 @@ def fts_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch,
         for low, high in ranges:
             params += [match, session_id, *filter_params, low, high, limit]
         params.append(limit)
-    sql = (
-        f"SELECT {_COLUMNS} FROM ({top}) AS top"
-        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
-        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
-        " ORDER BY top.lexical_rank, top.created_at DESC, top.entry_id"
-    )
+    sql = f"SELECT {_COLUMNS} FROM ({top}) AS top{_TO_ENTRIES} ORDER BY top.lexical_rank, top.created_at DESC, top.entry_id"
     return [_row(values) for values in conn.execute(sql, params)]
 
 
@@ -267,10 +265,7 @@ def fts_rows_by_session(conn: sqlite3.Connection, session_ids: Sequence[str], se
     """
     bounds = " AND entries_fts.rowid BETWEEN ? AND ?" if hull is not None else ""
     inner = (
-        "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
-        " f.entry_id AS entry_id, f.session_no AS session_no"
-        " FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
-        " WHERE entries_fts MATCH ? AND f.session_no IN (SELECT n.session_no FROM session_numbers AS n"
+        f"{_MATCHES} AND f.session_no IN (SELECT n.session_no FROM session_numbers AS n"
         f" WHERE n.session_id IN (SELECT value FROM json_each(?))){search.where}{bounds}"
     )
     ranked = (
@@ -279,9 +274,7 @@ def fts_rows_by_session(conn: sqlite3.Connection, session_ids: Sequence[str], se
     )
     sql = (
         f"SELECT s.session_id, {_COLUMNS} FROM ({ranked}) AS top"
-        " CROSS JOIN session_numbers AS s ON s.session_no = top.session_no"
-        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
-        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
+        f" CROSS JOIN session_numbers AS s ON s.session_no = top.session_no{_TO_ENTRIES}"
         " WHERE top.n <= ? ORDER BY top.session_no, top.n"
     )
     params: list[Any] = [search.text, _json_array(session_ids), *search.params]
