@@ -22,7 +22,7 @@ authorized ids (``tests/testkit/retrieval_oracle.py``).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -43,7 +43,7 @@ from reference.recall.candidate_rows import (
 )
 from reference.recall.match_text import contains_token, dedup_key, fold_for_match
 from reference.recall.query_terms import QueryTerms
-from reference.recall.ranking import Candidate, EngineHit, engine_order, merge, rank, to_hit
+from reference.recall.ranking import Candidate, EngineHit, engine_order, merge, rank
 
 Status = Literal["ok", "no-query", "failed", "disabled"]
 
@@ -139,7 +139,8 @@ def _alone(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuer
     listed = source.excluded_ids if complement else source.authorized_ids
     assert listed is not None
     ids = listed if isinstance(listed, AbstractSet) else set(listed)  # a lazy set stays lazy
-    return _result(candidates, query, _Listed(complement, ids), warnings)
+    return _result(candidates, query, ids.__contains__ if complement else lambda entry_id: entry_id not in ids,
+                   warnings)
 
 
 def _scope(source: SourceEntries) -> tuple[bool, RowScope]:
@@ -211,8 +212,7 @@ def _whole_sessions(conn: sqlite3.Connection, sources: Sequence[SourceEntries],
         if is_damage(error):
             raise  # the index itself is damaged: the service repairs it (D15)
         return {}
-    none: frozenset[str] = frozenset()
-    return {session_id: _result(found, query, _Listed(True, none), ()) for session_id, found in candidates.items()}
+    return {session_id: _result(found, query, lambda _entry_id: False, ()) for session_id, found in candidates.items()}
 
 
 def _hull(sources: Sequence[SourceEntries]) -> tuple[int, int] | None:
@@ -224,36 +224,25 @@ def _hull(sources: Sequence[SourceEntries]) -> tuple[int, int] | None:
     return (min(low for low, _high in bounds), max(high for _low, high in bounds))
 
 
-@dataclass(frozen=True)
-class _Listed:
-    """The ids a source's scope names: the excluded ones (``complement``) or the authorized ones."""
-
-    complement: bool
-    ids: AbstractSet[str]
-
-    def outside(self, entry_id: str) -> bool:
-        return (entry_id in self.ids) if self.complement else (entry_id not in self.ids)
-
-
-def _result(candidates: dict[str, Candidate], query: RetrievalQuery, listed: _Listed,
+def _result(candidates: dict[str, Candidate], query: RetrievalQuery, outside: Callable[[str], bool],
             warnings: tuple[str, ...]) -> RetrievalResult:
     """The answer from one source's candidates: the eligible ones ranked, capped and deduped."""
-    eligible, alternate = _eligible(candidates, query.types, listed)
+    eligible, alternate = _eligible(candidates, query.types, outside)
     hits, duplicates = _select(eligible, query.terms, query.max_results)
     return RetrievalResult(status="ok", hits=tuple(hits), warnings=warnings, alternate_branch_candidates=alternate,
                            duplicate_candidates=duplicates, candidate_count=len(candidates))
 
 
 def _eligible(candidates: dict[str, Candidate], types: tuple[str, ...],
-              listed: _Listed) -> tuple[list[Candidate], int]:
-    """The candidates in scope with a verified match, and how many fell outside the scope."""
+              outside: Callable[[str], bool]) -> tuple[list[Candidate], int]:
+    """The candidates in scope (not ``outside`` it) with a verified match, and how many fell outside."""
     eligible: list[Candidate] = []
     alternate = 0
     for candidate in candidates.values():
         row = candidate.row
         if row.entry_type not in types or not row.searchable_text:
             continue
-        if listed.outside(row.entry_id):
+        if outside(row.entry_id):
             alternate += 1
             continue
         if candidate.exact or candidate.phrases or candidate.fts_terms:
@@ -268,13 +257,13 @@ def _select(eligible: list[Candidate], terms: QueryTerms, max_results: int) -> t
     hits: list[EngineHit] = []
     seen: set[str] = set()
     duplicates = 0
-    for item in ranked:
+    for hit in ranked:
         if len(hits) >= max_results:
             break
-        key = dedup_key(item.candidate.row.searchable_text)
+        key = dedup_key(hit.searchable_text)
         if key in seen:
             duplicates += 1
             continue
         seen.add(key)
-        hits.append(to_hit(item))
+        hits.append(hit)
     return hits, duplicates
