@@ -54,20 +54,23 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
 
 def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[RecallHit]) -> RecallResult:
     """The result: hits in D5 order, one per entry, as many as the limit and the budget allow.
-    ``output-budget`` counts within the 12 warnings (D7): the last one makes room."""
+    ``output-budget`` counts within the 12 warnings (D7): the last one makes room.  One pass: the
+    envelope with a hit more is the one without it, the hit and a comma between two."""
     codes = tuple(dict.fromkeys(warnings))[: env.MAX_WARNINGS]
     budgeted = (*codes[: env.MAX_WARNINGS - 1], Code.OUTPUT_BUDGET) if Code.OUTPUT_BUDGET not in codes else codes
     result = RecallResult(query.scope, codes, ())
+    size = env.units(result.as_json())
     taken: set[str] = set()
     for hit in sorted(hits, key=RecallHit.order):
         if hit.entry_key in taken:
             continue
         if len(result.hits) >= query.limit:
             break
-        grown = replace(result, hits=(*result.hits, hit))
-        if env.cost(grown.as_json()) > query.max_output_tokens:
+        grown = size + env.units(hit.as_json()) + (1 if result.hits else 0)
+        if env.cost_of(grown) > query.max_output_tokens:
+            size = size if result.warnings == budgeted else env.units(replace(result, warnings=budgeted).as_json())
             result = replace(result, warnings=budgeted)
             continue
         taken.add(hit.entry_key)
-        result = grown
+        result, size = replace(result, hits=(*result.hits, hit)), grown
     return result
