@@ -182,13 +182,11 @@ def token_estimate(entry: Any, text: str) -> int:
 
 
 def index_fields(entry: Any) -> tuple[str, str | None, int]:
-    """``(searchable_text(entry), entry_role(entry), token_estimate(entry, text))`` in one pass
-    over a message entry (the index writes all three for every entry)."""
-    if get(entry, "type") == "message":
-        message = get(entry, "message")
-        if isinstance(message, dict):
-            text, tokens = _message_fields(message)
-            role = message.get("role")
-            return text, role if isinstance(role, str) and role else None, tokens
+    """``(searchable_text(entry), entry_role(entry), token_estimate(entry, text))`` with one walk
+    of a message (the index writes all three for every entry)."""
+    kind = get(entry, "type")
+    if kind == "message" or (kind == "custom_message" and not _is_handoff(entry)):
+        text, tokens = _message_fields(get(entry, "message") if kind == "message" else _custom(entry))
+        return text, entry_role(entry), tokens
     text = searchable_text(entry)
-    return text, entry_role(entry), token_estimate(entry, text)
+    return text, entry_role(entry), _tokens(text)
