@@ -118,8 +118,10 @@ def scope_filter(scope: RowScope, query: RetrievalQuery) -> tuple[str, list[Any]
     """
     clauses: list[str] = []
     params: list[Any] = []
-    if scope.member_of is not None:
-        _add_member(clauses, params, "e.entry_id", scope.member_of)
+    if scope.member_of is not None:  # an entry of the stored branch: not listed off it (a probe per row)
+        clauses.append("NOT EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o"
+                       " WHERE o.branch_no = ? AND o.entry_id = e.entry_id)")
+        params.append(scope.member_of)
     elif scope.runs is None:
         _add_ids(clauses, params, "e.entry_id", scope.ids, negate=scope.negate)
     clauses.append("e.entry_type IN (SELECT value FROM json_each(?))")
@@ -154,15 +156,6 @@ def _add_ids(clauses: list[str], params: list[Any], column: str, ids: Collection
     elif ids:
         clauses.append(f"{column} NOT IN (SELECT value FROM json_each(?))")
         params.append(_json_array(ids))
-
-
-def _add_member(clauses: list[str], params: list[Any], column: str, branch_no: int) -> None:
-    """``column`` (of a row of the session) is an entry of the stored branch ``branch_no``: not
-    listed off it (``branch_store``), a probe per row that passed the other terms."""
-    clauses.append(
-        f"NOT EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o WHERE o.branch_no = ? AND o.entry_id = {column})"
-    )
-    params.append(branch_no)
 
 
 def _json_array(values: Collection[str]) -> str:

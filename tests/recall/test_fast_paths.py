@@ -7,7 +7,7 @@
   session's other entries), FTS queries restricted to a session's rowid ranges, and the excluded
   entries as FTS rowid runs (read through their keys, or from every row of the session: the runs'
   oracle);
-* the service's remembered sets across appends, leaf changes and a deleted index;
+* a long-lived service against fresh ones across appends, leaf changes and a deleted index;
 * the indexer's timestamp fast path against ``date_time_ms``;
 * the match fold walking only non-ASCII runs against its walk over every character.
 """
@@ -221,7 +221,7 @@ def test_excluded_runs_hold_exactly_the_excluded_rows(in_branch: list[bool], rng
     assert list(runs) == sorted(runs)
 
 
-# --- the service's remembered sets ---------------------------------------------------------------
+# --- a long-lived service against fresh ones -------------------------------------------------------------
 
 
 def _service(folder: Path, session_file: Path, session_id: str, leaf: Any) -> HistoryService:
