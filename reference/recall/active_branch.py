@@ -15,25 +15,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Any
 
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.branch_store import OffBranchIds, load_branch, prepare_branch, stored_leaf
 from reference.recall.default_leaf import default_leaf_id
-
-
-@dataclass(frozen=True)
-class ActiveBranch:
-    """The branch's entry ids, the session's other entries, the FTS rowid runs of those (None:
-    too many to name, or walked), and the stored branch read (None: walked)."""
-
-    ids: AbstractSet[str]
-    off: AbstractSet[str]
-    off_runs: tuple[tuple[int, int], ...] | None
-    branch_no: int | None = None
-    ranges: tuple[tuple[int, int], ...] | None = None  # the session's FTS rowid ranges, when stored
+from reference.recall.retrieval import SourceEntries
 
 
 class SessionIds(AbstractSet[str]):
@@ -73,18 +61,20 @@ def keep_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
             raise
 
 
-def active_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> ActiveBranch:
+def active_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> SourceEntries:
     """Pi's branch of ``leaf`` (an entry id, None, or Pi's default leaf) in the session's rows,
-    read in the caller's snapshot."""
+    read in the caller's snapshot, as the entries a source may see: the branch's, the session's
+    others excluded, their FTS rowid runs (None: too many to name, or walked), and when stored,
+    the stored branch and the session's FTS rowid ranges."""
     stored = _stored(conn, session_id, leaf)
     if stored is not None:
         return stored
     ids = frozenset(branch_ids(conn, session_id, leaf))
     off = frozenset(entry_id for entry_id in all_ids(conn, session_id) if entry_id not in ids)
-    return ActiveBranch(ids, off, None if off else ())
+    return SourceEntries(session_id, ids, off, excluded_runs=None if off else ())
 
 
-def _stored(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> ActiveBranch | None:
+def _stored(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> SourceEntries | None:
     """The stored branch of the leaf when it is current in this snapshot; None: walk."""
     if leaf is None or not stored_leaf(leaf):
         return None
@@ -93,7 +83,7 @@ def _stored(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> ActiveBran
     if stored is None:
         return None
     off = OffBranchIds(conn, stored.branch_no)
-    return ActiveBranch(SessionIds(conn, session_id, off), off, stored.runs, stored.branch_no, stored.ranges)
+    return SourceEntries(session_id, SessionIds(conn, session_id, off), off, stored.ranges, stored.runs, stored.branch_no)
 
 
 def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:

@@ -34,11 +34,6 @@ from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_o
 _KEPT_PER_SESSION: Final = 4
 #: A walk to a stored branch longer than this builds the branch anew instead.
 _MAX_EXTENSION_STEPS: Final = 20_000
-#: A recall reads the off-branch ids into memory once when there are at most this many (the
-#: re-check of each candidate and each hit's relation are then set lookups), else probes each.
-_FEW: Final = 4096
-#: Not read yet (the off-branch ids, read when first asked).
-_UNSET: Final = object()
 #: SQLite's page cache while a branch is written (then given back, as the catch-up does).
 _BUILD_CACHE_KIB: Final = 32 * 1024
 #: Off-branch ids written in one ``executemany`` of a build.
@@ -389,20 +384,9 @@ class OffBranchIds(AbstractSet[str]):
     def __init__(self, conn: sqlite3.Connection, branch_no: int) -> None:
         self._conn = conn
         self.branch_no = branch_no
-        self._few: frozenset[str] | object | None = _UNSET  # the ids, read once when at most _FEW
 
-    def __contains__(self, value: object) -> bool:
-        if not isinstance(value, str):
-            return False
-        if self._few is _UNSET:
-            ids = [entry_id for (entry_id,) in self._conn.execute(
-                "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ? LIMIT ?", (self.branch_no, _FEW + 1))]
-            self._few = frozenset(ids) if len(ids) <= _FEW else None
-        if isinstance(self._few, frozenset):
-            return value in self._few
-        return self._conn.execute(
-            "SELECT 1 FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?",
-            (self.branch_no, value)).fetchone() is not None
+    def __contains__(self, value: object) -> bool:  # a probe of the primary key (a recall asks a few hundred)
+        return isinstance(value, str) and self._conn.execute(_IS_OFF, (self.branch_no, value)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
         rows = self._conn.execute(

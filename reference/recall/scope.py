@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Set as AbstractSet
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.sqlite_errors import is_damage
-from reference.recall.active_branch import ActiveBranch, SessionIds, active_branch, keep_branch
+from reference.recall.active_branch import SessionIds, active_branch, keep_branch
 from reference.recall.branch_store import stored_leaf
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import IndexState
@@ -39,7 +39,7 @@ class Source(SourceEntries):
 
     session_file: str
     relation: str
-    branch: AbstractSet[str] | None = None  # the active branch of the current session (None elsewhere)
+    branch: Collection[str] | None = None  # the active branch of the current session (None elsewhere)
 
 
 @dataclass
@@ -81,7 +81,7 @@ class ScopeResolver:
         if state.coverage_partial:
             result.warnings.append(Code.SOURCE_COVERAGE_PARTIAL)
         leaf = host.leaf
-        early: ActiveBranch | None = None
+        early: SourceEntries | None = None
         if leaf is not None and not stored_leaf(leaf):
             early = active_branch(conn, session_id, leaf)  # SQLite's own rules and errors, first
         others: list[tuple[str, str]] = []
@@ -91,7 +91,7 @@ class ScopeResolver:
         keep_branch(conn, session_id, leaf)
         conn.execute("BEGIN")
         branch = early or active_branch(conn, session_id, leaf)
-        ranges = branch.ranges if branch.ranges is not None else fts_rowid_ranges(conn, session_id)
+        ranges = branch.fts_rowid_ranges if branch.fts_rowid_ranges is not None else fts_rowid_ranges(conn, session_id)
         result.sources.append(_current_source(scope, (session_file, session_id), branch, ranges, conn))
         for other_id, path in others:
             try:
@@ -132,13 +132,13 @@ class ScopeResolver:
         return synced
 
 
-def _current_source(scope: str, current: tuple[str, str], branch: ActiveBranch,
-                    ranges: tuple[tuple[int, int], ...], conn: sqlite3.Connection) -> Source:
+def _current_source(scope: str, current: tuple[str, str], branch: SourceEntries,
+                    ranges: Sequence[tuple[int, int]], conn: sqlite3.Connection) -> Source:
     """The current session in the snapshot: its branch (``current-branch``, ``current-lineage``)
     or all of it, with the branch for the hits' relation."""
     session_file, session_id = current
     if scope in ("current-branch", "current-lineage"):
-        return Source(session_id, branch.ids, branch.off, ranges, branch.off_runs, branch.branch_no,
-                      session_file=session_file, relation="ancestor", branch=branch.ids)
+        return Source(session_id, branch.authorized_ids, branch.excluded_ids, ranges, branch.excluded_runs,
+                      branch.branch_no, session_file=session_file, relation="ancestor", branch=branch.authorized_ids)
     return Source(session_id, SessionIds(conn, session_id), frozenset(), ranges, (),
-                  session_file=session_file, relation="ancestor", branch=branch.ids)
+                  session_file=session_file, relation="ancestor", branch=branch.authorized_ids)
