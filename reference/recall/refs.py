@@ -93,6 +93,3 @@ class RefTable:
         source = self._refs.get(ref)
         if source is not None:
             self._refs[ref] = replace(source, classification=classification)
-
-    def clear(self) -> None:
-        self._refs.clear()
