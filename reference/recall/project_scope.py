@@ -28,26 +28,23 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import canonical_path, remembers_by_stat, stat_identity
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
+from reference.recall.catchup_state import StoredState, load_state
 from reference.recall.host_facts import HistoryHost
 
 #: Files remembered (least recently used out first): a few projects' worth.
 _KNOWN_FILES: Final = 4096
-_STATE_ROW: Final = """
-SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
-       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
-FROM session_index_state WHERE session_id = ?
-"""
 
 
 @dataclass
 class _KnownFile:
     """One file's stat, the header facts read under it, and the index state its last catch-up
-    left (None: not caught up under this stat)."""
+    left (None: not caught up under this stat): the rows are a projection of the file that state
+    describes, whichever process or index incarnation caught it up."""
 
     stat: tuple[int, ...]
     session_id: Any
     cwd: Any
-    caught_up: tuple[Any, ...] | None = None
+    caught_up: StoredState | None = None
 
 
 class ProjectSessions:
@@ -72,7 +69,7 @@ class ProjectSessions:
         cap = int(history_config["maxProjectSessions"])
         if len(names) > cap:
             warnings.append(Code.PROJECT_DISCOVERY_LIMIT)
-        project, project_path = canonical_path(host.project_path), host.project_path
+        project = canonical_path(host.project_path)
         found: list[tuple[str, str]] = []
         for path in names[:cap]:
             try:
@@ -82,10 +79,10 @@ class ProjectSessions:
                     continue
                 if other_id == session_id or canonical_path(cwd) != project:
                     continue
-                state = _state_row(conn, other_id)
-                if known.caught_up is None or state is None or known.caught_up != state:
-                    catch_up(conn, path, session_id=other_id, project_path=project_path)
-                    known.caught_up = _state_row(conn, other_id)
+                state = load_state(conn, other_id)
+                if state is None or known.caught_up != state:
+                    catch_up(conn, path, session_id=other_id, project_path=host.project_path)
+                    known.caught_up = load_state(conn, other_id)
                 found.append((other_id, path))
             except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
                 self._files.pop(path, None)
@@ -109,13 +106,6 @@ class ProjectSessions:
             while len(self._files) > _KNOWN_FILES:
                 self._files.popitem(last=False)
         return known
-
-
-def _state_row(conn: sqlite3.Connection, session_id: str) -> tuple[Any, ...] | None:
-    """The session's stored index state (None: none): the rows are a projection of the file it
-    describes, whichever process or index incarnation caught it up."""
-    row = conn.execute(_STATE_ROW, (session_id,)).fetchone()
-    return None if row is None else tuple(row)
 
 
 def sibling_files(session_file: str, warnings: list[str]) -> list[str] | None:
