@@ -83,7 +83,8 @@ def _stored(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> SourceEntr
     if stored is None:
         return None
     off = OffBranchIds(conn, stored.branch_no)
-    return SourceEntries(session_id, SessionIds(conn, session_id, off), off, stored.ranges, stored.runs, stored.branch_no)
+    ids = SessionIds(conn, session_id, off)
+    return SourceEntries(session_id, ids, off, stored.ranges, stored.runs, stored.branch_no)
 
 
 def branch_ids(conn: sqlite3.Connection, session_id: str, leaf: Any) -> list[str]:

@@ -212,7 +212,8 @@ def _whole_sessions(conn: sqlite3.Connection, sources: Sequence[SourceEntries],
         if is_damage(error):
             raise  # the index itself is damaged: the service repairs it (D15)
         return {}
-    return {session_id: _result(found, query, lambda _entry_id: False, ()) for session_id, found in candidates.items()}
+    return {session_id: _result(found, query, lambda _entry_id: False, ())
+            for session_id, found in candidates.items()}
 
 
 def _hull(sources: Sequence[SourceEntries]) -> tuple[int, int] | None:

@@ -91,7 +91,8 @@ class ScopeResolver:
         keep_branch(conn, session_id, leaf)
         conn.execute("BEGIN")
         branch = early or active_branch(conn, session_id, leaf)
-        ranges = branch.fts_rowid_ranges if branch.fts_rowid_ranges is not None else fts_rowid_ranges(conn, session_id)
+        ranges = branch.fts_rowid_ranges
+        ranges = ranges if ranges is not None else fts_rowid_ranges(conn, session_id)
         result.sources.append(_current_source(scope, (session_file, session_id), branch, ranges, conn))
         for other_id, path in others:
             try:
@@ -139,6 +140,7 @@ def _current_source(scope: str, current: tuple[str, str], branch: SourceEntries,
     session_file, session_id = current
     if scope in ("current-branch", "current-lineage"):
         return Source(session_id, branch.authorized_ids, branch.excluded_ids, ranges, branch.excluded_runs,
-                      branch.branch_no, session_file=session_file, relation="ancestor", branch=branch.authorized_ids)
+                      branch.branch_no, session_file=session_file, relation="ancestor",
+                      branch=branch.authorized_ids)
     return Source(session_id, SessionIds(conn, session_id), frozenset(), ranges, (),
                   session_file=session_file, relation="ancestor", branch=branch.authorized_ids)
