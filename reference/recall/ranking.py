@@ -16,6 +16,7 @@ from reference.recall.query_terms import QueryTerms
 
 MatchReason = Literal["exact-identifier", "exact-phrase", "lexical-match"]
 _ROW_FIELDS: Final = tuple(item.name for item in fields(IndexRow))
+_ROLE_BONUS: Final = {"user": 8, "assistant": 5, "toolResult": 4, "bashExecution": 4}  # any other: 1
 
 
 @dataclass(frozen=True)
@@ -36,14 +37,6 @@ class Candidate:
     phrases: list[str] = field(default_factory=list)
     fts_terms: list[str] = field(default_factory=list)
     fts_order: int | None = None
-
-
-def merge(candidates: dict[str, Candidate], row: IndexRow) -> Candidate:
-    """One candidate per entry id; the first row seen is kept (rows of one entry are identical)."""
-    candidate = candidates.get(row.entry_id)
-    if candidate is None:
-        candidate = candidates[row.entry_id] = Candidate(row)
-    return candidate
 
 
 def rank(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> EngineHit:
@@ -68,7 +61,7 @@ def rank(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> Engi
     score += sum(1 for term in terms.symbols if term in text) * 10
     score += sum(1 for term in terms.errors if term in text) * 12
     score += 15
-    score += _role_bonus(row.role)
+    score += _ROLE_BONUS.get(row.role or "", 1)
     if row.created_at is not None and newest > oldest:
         score += ((row.created_at - oldest) / (newest - oldest)) * 8
     score -= min(12, max(0, row.token_estimate) / 1000)
@@ -86,16 +79,6 @@ def engine_order(hit: EngineHit) -> tuple[int, float, int, str]:
     Upstream breaks the last tie with ``localeCompare``; D5 fixes code point (UTF-8 byte) order.
     """
     return (-hit.literal_priority, -hit.score, -(hit.created_at or 0), hit.entry_id)
-
-
-def _role_bonus(role: str | None) -> int:
-    if role == "user":
-        return 8
-    if role == "assistant":
-        return 5
-    if role in ("toolResult", "bashExecution"):
-        return 4
-    return 1
 
 
 def _round6(value: float) -> float:

@@ -43,7 +43,7 @@ from reference.recall.candidate_rows import (
 )
 from reference.recall.match_text import contains_token, dedup_key, fold_for_match
 from reference.recall.query_terms import QueryTerms
-from reference.recall.ranking import Candidate, EngineHit, engine_order, merge, rank
+from reference.recall.ranking import Candidate, EngineHit, engine_order, rank
 
 Status = Literal["ok", "no-query", "failed", "disabled"]
 
@@ -167,10 +167,10 @@ def _exact_candidates(conn: sqlite3.Connection, session_id: str, query: Retrieva
     window = candidate_window(query.max_results)
     for identifier in query.terms.exact_identifiers:
         for row in exact_rows(conn, session_id, RowSearch(identifier, *where, window)):
-            merge(candidates, row).exact.append(identifier)
+            candidates.setdefault(row.entry_id, Candidate(row)).exact.append(identifier)
     for phrase in query.terms.phrases:
         for row in exact_rows(conn, session_id, RowSearch(phrase, *where, window)):
-            merge(candidates, row).phrases.append(phrase)
+            candidates.setdefault(row.entry_id, Candidate(row)).phrases.append(phrase)
 
 
 def _fts_search(query: RetrievalQuery, where: tuple[str, list[Any]]) -> RowSearch:
@@ -181,7 +181,7 @@ def _add_fts_rows(candidates: dict[str, Candidate], rows: Sequence[IndexRow], te
     """One session's FTS rows in their order, each with the terms it verifiably holds."""
     folded_terms = [(term, fold_for_match(term)) for term in terms.terms]
     for order, row in enumerate(rows):
-        candidate = merge(candidates, row)
+        candidate = candidates.setdefault(row.entry_id, Candidate(row))
         folded = fold_for_match(row.searchable_text)
         candidate.fts_terms = [term for term, needle in folded_terms if contains_token(folded, needle)]
         candidate.fts_order = order
