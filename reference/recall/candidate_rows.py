@@ -169,9 +169,10 @@ def _run_params(runs: Sequence[tuple[int, int]]) -> list[Any]:
 def filter_clauses(scope: RowScope, query: RetrievalQuery) -> tuple[str, list[Any]]:
     """The scope of ``scope_filter`` as ``AND`` clauses on the narrow ``entry_filters`` row ``f``.
 
-    Types and roles are compared by their migration-4 codes.  The ids are the authorized ones
-    (``IN``), the excluded ones (``NOT IN``; none: no clause), or, with ``runs``, ranges of FTS
-    rowids that hold exactly the excluded rows of the session.
+    Types and roles are compared by their migration-4 codes; a role without a code (only the
+    six recall roles have one) is looked up in ``entries`` for the rows coded 0 (other).  The ids
+    are the authorized ones (``IN``), the excluded ones (``NOT IN``; none: no clause), or, with
+    ``runs``, ranges of FTS rowids that hold exactly the excluded rows of the session.
     """
     clauses: list[str] = []
     params: list[Any] = []
@@ -181,9 +182,19 @@ def filter_clauses(scope: RowScope, query: RetrievalQuery) -> tuple[str, list[An
     else:
         _add_ids(clauses, params, "f.entry_id", scope.ids, negate=scope.negate)
     clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in query.types)})")
-    if query.roles is not None:  # every role a request may name has a code (``request.ROLES``)
-        codes = sorted({ROLE_CODES[role] for role in query.roles})
-        clauses.append(f"f.role_code IN ({', '.join(map(str, codes))})" if codes else "0")
+    roles = query.roles
+    if roles is not None:
+        codes = sorted({ROLE_CODES[role] for role in roles if role in ROLE_CODES})
+        others = [role for role in roles if role not in ROLE_CODES]
+        tests = [f"f.role_code IN ({', '.join(map(str, codes))})"] if codes else []
+        if others:
+            tests.append(
+                "(f.role_code = 0 AND (SELECT e.role FROM entries_fts_keys AS k JOIN entries AS e"
+                " ON e.entry_key = k.entry_key WHERE k.fts_rowid = f.fts_rowid)"
+                " IN (SELECT value FROM json_each(?)))"
+            )
+            params.append(_json_array(others))
+        clauses.append("(" + " OR ".join(tests) + ")" if tests else "0")
     return _with_dates(clauses, params, "f.created_at", query)
 
 
