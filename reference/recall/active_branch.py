@@ -13,39 +13,13 @@ against Pi's own walk of the session file read by the exact reader
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from collections.abc import Set as AbstractSet
 from typing import Any
 
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.sqlite_errors import is_damage
-from reference.recall.branch_store import OffBranchIds, load_branch, prepare_branch, stored_leaf
+from reference.recall.branch_store import SessionIds, load_branch, prepare_branch, stored_leaf
 from reference.recall.default_leaf import default_leaf_id
 from reference.recall.retrieval import SourceEntries
-
-
-class SessionIds(AbstractSet[str]):
-    """The entry ids of one session in the index but ``off`` (a stored branch's other entries),
-    read when asked through the connection: a recall runs in one read snapshot, so this is the
-    set the eager query would have read, without holding every id in memory."""
-
-    def __init__(self, conn: sqlite3.Connection, session_id: str, off: AbstractSet[str] = frozenset()) -> None:
-        self._conn = conn
-        self._session_id = session_id
-        self._off = off
-
-    def __contains__(self, value: object) -> bool:
-        if not isinstance(value, str) or value in self._off:
-            return False
-        return self._conn.execute("SELECT 1 FROM entries WHERE session_id = ? AND entry_id = ?",
-                                  (self._session_id, value)).fetchone() is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return (entry_id for entry_id in all_ids(self._conn, self._session_id) if entry_id not in self._off)
-
-    def __len__(self) -> int:
-        row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
-        return int(row[0]) - len(self._off)
 
 
 def keep_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> None:
@@ -82,8 +56,8 @@ def _stored(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> SourceEntr
     stored = load_branch(conn, session_id, leaf_id) if isinstance(leaf_id, str) else None
     if stored is None:
         return None
-    off = OffBranchIds(conn, stored.branch_no)
-    ids = SessionIds(conn, session_id, off)
+    ids = SessionIds(conn, session_id, stored.branch_no)
+    off = SessionIds(conn, session_id, stored.branch_no, off=True)
     return SourceEntries(session_id, ids, off, stored.ranges, stored.runs, stored.branch_no)
 
 

@@ -377,23 +377,28 @@ def _build_off_branch(conn: sqlite3.Connection, session_id: str, leaf: str, bran
     return None, False
 
 
-class OffBranchIds(AbstractSet[str]):
-    """The session's entry ids off a stored branch, read when asked through the connection (in
-    the recall's snapshot)."""
+class SessionIds(AbstractSet[str]):
+    """The entry ids of one session in the index, or of those the stored branch ``branch_no``
+    (with ``off``: its other entries), read when asked through the connection: a recall runs in
+    one read snapshot, so this is the set the eager query would have read, without holding every
+    id in memory."""
 
-    def __init__(self, conn: sqlite3.Connection, branch_no: int) -> None:
+    def __init__(self, conn: sqlite3.Connection, session_id: str, branch_no: int | None = None, *,
+                 off: bool = False) -> None:
         self._conn = conn
-        self.branch_no = branch_no
+        self._from = " FROM entries AS e WHERE e.session_id = ?"
+        self._params: tuple[object, ...] = (session_id,)
+        if branch_no is not None:
+            self._from += (f" AND {'' if off else 'NOT '}EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o"
+                           " WHERE o.branch_no = ? AND o.entry_id = e.entry_id)")
+            self._params += (branch_no,)
 
-    def __contains__(self, value: object) -> bool:  # a probe of the primary key (a recall asks a few hundred)
-        return isinstance(value, str) and self._conn.execute(_IS_OFF, (self.branch_no, value)).fetchone() is not None
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and self._conn.execute(
+            f"SELECT 1{self._from} AND e.entry_id = ?", (*self._params, value)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
-        rows = self._conn.execute(
-            "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,))
-        return (entry_id for (entry_id,) in rows)
+        return (entry_id for (entry_id,) in self._conn.execute(f"SELECT e.entry_id{self._from}", self._params))
 
     def __len__(self) -> int:
-        row = self._conn.execute(
-            "SELECT count(*) FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,)).fetchone()
-        return int(row[0])
+        return int(self._conn.execute(f"SELECT count(*){self._from}", self._params).fetchone()[0])

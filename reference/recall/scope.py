@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.sqlite_errors import is_damage
-from reference.recall.active_branch import SessionIds, active_branch, keep_branch
-from reference.recall.branch_store import stored_leaf
+from reference.recall.active_branch import active_branch, keep_branch
+from reference.recall.branch_store import SessionIds, stored_leaf
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import IndexState
 from reference.recall.fts_rowids import fts_rowid_ranges

@@ -30,8 +30,7 @@ SESSIONS = 10
 
 def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
     from reference.pi.leaf import DEFAULT_LEAF
-    from reference.recall.active_branch import SessionIds
-    from reference.recall.branch_store import OffBranchIds, load_branch, prepare_branch
+    from reference.recall.branch_store import SessionIds, load_branch, prepare_branch
     from reference.recall.default_leaf import default_leaf_id
 
     prepare_branch(conn, session_id, leaf)
@@ -40,7 +39,7 @@ def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
         leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
         stored = load_branch(conn, session_id, leaf_id)
         assert stored is not None, (session_id, leaf)
-        return set(SessionIds(conn, session_id, OffBranchIds(conn, stored.branch_no)))
+        return set(SessionIds(conn, session_id, stored.branch_no))
     finally:
         conn.execute("ROLLBACK")
 
