@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
+from reference.pi.leaf import DEFAULT_LEAF, LeafChoice
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.platform_ops import real_path, size_and_mtime
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.active_branch import active_branch, keep_branch
 from reference.recall.branch_store import SessionIds, stored_leaf
@@ -28,8 +31,10 @@ from reference.recall.retrieval import SourceEntries
 from reference.recall.source_verify import SourceFiles
 
 if TYPE_CHECKING:
-    from reference.lineage.chain import LineageSource
-    from reference.recall.lineage_scope import LineageCache
+    from reference.lineage.chain import LineageSource, RebaseState
+
+#: Verified lineages remembered (least recently used out first).
+_LINEAGES: Final = 16
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,12 +65,45 @@ def current_session(host: HistoryHost) -> tuple[str, str]:
     return session_file, host.session_id
 
 
+class LineageCache:
+    """The lineage the ``current-lineage`` scope adds (§2.5 step 3, §6.13), verified per current
+    file, leaf and project, and remembered while none of the files involved changed (size and
+    mtime): upstream the runtime verifies it when the session opens, and a host here has no such
+    event.  Only verified pairs on the active branch count; ``parentSession`` never does."""
+
+    def __init__(self) -> None:
+        self._states: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], RebaseState]] = OrderedDict()
+
+    def state(self, session_file: str, leaf: Any, project_path: str, conn: sqlite3.Connection) -> RebaseState:
+        # imported at the first lineage recall (start-up time)
+        from reference.lineage.chain import is_projected, load_rebase_state, project_pairs
+        from reference.pi.model.session import branch_customs
+
+        key = (real_path(session_file), leaf if isinstance(leaf, (str, LeafChoice)) or leaf is None else repr(leaf),
+               project_path)
+        remembered = self._states.get(key)
+        current = size_and_mtime(session_file)
+        if remembered is not None:
+            stamps, state = remembered
+            if stamps == (current, *(size_and_mtime(s.session_file) for s in state.sources)):
+                self._states.move_to_end(key)
+                if state.verified and not is_projected(conn, state):
+                    project_pairs(conn, state.pairs)  # the index was deleted since: project again
+                return state
+        branch = branch_customs(session_file, leaf) if isinstance(leaf, str) or leaf is DEFAULT_LEAF else []
+        state = load_rebase_state(session_file, branch, project_path, conn=conn)
+        self._states[key] = ((current, *(size_and_mtime(s.session_file) for s in state.sources)), state)
+        while len(self._states) > _LINEAGES:
+            self._states.popitem(last=False)
+        return state
+
+
 class ScopeResolver:
     """One host process's scope resolution, with the project files and lineage it remembers
     between calls."""
 
     def __init__(self) -> None:
-        self._lineage: LineageCache | None = None  # made at the first lineage recall (start-up time)
+        self._lineage = LineageCache()
         self._project = ProjectSessions()
 
     def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost,
@@ -114,10 +152,6 @@ class ScopeResolver:
                          result: ResolvedScope) -> list[LineageSource]:
         """§2.5 step 3: the runtime's lineage warnings first, then each verified ancestor,
         nearest first, caught up with the same header checks (``lineage-source-unavailable``)."""
-        if self._lineage is None:
-            from reference.recall.lineage_scope import LineageCache
-
-            self._lineage = LineageCache()
         state = self._lineage.state(session_file, host.leaf, host.project_path, conn)
         result.warnings.extend(state.warnings)
         synced: list[LineageSource] = []
