@@ -4,16 +4,16 @@ a recall does not walk a whole session to learn its branch.
 ``recall_rebase_branches`` names a stored branch (a session and a leaf) with the facts the
 queries use: the session's FTS rowid ranges and the runs of its rows off the branch, both up to
 ``top_rowid``; ``recall_rebase_off_branch`` holds the session's entry ids that are *not* on it
-(few for a leaf on the main line; a branch entry is one of the session's that is not listed).  Like the stamps table they
-are ours, outside the migration ledger (docs/index.md, "Stored branches").
+(few for a leaf on the main line; a branch entry is one of the session's that is not listed).
+Like the stamps table they are ours, outside the migration ledger (docs/index.md, "Stored
+branches").
 
 A stored branch stays true while no row of its session is deleted or has its parent changed
 (a trigger drops the session's branches then) and, when its walk ended at an id without a row,
 that id stays absent.  New rows only add, and are off every stored branch (they cannot be an
 ancestor of its leaf): ``prepare_branch`` lists the rows after ``top_rowid``, and moves a branch
 to a new leaf that descends from it (Pi's append) or forks from it close by, walking only the
-new part (``_walk_up``).  Anything else is built again inside SQLite (``_build_off_branch``), with
-memory that does not grow with the session.
+new part.  Anything else is built again inside SQLite, in memory that does not grow with it.
 """
 
 from __future__ import annotations
@@ -334,12 +334,9 @@ def _walk_up(conn: sqlite3.Connection, session_id: str, leaf: str, stored: Itera
 
 def _build_off_branch(conn: sqlite3.Connection, session_id: str, leaf: str, branch_no: int) -> tuple[str | None, bool]:
     """Write the session's entries off the branch of ``leaf`` as rows of ``branch_no``; the first
-    id on it without a row (the branch would go on if that entry appeared), and whether it ended
-    in a cycle.
-
-    The session's rows are read newest first (Pi appends a child after its parent, so the one id
-    still wanted is usually met further down) and every other row passed is written; any rest of
-    the walk (a parent written after its child, a cycle) goes on one indexed row at a time."""
+    id on it without a row, and whether it ended in a cycle.  The rows are read newest first (Pi
+    writes a parent before its child) and every one not wanted is written; any rest of the walk
+    (a parent written after its child, a cycle) goes on one indexed row at a time."""
     bounds = conn.execute("SELECT min(rowid), max(rowid) FROM entries WHERE session_id = ?", (session_id,)).fetchone()
     if bounds[0] is None or conn.execute(_PARENT, (session_id, leaf)).fetchone() is None:
         conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id)"
@@ -378,10 +375,9 @@ def _build_off_branch(conn: sqlite3.Connection, session_id: str, leaf: str, bran
 
 
 class SessionIds(AbstractSet[str]):
-    """The entry ids of one session in the index, or of those the stored branch ``branch_no``
-    (with ``off``: its other entries), read when asked through the connection: a recall runs in
-    one read snapshot, so this is the set the eager query would have read, without holding every
-    id in memory."""
+    """The entry ids of one session in the index, or of those on the stored branch ``branch_no``
+    (with ``off``: its other entries), read when asked in the recall's one read snapshot: the set
+    the eager query would have read, without holding every id in memory."""
 
     def __init__(self, conn: sqlite3.Connection, session_id: str, branch_no: int | None = None, *,
                  off: bool = False) -> None:
