@@ -421,12 +421,12 @@ def _per_source_forms() -> None:
     from reference.recall.project_scope import ProjectSessions
     from reference.recall.scope import ScopeResolver
 
-    search_sources = recall_tool.search_sources
+    retrieve = recall_tool.retrieve
 
     def per_source(conn: Any, sources: Any, query: Any) -> Any:
-        return [search_sources(conn, [source], query)[0] for source in sources]
+        return [retrieve(conn, [source], query)[0] for source in sources]
 
-    recall_tool.search_sources = per_source  # type: ignore[assignment]
+    recall_tool.retrieve = per_source  # type: ignore[assignment]
     plain_init = ScopeResolver.__init__
 
     def forgetting_init(self: Any) -> None:

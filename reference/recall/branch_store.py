@@ -1,45 +1,43 @@
-"""The branch of a leaf kept in the index, so a recall does not read a whole session to learn it.
+"""The branch of a leaf kept in the index: the fast path of ``active_branch.active_branch``, so
+a recall does not walk a whole session to learn its branch.
 
 ``recall_rebase_branches`` names a stored branch (a session and a leaf) with the facts the
 queries use: the session's FTS rowid ranges and the runs of its rows off the branch, both up to
 ``top_rowid``; ``recall_rebase_off_branch`` holds the session's entry ids that are *not* on it
-(few for a leaf on the main line; a branch entry is one of the session's that is not listed).  Like the stamps table they
-are ours, outside the migration ledger (docs/index.md, "Stored branches").
+(few for a leaf on the main line; a branch entry is one of the session's that is not listed).
+Like the stamps table they are ours, outside the migration ledger (docs/index.md, "Stored
+branches").
 
 A stored branch stays true while no row of its session is deleted or has its parent changed
 (a trigger drops the session's branches then) and, when its walk ended at an id without a row,
 that id stays absent.  New rows only add, and are off every stored branch (they cannot be an
 ancestor of its leaf): ``prepare_branch`` lists the rows after ``top_rowid``, and moves a branch
 to a new leaf that descends from it (Pi's append) or forks from it close by, walking only the
-new part.  Anything else is built again inside SQLite.
+new part.  Anything else is built again inside SQLite, in memory that does not grow with it.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.textunits import encodes_as_utf8
-from reference.recall.branch_sets import all_ids, default_leaf_id
-from reference.recall.branch_walk import Walk, build_off_branch, walk_up
+from reference.recall.default_leaf import default_leaf_id
 from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_of_rowids
 
 #: Stored branches per session (the least recently used goes first).
 _KEPT_PER_SESSION: Final = 4
 #: A walk to a stored branch longer than this builds the branch anew instead.
 _MAX_EXTENSION_STEPS: Final = 20_000
-#: A recall reads the off-branch ids into memory once when there are at most this many (the
-#: re-check of each candidate and each hit's relation are then set lookups), else probes each.
-_FEW: Final = 4096
-#: Not read yet (the off-branch ids, read when first asked).
-_UNSET: Final = object()
 #: SQLite's page cache while a branch is written (then given back, as the catch-up does).
 _BUILD_CACHE_KIB: Final = 32 * 1024
+#: Off-branch ids written in one ``executemany`` of a build.
+_BATCH: Final = 4096
 
 SCHEMA_SQL: Final = (
     """CREATE TABLE IF NOT EXISTS recall_rebase_branches (
@@ -80,9 +78,11 @@ _SELECT: Final = (
     " WHERE session_id = ? AND leaf_id = ?"
 )
 _HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE session_id = ? AND entry_id = ?"
+_PARENT: Final = "SELECT parent_id FROM entries WHERE session_id = ? AND entry_id = ?"
 _TABLE_TOP: Final = "SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys"
 _INSERT_OFF: Final = "INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id) VALUES (?, ?)"
 _DELETE_OFF: Final = "DELETE FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?"
+_IS_OFF: Final = "SELECT 1 FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?"
 
 
 @dataclass(frozen=True)
@@ -125,28 +125,17 @@ def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Non
         conn.execute(f"PRAGMA cache_size = {cache_size:d}")
 
 
-def forget_branches(conn: sqlite3.Connection, session_id: str) -> None:
-    """Drop the session's stored branches (a row of ours that does not read back)."""
-    with conn:
-        conn.execute("DELETE FROM recall_rebase_branches WHERE session_id = ?", (session_id,))
-
-
 def _current_already(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> bool:
     """Whether the leaf's stored branch is current and the last one used (read outside a
     transaction: ``prepare_branch`` then writes nothing, the snapshot checks again)."""
     try:
         leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
-        row = conn.execute(_SELECT, (session_id, leaf_id)).fetchone() if isinstance(leaf_id, str) else None
-        if row is None or not _still_true(conn, session_id, row[1]):
-            return False
-        if int(conn.execute(_TABLE_TOP).fetchone()[0]) != row[2]:
-            return False
-        _pairs(row[3]), None if row[4] is None else _pairs(row[4])
-        used = conn.execute("SELECT used = (SELECT max(used) FROM recall_rebase_branches) FROM recall_rebase_branches"
-                            " WHERE branch_no = ?", (row[0],)).fetchone()
-        return bool(used[0])
-    except (sqlite3.OperationalError, ValueError, TypeError):
-        return False  # no such table yet, or a row the preparation drops
+        stored = load_branch(conn, session_id, leaf_id) if isinstance(leaf_id, str) else None
+        return stored is not None and bool(conn.execute(
+            "SELECT used = (SELECT max(used) FROM recall_rebase_branches) FROM recall_rebase_branches"
+            " WHERE branch_no = ?", (stored.branch_no,)).fetchone()[0])
+    except sqlite3.OperationalError:
+        return False  # no such table yet
 
 
 def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> StoredBranch | None:
@@ -157,8 +146,10 @@ def load_branch(conn: sqlite3.Connection, session_id: str, leaf_id: str) -> Stor
         return None  # no such table: an index no recall has prepared
     if row is None or not _still_true(conn, session_id, row[1]):
         return None
-    top = int(conn.execute(_TABLE_TOP).fetchone()[0])
-    if top != row[2] and _rows_after(conn, session_id, row[2]).fetchone() is not None:
+    if int(conn.execute(_TABLE_TOP).fetchone()[0]) != row[2] and conn.execute(
+            "SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid > ?"
+            " AND f.session_no = (SELECT session_no FROM session_numbers WHERE session_id = ?) LIMIT 1",
+            (row[2], session_id)).fetchone() is not None:
         return None  # rows of the session were added after it was prepared
     try:
         return StoredBranch(int(row[0]), _pairs(row[3]), None if row[4] is None else _pairs(row[4]))
@@ -175,8 +166,7 @@ def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str, defau
         " ORDER BY used DESC",
         (session_id,),
     ).fetchall():
-        _pairs(ranges), None if runs is None else _pairs(runs)  # a row that does not read back raises
-        if not _still_true(conn, session_id, stop_parent):
+        if not _reads_back(ranges, runs) or not _still_true(conn, session_id, stop_parent):
             conn.execute("DELETE FROM recall_rebase_branches WHERE branch_no = ?", (branch_no,))
             continue
         _add_new_rows(conn, session_id, branch_no)
@@ -186,17 +176,11 @@ def _make_current(conn: sqlite3.Connection, session_id: str, leaf_id: str, defau
     if row is not None:
         _touch(conn, int(row[0]))
         return
-    walk = walk_up(conn, session_id, leaf_id, stored, _MAX_EXTENSION_STEPS) if stored else Walk()
-    if walk.met is not None and _move(conn, session_id, leaf_id, walk.met, walk.ids):
+    walked, met = _walk_up(conn, session_id, leaf_id, stored) if stored else ([], None)
+    if met is not None and _move(conn, session_id, leaf_id, met, walked):
         return
     branch_no = _new_branch(conn, session_id, leaf_id)
-    if walk.finished and walk.met is None:  # the whole branch walked: every other entry is off it
-        conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id)"
-                     " SELECT ?, entry_id FROM entries WHERE session_id = ? ORDER BY entry_id", (branch_no, session_id))
-        conn.executemany(_DELETE_OFF, [(branch_no, entry_id) for entry_id in walk.ids])
-        stop_parent, cyclic = walk.stop_parent, walk.cyclic
-    else:
-        stop_parent, cyclic = build_off_branch(conn, session_id, leaf_id, branch_no)
+    stop_parent, cyclic = _build_off_branch(conn, session_id, leaf_id, branch_no)
     top = int(conn.execute(_TABLE_TOP).fetchone()[0])
     conn.execute("UPDATE recall_rebase_branches SET stop_parent = ?, cyclic = ?, top_rowid = ?, ranges = ?"
                  " WHERE branch_no = ?",
@@ -214,10 +198,9 @@ def _move(conn: sqlite3.Connection, session_id: str, leaf_id: str, met: tuple[in
     if old_leaf != meeting:  # a fork
         if cyclic:
             return False  # the entries below may be above it too
-        below = walk_up(conn, session_id, old_leaf, [], _MAX_EXTENSION_STEPS, stop_at=meeting)
-        if below.met is None:
+        dropped, below = _walk_up(conn, session_id, old_leaf, [], stop_at=meeting)
+        if below is None:
             return False
-        dropped = below.ids
     conn.executemany(_INSERT_OFF, [(branch_no, entry_id) for entry_id in dropped])
     conn.executemany(_DELETE_OFF, [(branch_no, entry_id) for entry_id in ids])
     conn.execute("UPDATE recall_rebase_branches SET leaf_id = ? WHERE branch_no = ?", (leaf_id, branch_no))
@@ -307,68 +290,111 @@ def _still_true(conn: sqlite3.Connection, session_id: str, stop_parent: str | No
     return stop_parent is None or conn.execute(_HAS_ENTRY, (session_id, stop_parent)).fetchone() is None
 
 
-def _rows_after(conn: sqlite3.Connection, session_id: str, top: int) -> sqlite3.Cursor:
-    return conn.execute(
-        "SELECT 1 FROM entry_filters AS f WHERE f.fts_rowid > ?"
-        " AND f.session_no = (SELECT session_no FROM session_numbers WHERE session_id = ?) LIMIT 1",
-        (top, session_id),
-    )
+def _reads_back(*texts: str | None) -> bool:
+    """Whether a stored row's ranges and runs parse (one that does not is dropped)."""
+    try:
+        for text in texts:
+            if text is not None:
+                _pairs(text)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _pairs(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((int(low), int(high)) for low, high in json.loads(text))
 
 
-class OffBranchIds(AbstractSet[str]):
-    """The session's entry ids off a stored branch, read when asked through the connection (in
-    the recall's snapshot)."""
+def _walk_up(conn: sqlite3.Connection, session_id: str, leaf: str, stored: Iterable[int],
+             stop_at: str | None = None) -> tuple[list[str], tuple[int, str] | None]:
+    """The ids from ``leaf`` towards the root, leaf first, up to where the walk met an entry on one
+    of the ``stored`` branches (every row of the session is classified for them) or ``stop_at``,
+    and that meeting point ``(branch_no, id)`` (branch 0 for ``stop_at``); None: the walk ended
+    (a root, a missing entry, a cycle) or passed ``_MAX_EXTENSION_STEPS`` rows first."""
+    ids: list[str] = []
+    seen: set[str] = set()
+    branches = tuple(stored)
+    node: Any = leaf
+    while isinstance(node, str) and node not in seen:  # a cycle ends the walk, as Pi's does
+        if node == stop_at:
+            return ids, (0, node)
+        row = conn.execute(_PARENT, (session_id, node)).fetchone()
+        if row is None:
+            break
+        for branch_no in branches:
+            if conn.execute(_IS_OFF, (branch_no, node)).fetchone() is None:
+                return ids, (branch_no, node)
+        if len(ids) >= _MAX_EXTENSION_STEPS:
+            break
+        seen.add(node)
+        ids.append(node)
+        node = row[0]
+    return ids, None
 
-    def __init__(self, conn: sqlite3.Connection, branch_no: int) -> None:
+
+def _build_off_branch(conn: sqlite3.Connection, session_id: str, leaf: str, branch_no: int) -> tuple[str | None, bool]:
+    """Write the session's entries off the branch of ``leaf`` as rows of ``branch_no``; the first
+    id on it without a row, and whether it ended in a cycle.  The rows are read newest first (Pi
+    writes a parent before its child) and every one not wanted is written; any rest of the walk
+    (a parent written after its child, a cycle) goes on one indexed row at a time."""
+    bounds = conn.execute("SELECT min(rowid), max(rowid) FROM entries WHERE session_id = ?", (session_id,)).fetchone()
+    if bounds[0] is None or conn.execute(_PARENT, (session_id, leaf)).fetchone() is None:
+        conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id)"
+                     " SELECT ?, entry_id FROM entries WHERE session_id = ? ORDER BY entry_id", (branch_no, session_id))
+        return leaf, False  # no such entry: an empty branch, until it appears
+    wanted: str | None = leaf
+    batch: list[tuple[int, str]] = []
+    rows = conn.execute(  # "+": the rowid order, not the (session_id, entry_id) index and a sort
+        "SELECT rowid, entry_id, parent_id FROM entries WHERE rowid BETWEEN ? AND ? AND +session_id = ?"
+        " ORDER BY rowid DESC",
+        (bounds[0], bounds[1], session_id),
+    )
+    for rowid, entry_id, parent_id in rows:
+        if entry_id != wanted:
+            batch.append((branch_no, entry_id))
+            if len(batch) >= _BATCH:
+                conn.executemany(_INSERT_OFF, batch)
+                batch.clear()
+            continue
+        wanted = parent_id if isinstance(parent_id, str) else None
+        if wanted is None:  # the root: every row before it is off the branch
+            conn.execute("INSERT OR IGNORE INTO recall_rebase_off_branch(branch_no, entry_id) SELECT ?, entry_id"
+                         " FROM entries WHERE rowid >= ? AND rowid < ? AND +session_id = ?",
+                         (branch_no, bounds[0], rowid, session_id))
+            break
+    conn.executemany(_INSERT_OFF, batch)
+    while wanted is not None:  # a parent after its child in the file, or a cycle: row by row
+        row = conn.execute(_PARENT, (session_id, wanted)).fetchone()
+        if row is None:
+            return wanted, False
+        if conn.execute(_IS_OFF, (branch_no, wanted)).fetchone() is None:
+            return None, True  # on the branch already: a cycle
+        conn.execute(_DELETE_OFF, (branch_no, wanted))
+        wanted = row[0] if isinstance(row[0], str) else None
+    return None, False
+
+
+class SessionIds(AbstractSet[str]):
+    """The entry ids of one session in the index, or of those on the stored branch ``branch_no``
+    (with ``off``: its other entries), read when asked in the recall's one read snapshot: the set
+    the eager query would have read, without holding every id in memory."""
+
+    def __init__(self, conn: sqlite3.Connection, session_id: str, branch_no: int | None = None, *,
+                 off: bool = False) -> None:
         self._conn = conn
-        self.branch_no = branch_no
-        self._few: frozenset[str] | object | None = _UNSET  # the ids, read once when at most _FEW
+        self._from = " FROM entries AS e WHERE e.session_id = ?"
+        self._params: tuple[object, ...] = (session_id,)
+        if branch_no is not None:
+            self._from += (f" AND {'' if off else 'NOT '}EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o"
+                           " WHERE o.branch_no = ? AND o.entry_id = e.entry_id)")
+            self._params += (branch_no,)
 
     def __contains__(self, value: object) -> bool:
-        if not isinstance(value, str):
-            return False
-        if self._few is _UNSET:
-            ids = [entry_id for (entry_id,) in self._conn.execute(
-                "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ? LIMIT ?", (self.branch_no, _FEW + 1))]
-            self._few = frozenset(ids) if len(ids) <= _FEW else None
-        if isinstance(self._few, frozenset):
-            return value in self._few
-        return self._conn.execute(
-            "SELECT 1 FROM recall_rebase_off_branch WHERE branch_no = ? AND entry_id = ?",
-            (self.branch_no, value)).fetchone() is not None
+        return isinstance(value, str) and self._conn.execute(
+            f"SELECT 1{self._from} AND e.entry_id = ?", (*self._params, value)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
-        rows = self._conn.execute(
-            "SELECT entry_id FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,))
-        return (entry_id for (entry_id,) in rows)
+        return (entry_id for (entry_id,) in self._conn.execute(f"SELECT e.entry_id{self._from}", self._params))
 
     def __len__(self) -> int:
-        row = self._conn.execute(
-            "SELECT count(*) FROM recall_rebase_off_branch WHERE branch_no = ?", (self.branch_no,)).fetchone()
-        return int(row[0])
-
-
-class BranchIds(AbstractSet[str]):
-    """The entry ids of a stored branch: the session's that are not off it, read when asked."""
-
-    def __init__(self, conn: sqlite3.Connection, session_id: str, off: OffBranchIds) -> None:
-        self._conn = conn
-        self._session_id = session_id
-        self.off = off
-        self.branch_no = off.branch_no
-
-    def __contains__(self, value: object) -> bool:
-        if not isinstance(value, str) or value in self.off:
-            return False
-        return self._conn.execute(_HAS_ENTRY, (self._session_id, value)).fetchone() is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return (entry_id for entry_id in all_ids(self._conn, self._session_id) if entry_id not in self.off)
-
-    def __len__(self) -> int:
-        row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
-        return int(row[0]) - len(self.off)
+        return int(self._conn.execute(f"SELECT count(*){self._from}", self._params).fetchone()[0])

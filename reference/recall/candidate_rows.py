@@ -16,9 +16,12 @@ from typing import Any, Final
 
 from reference.primitives.sqlite_errors import StoredValueDamaged
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
-from reference.recall.query_terms import unique_terms
+from reference.recall.query_terms import QueryTerms, unique_terms
 
 MAX_FTS_TERMS: Final = 16
+MAX_RESULTS: Final = 12
+MESSAGE_TYPES: Final = ("message", "custom_message")
+SUMMARY_TYPES: Final = ("compaction", "branch_summary")
 
 
 @dataclass(frozen=True)
@@ -42,17 +45,42 @@ def fts_match_expression(terms: Sequence[str]) -> str:
 
 
 _COLUMNS: Final = "e.entry_key, e.entry_id, e.entry_type, e.role, e.created_at, e.content_hash, e.searchable_text, e.token_estimate"
+#: The FTS matches with their filter row ``f`` (CROSS JOIN keeps this loop order, FTS then the filter
+#: row, whatever the filters: with a date filter the planner could otherwise walk rows by date and
+#: run the MATCH once per row).
+_MATCHES: Final = (
+    "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
+    " f.entry_id AS entry_id, f.session_no AS session_no"
+    " FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid WHERE entries_fts MATCH ?"
+)
+#: The chosen rows (``top``) joined to their ``entries`` row ``e``.
+_TO_ENTRIES: Final = (" CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
+                      " CROSS JOIN entries AS e ON e.entry_key = k.entry_key")
 
 
 @dataclass(frozen=True)
-class RowFilters:
-    """The request's filters on rows: the entry types searched, the roles (None: any) and the
-    strict date bounds (D4)."""
+class RetrievalQuery:
+    """What one recall searches each source for (contract §2.6): the query's terms, the request's
+    filters, which search kinds the configuration turns on, and how many hits a source gives."""
 
-    types: Sequence[str]
+    terms: QueryTerms
+    include_summaries: bool = False
     roles: Sequence[str] | None = None
     before_ms: int | None = None
     after_ms: int | None = None
+    exact: bool = True
+    fts: bool = True
+    max_results: int = MAX_RESULTS
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The entry types searched: messages, and summaries when asked for."""
+        return MESSAGE_TYPES + SUMMARY_TYPES if self.include_summaries else MESSAGE_TYPES
+
+    @property
+    def searches(self) -> bool:
+        """Whether any search runs: a kind is on and a hit may be given (else ``disabled``)."""
+        return (self.exact or self.fts) and self.max_results > 0
 
 
 @dataclass(frozen=True)
@@ -82,7 +110,7 @@ class RowSearch:
     limit: int
 
 
-def scope_filter(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
+def scope_filter(scope: RowScope, query: RetrievalQuery) -> tuple[str, list[Any]]:
     """``AND`` clauses on the ``e`` alias: JSON array parameters, so an empty list matches nothing.
 
     The runs come last: a correlated test of the entry's key, which SQLite evaluates after the
@@ -90,16 +118,18 @@ def scope_filter(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
     """
     clauses: list[str] = []
     params: list[Any] = []
-    if scope.member_of is not None:
-        _add_member(clauses, params, "e.entry_id", scope.member_of)
+    if scope.member_of is not None:  # an entry of the stored branch: not listed off it (a probe per row)
+        clauses.append("NOT EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o"
+                       " WHERE o.branch_no = ? AND o.entry_id = e.entry_id)")
+        params.append(scope.member_of)
     elif scope.runs is None:
         _add_ids(clauses, params, "e.entry_id", scope.ids, negate=scope.negate)
     clauses.append("e.entry_type IN (SELECT value FROM json_each(?))")
-    params.append(_json_array(filters.types))
-    if filters.roles is not None:
+    params.append(_json_array(query.types))
+    if query.roles is not None:
         clauses.append("e.role IN (SELECT value FROM json_each(?))")
-        params.append(_json_array(filters.roles))
-    sql, params = _with_dates(clauses, params, "e.created_at", filters)
+        params.append(_json_array(query.roles))
+    sql, params = _with_dates(clauses, params, "e.created_at", query)
     if scope.runs:
         tests = " OR ".join(["k.fts_rowid BETWEEN ? AND ?"] * len(scope.runs))
         sql += f" AND NOT EXISTS (SELECT 1 FROM entries_fts_keys AS k WHERE k.entry_key = e.entry_key AND ({tests}))"
@@ -107,14 +137,14 @@ def scope_filter(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def _with_dates(clauses: list[str], params: list[Any], column: str, filters: RowFilters) -> tuple[str, list[Any]]:
+def _with_dates(clauses: list[str], params: list[Any], column: str, query: RetrievalQuery) -> tuple[str, list[Any]]:
     """The strict date bounds (D4) added to ``clauses``, all joined as ``AND`` clauses."""
-    if filters.before_ms is not None:
+    if query.before_ms is not None:
         clauses.append(f"{column} < ?")
-        params.append(filters.before_ms)
-    if filters.after_ms is not None:
+        params.append(query.before_ms)
+    if query.after_ms is not None:
         clauses.append(f"{column} > ?")
-        params.append(filters.after_ms)
+        params.append(query.after_ms)
     return "".join(f" AND {clause}" for clause in clauses), params
 
 
@@ -128,15 +158,6 @@ def _add_ids(clauses: list[str], params: list[Any], column: str, ids: Collection
         params.append(_json_array(ids))
 
 
-def _add_member(clauses: list[str], params: list[Any], column: str, branch_no: int) -> None:
-    """``column`` (of a row of the session) is an entry of the stored branch ``branch_no``: not
-    listed off it (``branch_store``), a probe per row that passed the other terms."""
-    clauses.append(
-        f"NOT EXISTS (SELECT 1 FROM recall_rebase_off_branch AS o WHERE o.branch_no = ? AND o.entry_id = {column})"
-    )
-    params.append(branch_no)
-
-
 def _json_array(values: Collection[str]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
@@ -145,7 +166,7 @@ def _run_params(runs: Sequence[tuple[int, int]]) -> list[Any]:
     return [bound for run in runs for bound in run]
 
 
-def filter_clauses(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]]:
+def filter_clauses(scope: RowScope, query: RetrievalQuery) -> tuple[str, list[Any]]:
     """The scope of ``scope_filter`` as ``AND`` clauses on the narrow ``entry_filters`` row ``f``.
 
     Types and roles are compared by their migration-4 codes; a role without a code (only the
@@ -160,8 +181,8 @@ def filter_clauses(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]
         params += _run_params(scope.runs)
     else:
         _add_ids(clauses, params, "f.entry_id", scope.ids, negate=scope.negate)
-    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in filters.types)})")
-    roles = filters.roles
+    clauses.append(f"f.type_code IN ({', '.join(str(TYPE_CODES[kind]) for kind in query.types)})")
+    roles = query.roles
     if roles is not None:
         codes = sorted({ROLE_CODES[role] for role in roles if role in ROLE_CODES})
         others = [role for role in roles if role not in ROLE_CODES]
@@ -174,7 +195,7 @@ def filter_clauses(scope: RowScope, filters: RowFilters) -> tuple[str, list[Any]
             )
             params.append(_json_array(others))
         clauses.append("(" + " OR ".join(tests) + ")" if tests else "0")
-    return _with_dates(clauses, params, "f.created_at", filters)
+    return _with_dates(clauses, params, "f.created_at", query)
 
 
 def exact_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch) -> list[IndexRow]:
@@ -205,13 +226,8 @@ def fts_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch,
     the same as one query over the whole table; FTS5 only skips the parts of the term lists
     outside the ranges, which is what makes a large index cheap to search one session of.
     """
-    # CROSS JOIN keeps this loop order (FTS, then the filter row) whatever the filters: with a
-    # date filter the planner could otherwise walk rows by date and run the MATCH once per row.
     select = (
-        "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
-        " f.entry_id AS entry_id FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
-        " WHERE entries_fts MATCH ?"
-        " AND f.session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = ?)"
+        f"{_MATCHES} AND f.session_no = (SELECT n.session_no FROM session_numbers AS n WHERE n.session_id = ?)"
         f"{search.where}"
     )
     match, filter_params, limit = search.text, search.params, search.limit
@@ -219,9 +235,6 @@ def fts_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch,
     if not ranges:
         top = select + order
         params: list[Any] = [match, session_id, *filter_params, limit]
-    elif len(ranges) == 1:
-        top = select + " AND entries_fts.rowid BETWEEN ? AND ?" + order
-        params = [match, session_id, *filter_params, ranges[0][0], ranges[0][1], limit]
     else:
         part = f"SELECT * FROM ({select} AND entries_fts.rowid BETWEEN ? AND ?{order})"
         top = f"SELECT * FROM ({' UNION ALL '.join([part] * len(ranges))}){order}"
@@ -229,12 +242,8 @@ def fts_rows(conn: sqlite3.Connection, session_id: str, search: RowSearch,
         for low, high in ranges:
             params += [match, session_id, *filter_params, low, high, limit]
         params.append(limit)
-    sql = (
-        f"SELECT {_COLUMNS} FROM ({top}) AS top"
-        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
-        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
-        " ORDER BY top.lexical_rank, top.created_at DESC, top.entry_id"
-    )
+    sql = (f"SELECT {_COLUMNS} FROM ({top}) AS top{_TO_ENTRIES}"
+           " ORDER BY top.lexical_rank, top.created_at DESC, top.entry_id")
     return [_row(values) for values in conn.execute(sql, params)]
 
 
@@ -250,10 +259,7 @@ def fts_rows_by_session(conn: sqlite3.Connection, session_ids: Sequence[str], se
     """
     bounds = " AND entries_fts.rowid BETWEEN ? AND ?" if hull is not None else ""
     inner = (
-        "SELECT f.fts_rowid AS fts_rowid, bm25(entries_fts) AS lexical_rank, f.created_at AS created_at,"
-        " f.entry_id AS entry_id, f.session_no AS session_no"
-        " FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
-        " WHERE entries_fts MATCH ? AND f.session_no IN (SELECT n.session_no FROM session_numbers AS n"
+        f"{_MATCHES} AND f.session_no IN (SELECT n.session_no FROM session_numbers AS n"
         f" WHERE n.session_id IN (SELECT value FROM json_each(?))){search.where}{bounds}"
     )
     ranked = (
@@ -262,9 +268,7 @@ def fts_rows_by_session(conn: sqlite3.Connection, session_ids: Sequence[str], se
     )
     sql = (
         f"SELECT s.session_id, {_COLUMNS} FROM ({ranked}) AS top"
-        " CROSS JOIN session_numbers AS s ON s.session_no = top.session_no"
-        " CROSS JOIN entries_fts_keys AS k ON k.fts_rowid = top.fts_rowid"
-        " CROSS JOIN entries AS e ON e.entry_key = k.entry_key"
+        f" CROSS JOIN session_numbers AS s ON s.session_no = top.session_no{_TO_ENTRIES}"
         " WHERE top.n <= ? ORDER BY top.session_no, top.n"
     )
     params: list[Any] = [search.text, _json_array(session_ids), *search.params]

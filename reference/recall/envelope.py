@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.jsonbytes import js_stringify
-from reference.primitives.textunits import chars_v1_tokens
+from reference.primitives.textunits import utf16_length
 from reference.recall.refs import SourceRef
 
 SCHEMA: Final = "ds4-history-result-v1"
@@ -135,7 +135,17 @@ HistoryResult = RecallResult | ReadResult | StatusResult | Unavailable
 
 def cost(envelope: JsonObject) -> int:
     """``chars-v1`` tokens of the serialized envelope plus the 96-token reserve."""
-    return chars_v1_tokens(js_stringify(envelope)) + RESERVE_TOKENS
+    return cost_of(units(envelope))
+
+
+def units(value: JsonObject) -> int:
+    """The UTF-16 units of the value serialized (``JSON.stringify``)."""
+    return utf16_length(js_stringify(value))
+
+
+def cost_of(count: int) -> int:
+    """:func:`cost` of an envelope serialized in ``count`` UTF-16 units (``chars-v1``: a quarter, up)."""
+    return -(-count // 4) + RESERVE_TOKENS
 
 
 def source_fields(ref: SourceRef, classification: str) -> JsonObject:

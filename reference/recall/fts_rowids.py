@@ -1,14 +1,13 @@
 """FTS rowid ranges and runs of one session: facts that only make recall's queries cheaper.
 
 ``fts_rowid_ranges`` bounds the FTS query to the parts of the term lists that hold a session's
-rows; ``session_runs`` names a branch's excluded entries as a few rowid runs instead of a list of
-ids (``retrieval.retrieve``).  Each gives the same rows as the plain form it replaces (the
+rows; ``runs_of_rowids`` names a stored branch's excluded entries as a few rowid runs instead of
+a list of ids (``retrieval.retrieve``).  Each gives the same rows as the plain form it replaces (the
 runs' oracle: ``tests/testkit/retrieval_oracle.py``).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 from typing import Final
@@ -64,27 +63,6 @@ def fts_rowid_ranges(
         start = cut
     ranges.append((rowids[start], rowids[-1]))
     return tuple(ranges)
-
-
-def session_runs(conn: sqlite3.Connection, session_id: str, branch: frozenset[str],
-                  rest: frozenset[str]) -> tuple[tuple[int, int], ...] | None:
-    """The FTS rowid runs of ``excluded_runs`` for the session's ``rest`` (its entries outside
-    ``branch``), without reading the whole session: the excluded entries' rowids through their
-    keys, then, where two of them are not adjacent, whether a key of the session lies between
-    (then it is a branch entry's).  None: an excluded entry without an FTS key, or too many runs
-    or gaps to check."""
-    if not rest:
-        return ()
-    prefix = f"{session_id}:"
-    rowids = sorted(
-        rowid for (rowid,) in conn.execute(
-            "SELECT k.fts_rowid FROM json_each(?) AS j JOIN entries_fts_keys AS k ON k.entry_key = j.value",
-            (json.dumps([prefix + entry_id for entry_id in rest], ensure_ascii=False),),
-        )
-    )
-    if len(rowids) != len(rest):
-        return None
-    return runs_of_rowids(conn, session_id, rowids, [])
 
 
 def runs_of_rowids(conn: sqlite3.Connection, session_id: str, rowids: Iterable[int],

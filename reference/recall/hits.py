@@ -5,7 +5,7 @@ the whole entry classified and sanitized for the current provider before an exce
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -42,29 +42,25 @@ class HitContext:
     privacy_config: Mapping[str, Any]
     files: SourceFiles | None = None  # the recall's descriptors of the session files
     findings: EntryFindings | None = None  # the service's remembered privacy findings
-    #: Computed once per recall, not once per hit: the project's public id, and each session's.
-    _project_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    _session_ids: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    _canonical_paths: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: Computed once per recall, not once per hit: canonical paths, the project's and each session's public id.
+    _known: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
+
+    def _once(self, kind: str, value: str, compute: Callable[[str], str]) -> str:
+        key = (kind, value)
+        if key not in self._known:
+            self._known[key] = compute(value)
+        return self._known[key]
 
     def canonical(self, path: str) -> str:
         """``canonical_path``, once per path and recall (every hit of a source names the same
         header cwd and project path)."""
-        known = self._canonical_paths.get(path)
-        if known is None:
-            known = self._canonical_paths[path] = canonical_path(path)
-        return known
+        return self._once("path", path, canonical_path)
 
     def public_project_id(self) -> str:
-        path = self.host.project_path
-        if path not in self._project_ids:
-            self._project_ids[path] = project_id(self.canonical(path))
-        return self._project_ids[path]
+        return self._once("project", self.host.project_path, lambda path: project_id(self.canonical(path)))
 
     def public_session_id(self, session_id: str) -> str:
-        if session_id not in self._session_ids:
-            self._session_ids[session_id] = public_id(session_id, policy=self.policy)
-        return self._session_ids[session_id]
+        return self._once("session", session_id, lambda value: public_id(value, policy=self.policy))
 
 
 def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
@@ -92,7 +88,7 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, co
         warnings.append(Code.INDEX_SOURCE_MISSING)
         return None
     try:
-        verified = verify_source(
+        return verify_source(
             session_file=source.session_file,
             session_id=source.session_id,
             project_path=context.host.project_path,
@@ -106,7 +102,6 @@ def _verified_entry(conn: sqlite3.Connection, source: Source, hit: EngineHit, co
     except ContractViolation:
         warnings.append(Code.SOURCE_UNAVAILABLE_OR_CHANGED)
         return None
-    return verified.entry
 
 
 def _draft(context: HitContext, source: Source, hit: EngineHit, classification: str) -> SourceRef:

@@ -61,16 +61,12 @@ def fold_for_match(text: str) -> str:
     return js_lower("".join(kept))
 
 
-def has_whole_token(folded_text: str, term: str) -> bool:
-    """Whether the folded ``term`` occurs in ``folded_text`` between non-token characters.
+def contains_token(folded_text: str, needle: str) -> bool:
+    """Whether the folded ``needle`` occurs in ``folded_text`` between non-token characters.
 
     Token characters are letters, numbers, marks and private-use characters, as in the upstream
     pattern ``(?:^|[^\\p{L}\\p{N}\\p{M}\\p{Co}])term(?=$|[^...])``.
     """
-    return contains_token(folded_text, fold_for_match(term))
-
-
-def contains_token(folded_text: str, needle: str) -> bool:
     start = folded_text.find(needle)
     while start >= 0:
         end = start + len(needle)

@@ -224,7 +224,7 @@ def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
 
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
-    """:meth:`Seal.default_leaf` of a valid seal, what ``branch_sets.default_leaf_id`` finds by
+    """:meth:`Seal.default_leaf` of a valid seal, what ``default_leaf.default_leaf_id`` finds by
     sorting the session's locators; None without a valid seal."""
     seal = load_seal(conn, session_id)
     return None if seal is None else seal.default_leaf()

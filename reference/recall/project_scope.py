@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -29,25 +29,23 @@ from reference.primitives.platform_ops.identity import remembers_by_stat, stat_i
 from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
+from reference.recall.catchup_state import StoredState, load_state
+from reference.recall.host_facts import HistoryHost
 
 #: Files remembered (least recently used out first): a few projects' worth.
 _KNOWN_FILES: Final = 4096
-_STATE_ROW: Final = """
-SELECT session_file, header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash_start,
-       checkpoint_hash, indexed_entries, malformed_lines, tail_unterminated
-FROM session_index_state WHERE session_id = ?
-"""
 
 
 @dataclass
 class _KnownFile:
     """One file's stat, the header facts read under it, and the index state its last catch-up
-    left (None: not caught up under this stat)."""
+    left (None: not caught up under this stat): the rows are a projection of the file that state
+    describes, whichever process or index incarnation caught it up."""
 
     stat: tuple[int, ...]
     session_id: Any
     cwd: Any
-    caught_up: tuple[Any, ...] | None = None
+    caught_up: StoredState | None = None
 
 
 class ProjectSessions:
@@ -57,15 +55,13 @@ class ProjectSessions:
         self._remember = remember
         self._files: OrderedDict[str, _KnownFile] = OrderedDict()
 
-    def sessions(self, conn: sqlite3.Connection, host_config: Mapping[str, Any], trusted: bool, project_path: str,
-                 current: tuple[str, str], incarnation: Any, warnings: list[str],
-                 forget: Callable[[str], None]) -> list[tuple[str, str]]:
-        """The project's other sessions, caught up: ``(session_id, session_file)`` in order.
-        ``forget`` is told of each session whose rows a catch-up rebuilt."""
-        history_config: Mapping[str, Any] = host_config["historyTools"]
+    def sessions(self, conn: sqlite3.Connection, host: HistoryHost, current: tuple[str, str],
+                 warnings: list[str]) -> list[tuple[str, str]]:
+        """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
+        history_config: Mapping[str, Any] = host.config["historyTools"]
         if not history_config.get("allowProjectScope"):
             raise ContractViolation(Code.PROJECT_SCOPE_DISABLED, "project scope is not allowed by the configuration")
-        if not trusted:
+        if not host.project_trusted:
             raise ContractViolation(Code.PROJECT_UNTRUSTED, "project scope needs a trusted project")
         session_file, session_id = current
         names = sibling_files(session_file, warnings)
@@ -74,7 +70,7 @@ class ProjectSessions:
         cap = int(history_config["maxProjectSessions"])
         if len(names) > cap:
             warnings.append(Code.PROJECT_DISCOVERY_LIMIT)
-        project = canonical_path(project_path)
+        project = canonical_path(host.project_path)
         found: list[tuple[str, str]] = []
         for path in names[:cap]:
             try:
@@ -84,12 +80,10 @@ class ProjectSessions:
                     continue
                 if other_id == session_id or canonical_path(cwd) != project:
                     continue
-                state = _state_row(conn, other_id, incarnation)
-                if known.caught_up is None or state is None or known.caught_up != state:
-                    caught = catch_up(conn, path, session_id=other_id, project_path=project_path)
-                    if caught.rebuilt:
-                        forget(other_id)
-                    known.caught_up = _state_row(conn, other_id, incarnation)
+                state = load_state(conn, other_id)
+                if state is None or known.caught_up != state:
+                    catch_up(conn, path, session_id=other_id, project_path=host.project_path)
+                    known.caught_up = load_state(conn, other_id)
                 found.append((other_id, path))
             except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
                 self._files.pop(path, None)
@@ -113,14 +107,6 @@ class ProjectSessions:
             while len(self._files) > _KNOWN_FILES:
                 self._files.popitem(last=False)
         return known
-
-
-def _state_row(conn: sqlite3.Connection, session_id: str, incarnation: Any) -> tuple[Any, ...] | None:
-    """The session's stored index state in this database (None: none, or the database unknown)."""
-    if incarnation is None:
-        return None
-    row = conn.execute(_STATE_ROW, (session_id,)).fetchone()
-    return None if row is None else (incarnation, *row)
 
 
 def sibling_files(session_file: str, warnings: list[str]) -> list[str] | None:

@@ -16,6 +16,7 @@ from reference.recall.query_terms import QueryTerms
 
 MatchReason = Literal["exact-identifier", "exact-phrase", "lexical-match"]
 _ROW_FIELDS: Final = tuple(item.name for item in fields(IndexRow))
+_ROLE_BONUS: Final = {"user": 8, "assistant": 5, "toolResult": 4, "bashExecution": 4}  # any other: 1
 
 
 @dataclass(frozen=True)
@@ -38,23 +39,9 @@ class Candidate:
     fts_order: int | None = None
 
 
-@dataclass(frozen=True)
-class Ranked:
-    candidate: Candidate
-    score: float
-    literal_priority: int
-
-
-def merge(candidates: dict[str, Candidate], row: IndexRow) -> Candidate:
-    """One candidate per entry id; the first row seen is kept (rows of one entry are identical)."""
-    candidate = candidates.get(row.entry_id)
-    if candidate is None:
-        candidate = candidates[row.entry_id] = Candidate(row)
-    return candidate
-
-
-def rank(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> Ranked:
-    """The diagnostic score, summed in the upstream order so the floats agree bit for bit.
+def rank(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> EngineHit:
+    """The candidate as a hit: its single match reason, literal priority and diagnostic score,
+    summed in the upstream order so the floats agree bit for bit.
 
     ``span`` is the oldest and newest ``created_at`` among the eligible candidates (recency).
     """
@@ -74,45 +61,24 @@ def rank(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> Rank
     score += sum(1 for term in terms.symbols if term in text) * 10
     score += sum(1 for term in terms.errors if term in text) * 12
     score += 15
-    score += _role_bonus(row.role)
+    score += _ROLE_BONUS.get(row.role or "", 1)
     if row.created_at is not None and newest > oldest:
         score += ((row.created_at - oldest) / (newest - oldest)) * 8
     score -= min(12, max(0, row.token_estimate) / 1000)
+    reason: MatchReason = (
+        "exact-identifier" if candidate.exact else "exact-phrase" if candidate.phrases else "lexical-match"
+    )
     priority = 2 if candidate.exact else 1 if candidate.phrases else 0
-    return Ranked(candidate, _round6(score), priority)
+    return EngineHit(**{name: getattr(row, name) for name in _ROW_FIELDS}, score=_round6(score),
+                     match_reason=reason, literal_priority=priority)
 
 
-def engine_order(item: Ranked) -> tuple[int, float, int, str]:
+def engine_order(hit: EngineHit) -> tuple[int, float, int, str]:
     """Literal priority, score, ``createdAt`` (missing = 0) descending; entry id ascending.
 
     Upstream breaks the last tie with ``localeCompare``; D5 fixes code point (UTF-8 byte) order.
     """
-    row = item.candidate.row
-    return (-item.literal_priority, -item.score, -(row.created_at or 0), row.entry_id)
-
-
-def to_hit(item: Ranked) -> EngineHit:
-    candidate = item.candidate
-    row = candidate.row
-    reason: MatchReason = (
-        "exact-identifier" if candidate.exact else "exact-phrase" if candidate.phrases else "lexical-match"
-    )
-    return EngineHit(
-        **{name: getattr(row, name) for name in _ROW_FIELDS},
-        score=item.score,
-        match_reason=reason,
-        literal_priority=item.literal_priority,
-    )
-
-
-def _role_bonus(role: str | None) -> int:
-    if role == "user":
-        return 8
-    if role == "assistant":
-        return 5
-    if role in ("toolResult", "bashExecution"):
-        return 4
-    return 1
+    return (-hit.literal_priority, -hit.score, -(hit.created_at or 0), hit.entry_id)
 
 
 def _round6(value: float) -> float:

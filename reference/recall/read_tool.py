@@ -27,14 +27,14 @@ def run_read(service: HistoryState, params: Mapping[str, Any]) -> ReadResult:
     if ref is None:
         raise ContractViolation(Code.REFERENCE_EXPIRED, "the reference expired or was never issued here")
     with service.connection() as conn:
-        scope = service.scopes.resolve(conn, ref.scope, service.host, service.index_path)
+        scope = service.scopes.resolve(conn, ref.scope, service.host)
         if not _in_scope(ref, scope):
             raise ContractViolation(Code.REFERENCE_OUT_OF_SCOPE, "the entry is no longer in the reference's scope")
         window = validate_read_range(params, service.history_config)
         locator = entry_locator(conn, f"{ref.session_id}:{ref.entry_id}")
     if locator is None:
         raise ContractViolation(Code.SOURCE_UNAVAILABLE, "the entry has no locator in the index")
-    verified = verify_source(
+    entry = verify_source(
         session_file=ref.session_file,
         session_id=ref.session_id,
         project_path=ref.project_path,
@@ -46,8 +46,8 @@ def run_read(service: HistoryState, params: Mapping[str, Any]) -> ReadResult:
     service.settle_provider()
     privacy_config = service.host.config["privacy"]
     policy = ProviderPolicy.from_config(privacy_config, service.host.provider)
-    text = searchable_text(verified.entry)
-    private = classify_entry(verified.entry, text, policy=policy, privacy_config=privacy_config,
+    text = searchable_text(entry)
+    private = classify_entry(entry, text, policy=policy, privacy_config=privacy_config,
                              ref_classification=ref.classification, content_hash=ref.content_hash,
                              findings=service.findings)
     if private.omitted:
@@ -59,4 +59,4 @@ def run_read(service: HistoryState, params: Mapping[str, Any]) -> ReadResult:
 
 def _in_scope(ref: SourceRef, scope: ResolvedScope) -> bool:
     return any(s.session_id == ref.session_id and s.session_file == ref.session_file
-               and ref.entry_id in s.authorized for s in scope.sources)
+               and ref.entry_id in s.authorized_ids for s in scope.sources)

@@ -3,21 +3,20 @@ source, make each engine hit a result hit, then order, dedupe and fit them in th
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from reference.primitives.codes import Code
 from reference.privacy.provider import ProviderPolicy
 from reference.recall import envelope as env
+from reference.recall.candidate_rows import MAX_RESULTS, RetrievalQuery
 from reference.recall.envelope import RecallHit, RecallResult
 from reference.recall.history_state import HistoryState
 from reference.recall.hits import HitContext, process_hit
 from reference.recall.query_terms import describe_query
 from reference.recall.request import RecallQuery, validate_recall
-from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
-from reference.recall.scope import Source
+from reference.recall.retrieval import retrieve
 from reference.recall.source_verify import SourceFiles
 
 
@@ -25,7 +24,7 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
     query = validate_recall(params, service.history_config)
     host = service.host
     with service.connection() as conn, SourceFiles() as files:  # the catch-up and every hit on one descriptor
-        scope = service.scopes.resolve(conn, query.scope, host, service.index_path, files)
+        scope = service.scopes.resolve(conn, query.scope, host, files)
         warnings = list(scope.warnings)
         retrieval_config = host.config.get("retrieval", {})
         exact, fts = bool(retrieval_config.get("exact", True)), bool(retrieval_config.get("fts", True))
@@ -42,7 +41,7 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
         context = HitContext(service.refs, host, query.scope, terms.terms,
                              ProviderPolicy.from_config(privacy_config, host.provider), privacy_config, files,
                              service.findings)
-        for source, found in zip(scope.sources, search_sources(conn, scope.sources, wanted), strict=True):
+        for source, found in zip(scope.sources, retrieve(conn, scope.sources, wanted), strict=True):
             warnings.extend(found.warnings)
             for hit in found.hits:
                 processed = process_hit(conn, source, hit, context, warnings)
@@ -54,28 +53,25 @@ def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult
     return result
 
 
-def search_sources(conn: sqlite3.Connection, sources: Sequence[Source], query: RetrievalQuery) -> list[RetrievalResult]:
-    """Each source's engine answer, in order (``retrieval.retrieve``)."""
-    return retrieve(conn, [SourceEntries(source.session_id, source.authorized, source.excluded, source.fts_ranges,
-                                         source.excluded_runs, source.branch_no) for source in sources], query)
-
-
 def recall_envelope(query: RecallQuery, warnings: list[str], hits: list[RecallHit]) -> RecallResult:
     """The result: hits in D5 order, one per entry, as many as the limit and the budget allow.
-    ``output-budget`` counts within the 12 warnings (D7): the last one makes room."""
+    ``output-budget`` counts within the 12 warnings (D7): the last one makes room.  One pass: the
+    envelope with a hit more is the one without it, the hit and a comma between two."""
     codes = tuple(dict.fromkeys(warnings))[: env.MAX_WARNINGS]
     budgeted = (*codes[: env.MAX_WARNINGS - 1], Code.OUTPUT_BUDGET) if Code.OUTPUT_BUDGET not in codes else codes
     result = RecallResult(query.scope, codes, ())
+    size = env.units(result.as_json())
     taken: set[str] = set()
     for hit in sorted(hits, key=RecallHit.order):
         if hit.entry_key in taken:
             continue
         if len(result.hits) >= query.limit:
             break
-        grown = replace(result, hits=(*result.hits, hit))
-        if env.cost(grown.as_json()) > query.max_output_tokens:
+        grown = size + env.units(hit.as_json()) + (1 if result.hits else 0)
+        if env.cost_of(grown) > query.max_output_tokens:
+            size = size if result.warnings == budgeted else env.units(replace(result, warnings=budgeted).as_json())
             result = replace(result, warnings=budgeted)
             continue
         taken.add(hit.entry_key)
-        result = grown
+        result, size = replace(result, hits=(*result.hits, hit)), grown
     return result

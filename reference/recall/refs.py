@@ -78,12 +78,6 @@ class RefTable:
             self._refs.popitem(last=False)
         self._refs[source.ref] = source
 
-    def mint(self, **fields: object) -> SourceRef:
-        """A fresh live ref (:meth:`draft`, then :meth:`keep`)."""
-        source = self.draft(**fields)
-        self.keep(source)
-        return source
-
     def resolve(self, ref: str, current_session_id: str | None) -> SourceRef | None:
         """The live ref, or None (and forgotten) when unknown, expired or issued by another session."""
         source = self._refs.get(ref)
@@ -99,6 +93,3 @@ class RefTable:
         source = self._refs.get(ref)
         if source is not None:
             self._refs[ref] = replace(source, classification=classification)
-
-    def clear(self) -> None:
-        self._refs.clear()

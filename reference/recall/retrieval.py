@@ -22,16 +22,16 @@ authorized ids (``tests/testkit/retrieval_oracle.py``).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from reference.primitives.codes import Code
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.candidate_rows import (
     IndexRow,
-    RowFilters,
+    RetrievalQuery,
     RowScope,
     RowSearch,
     exact_rows,
@@ -43,11 +43,7 @@ from reference.recall.candidate_rows import (
 )
 from reference.recall.match_text import contains_token, dedup_key, fold_for_match
 from reference.recall.query_terms import QueryTerms
-from reference.recall.ranking import Candidate, EngineHit, engine_order, merge, rank, to_hit
-
-MAX_RESULTS: Final = 12
-MESSAGE_TYPES: Final = ("message", "custom_message")
-SUMMARY_TYPES: Final = ("compaction", "branch_summary")
+from reference.recall.ranking import Candidate, EngineHit, engine_order, rank
 
 Status = Literal["ok", "no-query", "failed", "disabled"]
 
@@ -67,36 +63,6 @@ class RetrievalResult:
 def candidate_window(max_results: int) -> int:
     """Rows fetched per query: ``max(maxResults, min(100, maxResults * 6))`` (72 for 12)."""
     return max(max_results, min(100, max_results * 6))
-
-
-@dataclass(frozen=True)
-class RetrievalQuery:
-    """What one recall searches each source for (contract §2.6): the query's terms, the request's
-    filters, which search kinds the configuration turns on, and how many hits a source gives."""
-
-    terms: QueryTerms
-    include_summaries: bool = False
-    roles: Sequence[str] | None = None
-    before_ms: int | None = None
-    after_ms: int | None = None
-    exact: bool = True
-    fts: bool = True
-    max_results: int = MAX_RESULTS
-
-    @property
-    def types(self) -> tuple[str, ...]:
-        """The entry types searched: messages, and summaries when asked for."""
-        return MESSAGE_TYPES + SUMMARY_TYPES if self.include_summaries else MESSAGE_TYPES
-
-    @property
-    def filters(self) -> RowFilters:
-        """The request's filters as the candidate queries apply them."""
-        return RowFilters(self.types, self.roles, self.before_ms, self.after_ms)
-
-    @property
-    def searches(self) -> bool:
-        """Whether any search runs: a kind is on and a hit may be given (else ``disabled``)."""
-        return (self.exact or self.fts) and self.max_results > 0
 
 
 @dataclass(frozen=True)
@@ -151,7 +117,7 @@ def retrieve(conn: sqlite3.Connection, sources: Sequence[SourceEntries],
 def _alone(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuery) -> RetrievalResult:
     """One source searched with its own statements."""
     complement, scope = _scope(source)
-    where = scope_filter(scope, query.filters)
+    where = scope_filter(scope, query)
     candidates: dict[str, Candidate] = {}
     if query.exact:
         try:
@@ -163,7 +129,7 @@ def _alone(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuer
     warnings: tuple[str, ...] = ()
     if query.fts:
         try:
-            search = _fts_search(query, filter_clauses(scope, query.filters))
+            search = _fts_search(query, filter_clauses(scope, query))
             rows = fts_rows(conn, source.session_id, search, source.fts_rowid_ranges)
         except sqlite3.Error as error:
             if is_damage(error):
@@ -173,7 +139,8 @@ def _alone(conn: sqlite3.Connection, source: SourceEntries, query: RetrievalQuer
     listed = source.excluded_ids if complement else source.authorized_ids
     assert listed is not None
     ids = listed if isinstance(listed, AbstractSet) else set(listed)  # a lazy set stays lazy
-    return _result(candidates, query, _Listed(complement, ids), warnings)
+    return _result(candidates, query, ids.__contains__ if complement else lambda entry_id: entry_id not in ids,
+                   warnings)
 
 
 def _scope(source: SourceEntries) -> tuple[bool, RowScope]:
@@ -200,10 +167,10 @@ def _exact_candidates(conn: sqlite3.Connection, session_id: str, query: Retrieva
     window = candidate_window(query.max_results)
     for identifier in query.terms.exact_identifiers:
         for row in exact_rows(conn, session_id, RowSearch(identifier, *where, window)):
-            merge(candidates, row).exact.append(identifier)
+            candidates.setdefault(row.entry_id, Candidate(row)).exact.append(identifier)
     for phrase in query.terms.phrases:
         for row in exact_rows(conn, session_id, RowSearch(phrase, *where, window)):
-            merge(candidates, row).phrases.append(phrase)
+            candidates.setdefault(row.entry_id, Candidate(row)).phrases.append(phrase)
 
 
 def _fts_search(query: RetrievalQuery, where: tuple[str, list[Any]]) -> RowSearch:
@@ -214,7 +181,7 @@ def _add_fts_rows(candidates: dict[str, Candidate], rows: Sequence[IndexRow], te
     """One session's FTS rows in their order, each with the terms it verifiably holds."""
     folded_terms = [(term, fold_for_match(term)) for term in terms.terms]
     for order, row in enumerate(rows):
-        candidate = merge(candidates, row)
+        candidate = candidates.setdefault(row.entry_id, Candidate(row))
         folded = fold_for_match(row.searchable_text)
         candidate.fts_terms = [term for term, needle in folded_terms if contains_token(folded, needle)]
         candidate.fts_order = order
@@ -229,12 +196,12 @@ def _whole_sessions(conn: sqlite3.Connection, sources: Sequence[SourceEntries],
     whole = RowScope(negate=True)
     try:
         if query.exact:  # per session: each stops at its window of newest matches (one statement would not)
-            where = scope_filter(whole, query.filters)
+            where = scope_filter(whole, query)
             for session_id, found in candidates.items():
                 _exact_candidates(conn, session_id, query, where, found)
         searched = [source for source in sessions if source.fts_rowid_ranges != ()]  # () : no FTS row at all
         if query.fts and searched:
-            search = _fts_search(query, filter_clauses(whole, query.filters))
+            search = _fts_search(query, filter_clauses(whole, query))
             rows = fts_rows_by_session(conn, [source.session_id for source in searched], search, _hull(searched))
             by_session: dict[str, list[IndexRow]] = {}
             for session_id, row in rows:
@@ -245,8 +212,8 @@ def _whole_sessions(conn: sqlite3.Connection, sources: Sequence[SourceEntries],
         if is_damage(error):
             raise  # the index itself is damaged: the service repairs it (D15)
         return {}
-    none: frozenset[str] = frozenset()
-    return {session_id: _result(found, query, _Listed(True, none), ()) for session_id, found in candidates.items()}
+    return {session_id: _result(found, query, lambda _entry_id: False, ())
+            for session_id, found in candidates.items()}
 
 
 def _hull(sources: Sequence[SourceEntries]) -> tuple[int, int] | None:
@@ -258,36 +225,25 @@ def _hull(sources: Sequence[SourceEntries]) -> tuple[int, int] | None:
     return (min(low for low, _high in bounds), max(high for _low, high in bounds))
 
 
-@dataclass(frozen=True)
-class _Listed:
-    """The ids a source's scope names: the excluded ones (``complement``) or the authorized ones."""
-
-    complement: bool
-    ids: AbstractSet[str]
-
-    def outside(self, entry_id: str) -> bool:
-        return (entry_id in self.ids) if self.complement else (entry_id not in self.ids)
-
-
-def _result(candidates: dict[str, Candidate], query: RetrievalQuery, listed: _Listed,
+def _result(candidates: dict[str, Candidate], query: RetrievalQuery, outside: Callable[[str], bool],
             warnings: tuple[str, ...]) -> RetrievalResult:
     """The answer from one source's candidates: the eligible ones ranked, capped and deduped."""
-    eligible, alternate = _eligible(candidates, query.types, listed)
+    eligible, alternate = _eligible(candidates, query.types, outside)
     hits, duplicates = _select(eligible, query.terms, query.max_results)
     return RetrievalResult(status="ok", hits=tuple(hits), warnings=warnings, alternate_branch_candidates=alternate,
                            duplicate_candidates=duplicates, candidate_count=len(candidates))
 
 
 def _eligible(candidates: dict[str, Candidate], types: tuple[str, ...],
-              listed: _Listed) -> tuple[list[Candidate], int]:
-    """The candidates in scope with a verified match, and how many fell outside the scope."""
+              outside: Callable[[str], bool]) -> tuple[list[Candidate], int]:
+    """The candidates in scope (not ``outside`` it) with a verified match, and how many fell outside."""
     eligible: list[Candidate] = []
     alternate = 0
     for candidate in candidates.values():
         row = candidate.row
         if row.entry_type not in types or not row.searchable_text:
             continue
-        if listed.outside(row.entry_id):
+        if outside(row.entry_id):
             alternate += 1
             continue
         if candidate.exact or candidate.phrases or candidate.fts_terms:
@@ -302,13 +258,13 @@ def _select(eligible: list[Candidate], terms: QueryTerms, max_results: int) -> t
     hits: list[EngineHit] = []
     seen: set[str] = set()
     duplicates = 0
-    for item in ranked:
+    for hit in ranked:
         if len(hits) >= max_results:
             break
-        key = dedup_key(item.candidate.row.searchable_text)
+        key = dedup_key(hit.searchable_text)
         if key in seen:
             duplicates += 1
             continue
         seen.add(key)
-        hits.append(to_hit(item))
+        hits.append(hit)
     return hits, duplicates

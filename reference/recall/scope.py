@@ -10,76 +10,42 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
-from collections.abc import Set as AbstractSet
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
+from reference.pi.leaf import DEFAULT_LEAF, LeafChoice
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.platform_ops.identity import size_and_mtime
+from reference.primitives.platform_ops.paths import real_path
 from reference.primitives.sqlite_errors import is_damage
-from reference.recall.active_branch import ActiveBranch, active_branch, keep_branch
-from reference.recall.branch_sets import SessionSets, all_ids, index_incarnation, session_fts_ranges
-from reference.recall.branch_store import stored_leaf
+from reference.recall.active_branch import active_branch, keep_branch
+from reference.recall.branch_store import SessionIds, stored_leaf
 from reference.recall.catchup import catch_up
 from reference.recall.catchup_state import IndexState
+from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.host_facts import HistoryHost
 from reference.recall.project_scope import ProjectSessions
+from reference.recall.retrieval import SourceEntries
 from reference.recall.source_verify import SourceFiles
 
 if TYPE_CHECKING:
-    from reference.lineage.chain import LineageSource
-    from reference.recall.lineage_scope import LineageCache
+    from reference.lineage.chain import LineageSource, RebaseState
+
+#: Verified lineages remembered (least recently used out first).
+_LINEAGES: Final = 16
 
 
-@dataclass(frozen=True)
-class Source:
-    """One authorized session: which of its entries the scope lets recall see, and how.
+@dataclass(frozen=True, kw_only=True)
+class Source(SourceEntries):
+    """One authorized session: which of its entries the scope lets recall see (``SourceEntries``,
+    what the engine searches), where its file is, and how its hits relate to the current branch."""
 
-    ``excluded``, ``fts_ranges``, ``excluded_runs`` and ``branch_no`` only make the queries cheaper
-    (``retrieval.retrieve``): the session's entries that are not authorized, read in the recall's
-    snapshot, FTS rowid ranges that hold every FTS row of the session, and FTS rowid runs that
-    hold exactly the excluded entries' rows of the session; None when not known; the number of a
-    stored branch (``branch_store``) whose entries are the authorized ones.
-    """
-
-    session_id: str
     session_file: str
-    authorized: AbstractSet[str]
     relation: str
-    branch: AbstractSet[str] | None = None  # the active branch of the current session (None elsewhere)
-    excluded: AbstractSet[str] | None = None
-    fts_ranges: tuple[tuple[int, int], ...] | None = None
-    excluded_runs: tuple[tuple[int, int], ...] | None = None
-    branch_no: int | None = None  # a stored branch the queries join when no runs name its complement
-
-
-class SessionIds(AbstractSet[str]):
-    """Every entry id of one session in the index, read when asked through the connection.
-
-    Used for the scopes that authorize whole sessions: the recall runs in one read snapshot
-    (``ScopeResolver.resolve``), so this is the set the eager query would have read, without
-    holding hundreds of thousands of ids in memory.
-    """
-
-    def __init__(self, conn: sqlite3.Connection, session_id: str) -> None:
-        self._conn = conn
-        self._session_id = session_id
-
-    def __contains__(self, value: object) -> bool:
-        if not isinstance(value, str):
-            return False
-        row = self._conn.execute(
-            "SELECT 1 FROM entries WHERE session_id = ? AND entry_id = ?", (self._session_id, value)
-        ).fetchone()
-        return row is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(all_ids(self._conn, self._session_id))
-
-    def __len__(self) -> int:
-        row = self._conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (self._session_id,)).fetchone()
-        return int(row[0])
+    branch: Collection[str] | None = None  # the active branch of the current session (None elsewhere)
 
 
 @dataclass
@@ -100,15 +66,48 @@ def current_session(host: HistoryHost) -> tuple[str, str]:
     return session_file, host.session_id
 
 
-class ScopeResolver:
-    """One host process's scope resolution, with the sets and lineage it remembers between calls."""
+class LineageCache:
+    """The lineage the ``current-lineage`` scope adds (§2.5 step 3, §6.13), verified per current
+    file, leaf and project, and remembered while none of the files involved changed (size and
+    mtime): upstream the runtime verifies it when the session opens, and a host here has no such
+    event.  Only verified pairs on the active branch count; ``parentSession`` never does."""
 
     def __init__(self) -> None:
-        self.sets = SessionSets()
-        self._lineage: LineageCache | None = None  # made at the first lineage recall (start-up time)
+        self._states: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], RebaseState]] = OrderedDict()
+
+    def state(self, session_file: str, leaf: Any, project_path: str, conn: sqlite3.Connection) -> RebaseState:
+        # imported at the first lineage recall (start-up time)
+        from reference.lineage.chain import is_projected, load_rebase_state, project_pairs
+        from reference.pi.model.session import branch_customs
+
+        key = (real_path(session_file), leaf if isinstance(leaf, (str, LeafChoice)) or leaf is None else repr(leaf),
+               project_path)
+        remembered = self._states.get(key)
+        current = size_and_mtime(session_file)
+        if remembered is not None:
+            stamps, state = remembered
+            if stamps == (current, *(size_and_mtime(s.session_file) for s in state.sources)):
+                self._states.move_to_end(key)
+                if state.verified and not is_projected(conn, state):
+                    project_pairs(conn, state.pairs)  # the index was deleted since: project again
+                return state
+        branch = branch_customs(session_file, leaf) if isinstance(leaf, str) or leaf is DEFAULT_LEAF else []
+        state = load_rebase_state(session_file, branch, project_path, conn=conn)
+        self._states[key] = ((current, *(size_and_mtime(s.session_file) for s in state.sources)), state)
+        while len(self._states) > _LINEAGES:
+            self._states.popitem(last=False)
+        return state
+
+
+class ScopeResolver:
+    """One host process's scope resolution, with the project files and lineage it remembers
+    between calls."""
+
+    def __init__(self) -> None:
+        self._lineage = LineageCache()
         self._project = ProjectSessions()
 
-    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost, index_path: str,
+    def resolve(self, conn: sqlite3.Connection, scope: str, host: HistoryHost,
                 files: SourceFiles | None = None) -> ResolvedScope:
         """Catch up every source, then open the read snapshot that the sets and all the queries
         of this call share (the caller's connection ends it).  ``files``: the recall's descriptors,
@@ -120,79 +119,63 @@ class ScopeResolver:
                                             stream=stream)
         if state.coverage_partial:
             result.warnings.append(Code.SOURCE_COVERAGE_PARTIAL)
-        if state.rebuilt:
-            self.sets.forget(session_id)
         leaf = host.leaf
-        early: ActiveBranch | None = None
+        early: SourceEntries | None = None
         if leaf is not None and not stored_leaf(leaf):
             early = active_branch(conn, session_id, leaf)  # SQLite's own rules and errors, first
         others: list[tuple[str, str]] = []
         if scope == "project":
-            others = self._project_sessions(conn, host, (session_file, session_id), index_path, result)
+            others = self._project.sessions(conn, host, (session_file, session_id), result.warnings)
         lineage = self._lineage_sources(conn, host, session_file, result) if scope == "current-lineage" else []
         keep_branch(conn, session_id, leaf)
         conn.execute("BEGIN")
-        incarnation = index_incarnation(conn, index_path)
-        branch = early or active_branch(conn, session_id, leaf, runs=scope != "current-session")
-        ranges = branch.ranges
-        if ranges is None:
-            ranges = session_fts_ranges(conn, session_id, self.sets.known(conn, session_id, incarnation))
+        branch = early or active_branch(conn, session_id, leaf)
+        ranges = branch.fts_rowid_ranges
+        ranges = ranges if ranges is not None else fts_rowid_ranges(conn, session_id)
         result.sources.append(_current_source(scope, (session_file, session_id), branch, ranges, conn))
         for other_id, path in others:
             try:
-                ranges = session_fts_ranges(conn, other_id, self.sets.known(conn, other_id, incarnation))
+                ranges = fts_rowid_ranges(conn, other_id)
             except sqlite3.Error as error:
                 if is_damage(error):
                     raise  # the index itself is damaged: the service repairs it (D15)
                 result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
                 continue
-            result.sources.append(Source(other_id, path, SessionIds(conn, other_id), "other-branch",
-                                         excluded=frozenset(), fts_ranges=ranges))
+            result.sources.append(Source(other_id, SessionIds(conn, other_id), frozenset(), ranges,
+                                         session_file=path, relation="other-branch"))
         for source in lineage:
-            ranges = session_fts_ranges(conn, source.session_id, self.sets.known(conn, source.session_id, incarnation))
-            result.sources.append(Source(source.session_id, source.session_file, source.allowed_entry_ids,
-                                         "lineage-ancestor", fts_ranges=ranges))
+            result.sources.append(Source(source.session_id, source.allowed_entry_ids,
+                                         fts_rowid_ranges=fts_rowid_ranges(conn, source.session_id),
+                                         session_file=source.session_file, relation="lineage-ancestor"))
         return result
 
     def _lineage_sources(self, conn: sqlite3.Connection, host: HistoryHost, session_file: str,
                          result: ResolvedScope) -> list[LineageSource]:
         """§2.5 step 3: the runtime's lineage warnings first, then each verified ancestor,
         nearest first, caught up with the same header checks (``lineage-source-unavailable``)."""
-        if self._lineage is None:
-            from reference.recall.lineage_scope import LineageCache
-
-            self._lineage = LineageCache()
         state = self._lineage.state(session_file, host.leaf, host.project_path, conn)
         result.warnings.extend(state.warnings)
         synced: list[LineageSource] = []
         for source in state.sources:
             try:
-                caught = catch_up(conn, source.session_file, session_id=source.session_id,
-                                  project_path=host.project_path)
+                catch_up(conn, source.session_file, session_id=source.session_id, project_path=host.project_path)
             except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
                 if is_damage(error):
                     raise
                 result.warnings.append(Code.LINEAGE_SOURCE_UNAVAILABLE)
                 continue
-            if caught.rebuilt:
-                self.sets.forget(source.session_id)
             synced.append(source)
         return synced
 
-    def _project_sessions(self, conn: sqlite3.Connection, host: HistoryHost, current: tuple[str, str],
-                          index_path: str, result: ResolvedScope) -> list[tuple[str, str]]:
-        """The project's other sessions, caught up: ``(session_id, session_file)`` in order."""
-        return self._project.sessions(conn, host.config, host.project_trusted, host.project_path, current,
-                                      index_incarnation(conn, index_path), result.warnings, self.sets.forget)
 
-
-def _current_source(scope: str, current: tuple[str, str], branch: ActiveBranch,
-                    ranges: tuple[tuple[int, int], ...], conn: sqlite3.Connection) -> Source:
+def _current_source(scope: str, current: tuple[str, str], branch: SourceEntries,
+                    ranges: Sequence[tuple[int, int]], conn: sqlite3.Connection) -> Source:
     """The current session in the snapshot: its branch (``current-branch``, ``current-lineage``)
     or all of it, with the branch for the hits' relation."""
     session_file, session_id = current
     if scope in ("current-branch", "current-lineage"):
-        return Source(session_id, session_file, branch.ids, "ancestor", branch.ids, branch.off, ranges,
-                      branch.off_runs, branch_no=branch.branch_no)
-    return Source(session_id, session_file, SessionIds(conn, session_id), "ancestor", branch.ids, frozenset(),
-                  ranges, ())
+        return Source(session_id, branch.authorized_ids, branch.excluded_ids, ranges, branch.excluded_runs,
+                      branch.branch_no, session_file=session_file, relation="ancestor",
+                      branch=branch.authorized_ids)
+    return Source(session_id, SessionIds(conn, session_id), frozenset(), ranges, (),
+                  session_file=session_file, relation="ancestor", branch=branch.authorized_ids)

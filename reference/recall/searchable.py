@@ -79,49 +79,54 @@ def _plain(value: Any) -> bool:
     return value is None or kind is bool
 
 
-def _text_blocks(content: Any) -> list[str]:
-    """The texts of a content value: a string is one text block; other blocks are dropped."""
-    if isinstance(content, str):
-        return [content]
-    if not isinstance(content, list):
-        return []
-    texts: list[str] = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                texts.append(text)
-    return texts
-
-
-def _message_text(message: Any) -> str:
+def _message_fields(message: Any) -> tuple[str, int]:
+    """A message's searchable text and its token estimate (the upstream message estimator), in
+    one walk of its blocks, so a tool call's arguments are serialized once."""
     if not isinstance(message, dict):
-        return ""
-    role = message.get("role")
-    content = message.get("content", UNDEFINED)
-    if role == "toolResult":
-        tool_name = _str(message.get("toolName"))
-        if tool_name.startswith(HISTORY_TOOL_PREFIX):
-            return ""
-        return _join([tool_name, "\n".join(_text_blocks(content))])
-    if role == "bashExecution":
-        return _join(["Command: " + _str(message.get("command")), _str(message.get("output"))])
+        return "", _MESSAGE_WRAPPER_TOKENS
+    role, content = message.get("role"), message.get("content", UNDEFINED)
+    tokens = _MESSAGE_WRAPPER_TOKENS + _tokens(_str(role))
+    tokens += sum(_tokens(_str(message.get(key))) for key in ("summary", "command", "output", "toolName"))
+    texts: list[str] = []  # the text blocks (a string content is one)
+    parts: list[str] = []  # the text blocks and the tool calls
     if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    if isinstance(content, list):
+        texts.append(content)
+        tokens += _tokens(content)
+    elif isinstance(content, list):
         for block in content:
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
-            if kind == "text":
-                parts.append(_str(block.get("text")))
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text" and isinstance(text := block.get("text"), str):
+                texts.append(text)
+                parts.append(text)
+                tokens += _tokens(text)
             elif kind == "toolCall":
                 name = _str(block.get("name"))
+                arguments = _safe_json(block.get("arguments", UNDEFINED))
                 if not name.startswith(HISTORY_TOOL_PREFIX):
-                    parts.append(name)
-                    parts.append(_safe_json(block.get("arguments", UNDEFINED)))
-    return _join(parts)
+                    parts += (name, arguments)
+                tokens += _tokens(name + arguments)
+            elif kind == "image":
+                tokens += _IMAGE_TOKENS
+            elif kind == "thinking" and isinstance(thinking := block.get("thinking"), str):
+                tokens += _tokens(thinking)
+            else:
+                tokens += _tokens(_safe_json(block))
+            tokens += _BLOCK_WRAPPER_TOKENS if isinstance(block, dict) else 0
+    elif content is not UNDEFINED:
+        tokens += _tokens(_safe_json(content))
+    if role == "toolResult":
+        tool_name = _str(message.get("toolName"))
+        text = "" if tool_name.startswith(HISTORY_TOOL_PREFIX) else _join([tool_name, "\n".join(texts)])
+    elif role == "bashExecution":
+        text = _join(["Command: " + _str(message.get("command")), _str(message.get("output"))])
+    else:
+        text = content if isinstance(content, str) else _join(parts)
+    return text, tokens
+
+
+def _custom(entry: Any) -> dict[str, Any]:
+    """A custom message as the message it renders as."""
+    return {"role": "custom", "content": get(entry, "content")}
 
 
 def _is_handoff(entry: Any) -> bool:
@@ -132,11 +137,9 @@ def searchable_text(entry: Any) -> str:
     """The text the index searches and a read returns, per entry type (contract §3.4)."""
     kind = get(entry, "type")
     if kind == "message":
-        return _message_text(get(entry, "message"))
+        return _message_fields(get(entry, "message"))[0]
     if kind == "custom_message":
-        if _is_handoff(entry):
-            return ""
-        return _message_text({"role": "custom", "content": get(entry, "content")})
+        return "" if _is_handoff(entry) else _message_fields(_custom(entry))[0]
     if kind == "compaction":
         return _str(get(entry, "summary"))
     if kind == "branch_summary":
@@ -165,40 +168,6 @@ def entry_role(entry: Any) -> str | None:
     return None
 
 
-def _content_tokens(content: Any) -> int:
-    if isinstance(content, str):
-        return _tokens(content)
-    if not isinstance(content, list):
-        return _tokens(_safe_json(content))
-    tokens = 0
-    for block in content:
-        if not isinstance(block, dict):
-            tokens += _tokens(_safe_json(block))
-            continue
-        kind = block.get("type")
-        text = block.get("text") if kind == "text" else block.get("thinking") if kind == "thinking" else None
-        if kind == "image":
-            tokens += _IMAGE_TOKENS
-        elif isinstance(text, str):
-            tokens += _tokens(text)
-        elif kind == "toolCall":
-            arguments = _safe_json(block.get("arguments", UNDEFINED))
-            tokens += _tokens(_str(block.get("name")) + arguments)
-        else:
-            tokens += _tokens(_safe_json(block))
-        tokens += _BLOCK_WRAPPER_TOKENS
-    return tokens
-
-
-def _message_tokens(message: dict[str, Any]) -> int:
-    tokens = _MESSAGE_WRAPPER_TOKENS + _tokens(_str(message.get("role")))
-    if "content" in message:
-        tokens += _content_tokens(message["content"])
-    for key in ("summary", "command", "output", "toolName"):
-        tokens += _tokens(_str(message.get(key)))
-    return tokens
-
-
 def token_estimate(entry: Any, text: str) -> int:
     """The row's ``token_estimate``: the message estimator for messages, chars-v1 of ``text`` else.
 
@@ -206,62 +175,18 @@ def token_estimate(entry: Any, text: str) -> int:
     """
     kind = get(entry, "type")
     if kind == "message":
-        message = get(entry, "message")
-        return _message_tokens(message if isinstance(message, dict) else {})
+        return _message_fields(get(entry, "message"))[1]
     if kind == "custom_message" and not _is_handoff(entry):
-        return _message_tokens({"role": "custom", "content": get(entry, "content")})
+        return _message_fields(_custom(entry))[1]
     return _tokens(text)
 
 
-def _message_fields(message: dict[str, Any]) -> tuple[str, int]:
-    """``(_message_text(message), _message_tokens(message))`` with one walk of a block list, so a
-    tool call's arguments are serialized once."""
-    content = message.get("content", UNDEFINED)
-    if message.get("role") in ("toolResult", "bashExecution") or not isinstance(content, list):
-        return _message_text(message), _message_tokens(message)
-    parts: list[str] = []
-    tokens = 0
-    for block in content:
-        if not isinstance(block, dict):
-            tokens += _tokens(_safe_json(block))
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                parts.append(text)
-                tokens += _tokens(text)
-            else:
-                tokens += _tokens(_safe_json(block))
-        elif kind == "toolCall":
-            name = _str(block.get("name"))
-            arguments = _safe_json(block.get("arguments", UNDEFINED))
-            if not name.startswith(HISTORY_TOOL_PREFIX):
-                parts.append(name)
-                parts.append(arguments)
-            tokens += _tokens(name + arguments)
-        elif kind == "image":
-            tokens += _IMAGE_TOKENS
-        elif kind == "thinking" and isinstance(thinking := block.get("thinking"), str):
-            tokens += _tokens(thinking)
-        else:
-            tokens += _tokens(_safe_json(block))
-        tokens += _BLOCK_WRAPPER_TOKENS
-    tokens += _MESSAGE_WRAPPER_TOKENS + _tokens(_str(message.get("role")))
-    for key in ("summary", "command", "output", "toolName"):
-        if isinstance(value := message.get(key), str):
-            tokens += _tokens(value)
-    return _join(parts), tokens
-
-
 def index_fields(entry: Any) -> tuple[str, str | None, int]:
-    """``(searchable_text(entry), entry_role(entry), token_estimate(entry, text))`` in one pass
-    over a message entry (the index writes all three for every entry)."""
-    if get(entry, "type") == "message":
-        message = get(entry, "message")
-        if isinstance(message, dict):
-            text, tokens = _message_fields(message)
-            role = message.get("role")
-            return text, role if isinstance(role, str) and role else None, tokens
+    """``(searchable_text(entry), entry_role(entry), token_estimate(entry, text))`` with one walk
+    of a message (the index writes all three for every entry)."""
+    kind = get(entry, "type")
+    if kind == "message" or (kind == "custom_message" and not _is_handoff(entry)):
+        text, tokens = _message_fields(get(entry, "message") if kind == "message" else _custom(entry))
+        return text, entry_role(entry), tokens
     text = searchable_text(entry)
-    return text, entry_role(entry), token_estimate(entry, text)
+    return text, entry_role(entry), _tokens(text)

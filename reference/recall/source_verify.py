@@ -13,7 +13,6 @@ import os
 import sqlite3
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import IO, Any, Final
 
 from reference.pi.exact.reader import HEADER_SCAN_LIMIT_BYTES, RECORD_LIMIT_BYTES, decode_value
@@ -28,14 +27,6 @@ SAFE_INTEGER: Final = 2**53 - 1
 #: again up to ``HEADER_SCAN_LIMIT_BYTES`` (a recall verifies a thousand hits: 64 KiB, not 1 MiB, each).
 HEADER_FIRST_READ_BYTES: Final = 64 * 1024
 _OPEN_FLAGS: Final = NO_FOLLOW_READ_FLAGS
-
-
-@dataclass(frozen=True)
-class VerifiedSource:
-    """The parsed entry whose bytes still hash to what the index recorded."""
-
-    entry: dict[str, Any]
-    raw: bytes
 
 
 def _unavailable(message: str) -> ContractViolation:
@@ -118,8 +109,9 @@ def verify_source(
     end: Any,
     canonical: Callable[[str], str] = canonical_path,
     files: SourceFiles | None = None,
-) -> VerifiedSource:
-    """Check the locator, open once, check header and record on that descriptor, parse.
+) -> dict[str, Any]:
+    """The entry whose bytes still hash to what the index recorded: check the locator, open
+    once, check header and record on that descriptor, parse.
 
     ``canonical``: ``canonical_path``, or a memo of it that a recall shares among its hits (the
     header's cwd and the project path are the same strings for every hit of a source).
@@ -167,4 +159,4 @@ def verify_source(
         raise ContractViolation(Code.SOURCE_CHANGED, "the record no longer parses") from None
     if not isinstance(entry, dict) or entry.get("id") != entry_id:
         raise ContractViolation(Code.SOURCE_CHANGED, "the record no longer holds the indexed entry")
-    return VerifiedSource(entry=entry, raw=raw)
+    return entry

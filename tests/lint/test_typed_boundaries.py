@@ -33,7 +33,7 @@ MOST_BARE_MAPPINGS: dict[str, int] = {
     "reference/pi": 24,
     "reference/primitives": 1,
     "reference/rebase": 17,
-    "reference/recall": 8,
+    "reference/recall": 7,
     "tools/mutation": 2,
 }
 
@@ -55,9 +55,7 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "reference/rebase/host.py::build_rebase_host",
     "reference/rebase/run.py::__init__",
     "reference/rebase/target_checkpoint.py::existing_target",
-    "reference/recall/branch_walk.py::walk_up",
     "reference/recall/catchup.py::catch_up",
-    "reference/recall/project_scope.py::sessions",
     "reference/recall/read_window.py::_lines_that_fit",
     "reference/recall/read_window.py::read_envelope",
     "reference/recall/source_verify.py::verify_source",

@@ -30,8 +30,8 @@ SESSIONS = 10
 
 def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
     from reference.pi.leaf import DEFAULT_LEAF
-    from reference.recall.branch_sets import default_leaf_id
-    from reference.recall.branch_store import BranchIds, OffBranchIds, load_branch, prepare_branch
+    from reference.recall.branch_store import SessionIds, load_branch, prepare_branch
+    from reference.recall.default_leaf import default_leaf_id
 
     prepare_branch(conn, session_id, leaf)
     conn.execute("BEGIN")
@@ -39,13 +39,13 @@ def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
         leaf_id = default_leaf_id(conn, session_id) if leaf is DEFAULT_LEAF else leaf
         stored = load_branch(conn, session_id, leaf_id)
         assert stored is not None, (session_id, leaf)
-        return set(BranchIds(conn, session_id, OffBranchIds(conn, stored.branch_no)))
+        return set(SessionIds(conn, session_id, stored.branch_no))
     finally:
         conn.execute("ROLLBACK")
 
 
 def _plain(conn: Any, session_id: str, leaf: Any) -> set[str]:
-    from reference.recall.branch_sets import branch_ids
+    from reference.recall.active_branch import branch_ids
 
     return set(branch_ids(conn, session_id, leaf))
 
@@ -79,8 +79,8 @@ def test_stored_branch_is_pis_path_for_every_leaf(tmp_path: Path) -> None:
 def _appended(conn: Any, file: str, session_id: str, copy: Path, rng: random.Random) -> None:
     """Appends to a copy (the index follows the copy): a chain, then a fork from an earlier entry."""
     from reference.pi.leaf import DEFAULT_LEAF
-    from reference.recall.branch_sets import default_leaf_id
     from reference.recall.catchup import catch_up
+    from reference.recall.default_leaf import default_leaf_id
 
     shutil.copyfile(file, copy)
     catch_up(conn, str(copy))  # another path: a rebuild

@@ -64,7 +64,7 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
         return HistoryService(host, index_path=str(index), clock=ManualClock(0))
 
     def per_source(conn: Any, sources: Any, query: Any) -> Any:
-        return [retrieve_alone(conn, source.session_id, source.authorized, query) for source in sources]
+        return [retrieve_alone(conn, source.session_id, source.authorized_ids, query) for source in sources]
 
     def without_refs(result: dict[str, Any]) -> dict[str, Any]:
         return {**result, "hits": [{k: v for k, v in hit.items() if k != "sourceRef"} for hit in result["hits"]]}
@@ -81,7 +81,7 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
                     # the plain form remembers no public ids (its fresh service, no privacy findings)
                     public_ids._remembered_public_id.cache_clear()
                     with monkeypatch.context() as patch:
-                        patch.setattr(recall_tool, "search_sources", per_source)
+                        patch.setattr(recall_tool, "retrieve", per_source)
                         plain_service = service(current, cap)
                         plain_service.scopes = ScopeResolver()
                         plain_service.scopes._project = ProjectSessions(remember=False)

@@ -34,8 +34,8 @@ from reference.primitives.clock import ManualClock
 from reference.recall import active_branch as active_branch_module
 from reference.recall import scope as scope_module
 from reference.recall.active_branch import active_branch, keep_branch
-from reference.recall.branch_sets import default_leaf_id
 from reference.recall.catchup import catch_up
+from reference.recall.default_leaf import default_leaf_id
 from reference.recall.index_schema import open_index
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -97,20 +97,20 @@ def _check(conn: sqlite3.Connection, path: Path, leaf: Any) -> None:
                     else contextlib.nullcontext():
                 branch = active_branch(conn, SID, leaf)
             assert (branch.branch_no is None) == (walked or leaf_id is None), (walked, leaf_id)
-            assert set(branch.ids) == expected and len(branch.ids) == len(expected)
-            assert set(branch.off) == set(parents) - expected and len(branch.off) == len(set(parents) - expected)
+            assert set(branch.authorized_ids) == expected and len(branch.authorized_ids) == len(expected)
+            assert set(branch.excluded_ids) == set(parents) - expected and len(branch.excluded_ids) == len(set(parents) - expected)
             for entry_id in [*parents, "no-such-id", leaf_id]:
-                assert (entry_id in branch.ids) == (entry_id in expected)
-                assert (entry_id in branch.off) == (entry_id in parents and entry_id not in expected)
+                assert (entry_id in branch.authorized_ids) == (entry_id in expected)
+                assert (entry_id in branch.excluded_ids) == (entry_id in parents and entry_id not in expected)
             rows = conn.execute(
                 "SELECT k.fts_rowid, e.entry_id FROM entries_fts_keys k JOIN entries e ON e.entry_key = k.entry_key"
                 " WHERE e.session_id = ?", (SID,)).fetchall()
-            if branch.ranges is not None:
-                assert all(any(low <= rowid <= high for low, high in branch.ranges) for rowid, _ in rows)
+            if branch.fts_rowid_ranges is not None:
+                assert all(any(low <= rowid <= high for low, high in branch.fts_rowid_ranges) for rowid, _ in rows)
             plain_runs = excluded_runs(rows, frozenset(expected))
-            if branch.off_runs is not None:
+            if branch.excluded_runs is not None:
                 for rowid, entry_id in rows:
-                    assert any(low <= rowid <= high for low, high in branch.off_runs) == (entry_id not in expected)
+                    assert any(low <= rowid <= high for low, high in branch.excluded_runs) == (entry_id not in expected)
             else:
                 assert plain_runs is None or len(rows) - len(expected) > 0
     finally:
@@ -303,10 +303,10 @@ def test_retrieve_over_a_stored_branch_equals_the_id_lists(tmp_path: Path, seed:
             for query in ("heron", "quokka ibis tapir", "okapi marmot"):
                 for extra in ({}, {"roles": ["assistant"]}, {"max_results": 3}):
                     plain = _retrieve(conn, expected, query, **extra)
-                    for runs in ({branch.off_runs}, {None}):
+                    for runs in ({branch.excluded_runs}, {None}):
                         (chosen,) = runs
-                        fast = _retrieve(conn, branch.ids, query, excluded_ids=branch.off,
-                                         fts_rowid_ranges=branch.ranges, excluded_runs=chosen,
+                        fast = _retrieve(conn, branch.authorized_ids, query, excluded_ids=branch.excluded_ids,
+                                         fts_rowid_ranges=branch.fts_rowid_ranges, excluded_runs=chosen,
                                          branch_no=branch.branch_no, **extra)
                         assert fast == plain, (leaf, query, extra, chosen)
         finally:
@@ -314,8 +314,9 @@ def test_retrieve_over_a_stored_branch_equals_the_id_lists(tmp_path: Path, seed:
 
 
 def _retrieve(conn: sqlite3.Connection, authorized: Any, query: str, **extra: Any) -> Any:
+    from reference.recall.candidate_rows import MAX_RESULTS, RetrievalQuery
     from reference.recall.query_terms import describe_query
-    from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, SourceEntries, retrieve
+    from reference.recall.retrieval import SourceEntries, retrieve
 
     wanted = RetrievalQuery(describe_query(query), roles=extra.pop("roles", None),
                             max_results=extra.pop("max_results", MAX_RESULTS))

@@ -7,7 +7,7 @@
   session's other entries), FTS queries restricted to a session's rowid ranges, and the excluded
   entries as FTS rowid runs (read through their keys, or from every row of the session: the runs'
   oracle);
-* the service's remembered sets across appends, leaf changes and a deleted index;
+* a long-lived service against fresh ones across appends, leaf changes and a deleted index;
 * the indexer's timestamp fast path against ``date_time_ms``;
 * the match fold walking only non-ASCII runs against its walk over every character.
 """
@@ -32,12 +32,13 @@ from reference.config.defaults import default_config
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
-from reference.recall.branch_sets import branch_ids
+from reference.recall.active_branch import branch_ids
+from reference.recall.candidate_rows import MAX_RESULTS, RetrievalQuery
 from reference.recall.catchup import _Scanner, catch_up
-from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, fts_rowid_ranges, session_runs
+from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS, fts_rowid_ranges, runs_of_rowids
 from reference.recall.index_schema import open_index
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import MAX_RESULTS, RetrievalQuery, RetrievalResult, SourceEntries, retrieve
+from reference.recall.retrieval import RetrievalResult, SourceEntries, retrieve
 from reference.recall.service import HistoryHost, HistoryService
 
 CWD = "/home/user/projects/fast"
@@ -184,7 +185,8 @@ def test_ranges_and_complement_give_the_same_hits(project: Any, session_id: str,
         for extra in ({}, {"roles": ["assistant"]}, {"before_ms": date_time_ms(_ts(200))}, {"max_results": 3}):
             plain = _oracle(conn, session_id, authorized, query, **dict(extra))
             runs = excluded_runs(_session_rowids(conn, session_id), authorized)
-            found = session_runs(conn, session_id, authorized, excluded)
+            rowids = sorted(rowid for rowid, entry_id in _session_rowids(conn, session_id) if entry_id in excluded)
+            found = runs_of_rowids(conn, session_id, rowids, [])  # the stored branch's runs, from its rows
             assert found is None or found == runs
             for ranges in (None, fts_rowid_ranges(conn, session_id), fts_rowid_ranges(conn, session_id, 2),
                            fts_rowid_ranges(conn, session_id, 1)):
@@ -219,7 +221,7 @@ def test_excluded_runs_hold_exactly_the_excluded_rows(in_branch: list[bool], rng
     assert list(runs) == sorted(runs)
 
 
-# --- the service's remembered sets ---------------------------------------------------------------
+# --- a long-lived service against fresh ones -------------------------------------------------------------
 
 
 def _service(folder: Path, session_file: Path, session_id: str, leaf: Any) -> HistoryService:

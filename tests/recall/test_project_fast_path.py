@@ -35,13 +35,14 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
 from reference.privacy import public_ids
 from reference.recall import project_scope, retrieval
-from reference.recall.branch_sets import all_ids
+from reference.recall.active_branch import all_ids
+from reference.recall.candidate_rows import RetrievalQuery
 from reference.recall.catchup import catch_up
 from reference.recall.fts_rowids import fts_rowid_ranges
 from reference.recall.index_schema import open_index
 from reference.recall.project_scope import ProjectSessions
 from reference.recall.query_terms import describe_query
-from reference.recall.retrieval import RetrievalQuery, RetrievalResult, SourceEntries, retrieve
+from reference.recall.retrieval import RetrievalResult, SourceEntries, retrieve
 from reference.recall.scope import ScopeResolver
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -237,7 +238,7 @@ def _service(current: Path, session_id: str, index: Path, provider: str = "anthr
 
 
 def _per_source(conn: sqlite3.Connection, sources: Any, query: Any) -> list[RetrievalResult]:
-    return [retrieve_alone(conn, source.session_id, source.authorized, query) for source in sources]
+    return [retrieve_alone(conn, source.session_id, source.authorized_ids, query) for source in sources]
 
 
 def _plain_resolver() -> ScopeResolver:
@@ -265,7 +266,7 @@ class _Pair:
         # the plain form remembers no public ids (its fresh service, no privacy findings)
         public_ids._remembered_public_id.cache_clear()
         with self.monkeypatch.context() as patch:
-            patch.setattr(recall_tool, "search_sources", _per_source)
+            patch.setattr(recall_tool, "retrieve", _per_source)
             plain_service = self.make_plain()
             plain_service.scopes = _plain_resolver()
             plain = plain_service.recall(params).as_json()

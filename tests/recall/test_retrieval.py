@@ -20,12 +20,11 @@ from testkit.profiles import examples
 
 from reference.primitives.codes import Code
 from reference.primitives.textunits import chars_v1_tokens
-from reference.recall.candidate_rows import fts_match_expression
+from reference.recall.candidate_rows import RetrievalQuery, fts_match_expression
 from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
-from reference.recall.match_text import dedup_key, fold_for_match, has_whole_token
+from reference.recall.match_text import contains_token, dedup_key, fold_for_match
 from reference.recall.query_terms import describe_query
 from reference.recall.retrieval import (
-    RetrievalQuery,
     RetrievalResult,
     SourceEntries,
     candidate_window,
@@ -304,11 +303,11 @@ def test_fold_and_whole_token_agree_with_javascript() -> None:
     # Marks go only after Latin letters: the Greek accent stays, decomposed; final sigma as JS.
     assert fold_for_match("Ḗ É e\u0301 Σίσυφος İ") == "e e e \u03c3\u03b9\u0301\u03c3\u03c5\u03c6\u03bf\u03c2 i"
     assert fold_for_match("ΟΔΟΣ") == "\u03bf\u03b4\u03bf\u03c2"
-    assert has_whole_token(fold_for_match("Un CAFÉ, svp"), "café")
-    assert has_whole_token(fold_for_match("src/app.ts:12"), "app.ts")
-    assert not has_whole_token(fold_for_match("cafés"), "café")
-    assert not has_whole_token(fold_for_match("x\ue000cafe"), "cafe")  # private use is a token char
-    assert has_whole_token(fold_for_match("x_cafe"), "cafe")  # "_" separates, as in unicode61
+    assert contains_token(fold_for_match("Un CAFÉ, svp"), fold_for_match("café"))
+    assert contains_token(fold_for_match("src/app.ts:12"), fold_for_match("app.ts"))
+    assert not contains_token(fold_for_match("cafés"), fold_for_match("café"))
+    assert not contains_token(fold_for_match("x\ue000cafe"), fold_for_match("cafe"))  # private use is a token char
+    assert contains_token(fold_for_match("x_cafe"), fold_for_match("cafe"))  # "_" separates, as in unicode61
 
 
 # Letters whose base letter the JavaScript fold reaches through two marks, where SQLite's
@@ -330,7 +329,7 @@ def test_the_fold_matches_sqlite_unicode61_on_latin_letters() -> None:
         base = unicodedata.normalize("NFD", char)[0].lower()
         for term in {f"q{char}q", f"q{fold_for_match(char)}q", f"q{base}q"}:
             sqlite_match = conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (f'"{term}"',)).fetchone()[0] == 1
-            if sqlite_match != has_whole_token(fold_for_match(text), term):
+            if sqlite_match != contains_token(fold_for_match(text), fold_for_match(term)):
                 disagreements.add(code)
     assert disagreements == _FOLD_EXCEPTIONS
 
@@ -566,7 +565,7 @@ def test_every_hit_is_authorized_and_eligible(scenario: tuple[list[Row], set[str
         exact_hit = options["exact"] and any(term in row.text for term in terms.exact_identifiers)
         phrase_hit = options["exact"] and any(phrase in row.text for phrase in terms.phrases)
         folded = fold_for_match(row.text)
-        token_hit = options["fts"] and any(has_whole_token(folded, term) for term in terms.terms)
+        token_hit = options["fts"] and any(contains_token(folded, fold_for_match(term)) for term in terms.terms)
         assert exact_hit or phrase_hit or token_hit
         expected_reason = "exact-identifier" if exact_hit else "exact-phrase" if phrase_hit else "lexical-match"
         assert hit.match_reason == expected_reason

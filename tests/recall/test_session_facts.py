@@ -26,8 +26,8 @@ from reference.pi.exact.session import load_session
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall import history_state
 from reference.recall import session_facts as facts_module
-from reference.recall.branch_sets import default_leaf_id
 from reference.recall.catchup import catch_up
+from reference.recall.default_leaf import default_leaf_id
 from reference.recall.index_schema import open_index
 from reference.recall.model_facts import sealed_default_leaf
 from reference.recall.session_facts import indexed_session_facts, provider_in_index

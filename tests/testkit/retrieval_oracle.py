@@ -3,7 +3,7 @@
 * ``retrieve_alone``: the oracle of ``retrieval.retrieve``: one source searched on its own, with
   only its authorized ids named (``IN``): no excluded ids, rowid ranges or runs, no stored
   branch, no statement shared with other sources.
-* ``excluded_runs``: the oracle of ``fts_rowids.session_runs`` (and the runs ``branch_store``
+* ``excluded_runs``: the oracle of ``fts_rowids.runs_of_rowids`` (the runs ``branch_store``
   keeps): the runs read from every FTS row of the session.
 """
 
@@ -13,8 +13,9 @@ import sqlite3
 from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 
+from reference.recall.candidate_rows import RetrievalQuery
 from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS
-from reference.recall.retrieval import RetrievalQuery, RetrievalResult, SourceEntries, retrieve
+from reference.recall.retrieval import RetrievalResult, SourceEntries, retrieve
 
 
 def retrieve_alone(conn: sqlite3.Connection, session_id: str, authorized: Collection[str],
