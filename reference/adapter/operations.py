@@ -235,12 +235,10 @@ class ReferenceAdapter:
         service = state.require()
         host = service.host
         if op in ("history.recall", "history.read", "history.status"):
-            tool = op.split(".", 1)[1]
             arguments = params.get("arguments")
             if not isinstance(arguments, dict):
                 raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
-            result = service.status() if tool == "status" else getattr(service, tool)(arguments)
-            return dict(as_json_value(result.as_json()))
+            return dict(as_json_value(service.call(op.removeprefix("history."), arguments).as_json()))
         if op == "history.contextEvent":  # the egress sanitizer runs first (§6.15)
             messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
             return dict(as_json_value({"messages": messages}))

@@ -185,10 +185,7 @@ def _answer(host: _Host, command: str, rest: str) -> str:
         name, _, payload = rest.strip().partition(" ")
         if name not in TOOLS:
             return f"unknown tool {name!r}; tools: {', '.join(TOOLS)}"
-        arguments = tool_arguments(payload)
-        tool = name.removeprefix("context_history_")
-        service = host.service
-        return js_stringify((service.status() if tool == "status" else getattr(service, tool)(arguments)).as_json())
+        return js_stringify(host.service.call(name.removeprefix("context_history_"), tool_arguments(payload)).as_json())
     return f"unknown command {command!r}; type /help"
 
 
