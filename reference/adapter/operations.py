@@ -254,18 +254,9 @@ class ReferenceAdapter:
         return {}
 
     def start(self) -> Any:
-        from conformance.platforms import platform_of
-        from conformance.protocol import PROTOCOL_VERSION, ImplInfo
+        from conformance.stdio import handshake_info
 
-        return ImplInfo(
-            name=IMPLEMENTATION["name"],
-            version=IMPLEMENTATION["version"],
-            language=IMPLEMENTATION["language"],
-            protocol_version=PROTOCOL_VERSION,
-            capabilities=(*OPERATIONS, *STATEFUL_OPERATIONS),
-            audit_mapping=AUDIT_MAPPING,
-            platform=platform_of().value,  # sys.platform as the hello names it (posix families)
-        )
+        return handshake_info(hello())  # the hello ``host --stdio`` sends, as the runner reads it
 
     def stop(self) -> None:
         return None
@@ -284,22 +275,24 @@ class ReferenceAdapter:
             raise ContractError(exc.code, exc.message) from None
 
 
-def serve_stdio() -> int:
-    """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
+def hello() -> JsonObject:
+    """The handshake of the reference: its name, protocol version, operations, audit mapping and
+    platform (``sys.platform`` as the hello names it, posix families)."""
     from conformance.platforms import platform_of
     from conformance.protocol import PROTOCOL_VERSION
+
+    return {"implementation": IMPLEMENTATION, "protocolVersion": PROTOCOL_VERSION,
+            "operations": [*OPERATIONS, *STATEFUL_OPERATIONS], "auditMapping": AUDIT_MAPPING,
+            "platform": platform_of().value}
+
+
+def serve_stdio() -> int:
+    """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
     from conformance.stdio import serve
 
-    hello = {
-        "implementation": IMPLEMENTATION,
-        "protocolVersion": PROTOCOL_VERSION,
-        "operations": [*OPERATIONS, *STATEFUL_OPERATIONS],
-        "auditMapping": AUDIT_MAPPING,
-        "platform": platform_of().value,  # sys.platform as the hello names it (posix families)
-    }
     implementation = ReferenceAdapter()  # one host process: its references live as long as it does
     # Reconfigure so a crash in the middle of a line never leaves half a message behind.
     sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
     # Bytes that are not UTF-8 reach the server as lone surrogates, refused as invalid-request.
     sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
-    return serve(implementation.dispatch, hello, ContractViolation, encode=js_stringify)
+    return serve(implementation.dispatch, hello(), ContractViolation, encode=js_stringify)

@@ -250,3 +250,10 @@ def test_a_real_host_skips_a_50_mb_line_without_holding_it(tmp_path: Path) -> No
     assert got[0]["error"]["code"] == "request-too-large" and got[1] == GOOD_ANSWER
     assert b"Traceback" not in (process.stderr.read() if process.stderr else b"")
     assert grown_mib < 40, f"the host grew by {grown_mib:.0f} MiB reading a 50 MB line"
+
+
+def test_the_in_process_start_is_the_hello_a_real_host_sends(tmp_path: Path) -> None:
+    from conformance.stdio import handshake_info
+
+    answers, _ = real_host((START + "\n").encode(), cwd=tmp_path)
+    assert handshake_info(answers[0]["ok"]) == ReferenceAdapter().start()
