@@ -57,9 +57,9 @@ def cmd_host(args: argparse.Namespace) -> int:
     if args.stdio:
         return run_host(stdio=True)
     if args.session is not None:
-        from reference.cli.refusals import session_refusal
+        from reference.cli.refusals import check_session
 
-        refusal = session_refusal(os.path.abspath(args.session), args.leaf)
+        refusal = check_session(os.path.abspath(args.session), args.leaf).refusal
         if refusal is not None:
             return refusal.report()
     # A line that is not UTF-8 is read (as lone surrogates) and answered, never a UnicodeDecodeError.
