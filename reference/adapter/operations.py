@@ -36,6 +36,8 @@ IMPLEMENTATION: Final = {"name": "recall-rebase-reference", "version": __version
 RECORDS_LIMIT: Final = 100_000
 #: The audit mapping the toolkit ships for the reference's index (the hello's ``auditMapping``).
 AUDIT_MAPPING: Final = "reference"
+#: What ``session.records`` says of each record, in this order (then ``id`` and ``type`` when strings).
+RECORD_FIELDS: Final = ("line", "start", "end", "sha256", "kind", "terminated", "crlf")
 
 
 def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
@@ -57,15 +59,8 @@ def op_session_records(params: Mapping[str, Any]) -> JsonObject:
         for record in iter_records(stream):
             if len(records) >= RECORDS_LIMIT:
                 raise ContractViolation(Code.TOO_MANY_RECORDS, f"more than {RECORDS_LIMIT} records")
-            item: JsonObject = {
-                "line": record.line,
-                "start": record.start,
-                "end": record.end,
-                "sha256": record.sha256,
-                "kind": str(record.kind),
-                "terminated": record.terminated,
-                "crlf": record.crlf,
-            }
+            item: JsonObject = {name: getattr(record, name) for name in RECORD_FIELDS}
+            item["kind"] = str(record.kind)  # in its place: a key set again keeps its order
             if isinstance(record.id, str):
                 item["id"] = record.id
             if isinstance(record.type, str):

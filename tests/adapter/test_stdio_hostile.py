@@ -257,3 +257,14 @@ def test_the_in_process_start_is_the_hello_a_real_host_sends(tmp_path: Path) -> 
 
     answers, _ = real_host((START + "\n").encode(), cwd=tmp_path)
     assert handshake_info(answers[0]["ok"]) == ReferenceAdapter().start()
+
+
+def test_session_records_say_each_record_in_the_schema_order() -> None:
+    from testkit.paths import REPO_ROOT
+
+    path = str(REPO_ROOT / "fixtures" / "valid" / "linear.jsonl")
+    records = ReferenceAdapter().request("session.records", {"path": path})["records"]
+    assert list(records[0]) == ["line", "start", "end", "sha256", "kind", "terminated", "crlf", "id", "type"]
+    assert list(records[1]) == list(records[0])
+    assert records[0]["kind"] == "header" and type(records[0]["kind"]) is str
+    assert [record["line"] for record in records] == list(range(1, len(records) + 1))
