@@ -36,6 +36,8 @@ IMPLEMENTATION: Final = {"name": "recall-rebase-reference", "version": __version
 RECORDS_LIMIT: Final = 100_000
 #: The audit mapping the toolkit ships for the reference's index (the hello's ``auditMapping``).
 AUDIT_MAPPING: Final = "reference"
+#: What ``session.records`` says of each record, in this order (then ``id`` and ``type`` when strings).
+RECORD_FIELDS: Final = ("line", "start", "end", "sha256", "kind", "terminated", "crlf")
 
 
 def op_session_inspect(params: Mapping[str, Any]) -> JsonObject:
@@ -57,15 +59,8 @@ def op_session_records(params: Mapping[str, Any]) -> JsonObject:
         for record in iter_records(stream):
             if len(records) >= RECORDS_LIMIT:
                 raise ContractViolation(Code.TOO_MANY_RECORDS, f"more than {RECORDS_LIMIT} records")
-            item: JsonObject = {
-                "line": record.line,
-                "start": record.start,
-                "end": record.end,
-                "sha256": record.sha256,
-                "kind": str(record.kind),
-                "terminated": record.terminated,
-                "crlf": record.crlf,
-            }
+            item: JsonObject = {name: getattr(record, name) for name in RECORD_FIELDS}
+            item["kind"] = str(record.kind)  # in its place: a key set again keeps its order
             if isinstance(record.id, str):
                 item["id"] = record.id
             if isinstance(record.type, str):
@@ -235,12 +230,10 @@ class ReferenceAdapter:
         service = state.require()
         host = service.host
         if op in ("history.recall", "history.read", "history.status"):
-            tool = op.split(".", 1)[1]
             arguments = params.get("arguments")
             if not isinstance(arguments, dict):
                 raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
-            result = service.status() if tool == "status" else getattr(service, tool)(arguments)
-            return dict(as_json_value(result.as_json()))
+            return dict(as_json_value(service.call(op.removeprefix("history."), arguments).as_json()))
         if op == "history.contextEvent":  # the egress sanitizer runs first (§6.15)
             messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
             return dict(as_json_value({"messages": messages}))
@@ -256,18 +249,9 @@ class ReferenceAdapter:
         return {}
 
     def start(self) -> Any:
-        from conformance.platforms import platform_of
-        from conformance.protocol import PROTOCOL_VERSION, ImplInfo
+        from conformance.stdio import handshake_info
 
-        return ImplInfo(
-            name=IMPLEMENTATION["name"],
-            version=IMPLEMENTATION["version"],
-            language=IMPLEMENTATION["language"],
-            protocol_version=PROTOCOL_VERSION,
-            capabilities=(*OPERATIONS, *STATEFUL_OPERATIONS),
-            audit_mapping=AUDIT_MAPPING,
-            platform=platform_of().value,  # sys.platform as the hello names it (posix families)
-        )
+        return handshake_info(hello())  # the hello ``host --stdio`` sends, as the runner reads it
 
     def stop(self) -> None:
         return None
@@ -286,22 +270,24 @@ class ReferenceAdapter:
             raise ContractError(exc.code, exc.message) from None
 
 
-def serve_stdio() -> int:
-    """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
+def hello() -> JsonObject:
+    """The handshake of the reference: its name, protocol version, operations, audit mapping and
+    platform (``sys.platform`` as the hello names it, posix families)."""
     from conformance.platforms import platform_of
     from conformance.protocol import PROTOCOL_VERSION
+
+    return {"implementation": IMPLEMENTATION, "protocolVersion": PROTOCOL_VERSION,
+            "operations": [*OPERATIONS, *STATEFUL_OPERATIONS], "auditMapping": AUDIT_MAPPING,
+            "platform": platform_of().value}
+
+
+def serve_stdio() -> int:
+    """Serve the adapter protocol on stdin/stdout for one host process (``recall-rebase host --stdio``)."""
     from conformance.stdio import serve
 
-    hello = {
-        "implementation": IMPLEMENTATION,
-        "protocolVersion": PROTOCOL_VERSION,
-        "operations": [*OPERATIONS, *STATEFUL_OPERATIONS],
-        "auditMapping": AUDIT_MAPPING,
-        "platform": platform_of().value,  # sys.platform as the hello names it (posix families)
-    }
     implementation = ReferenceAdapter()  # one host process: its references live as long as it does
     # Reconfigure so a crash in the middle of a line never leaves half a message behind.
     sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
     # Bytes that are not UTF-8 reach the server as lone surrogates, refused as invalid-request.
     sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
-    return serve(implementation.dispatch, hello, ContractViolation, encode=js_stringify)
+    return serve(implementation.dispatch, hello(), ContractViolation, encode=js_stringify)

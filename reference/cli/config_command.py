@@ -68,7 +68,7 @@ def unknown_options(command: str, extras: list[str]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run one ``config`` sub-command; contract errors become one stderr line and exit 2."""
     from reference.config.edits import set_value, unset_value
-    from reference.config.layering import ConfigTargets, load_targets
+    from reference.config.layering import load_host_config
     from reference.config.show import for_shell, show_json
     from reference.pi.host.facts import resolve_host
     from reference.primitives.errors import ContractViolation
@@ -77,16 +77,16 @@ def run(args: argparse.Namespace) -> int:
     if args.cwd is not None and not os.path.isdir(args.cwd):  # never create a project folder (issue 12)
         return fail(Code.BAD_OPTION, f"--cwd {args.cwd} is not a folder; nothing was read or written")
     argv = {True: ["--approve"], False: ["--no-approve"], None: []}[args.approve]
-    targets = ConfigTargets.from_host(resolve_host(home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()),
-                                                   env=dict(os.environ), argv=argv))
+    host = resolve_host(home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ),
+                        argv=argv)
     try:
         if args.config_command == "show":
-            result = show_json(load_targets(targets))
+            result = show_json(load_host_config(host))
             text = for_shell(result["text"])
         else:
-            change = (set_value(args.path, args.value, global_target=args.global_target, targets=targets)
+            change = (set_value(args.path, args.value, global_target=args.global_target, host=host)
                       if args.config_command == "set" else
-                      unset_value(args.path, global_target=args.global_target, targets=targets))
+                      unset_value(args.path, global_target=args.global_target, host=host))
             result, text = change.to_json(), change.message
     except ContractViolation as exc:
         return fail(exc.code, exc.message)

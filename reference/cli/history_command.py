@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -30,10 +31,8 @@ from reference.cli.refusals import (
 from reference.primitives.codes import Code
 
 if TYPE_CHECKING:
+    from reference.recall.catchup_state import IndexState
     from reference.recall.service import HistoryService
-
-__all__ = ["EXIT_UNAVAILABLE", "printable"]
-
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     history = commands.add_parser("history", help="the history tools: search (recall) and status")
@@ -209,19 +208,14 @@ def warn_repairs(repairs: list[str]) -> None:
         print(f"recall-rebase: warning: {line}", file=sys.stderr)
 
 
-def index_state_json(state: Any) -> dict[str, Any]:
-    return {
-        "sessionId": state.session_id,
-        "indexedEntries": state.indexed_entries,
-        "malformedLines": state.malformed_lines,
-        "checkpointOffset": state.checkpoint_offset,
-        "fileSize": state.file_size,
-        "tailUnterminated": state.tail_unterminated,
-        "coveragePartial": state.coverage_partial,
-        "rebuilt": state.rebuilt,
-        "rebuildReason": state.rebuild_reason,
-        "appended": state.appended,
-    }
+#: The fields of ``schemas/history/index-state.schema.json``, in its order, as IndexState names them.
+INDEX_STATE_FIELDS = ("session_id", "indexed_entries", "malformed_lines", "checkpoint_offset", "file_size",
+                      "tail_unterminated", "coverage_partial", "rebuilt", "rebuild_reason", "appended")
+
+
+def index_state_json(state: IndexState) -> dict[str, Any]:
+    """The index state as ``history index --json`` prints it (camelCase keys)."""
+    return {re.sub("_([a-z])", lambda m: m[1].upper(), name): getattr(state, name) for name in INDEX_STATE_FIELDS}
 
 
 def _index_error(path: str, exc: BaseException) -> str:

@@ -18,7 +18,8 @@ from typing import IO, TYPE_CHECKING, Any
 from reference.primitives.codes import Code
 
 if TYPE_CHECKING:
-    from reference.config.layering import ConfigTargets, LoadedConfig
+    from reference.config.layering import LoadedConfig
+    from reference.pi.host.facts import HostFacts
     from reference.rebase.service import RebaseService
     from reference.recall.service import HistoryService
 
@@ -56,9 +57,9 @@ def cmd_host(args: argparse.Namespace) -> int:
     if args.stdio:
         return run_host(stdio=True)
     if args.session is not None:
-        from reference.cli.refusals import session_refusal
+        from reference.cli.refusals import check_session
 
-        refusal = session_refusal(os.path.abspath(args.session), args.leaf)
+        refusal = check_session(os.path.abspath(args.session), args.leaf).refusal
         if refusal is not None:
             return refusal.report()
     # A line that is not UTF-8 is read (as lone surrogates) and answered, never a UnicodeDecodeError.
@@ -109,7 +110,7 @@ class _Host:
     """What one interactive host holds for its whole life (configuration is read once, at start)."""
 
     loaded: LoadedConfig
-    targets: ConfigTargets
+    facts: HostFacts
     service: HistoryService
     rebase: RebaseService
 
@@ -144,7 +145,7 @@ def _interactive(stdin: IO[str], stdout: IO[str], start: HostStart) -> int:
 
 def _start(start: HostStart) -> _Host:
     """The configuration, the history and the rebase of one host, each set up once."""
-    from reference.config.layering import ConfigTargets, load_targets
+    from reference.config.layering import load_host_config
     from reference.pi.host.facts import resolve_host
     from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
@@ -154,7 +155,6 @@ def _start(start: HostStart) -> _Host:
 
     project = os.path.abspath(start.cwd or os.getcwd())
     facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
-    targets = ConfigTargets.from_host(facts)
     service = open_history(HistoryOpening(
         home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
         session_file=os.path.abspath(start.session) if start.session else None,
@@ -164,7 +164,7 @@ def _start(start: HostStart) -> _Host:
     rebase_host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
                                                    session_file=service.host.session_file, leaf=service.host.leaf)
     rebase = RebaseService(rebase_host, index_path=start.index or default_index)
-    return _Host(load_targets(targets), targets, service, rebase)
+    return _Host(load_host_config(facts), facts, service, rebase)
 
 
 def _answer(host: _Host, command: str, rest: str) -> str:
@@ -176,7 +176,7 @@ def _answer(host: _Host, command: str, rest: str) -> str:
     if command == "/help":
         return HELP
     if command == "/context" and words[:1] == ["config"]:
-        return run_config_command(rest.strip()[len("config"):], loaded=host.loaded, targets=host.targets)
+        return run_config_command(rest.strip()[len("config"):], loaded=host.loaded, host=host.facts)
     if command == "/context" and words[:1] == ["history"]:
         return js_stringify(_history_command(host.service, rest.strip()[len("history"):].strip()))
     if command == "/context" and words[:1] == ["rebase"]:
@@ -185,10 +185,7 @@ def _answer(host: _Host, command: str, rest: str) -> str:
         name, _, payload = rest.strip().partition(" ")
         if name not in TOOLS:
             return f"unknown tool {name!r}; tools: {', '.join(TOOLS)}"
-        arguments = tool_arguments(payload)
-        tool = name.removeprefix("context_history_")
-        service = host.service
-        return js_stringify((service.status() if tool == "status" else getattr(service, tool)(arguments)).as_json())
+        return js_stringify(host.service.call(name.removeprefix("context_history_"), tool_arguments(payload)).as_json())
     return f"unknown command {command!r}; type /help"
 
 

@@ -19,17 +19,15 @@ from reference.cli.output import EXIT_RECOVERABLE, EXIT_UNAVAILABLE, print_json
 from reference.cli.refusals import (
     FIND_A_LEAF,
     MIGRATE,
+    check_session,
     exact_unknown_leaf,
     operation_refusal,
     scope_mismatch_hint,
     session_problem,
-    session_refusal,
 )
 
 if TYPE_CHECKING:
     from reference.rebase.outcome import RebaseFailure
-
-__all__ = ["EXIT_RECOVERABLE", "EXIT_UNAVAILABLE"]
 
 HINTS = {
     **{code: history_command.HINTS[code]  # said as history search says them
@@ -189,8 +187,8 @@ def run_rebase(args: argparse.Namespace) -> int:
     from reference.rebase.host import build_rebase_host
     from reference.rebase.request import RebaseRequest
 
-    refusal = (operation_refusal(args.recover) if args.recover is not None else None) or session_refusal(
-        os.path.abspath(args.session), args.leaf)
+    refusal = (operation_refusal(args.recover) if args.recover is not None else None) or check_session(
+        os.path.abspath(args.session), args.leaf).refusal
     if refusal is not None:
         return refusal.report()
     argv = trust_argv(args)

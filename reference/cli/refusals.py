@@ -179,11 +179,6 @@ def check_session(path: str, leaf: str | None = None, *, legacy: bool = False) -
     return CheckedSession(refusal, header)
 
 
-def session_refusal(path: str, leaf: str | None = None) -> Refusal | None:
-    """Why ``--session`` (and ``--leaf``) cannot be used (exit 2), or None."""
-    return check_session(path, leaf).refusal
-
-
 def scope_mismatch_hint(session: str, project: str) -> str:
     """Why ``source-scope-mismatch``, with the folder to run from: history and rebase use a
     session only from the project its header's ``cwd`` names (contract §6.2, 16)."""

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from reference.cli.output import fail
-from reference.cli.refusals import FIND_A_LEAF, session_refusal
+from reference.cli.refusals import FIND_A_LEAF, check_session
 from reference.primitives.codes import Code
 
 
@@ -120,7 +120,7 @@ def cmd_session_inspect(args: argparse.Namespace) -> int:
     from reference.pi.session_inspect import inspect_report
     from reference.primitives.errors import ContractViolation
 
-    refusal = session_refusal(args.file)
+    refusal = check_session(args.file).refusal
     if refusal is not None:
         return refusal.report()
     try:

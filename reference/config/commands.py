@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from reference.config.edits import set_value, unset_value
-from reference.config.layering import ConfigTargets, LoadedConfig, load_targets
+from reference.config.layering import LoadedConfig, load_host_config
 from reference.config.show import render_show, show_json
-from reference.pi.host.facts import resolve_host
+from reference.pi.host.facts import HostFacts, resolve_host
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject
@@ -77,7 +77,7 @@ def split_options(tokens: Iterable[str]) -> tuple[list[str], bool]:
     return positionals, "global" in names
 
 
-def run_config_command(args: str, *, loaded: LoadedConfig, targets: ConfigTargets) -> str:
+def run_config_command(args: str, *, loaded: LoadedConfig, host: HostFacts) -> str:
     """``/context config <args>`` in a running host: ``show`` shows what that host loaded."""
     words = trim(args).split(None, 1) if trim(args) else []
     command = words[0].lower() if words else "show"
@@ -91,13 +91,13 @@ def run_config_command(args: str, *, loaded: LoadedConfig, targets: ConfigTarget
         if len(positionals) < 2:
             raise ContractViolation(Code.CONFIG_USAGE, _SET_USAGE)
         return set_value(positionals[0], " ".join(positionals[1:]), global_target=global_target,
-                         targets=targets).message
+                         host=host).message
     if len(positionals) != 1:
         raise ContractViolation(Code.CONFIG_USAGE, _UNSET_USAGE)
-    return unset_value(positionals[0], global_target=global_target, targets=targets).message
+    return unset_value(positionals[0], global_target=global_target, host=host).message
 
 
-def _request_targets(params: Mapping[str, Any]) -> ConfigTargets:
+def _request_host(params: Mapping[str, Any]) -> HostFacts:
     """The files and trust of the host facts a request carries (home, cwd, env, argv), resolved
     with ``reference.pi.host.facts``."""
     home, cwd = string_param(params, "home"), string_param(params, "cwd")
@@ -106,12 +106,12 @@ def _request_targets(params: Mapping[str, Any]) -> ConfigTargets:
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'env' must map strings to strings")
     if not isinstance(argv, Sequence) or isinstance(argv, str) or not all(isinstance(a, str) for a in argv):
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'argv' must be a list of strings")
-    return ConfigTargets.from_host(resolve_host(home=home, cwd=cwd, env=dict(env), argv=tuple(argv)))
+    return resolve_host(home=home, cwd=cwd, env=dict(env), argv=tuple(argv))
 
 
 def op_config_show(params: Mapping[str, Any]) -> JsonObject:
     """``config.show``: the configuration a host started with these facts would load."""
-    return show_json(load_targets(_request_targets(params)))
+    return show_json(load_host_config(_request_host(params)))
 
 
 def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:
@@ -130,12 +130,10 @@ def op_config_set(params: Mapping[str, Any]) -> JsonObject:
     """``config.set``: params add ``path``, ``value`` (as typed), ``global`` and optional ``options``."""
     path, global_target = _edit_params(params)
     raw_value = string_param(params, "value")
-    targets = _request_targets(params)
-    return set_value(path, raw_value, global_target=global_target, targets=targets).to_json()
+    return set_value(path, raw_value, global_target=global_target, host=_request_host(params)).to_json()
 
 
 def op_config_unset(params: Mapping[str, Any]) -> JsonObject:
     """``config.unset``: params add ``path``, ``global`` and optional ``options``."""
     path, global_target = _edit_params(params)
-    targets = _request_targets(params)
-    return unset_value(path, global_target=global_target, targets=targets).to_json()
+    return unset_value(path, global_target=global_target, host=_request_host(params)).to_json()

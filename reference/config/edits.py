@@ -26,8 +26,9 @@ from reference.config.catalog import CatalogField, find_field
 from reference.config.defaults import CLASSIFICATIONS, DEFAULT_CONFIG
 from reference.config.dotted_paths import remove_path, set_path
 from reference.config.errors import ConfigError
-from reference.config.layering import ConfigTargets, Scope, merge_known, parse_json
+from reference.config.layering import Scope, merge_known, parse_json
 from reference.config.validation import validate_config
+from reference.pi.host.facts import HostFacts
 from reference.pi.host.files import read_text
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
@@ -155,15 +156,15 @@ def _catalog_field(path: str) -> CatalogField:
     return item
 
 
-def _target(global_target: bool, targets: ConfigTargets) -> tuple[Scope, str]:
+def _target(global_target: bool, host: HostFacts) -> tuple[Scope, str]:
     if global_target:
-        return "global", targets.global_path
-    if not targets.project_trusted:
+        return "global", host.global_config_path
+    if not host.project_trusted:
         raise ContractViolation(
             Code.CONFIG_PROJECT_UNTRUSTED,
             "Project configuration requires a trusted project; use /context config set/unset --global instead",
         )
-    return "project", targets.project_path
+    return "project", host.project_config_path
 
 
 def _checked(content: Mapping[str, Any]) -> tuple[str, ...]:
@@ -183,10 +184,10 @@ def _reply(first: str, warnings: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def set_value(path: str, raw_value: str, *, global_target: bool, targets: ConfigTargets) -> ConfigChange:
+def set_value(path: str, raw_value: str, *, global_target: bool, host: HostFacts) -> ConfigChange:
     """Save one value; the file is validated whole and left untouched when it would be invalid."""
     item = _catalog_field(path)
-    scope, file_path = _target(global_target, targets)
+    scope, file_path = _target(global_target, host)
     content = read_saved_object(file_path)
     value = parse_value(item, raw_value)
     set_path(content, path, value)
@@ -196,10 +197,10 @@ def set_value(path: str, raw_value: str, *, global_target: bool, targets: Config
     return ConfigChange(file=file_path, scope=scope, message=message, warnings=warnings)
 
 
-def unset_value(path: str, *, global_target: bool, targets: ConfigTargets) -> ConfigChange:
+def unset_value(path: str, *, global_target: bool, host: HostFacts) -> ConfigChange:
     """Remove one saved value; the rest of the file must still be valid to be written."""
     _catalog_field(path)
-    scope, file_path = _target(global_target, targets)
+    scope, file_path = _target(global_target, host)
     content = read_saved_object(file_path)
     if not remove_path(content, path):
         raise ContractViolation(Code.CONFIG_NOT_SET, f"{path} is not set in {file_path}")

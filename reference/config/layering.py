@@ -89,20 +89,6 @@ def merge_known(
 
 
 @dataclass(frozen=True)
-class ConfigTargets:
-    """Where the two files live and whether the project file may be used."""
-
-    global_path: str
-    project_path: str
-    project_trusted: bool
-
-    @classmethod
-    def from_host(cls, facts: HostFacts) -> ConfigTargets:
-        """The files and trust Pi's host facts give (``reference.pi.host.facts.resolve_host``)."""
-        return cls(facts.global_config_path, facts.project_config_path, facts.project_trusted)
-
-
-@dataclass(frozen=True)
 class ConfigFile:
     """One layer's file and whether it was applied."""
 
@@ -161,7 +147,8 @@ def load_config(*, global_path: str, project_path: str, project_trusted: bool) -
     return LoadedConfig(config=config, warnings=tuple(warnings), files=files)
 
 
-def load_targets(targets: ConfigTargets) -> LoadedConfig:
-    """:func:`load_config` of the files and trust ``targets`` names."""
-    return load_config(global_path=targets.global_path, project_path=targets.project_path,
-                       project_trusted=targets.project_trusted)
+def load_host_config(facts: HostFacts) -> LoadedConfig:
+    """:func:`load_config` of the two files and the trust Pi's host facts give
+    (``reference.pi.host.facts.resolve_host``)."""
+    return load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
+                       project_trusted=facts.project_trusted)

@@ -37,22 +37,28 @@ def _int_between(value: Any, low: float, high: float, *, safe: bool = False) -> 
     return check(value) and low <= value <= high
 
 
+def _require_between(config: Mapping[str, Any], path: str, low: int, high: int, *, safe: bool = False) -> None:
+    """The rule "``path`` must be an integer between ``low`` and ``high``" (upstream's words)."""
+    _require(_int_between(get_path(config, path), low, high, safe=safe),
+             f"{path} must be an integer between {low} and {high}")
+
+
+def _require_at_most(config: Mapping[str, Any], path: str, high: int) -> None:
+    """The rule "``path`` must be a positive integer at most ``high``" (upstream's words)."""
+    _require(_int_between(get_path(config, path), 1, high), f"{path} must be a positive integer at most {high}")
+
+
 def _validate_feature(config: Mapping[str, Any]) -> None:
     """The rules §1.2 lists, in the upstream order (rebase first, then history tools)."""
     rebase = config["sessionRebase"]
     _require(rebase["mode"] == "manual" and rebase["preserveSource"] is True,
              "sessionRebase requires manual mode and preserveSource=true")
     for key in ("checkpointTargetTokens", "suggestAfterCompactions", "suggestAboveSessionMiB"):
-        low, high = INTEGER_BOUNDS[f"sessionRebase.{key}"]
-        _require(_int_between(rebase[key], low, high, safe=True),
-                 f"sessionRebase.{key} must be an integer between {low} and {high}")
-    tools = config["historyTools"]
-    _require(tools["defaultScope"] in HISTORY_SCOPES,
+        _require_between(config, f"sessionRebase.{key}", *INTEGER_BOUNDS[f"sessionRebase.{key}"], safe=True)
+    _require(config["historyTools"]["defaultScope"] in HISTORY_SCOPES,
              "historyTools.defaultScope must be current-branch, current-session or current-lineage")
     for key in ("maxResults", "maxOutputTokens", "maxProjectSessions"):
-        low, high = INTEGER_BOUNDS[f"historyTools.{key}"]
-        _require(_int_between(tools[key], low, high, safe=True),
-                 f"historyTools.{key} must be an integer between {low} and {high}")
+        _require_between(config, f"historyTools.{key}", *INTEGER_BOUNDS[f"historyTools.{key}"], safe=True)
 
 
 def _validate_context(config: Mapping[str, Any]) -> None:
@@ -89,8 +95,7 @@ def _validate_context(config: Mapping[str, Any]) -> None:
 
 def _validate_retrieval(config: Mapping[str, Any]) -> None:
     retrieval = config["retrieval"]
-    _require(_int_between(retrieval["maxResults"], 1, 100),
-             "retrieval.maxResults must be a positive integer at most 100")
+    _require_at_most(config, "retrieval.maxResults", 100)
     embedding = retrieval["embedding"]
     _require(embedding["mode"] in ("local", "remote"), "retrieval.embedding.mode must be local or remote")
     provider, model = embedding["provider"], embedding["model"]
@@ -100,8 +105,7 @@ def _validate_retrieval(config: Mapping[str, Any]) -> None:
              "retrieval.embedding provider/model must be trimmed non-empty identifiers")
     for key, low, high in (("dimensions", 16, 4096), ("maxSources", 1, 100000), ("candidatePool", 1, 500),
                            ("batchSize", 1, 512), ("queryCacheSize", 1, 1000), ("timeoutMs", 1, 120000)):
-        _require(_int_between(embedding[key], low, high),
-                 f"retrieval.embedding.{key} must be an integer between {low} and {high}")
+        _require_between(config, f"retrieval.embedding.{key}", low, high)
     profiles = embedding["remoteProfiles"]
     _require(isinstance(profiles, list), "retrieval.embedding.remoteProfiles must be an array")
     seen: set[str] = set()
@@ -122,23 +126,21 @@ def _validate_retrieval(config: Mapping[str, Any]) -> None:
 def _validate_project_memory_artifacts(config: Mapping[str, Any]) -> None:
     project = config["project"]
     for key, high in (("maxFiles", 100000), ("snippetLines", 500), ("maxResults", 100)):
-        _require(_int_between(project[key], 1, high), f"project.{key} must be a positive integer at most {high}")
+        _require_at_most(config, f"project.{key}", high)
     overlap = project["snippetOverlapLines"]
     _require(is_integer(overlap) and 0 <= overlap < project["snippetLines"],
              "project.snippetOverlapLines must be a non-negative integer below project.snippetLines")
     memory = config["memory"]
-    _require(_int_between(memory["maxProjectSessions"], 1, 10000),
-             "memory.maxProjectSessions must be an integer between 1 and 10000")
+    _require_between(config, "memory.maxProjectSessions", 1, 10000)
     for key in ("maxPinChars", "maxClaimChars"):
         _require(1 <= memory[key] <= 20000, f"memory.{key} must be between 1 and 20000")
-    _require(_int_between(memory["maxResults"], 1, 100), "memory.maxResults must be a positive integer at most 100")
+    _require_at_most(config, "memory.maxResults", 100)
     artifacts = config["artifacts"]
     _require(artifacts["maxInlineToolResultChars"] >= 1000,
              "artifacts.maxInlineToolResultChars must be at least 1000")
     _require(artifacts["excerptChars"] <= artifacts["maxInlineToolResultChars"],
              "artifacts.excerptChars must not exceed artifacts.maxInlineToolResultChars")
-    _require(_int_between(artifacts["maxSearchMatches"], 1, 100),
-             "artifacts.maxSearchMatches must be a positive integer at most 100")
+    _require_at_most(config, "artifacts.maxSearchMatches", 100)
     _require(artifacts["maxSearchBytes"] <= artifacts["maxArtifactBytes"],
              "artifacts.maxSearchBytes must not exceed artifacts.maxArtifactBytes")
 
@@ -163,12 +165,11 @@ def _validate_compaction(config: Mapping[str, Any]) -> None:
     tail = cache.get("maxTailBudgetShare")
     _require(is_number(tail) and 0 < tail <= 1, f"{name}.maxTailBudgetShare must be a number between 0 and 1")
     for key, high in (("expectedRequestsPerTurn", 64), ("expectedTurnsPerEpoch", 64), ("stickinessEpochs", 16)):
-        _require(_int_between(cache.get(key), 1, high), f"{name}.{key} must be an integer between 1 and {high}")
+        _require_between(config, f"{name}.{key}", 1, high)
     _require(compaction.get("inputBudget", "context") in ("summary", "context"),
              "compaction.inputBudget must be summary or context")
     if "maxConcurrentSegments" in compaction:
-        _require(_int_between(compaction["maxConcurrentSegments"], 1, 2),
-                 "compaction.maxConcurrentSegments must be an integer between 1 and 2")
+        _require_between(config, "compaction.maxConcurrentSegments", 1, 2)
     model = compaction.get("model")
     if isinstance(model, dict):
         # Upstream crashes on a non-string here; the same rule's message is clearer.
@@ -184,11 +185,9 @@ def _validate_compaction(config: Mapping[str, Any]) -> None:
     transport = compaction.get("transport")
     if isinstance(transport, dict):
         if "maxAttempts" in transport:
-            _require(_int_between(transport["maxAttempts"], 1, 10),
-                     "compaction.transport.maxAttempts must be an integer between 1 and 10")
+            _require_between(config, "compaction.transport.maxAttempts", 1, 10)
         if "baseDelayMs" in transport:
-            _require(_int_between(transport["baseDelayMs"], 0, 60000),
-                     "compaction.transport.baseDelayMs must be an integer between 0 and 60000")
+            _require_between(config, "compaction.transport.baseDelayMs", 0, 60000)
 
 
 def _check_classifications(name: str, values: Any) -> None:
@@ -222,7 +221,7 @@ _OVERRIDE_FIELDS: Final = frozenset({
 def _validate_model_awareness(config: Mapping[str, Any]) -> None:
     awareness = config["modelAwareness"]
     window = awareness["calibrationWindow"]
-    _require(_int_between(window, 3, 200), "modelAwareness.calibrationWindow must be an integer between 3 and 200")
+    _require_between(config, "modelAwareness.calibrationWindow", 3, 200)
     _require(_int_between(awareness["minimumCalibrationSamples"], 1, window),
              "modelAwareness.minimumCalibrationSamples must be between 1 and calibrationWindow")
     lower, upper = awareness["calibrationRatioLowerBound"], awareness["calibrationRatioUpperBound"]
@@ -270,16 +269,13 @@ def _validate_continuation_and_rest(config: Mapping[str, Any]) -> None:
         seen.add(profile)
     _require(not (continuation["enabled"] and not continuation["allowProviderStorage"]),
              "nativeContinuation.allowProviderStorage must be true when native continuation is enabled")
-    _require(_int_between(continuation["maxStateAgeMs"], 10000, 86400000),
-             "nativeContinuation.maxStateAgeMs must be an integer between 10000 and 86400000")
-    _require(_int_between(config["quality"]["maxSamples"], 1, 100000),
-             "quality.maxSamples must be an integer between 1 and 100000")
+    _require_between(config, "nativeContinuation.maxStateAgeMs", 10000, 86400000)
+    _require_between(config, "quality.maxSamples", 1, 100000)
     ranking = config["ranking"]
     _require(ranking["mode"] in ("off", "shadow", "active"), "ranking.mode must be off, shadow, or active")
     _require(bool(trim(ranking["modelPath"])), "ranking.modelPath must not be empty")
+    _require_between(config, "ranking.minimumTrainingSamples", 2, 100000, safe=True)
     minimum = ranking["minimumTrainingSamples"]
-    _require(_int_between(minimum, 2, 100000, safe=True),
-             "ranking.minimumTrainingSamples must be an integer between 2 and 100000")
     _require(_int_between(ranking["maxTrainingSamples"], minimum, 1000000, safe=True),
              "ranking.maxTrainingSamples must be an integer between minimumTrainingSamples and 1000000")
     _require(math.isfinite(ranking["maxLatencyMs"]) and 0 < ranking["maxLatencyMs"] <= 1000,
@@ -288,12 +284,11 @@ def _validate_continuation_and_rest(config: Mapping[str, Any]) -> None:
     storage = config["storage"]
     _require(storage["scope"] in ("agent", "project"), "storage.scope must be agent or project")
     _require(bool(trim(storage["databasePath"])), "storage.databasePath must not be empty")
+    _require_between(config, "storage.busyTimeoutMs", 1, 60000, safe=True)
     busy = storage["busyTimeoutMs"]
-    _require(_int_between(busy, 1, 60000, safe=True), "storage.busyTimeoutMs must be an integer between 1 and 60000")
     _require(_int_between(storage["writeRetryTimeoutMs"], busy, 300000, safe=True),
              "storage.writeRetryTimeoutMs must be an integer between busyTimeoutMs and 300000")
-    _require(_int_between(storage["projectIndexLeaseMs"], 10000, 3600000, safe=True),
-             "storage.projectIndexLeaseMs must be an integer between 10000 and 3600000")
+    _require_between(config, "storage.projectIndexLeaseMs", 10000, 3600000, safe=True)
 
 
 _VALIDATORS: Final[tuple[Callable[[Mapping[str, Any]], None], ...]] = (

@@ -70,6 +70,11 @@ class HistoryService(HistoryState):
     def status(self) -> StatusResult | Unavailable:
         return self._guard(lambda: run_status(self), check_abort=False)
 
+    def call(self, tool: str, arguments: Mapping[str, Any]) -> HistoryResult:
+        """The tool ``recall``, ``read`` or ``status`` (which takes no arguments) by its name, as
+        the interactive host's ``/tool`` and the adapter's ``history.*`` call it."""
+        return {"recall": self.recall, "read": self.read, "status": lambda _: self.status()}[tool](arguments)
+
     def _enabled(self) -> bool:
         return bool(self.host.config.get("enabled")) and bool(self.history_config.get("enabled"))
 

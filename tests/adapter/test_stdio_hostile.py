@@ -250,3 +250,21 @@ def test_a_real_host_skips_a_50_mb_line_without_holding_it(tmp_path: Path) -> No
     assert got[0]["error"]["code"] == "request-too-large" and got[1] == GOOD_ANSWER
     assert b"Traceback" not in (process.stderr.read() if process.stderr else b"")
     assert grown_mib < 40, f"the host grew by {grown_mib:.0f} MiB reading a 50 MB line"
+
+
+def test_the_in_process_start_is_the_hello_a_real_host_sends(tmp_path: Path) -> None:
+    from conformance.stdio import handshake_info
+
+    answers, _ = real_host((START + "\n").encode(), cwd=tmp_path)
+    assert handshake_info(answers[0]["ok"]) == ReferenceAdapter().start()
+
+
+def test_session_records_say_each_record_in_the_schema_order() -> None:
+    from testkit.paths import REPO_ROOT
+
+    path = str(REPO_ROOT / "fixtures" / "valid" / "linear.jsonl")
+    records = ReferenceAdapter().request("session.records", {"path": path})["records"]
+    assert list(records[0]) == ["line", "start", "end", "sha256", "kind", "terminated", "crlf", "id", "type"]
+    assert list(records[1]) == list(records[0])
+    assert records[0]["kind"] == "header" and type(records[0]["kind"]) is str
+    assert [record["line"] for record in records] == list(range(1, len(records) + 1))

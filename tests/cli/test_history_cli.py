@@ -105,6 +105,8 @@ def test_index_reports_rebuild_then_append(project: tuple[Path, Path, dict[str, 
     first = run(["history", "index", "--session", str(session), "--json"], cwd, env)
     state = json.loads(first.stdout)
     assert schemas.errors(state, "history/index-state.schema.json") == []
+    schema = json.loads((REPO_ROOT / "schemas" / "history" / "index-state.schema.json").read_text(encoding="utf-8"))
+    assert list(state) == list(schema["properties"])  # every field, in the schema's order
     assert (state["rebuilt"], state["rebuildReason"], state["indexedEntries"]) == (True, "initial-index", 2)
     with session.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"type": "message", "id": "a3", "parentId": "a2", "timestamp": "2026-01-01T00:00:03.000Z",

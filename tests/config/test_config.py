@@ -32,9 +32,10 @@ from reference.config.commands import (
 from reference.config.defaults import SCHEMA_ID, default_config
 from reference.config.dotted_paths import get_path
 from reference.config.edits import set_value, unset_value
-from reference.config.layering import ConfigTargets, LoadedConfig, load_config
+from reference.config.layering import LoadedConfig, load_config
 from reference.config.show import render_show
 from reference.config.validation import validate_config
+from reference.pi.host.facts import HostFacts
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify_pretty
 from reference.primitives.jsvalues import is_safe_integer, typeof
@@ -48,8 +49,11 @@ class Layout:
     global_path: Path
     project_path: Path
 
-    def targets(self, trusted: bool = True) -> ConfigTargets:
-        return ConfigTargets(str(self.global_path), str(self.project_path), trusted)
+    def host(self, trusted: bool = True) -> HostFacts:
+        """Host facts whose two configuration files are this layout's (the rest is not read)."""
+        return HostFacts(agent_dir=str(self.global_path.parent), sessions_root="", session_dir="",
+                         session_dir_source="", project_trusted=trusted, trust_source="", config_dir_name=".pi",
+                         global_config_path=str(self.global_path), project_config_path=str(self.project_path))
 
     def load(self, trusted: bool = True) -> LoadedConfig:
         return load_config(global_path=str(self.global_path), project_path=str(self.project_path),
@@ -421,9 +425,9 @@ def test_project_file_is_validated_on_top_of_the_global_layer(layout: Layout) ->
 
 def test_a_loaded_configuration_does_not_follow_later_edits(layout: Layout) -> None:
     loaded = layout.load()
-    set_value("historyTools.maxResults", "3", global_target=True, targets=layout.targets())
+    set_value("historyTools.maxResults", "3", global_target=True, host=layout.host())
     assert loaded.config["historyTools"]["maxResults"] == 6
-    shown = run_config_command("show", loaded=loaded, targets=layout.targets())
+    shown = run_config_command("show", loaded=loaded, host=layout.host())
     assert "historyTools.maxResults" in shown and " 3 " not in shown.split("historyTools.maxResults")[1].splitlines()[0]
     assert layout.load().config["historyTools"]["maxResults"] == 3  # the next start sees it
 
@@ -479,7 +483,7 @@ def test_show_shortens_long_values(layout: Layout, providers: list[str], cell: s
 
 
 def test_set_writes_the_project_file_as_pretty_json(layout: Layout) -> None:
-    change = set_value("historyTools.maxResults", "8", global_target=False, targets=layout.targets())
+    change = set_value("historyTools.maxResults", "8", global_target=False, host=layout.host())
     assert layout.project_path.read_bytes() == b'{\n  "historyTools": {\n    "maxResults": 8\n  }\n}\n'
     assert change.file == str(layout.project_path) and change.scope == "project"
     assert change.message.splitlines()[0] == (
@@ -490,14 +494,14 @@ def test_set_writes_the_project_file_as_pretty_json(layout: Layout) -> None:
 
 def test_set_requires_a_trusted_project_and_suggests_global(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        set_value("historyTools.maxResults", "8", global_target=False, targets=layout.targets(trusted=False))
+        set_value("historyTools.maxResults", "8", global_target=False, host=layout.host(trusted=False))
     assert caught.value.code == "config-project-untrusted"
     assert "--global" in caught.value.message
     assert not layout.project_path.parent.exists()
 
 
 def test_set_global_writes_the_agent_file(layout: Layout) -> None:
-    change = set_value("sessionRebase.enabled", "false", global_target=True, targets=layout.targets(False))
+    change = set_value("sessionRebase.enabled", "false", global_target=True, host=layout.host(False))
     assert json.loads(layout.global_path.read_text()) == {"sessionRebase": {"enabled": False}}
     assert change.scope == "global"
     assert layout.load().config["sessionRebase"]["enabled"] is False
@@ -505,7 +509,7 @@ def test_set_global_writes_the_agent_file(layout: Layout) -> None:
 
 def test_set_keeps_other_keys_and_replaces_a_non_object_parent(layout: Layout) -> None:
     write(layout.global_path, {"zeta": 1, "historyTools": 5, "privacy": {"enabled": True}})
-    change = set_value("historyTools.enabled", "FALSE", global_target=True, targets=layout.targets())
+    change = set_value("historyTools.enabled", "FALSE", global_target=True, host=layout.host())
     assert json.loads(layout.global_path.read_text()) == {
         "zeta": 1, "historyTools": {"enabled": False}, "privacy": {"enabled": True}}
     assert list(json.loads(layout.global_path.read_text())) == ["zeta", "historyTools", "privacy"]
@@ -515,7 +519,7 @@ def test_set_keeps_other_keys_and_replaces_a_non_object_parent(layout: Layout) -
 
 def test_set_writes_numbers_as_javascript(layout: Layout) -> None:
     write(layout.global_path, '{"context": {"targetFillRatio": 0.70, "recentTailTokens": 6.4e4}, "x": 1e21}')
-    set_value("retrieval.fts", "false", global_target=True, targets=layout.targets())
+    set_value("retrieval.fts", "false", global_target=True, host=layout.host())
     text = layout.global_path.read_text()
     assert '"targetFillRatio": 0.7,' in text and '"recentTailTokens": 64000' in text and '"x": 1e+21' in text
 
@@ -534,7 +538,7 @@ def test_set_writes_numbers_as_javascript(layout: Layout) -> None:
     ],
 )
 def test_set_parses_values_by_kind(layout: Layout, path: str, raw: str, expected: Any) -> None:
-    set_value(path, raw, global_target=True, targets=layout.targets())
+    set_value(path, raw, global_target=True, host=layout.host())
     assert get_path(layout.load().config, path) == expected
 
 
@@ -563,14 +567,14 @@ def test_set_parses_values_by_kind(layout: Layout, path: str, raw: str, expected
 )
 def test_set_rejects_values_that_do_not_parse(layout: Layout, path: str, raw: str, message: str) -> None:
     with pytest.raises(ContractViolation) as caught:
-        set_value(path, raw, global_target=True, targets=layout.targets())
+        set_value(path, raw, global_target=True, host=layout.host())
     assert (caught.value.code, caught.value.message) == ("config-invalid-value", message)
     assert not layout.global_path.exists()
 
 
 def test_set_unknown_path_points_to_the_list(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        set_value("historyTools.maxResult", "1", global_target=True, targets=layout.targets())
+        set_value("historyTools.maxResult", "1", global_target=True, host=layout.host())
     assert caught.value.code == "config-unknown-path"
     assert caught.value.message == "Unknown configuration key: historyTools.maxResult. See /context config for the full list."
 
@@ -579,7 +583,7 @@ def test_set_unknown_path_points_to_the_list(layout: Layout) -> None:
 def test_set_refuses_a_malformed_existing_file(layout: Layout, text: str, detail: str) -> None:
     write(layout.global_path, text)
     with pytest.raises(ContractViolation) as caught:
-        set_value("historyTools.maxResults", "4", global_target=True, targets=layout.targets())
+        set_value("historyTools.maxResults", "4", global_target=True, host=layout.host())
     assert caught.value.code == "config-file-malformed"
     assert detail in caught.value.message and str(layout.global_path) in caught.value.message
     assert layout.global_path.read_text() == text
@@ -589,7 +593,7 @@ def test_set_writes_nothing_when_the_file_would_be_invalid(layout: Layout) -> No
     original = '{"historyTools": {"maxOutputTokens": 100}}'
     write(layout.global_path, original)
     with pytest.raises(ContractViolation) as caught:
-        set_value("historyTools.maxResults", "4", global_target=True, targets=layout.targets())
+        set_value("historyTools.maxResults", "4", global_target=True, host=layout.host())
     assert (caught.value.code, caught.value.message) == (
         "config-invalid", "historyTools.maxOutputTokens must be an integer between 256 and 6000")
     assert layout.global_path.read_text() == original
@@ -597,7 +601,7 @@ def test_set_writes_nothing_when_the_file_would_be_invalid(layout: Layout) -> No
 
 def test_set_out_of_range_creates_no_file(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        set_value("sessionRebase.checkpointTargetTokens", "511", global_target=False, targets=layout.targets())
+        set_value("sessionRebase.checkpointTargetTokens", "511", global_target=False, host=layout.host())
     assert caught.value.message == "sessionRebase.checkpointTargetTokens must be an integer between 512 and 24000"
     assert not layout.project_path.exists()
     assert not any(layout.root.rglob("*.tmp"))
@@ -605,7 +609,7 @@ def test_set_out_of_range_creates_no_file(layout: Layout) -> None:
 
 def test_set_preserve_source_false_is_refused(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        set_value("sessionRebase.preserveSource", "false", global_target=True, targets=layout.targets())
+        set_value("sessionRebase.preserveSource", "false", global_target=True, host=layout.host())
     assert caught.value.message == "sessionRebase requires manual mode and preserveSource=true"
 
 
@@ -614,20 +618,20 @@ def test_set_preserve_source_false_is_refused(layout: Layout) -> None:
 
 def test_unset_removes_the_key_and_prunes_empty_parents(layout: Layout) -> None:
     write(layout.global_path, {"historyTools": {"maxResults": 4}, "enabled": True})
-    change = unset_value("historyTools.maxResults", global_target=True, targets=layout.targets())
+    change = unset_value("historyTools.maxResults", global_target=True, host=layout.host())
     assert layout.global_path.read_text() == '{\n  "enabled": true\n}\n'
     assert change.message.splitlines()[0] == f"Unset historyTools.maxResults in {layout.global_path} (global configuration)."
 
 
 def test_unset_keeps_a_parent_that_still_has_keys(layout: Layout) -> None:
     write(layout.project_path, {"historyTools": {"maxResults": 4, "enabled": False}})
-    unset_value("historyTools.maxResults", global_target=False, targets=layout.targets())
+    unset_value("historyTools.maxResults", global_target=False, host=layout.host())
     assert json.loads(layout.project_path.read_text()) == {"historyTools": {"enabled": False}}
 
 
 def test_unset_of_the_last_key_leaves_an_empty_object(layout: Layout) -> None:
     write(layout.project_path, {"privacy": {"redactSecrets": False}})
-    unset_value("privacy.redactSecrets", global_target=False, targets=layout.targets())
+    unset_value("privacy.redactSecrets", global_target=False, host=layout.host())
     assert layout.project_path.read_text() == "{}\n"
 
 
@@ -636,7 +640,7 @@ def test_unset_of_a_key_that_is_not_set(layout: Layout, content: Any) -> None:
     if content is not None:
         write(layout.global_path, content)
     with pytest.raises(ContractViolation) as caught:
-        unset_value("historyTools.maxResults", global_target=True, targets=layout.targets())
+        unset_value("historyTools.maxResults", global_target=True, host=layout.host())
     assert caught.value.code == "config-not-set"
     assert caught.value.message == f"historyTools.maxResults is not set in {layout.global_path}"
 
@@ -645,14 +649,14 @@ def test_unset_writes_nothing_when_the_rest_is_invalid(layout: Layout) -> None:
     original = '{"historyTools": {"maxResults": 40, "enabled": false}}'
     write(layout.global_path, original)
     with pytest.raises(ContractViolation) as caught:
-        unset_value("historyTools.enabled", global_target=True, targets=layout.targets())
+        unset_value("historyTools.enabled", global_target=True, host=layout.host())
     assert caught.value.code == "config-invalid"
     assert layout.global_path.read_text() == original
 
 
 def test_unset_in_an_untrusted_project(layout: Layout) -> None:
     with pytest.raises(ContractViolation) as caught:
-        unset_value("historyTools.enabled", global_target=False, targets=layout.targets(trusted=False))
+        unset_value("historyTools.enabled", global_target=False, host=layout.host(trusted=False))
     assert caught.value.code == "config-project-untrusted"
 
 
@@ -660,7 +664,7 @@ def test_unset_in_an_untrusted_project(layout: Layout) -> None:
 
 
 def run_command(layout: Layout, args: str, trusted: bool = True) -> str:
-    return run_config_command(args, loaded=layout.load(trusted), targets=layout.targets(trusted))
+    return run_config_command(args, loaded=layout.load(trusted), host=layout.host(trusted))
 
 
 @pytest.mark.parametrize(

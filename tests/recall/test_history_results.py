@@ -54,3 +54,14 @@ def test_unavailable_is_one_code_and_no_content(service: HistoryService) -> None
     assert aborted == Unavailable(Code.ABORTED)
     assert aborted.as_json() == {"schema": SCHEMA, "quotedData": True, "status": "unavailable",
                                  "coverage": "unknown", "warnings": [Code.ABORTED]}
+
+
+def test_one_call_names_each_tool_as_the_host_and_adapter_dispatch_it(service: HistoryService) -> None:
+    recalled = service.call("recall", {"query": "`quokka`", "limit": 2})
+    assert isinstance(recalled, RecallResult) and len(recalled.hits) == 2
+    ref = recalled.hits[0].ref.ref
+    assert isinstance(service.call("read", {"sourceRef": ref}), ReadResult)
+    status = service.call("status", {"ignored": True})  # the status tool takes no arguments
+    assert isinstance(status, StatusResult) and status.indexed_entries == 30
+    with pytest.raises(KeyError):
+        service.call("catch_up", {})  # only the three tools: never another method by its name
