@@ -73,7 +73,9 @@ class HistoryService(HistoryState):
     def call(self, tool: str, arguments: Mapping[str, Any]) -> HistoryResult:
         """The tool ``recall``, ``read`` or ``status`` (which takes no arguments) by its name, as
         the interactive host's ``/tool`` and the adapter's ``history.*`` call it."""
-        return {"recall": self.recall, "read": self.read, "status": lambda _: self.status()}[tool](arguments)
+        tools: dict[str, Callable[[Mapping[str, Any]], HistoryResult]] = {
+            "recall": self.recall, "read": self.read, "status": lambda _: self.status()}
+        return tools[tool](arguments)
 
     def _enabled(self) -> bool:
         return bool(self.host.config.get("enabled")) and bool(self.history_config.get("enabled"))
