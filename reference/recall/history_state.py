@@ -18,10 +18,10 @@ from reference.recall.catchup_state import IndexState
 from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
 from reference.recall.index_repair import open_repaired
+from reference.recall.model_facts import provider_in_index, session_facts
 from reference.recall.progress import CatchUpListener, watching
 from reference.recall.refs import RefTable
 from reference.recall.scope import ScopeResolver
-from reference.recall.session_facts import provider_in_index, session_facts
 
 
 class RuntimeUnavailable(Exception):
