@@ -29,8 +29,8 @@ def _ignore(position: int) -> None:
 
 
 @contextmanager
-def watching(listener: CatchUpListener) -> Iterator[None]:
-    """Every catch-up inside the block reports to ``listener``."""
+def watching(listener: CatchUpListener | None) -> Iterator[None]:
+    """Every catch-up inside the block reports to ``listener`` (None: to nobody)."""
     token = _LISTENER.set(listener)
     try:
         yield
