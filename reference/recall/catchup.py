@@ -75,10 +75,6 @@ class _AppendOnlyViolation(Exception):
     """An appended record carries a stored key with another content hash: the file was rewritten."""
 
 
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 class _Scanner:
     """Turns the records of one pass into index rows, written in batches.
 
@@ -92,9 +88,12 @@ class _Scanner:
         self.conn = conn
         self.session_id = session_id
         self.appending = appending
-        self.indexed_at = _now_ms()
+        self.indexed_at = time.time_ns() // 1_000_000
         self.next_rowid = conn.execute("SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys").fetchone()[0]
-        self.session_no = session_number(conn, session_id)
+        # The session's integer number in ``entry_filters`` (migration 4); the session row exists.
+        conn.execute("INSERT OR IGNORE INTO session_numbers(session_id) VALUES (?)", (session_id,))
+        self.session_no: int = conn.execute("SELECT session_no FROM session_numbers WHERE session_id = ?",
+                                            (session_id,)).fetchone()[0]
         # Every key that could clash with ours starts with "<sessionId>:": none stored, no lookups.
         self.range_empty = conn.execute(_RANGE_HAS_ENTRY, key_range(session_id)).fetchone() is None
         if self.range_empty:
@@ -169,13 +168,8 @@ class _Scanner:
         if not self.pending:
             return
         stored = {} if self.range_empty else self._stored()
-        new_rows: list[tuple[Any, ...]] = []
-        new_keys: list[tuple[int, str]] = []
-        new_filters: list[tuple[Any, ...]] = []
-        new_fts: list[tuple[int, str]] = []
-        new_locations: list[tuple[str, int, int]] = []
-        old_rows: list[tuple[Any, ...]] = []
-        old_locations: list[tuple[str, int, int]] = []
+        new: list[tuple[int, tuple[Any, ...], tuple[str, int, int]]] = []  # (fts rowid, row, location)
+        old: list[tuple[tuple[Any, ...], tuple[str, int, int]]] = []
         facts: list[tuple[str, int, str | None]] = []
         unfacts: list[tuple[str]] = []
         for row, location, repeated, fact in self.pending:
@@ -191,29 +185,27 @@ class _Scanner:
                 self.rejected += 1  # the same line again: the later copy is the entry
             if found is None and not repeated:
                 self.next_rowid += 1
-                new_rows.append(row)
-                new_keys.append((self.next_rowid, key))
-                new_filters.append(_filter_row(self.next_rowid, self.session_no, (row[2], row[4], row[5], row[6])))
-                new_fts.append((self.next_rowid, row[8]))
-                new_locations.append(location)
+                new.append((self.next_rowid, row, location))
             else:
-                old_rows.append(row)
-                old_locations.append(location)
+                old.append((row, location))
             if fact is not None:
                 facts.append((key, *fact))
             elif not self.range_empty:
                 unfacts.append((key,))
         self.pending.clear()
         conn = self.conn
-        conn.executemany(_INSERT_ENTRY, new_rows)
-        conn.executemany("INSERT INTO entries_fts_keys(fts_rowid, entry_key) VALUES (?, ?)", new_keys)
-        conn.executemany(_INSERT_FILTER, new_filters)
-        conn.executemany("INSERT INTO entries_fts(rowid, searchable_text) VALUES (?, ?)", new_fts)
-        conn.executemany(_INSERT_LOCATION, new_locations)
-        conn.executemany(_UPSERT_ENTRY, old_rows)
-        conn.executemany(_UPSERT_LOCATION, old_locations)
+        conn.executemany(_INSERT_ENTRY, [row for _rowid, row, _location in new])
+        conn.executemany("INSERT INTO entries_fts_keys(fts_rowid, entry_key) VALUES (?, ?)",
+                         [(rowid, row[0]) for rowid, row, _location in new])
+        conn.executemany(_INSERT_FILTER, [_filter_row(rowid, self.session_no, (row[2], row[4], row[5], row[6]))
+                                          for rowid, row, _location in new])
+        conn.executemany("INSERT INTO entries_fts(rowid, searchable_text) VALUES (?, ?)",
+                         [(rowid, row[8]) for rowid, row, _location in new])
+        conn.executemany(_INSERT_LOCATION, [location for _rowid, _row, location in new])
+        conn.executemany(_UPSERT_ENTRY, [row for row, _location in old])
+        conn.executemany(_UPSERT_LOCATION, [location for _row, location in old])
         model_facts.write_facts(conn, facts, unfacts)
-        self.inserted += len(new_rows)
+        self.inserted += len(new)
 
 
 def _filter_row(fts_rowid: int, session_no: int, entry: tuple[str, str, str | None, int | None]) -> tuple[Any, ...]:
@@ -222,13 +214,6 @@ def _filter_row(fts_rowid: int, session_no: int, entry: tuple[str, str, str | No
     entry_id, entry_type, role, created_at = entry
     role_code = None if role is None else ROLE_CODES.get(role, 0)
     return fts_rowid, session_no, TYPE_CODES.get(entry_type, 0), role_code, created_at, entry_id
-
-
-def session_number(conn: sqlite3.Connection, session_id: str) -> int:
-    """The session's integer number in ``entry_filters`` (migration 4); the session row must exist."""
-    conn.execute("INSERT OR IGNORE INTO session_numbers(session_id) VALUES (?)", (session_id,))
-    number: int = conn.execute("SELECT session_no FROM session_numbers WHERE session_id = ?", (session_id,)).fetchone()[0]
-    return number
 
 
 def _read(conn: sqlite3.Connection, source: OpenSession, base: int, *, appending: bool) -> tuple[_Scanner, int, tuple[int, int] | None]:
