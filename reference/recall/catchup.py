@@ -98,7 +98,7 @@ class _Scanner:
         self.range_empty = conn.execute(_RANGE_HAS_ENTRY, key_range(session_id)).fetchone() is None
         if self.range_empty:
             model_facts.clear_facts(conn, session_id)  # facts of rows another writer deleted
-        self.counts = model_facts.SealCounts()  # the last entry and the counts of the model facts' seal
+        self.counts = model_facts.Seal()  # the last entry and the counts of the model facts' seal
         self.keys: set[str] = set()  # keys this pass wrote
         self.hours: dict[str, float | int] = {}  # "YYYY-MM-DDTHH" -> ms at its start (or NaN)
         self.pending: list[tuple[tuple[Any, ...], tuple[str, int, int], bool, tuple[int, str | None] | None]] = []

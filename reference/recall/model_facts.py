@@ -149,13 +149,15 @@ def model_fact(entry: dict[str, Any]) -> tuple[int, str | None] | None:
 
 
 @dataclass
-class SealCounts:
-    """What one pass saw: the last entry in file order and the counts the walk cannot decide.
-    The counts are conservative (a shadowed repeat counts too: the seal then refuses)."""
+class Seal:
+    """What one pass saw (:meth:`see`), or what the seal of a state row says: the last entry in
+    file order and the counts the walk cannot decide.  The counts are conservative (a shadowed
+    repeat counts too: the seal then refuses)."""
 
     last_entry_id: str | None = None
     unbuildable: int = 0
     uncertain: int = 0
+    mark: tuple[Any, ...] = ()  # loaded: the state row the facts are complete for
 
     def see(self, entry: dict[str, Any], slow: bool) -> tuple[int, str | None] | None:
         """Count one accepted entry (``slow``: decoded by the JavaScript-faithful parser); its fact."""
@@ -168,6 +170,14 @@ class SealCounts:
             self.unbuildable += 1
         self.last_entry_id = storable(entry_id) if slow else entry_id  # as the row stores it
         return fact
+
+    def default_leaf(self) -> tuple[str | None] | None:
+        """``(Pi's default leaf,)``: the last entry in file order, None without entries; None when
+        the seal does not prove it (a skipped line: the rows may then differ)."""
+        entries, malformed = self.mark[5], self.mark[6]
+        if malformed != 0 or (self.last_entry_id is None and entries != 0):
+            return None
+        return (self.last_entry_id,)
 
 
 def write_facts(conn: sqlite3.Connection, facts: list[tuple[str, int, str | None]], unfacts: list[tuple[str]]) -> None:
@@ -182,22 +192,6 @@ def clear_facts(conn: sqlite3.Connection, session_id: str) -> None:
     conn.execute(_DELETE_SESSION_FACTS, key_range(session_id))
 
 
-@dataclass(frozen=True)
-class Seal:
-    mark: tuple[Any, ...]  # the state row the facts are complete for
-    last_entry_id: str | None
-    unbuildable: int
-    uncertain: int
-
-    def default_leaf(self) -> tuple[str | None] | None:
-        """``(Pi's default leaf,)``: the last entry in file order, None without entries; None when
-        the seal does not prove it (a skipped line: the rows may then differ)."""
-        entries, malformed = self.mark[5], self.mark[6]
-        if malformed != 0 or (self.last_entry_id is None and entries != 0):
-            return None
-        return (self.last_entry_id,)
-
-
 def load_seal(conn: sqlite3.Connection, session_id: str) -> Seal | None:
     """The session's seal when it matches its state row now, else None."""
     row = conn.execute(_SELECT_SEAL, (session_id,)).fetchone()
@@ -206,20 +200,20 @@ def load_seal(conn: sqlite3.Connection, session_id: str) -> Seal | None:
     mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
     if mark is None or tuple(mark) != tuple(row[:7]):
         return None
-    return Seal(tuple(mark), row[7], row[8], row[9])
+    return Seal(row[7], row[8], row[9], tuple(mark))
 
 
-def write_seal(conn: sqlite3.Connection, session_id: str, counts: SealCounts) -> None:
+def write_seal(conn: sqlite3.Connection, session_id: str, counts: Seal) -> None:
     """Seal the session's facts for the state row just written."""
     mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
     conn.execute(_UPSERT_SEAL, (session_id, *mark, counts.last_entry_id, counts.unbuildable, counts.uncertain))
 
 
-def extend_seal(conn: sqlite3.Connection, session_id: str, previous: Seal | None, appended: SealCounts) -> bool:
+def extend_seal(conn: sqlite3.Connection, session_id: str, previous: Seal | None, appended: Seal) -> bool:
     """Seal after an append when the facts were sealed before it; whether it could."""
     if previous is None:
         return False
-    write_seal(conn, session_id, SealCounts(
+    write_seal(conn, session_id, Seal(
         appended.last_entry_id if appended.last_entry_id is not None else previous.last_entry_id,
         previous.unbuildable + appended.unbuildable, previous.uncertain + appended.uncertain,
     ))
@@ -234,7 +228,7 @@ def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
                     key_range(session_id)).fetchone():
         return  # another session's keys share our key range (ids with ":"): no facts, no seal
     clear_facts(conn, session_id)
-    counts = SealCounts()
+    counts = Seal()
     facts: list[tuple[str, int, str | None]] = []
 
     def add(line: EntryLine) -> None:
