@@ -9,6 +9,7 @@ in one transaction, so a crash leaves either the old projection or the new one.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -66,8 +67,8 @@ _INSERT_FILTER: Final = upsert_sql("entry_filters", ("fts_rowid", "session_no", 
 _LOCATION_COLUMNS: Final = ("entry_key", "start_offset", "end_offset")
 _INSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, update=False)
 _UPSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, changed=_LOCATION_COLUMNS[1:])
-_SELECT_STORED: Final = "SELECT entry_key, session_id, content_hash FROM entries WHERE entry_key IN ({})"
-_LOOKUP_KEYS: Final = 500  # bound parameters per lookup, below every SQLite's default limit
+_SELECT_STORED: Final = ("SELECT entry_key, session_id, content_hash FROM entries"
+                         " WHERE entry_key IN (SELECT value FROM json_each(?))")
 _RANGE_HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE entry_key >= ? AND entry_key < ? LIMIT 1"
 
 
@@ -156,13 +157,8 @@ class _Scanner:
     def _stored(self) -> dict[str, tuple[str, str]]:
         """``key -> (session_id, content_hash)`` of the pending keys the index already holds."""
         keys = [row[0] for row, _location, repeated, _fact in self.pending if not repeated]
-        stored: dict[str, tuple[str, str]] = {}
-        for first in range(0, len(keys), _LOOKUP_KEYS):
-            chunk = keys[first : first + _LOOKUP_KEYS]
-            query = _SELECT_STORED.format(", ".join("?" * len(chunk)))
-            for key, session_id, content_hash in self.conn.execute(query, chunk):
-                stored[key] = (session_id, content_hash)
-        return stored
+        rows = self.conn.execute(_SELECT_STORED, (json.dumps(keys, ensure_ascii=False),))
+        return {key: (session_id, content_hash) for key, session_id, content_hash in rows}
 
     def flush(self) -> None:
         if not self.pending:
