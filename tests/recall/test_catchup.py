@@ -891,3 +891,19 @@ def test_the_catch_up_reads_what_the_exact_reader_reads(lines: list[bytes], torn
         assert state.checkpoint_offset == (read.checkpoint[1] if read.checkpoint else 0)
         assert fts_consistent(index)
         index.close()
+
+
+@pytest.mark.parametrize("blank_lines", [0, 1], ids=["same-offset", "moved"])
+def test_a_rebuild_refuses_a_header_that_changed_after_it_was_read(tmp_path: Path, blank_lines: int) -> None:
+    """The header a rebuild checked first must be the session line it meets in the range
+    (same bytes at the same offset), else ``session-changed``."""
+    read_first = write(tmp_path / "first.jsonl", header(), user("a1", "one"))
+    now = write(tmp_path / "now.jsonl", header(cwd="/elsewhere"), user("a1", "one"))  # other bytes
+    if blank_lines:
+        now.write_bytes(b"\n" + read_first.read_bytes())  # the same bytes, one byte later
+    with open(read_first, "rb") as first, open(now, "rb") as raw:
+        checked = catchup_source.read_header(first, str(read_first))
+        source = catchup_source.OpenSession(raw, str(now), os.fstat(raw.fileno()), checked)
+        with pytest.raises(ContractViolation) as refused:
+            catchup_source.read_range(source, 0, lambda entry: None, rebuild=True)
+    assert refused.value.code == "session-changed"
