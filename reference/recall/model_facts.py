@@ -1,27 +1,24 @@
 """The session facts a host needs: the header id and the model provider at the leaf, Pi's
-(one function, :func:`session_facts`).  From the index and bounded reads of the file when the
-index provably describes the file (issue 13), else by parsing the whole session.
+(one function, :func:`session_facts`), from the index and bounded reads of the file when the
+index provably describes the file (issue 13, docs/index.md), else by parsing the whole session.
 
-The index is used only when the projection provably describes the file as it is now: the header line (read
-within the header scan limit) hashes to the indexed header, the size, mtime and change stamp
-are the state's, the checkpoint hash (at most 64 KiB) matches, the state covers the whole file
-with no line skipped (so the index's rows are exactly Pi's entries, a repeated id included), and
-the model facts' seal (below) matches the state with nothing the
-walk cannot decide.  Anything else parses the file.  A tool call that has just caught the
-index up on its own connection asks :func:`provider_in_index` there: the catch-up has proved the
-cursor, so neither the file nor the index is opened again.
+The index is used only when the projection provably describes the file as it is now: the header
+line (read within the header scan limit) hashes to the indexed header, the size, mtime and change
+stamp are the state's, the checkpoint hash (at most 64 KiB) matches, the state covers the whole
+file with no line skipped (so the index's rows are exactly Pi's entries, a repeated id included),
+and the model facts' seal matches the state with nothing the walk cannot decide.  Anything else
+parses the file.  A tool call that has just caught the index up on its own connection asks
+:func:`provider_in_index` there: the catch-up has proved the cursor, so neither the file nor the
+index is opened again.
 
-The model facts: each entry's own model fact and a per-session seal, so that a warm one-shot learns the model
-provider at the leaf from the index instead of parsing the whole session (issue 13).
-
-Pi's rule (``reference.pi.exact.context.context_settings``): over the path root -> leaf the last
-``model_change`` (its ``provider``) or assistant ``message`` (its ``message.provider``) wins, and a
-``message`` entry without a message makes the context unbuildable.  So the catch-up stores, per
-entry with such a fact, ``(fact, provider)`` in ``recall_rebase_model_facts``; walking up from
-the leaf, the first entry with a fact decides.  The seal (``recall_rebase_session_seals``) says
-for which state of the session the facts are complete, and counts what the walk cannot decide
-(unbuildable entries, ids or providers SQLite cannot store as they are): the reader trusts the
-facts only when the seal matches the state row and those counts are 0.
+The model facts.  Pi's rule (``reference.pi.exact.context.context_settings``): over the path
+root -> leaf the last ``model_change`` (its ``provider``) or assistant ``message`` (its
+``message.provider``) wins, and a ``message`` entry without a message makes the context
+unbuildable.  So the catch-up stores, per entry with such a fact, ``(fact, provider)`` in
+``recall_rebase_model_facts``; walking up from the leaf, the first entry with a fact decides.  The
+seal (``recall_rebase_session_seals``) says for which state of the session the facts are
+complete, and counts what the walk cannot decide (unbuildable entries, ids or providers SQLite
+cannot store as they are).
 
 Both tables live outside the migration ledger, like ``recall_rebase_file_stamps``: a migration
 the TypeScript implementation does not know would make it refuse the index
