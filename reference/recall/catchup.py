@@ -28,11 +28,9 @@ from reference.recall.catchup_source import EntryLine, OpenSession, check_scope,
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
     IndexState,
-    StoredState,
-    from_state,
+    index_state,
     keep_first_stamp,
     key_range,
-    load_state,
     new_checkpoint,
     rebuild_reason,
     upsert_sql,
@@ -242,12 +240,12 @@ def _rebuild(conn: sqlite3.Connection, source: OpenSession, reason: str) -> Inde
         missing = conn.execute(_FILTERS_MISSING, (session_id,)).fetchall()
         conn.executemany(_INSERT_FILTER, [_filter_row(row[0], scanner.session_no, row[1:]) for row in missing])
     checkpoint: tuple[int, int | None, str | None] = new_checkpoint(source.raw, span) if span else (0, None, None)
-    write_state(conn, source, checkpoint, len(scanner.keys), malformed)
+    state = write_state(conn, source, checkpoint, len(scanner.keys), malformed, rebuilt=True, rebuild_reason=reason)
     model_facts.write_seal(conn, session_id, scanner.counts)
-    return _answer(source, len(scanner.keys), malformed, checkpoint[0], rebuilt=True, rebuild_reason=reason)
+    return state
 
 
-def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
+def _append(conn: sqlite3.Connection, source: OpenSession, state: IndexState,
             seal: model_facts.Seal | None) -> IndexState:
     """Index the records after the checkpoint.  The model facts' seal grows with it, or (none
     before) the facts are backfilled."""
@@ -256,23 +254,17 @@ def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
         new_checkpoint(source.raw, span) if span
         else (state.checkpoint_offset, state.checkpoint_hash_start, state.checkpoint_hash)
     )
-    indexed = state.indexed_entries + scanner.inserted
-    malformed = state.malformed_lines + skipped
-    write_state(conn, source, checkpoint, indexed, malformed)
+    appended = write_state(conn, source, checkpoint, state.indexed_entries + scanner.inserted,
+                           state.malformed_lines + skipped, appended=scanner.inserted)
     if not model_facts.extend_seal(conn, source.header.session_id, seal, scanner.counts):
         model_facts.backfill(conn, source)
-    return _answer(source, indexed, malformed, checkpoint[0], appended=scanner.inserted)
-
-
-def _answer(source: OpenSession, indexed: int, malformed: int, offset: int, **done: Any) -> IndexState:
-    size = source.info.st_size
-    return IndexState(source.header.session_id, source.path, indexed, malformed, offset, size, offset < size, **done)
+    return appended
 
 
 def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexState:
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
     sid, info = source.header.session_id, source.info
-    state = load_state(conn, sid)
+    state = index_state(conn, sid)
     seal = model_facts.load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
     reason = rebuild_reason(conn, source, state, force=force, sealed=seal is not None)
     if reason is None:
@@ -281,7 +273,7 @@ def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexSt
             keep_first_stamp(conn, sid, info)
             if seal is None:  # an index from before the facts, or written by another implementation
                 model_facts.backfill(conn, source)
-            return from_state(sid, state)
+            return state
         conn.execute("SAVEPOINT catch_up_append")
         try:
             appended = _append(conn, source, state, seal)

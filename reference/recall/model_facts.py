@@ -44,14 +44,7 @@ from reference.pi.session_inspect import inspect_report
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
 from reference.recall.catchup_source import EntryLine, OpenSession, read_header, read_range
-from reference.recall.catchup_state import (
-    IndexState,
-    from_state,
-    key_range,
-    load_state,
-    rebuild_reason,
-    stored_stamp,
-)
+from reference.recall.catchup_state import IndexState, index_state, key_range, rebuild_reason, stored_stamp
 from reference.recall.index_claim import IndexClaim, IndexNotOurs, claim_index
 from reference.recall.sqlite_text import storable
 
@@ -290,12 +283,12 @@ def indexed_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tup
             uri = Path(os.path.abspath(index_path)).as_uri() + "?mode=rw"
             with contextlib.closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as conn:
                 conn.execute("BEGIN")  # one snapshot for the state, the seal and the walk
-                state = load_state(conn, session_id)
+                state = index_state(conn, session_id)
                 if (state is None or (state.file_size, state.file_mtime_ns) != (info.st_size, info.st_mtime_ns)
                         or stored_stamp(conn, session_id) is None
                         or rebuild_reason(conn, source, state, sealed=True) is not None):
                     return None
-                proved, provider = provider_in_index(conn, from_state(session_id, state), leaf)
+                proved, provider = provider_in_index(conn, state, leaf)
                 return (session_id, provider) if proved else None
     except (OSError, ValueError, sqlite3.Error, ContractViolation):
         return None
