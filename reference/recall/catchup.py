@@ -241,7 +241,7 @@ def _rebuild(conn: sqlite3.Connection, source: OpenSession, reason: str) -> Inde
         conn.executemany(_INSERT_FILTER, [_filter_row(row[0], scanner.session_no, row[1:]) for row in missing])
     checkpoint: tuple[int, int | None, str | None] = new_checkpoint(source.raw, span) if span else (0, None, None)
     state = write_state(conn, source, checkpoint, len(scanner.keys), malformed, rebuilt=True, rebuild_reason=reason)
-    model_facts.write_seal(conn, session_id, scanner.counts)
+    model_facts.write_seal(conn, state, scanner.counts)
     return state
 
 
@@ -256,8 +256,7 @@ def _append(conn: sqlite3.Connection, source: OpenSession, state: IndexState,
     )
     appended = write_state(conn, source, checkpoint, state.indexed_entries + scanner.inserted,
                            state.malformed_lines + skipped, appended=scanner.inserted)
-    if not model_facts.extend_seal(conn, source.header.session_id, seal, scanner.counts):
-        model_facts.backfill(conn, source)
+    model_facts.extend_seal(conn, source, appended, seal, scanner.counts)
     return appended
 
 
@@ -272,7 +271,7 @@ def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexSt
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
             keep_first_stamp(conn, sid, info)
             if seal is None:  # an index from before the facts, or written by another implementation
-                model_facts.backfill(conn, source)
+                model_facts.backfill(conn, source, state)
             return state
         conn.execute("SAVEPOINT catch_up_append")
         try:

@@ -104,10 +104,6 @@ _SEAL_COLUMNS: Final = ("header_hash, file_size, file_mtime_ns, checkpoint_offse
                         "malformed_lines, last_entry_id, unbuildable, uncertain")
 _SELECT_SEAL: Final = f"SELECT {_SEAL_COLUMNS} FROM recall_rebase_session_seals WHERE session_id = ?"
 _UPSERT_SEAL: Final = f"INSERT OR REPLACE INTO recall_rebase_session_seals(session_id, {_SEAL_COLUMNS}) VALUES ({', '.join('?' * 11)})"
-_SELECT_MARK: Final = """
-SELECT header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash, indexed_entries, malformed_lines
-FROM session_index_state WHERE session_id = ?
-"""
 _BATCH: Final = 2048
 
 
@@ -182,37 +178,41 @@ def clear_facts(conn: sqlite3.Connection, session_id: str) -> None:
     conn.execute(_DELETE_SESSION_FACTS, key_range(session_id))
 
 
+def _mark(state: IndexState) -> tuple[Any, ...]:
+    """The columns of the state row a seal is written for."""
+    return (state.header_hash, state.file_size, state.file_mtime_ns, state.checkpoint_offset, state.checkpoint_hash,
+            state.indexed_entries, state.malformed_lines)
+
+
 def load_seal(conn: sqlite3.Connection, session_id: str) -> Seal | None:
     """The session's seal when it matches its state row now, else None."""
     row = conn.execute(_SELECT_SEAL, (session_id,)).fetchone()
-    if row is None:
+    state = None if row is None else index_state(conn, session_id)
+    if state is None or _mark(state) != tuple(row[:7]):
         return None
-    mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
-    if mark is None or tuple(mark) != tuple(row[:7]):
-        return None
-    return Seal(row[7], row[8], row[9], tuple(mark))
+    return Seal(row[7], row[8], row[9], _mark(state))
 
 
-def write_seal(conn: sqlite3.Connection, session_id: str, counts: Seal) -> None:
-    """Seal the session's facts for the state row just written."""
-    mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
-    conn.execute(_UPSERT_SEAL, (session_id, *mark, counts.last_entry_id, counts.unbuildable, counts.uncertain))
+def write_seal(conn: sqlite3.Connection, state: IndexState, counts: Seal) -> None:
+    """Seal the session's facts for the state row just written (``state``)."""
+    conn.execute(_UPSERT_SEAL, (state.session_id, *_mark(state), counts.last_entry_id, counts.unbuildable,
+                                counts.uncertain))
 
 
-def extend_seal(conn: sqlite3.Connection, session_id: str, previous: Seal | None, appended: Seal) -> bool:
-    """Seal after an append when the facts were sealed before it; whether it could."""
+def extend_seal(conn: sqlite3.Connection, source: OpenSession, state: IndexState, previous: Seal | None,
+                appended: Seal) -> None:
+    """Seal after an append (``state``) when the facts were sealed before it, else :func:`backfill`."""
     if previous is None:
-        return False
-    write_seal(conn, session_id, Seal(
+        return backfill(conn, source, state)
+    write_seal(conn, state, Seal(
         appended.last_entry_id if appended.last_entry_id is not None else previous.last_entry_id,
         previous.unbuildable + appended.unbuildable, previous.uncertain + appended.uncertain,
     ))
-    return True
 
 
-def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
+def backfill(conn: sqlite3.Connection, source: OpenSession, state: IndexState) -> None:
     """Write the session's facts and seal from one facts-only read of the file (the caller
-    holds the write transaction, after the state row was brought up to date)."""
+    holds the write transaction, after the state row was brought up to date: ``state``)."""
     session_id = source.header.session_id
     if conn.execute("SELECT 1 FROM sessions WHERE session_id >= ? AND session_id < ? LIMIT 1",
                     key_range(session_id)).fetchone():
@@ -233,7 +233,7 @@ def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
 
     read_range(source, 0, add, rebuild=True)
     write_facts(conn, facts, [])
-    write_seal(conn, session_id, counts)
+    write_seal(conn, state, counts)
 
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
