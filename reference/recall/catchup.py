@@ -9,6 +9,7 @@ in one transaction, so a crash leaves either the old projection or the new one.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -27,11 +28,9 @@ from reference.recall.catchup_source import EntryLine, OpenSession, check_scope,
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
     IndexState,
-    StoredState,
-    from_state,
+    index_state,
     keep_first_stamp,
     key_range,
-    load_state,
     new_checkpoint,
     rebuild_reason,
     upsert_sql,
@@ -66,17 +65,13 @@ _INSERT_FILTER: Final = upsert_sql("entry_filters", ("fts_rowid", "session_no", 
 _LOCATION_COLUMNS: Final = ("entry_key", "start_offset", "end_offset")
 _INSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, update=False)
 _UPSERT_LOCATION: Final = upsert_sql("entry_source_locations", _LOCATION_COLUMNS, changed=_LOCATION_COLUMNS[1:])
-_SELECT_STORED: Final = "SELECT entry_key, session_id, content_hash FROM entries WHERE entry_key IN ({})"
-_LOOKUP_KEYS: Final = 500  # bound parameters per lookup, below every SQLite's default limit
+_SELECT_STORED: Final = ("SELECT entry_key, session_id, content_hash FROM entries"
+                         " WHERE entry_key IN (SELECT value FROM json_each(?))")
 _RANGE_HAS_ENTRY: Final = "SELECT 1 FROM entries WHERE entry_key >= ? AND entry_key < ? LIMIT 1"
 
 
 class _AppendOnlyViolation(Exception):
     """An appended record carries a stored key with another content hash: the file was rewritten."""
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class _Scanner:
@@ -92,14 +87,17 @@ class _Scanner:
         self.conn = conn
         self.session_id = session_id
         self.appending = appending
-        self.indexed_at = _now_ms()
+        self.indexed_at = time.time_ns() // 1_000_000
         self.next_rowid = conn.execute("SELECT coalesce(max(fts_rowid), 0) FROM entries_fts_keys").fetchone()[0]
-        self.session_no = session_number(conn, session_id)
+        # The session's integer number in ``entry_filters`` (migration 4); the session row exists.
+        conn.execute("INSERT OR IGNORE INTO session_numbers(session_id) VALUES (?)", (session_id,))
+        self.session_no: int = conn.execute("SELECT session_no FROM session_numbers WHERE session_id = ?",
+                                            (session_id,)).fetchone()[0]
         # Every key that could clash with ours starts with "<sessionId>:": none stored, no lookups.
         self.range_empty = conn.execute(_RANGE_HAS_ENTRY, key_range(session_id)).fetchone() is None
         if self.range_empty:
             model_facts.clear_facts(conn, session_id)  # facts of rows another writer deleted
-        self.counts = model_facts.SealCounts()  # the last entry and the counts of the model facts' seal
+        self.counts = model_facts.Seal()  # the last entry and the counts of the model facts' seal
         self.keys: set[str] = set()  # keys this pass wrote
         self.hours: dict[str, float | int] = {}  # "YYYY-MM-DDTHH" -> ms at its start (or NaN)
         self.pending: list[tuple[tuple[Any, ...], tuple[str, int, int], bool, tuple[int, str | None] | None]] = []
@@ -157,25 +155,15 @@ class _Scanner:
     def _stored(self) -> dict[str, tuple[str, str]]:
         """``key -> (session_id, content_hash)`` of the pending keys the index already holds."""
         keys = [row[0] for row, _location, repeated, _fact in self.pending if not repeated]
-        stored: dict[str, tuple[str, str]] = {}
-        for first in range(0, len(keys), _LOOKUP_KEYS):
-            chunk = keys[first : first + _LOOKUP_KEYS]
-            query = _SELECT_STORED.format(", ".join("?" * len(chunk)))
-            for key, session_id, content_hash in self.conn.execute(query, chunk):
-                stored[key] = (session_id, content_hash)
-        return stored
+        rows = self.conn.execute(_SELECT_STORED, (json.dumps(keys, ensure_ascii=False),))
+        return {key: (session_id, content_hash) for key, session_id, content_hash in rows}
 
     def flush(self) -> None:
         if not self.pending:
             return
         stored = {} if self.range_empty else self._stored()
-        new_rows: list[tuple[Any, ...]] = []
-        new_keys: list[tuple[int, str]] = []
-        new_filters: list[tuple[Any, ...]] = []
-        new_fts: list[tuple[int, str]] = []
-        new_locations: list[tuple[str, int, int]] = []
-        old_rows: list[tuple[Any, ...]] = []
-        old_locations: list[tuple[str, int, int]] = []
+        new: list[tuple[int, tuple[Any, ...], tuple[str, int, int]]] = []  # (fts rowid, row, location)
+        old: list[tuple[tuple[Any, ...], tuple[str, int, int]]] = []
         facts: list[tuple[str, int, str | None]] = []
         unfacts: list[tuple[str]] = []
         for row, location, repeated, fact in self.pending:
@@ -191,29 +179,27 @@ class _Scanner:
                 self.rejected += 1  # the same line again: the later copy is the entry
             if found is None and not repeated:
                 self.next_rowid += 1
-                new_rows.append(row)
-                new_keys.append((self.next_rowid, key))
-                new_filters.append(_filter_row(self.next_rowid, self.session_no, (row[2], row[4], row[5], row[6])))
-                new_fts.append((self.next_rowid, row[8]))
-                new_locations.append(location)
+                new.append((self.next_rowid, row, location))
             else:
-                old_rows.append(row)
-                old_locations.append(location)
+                old.append((row, location))
             if fact is not None:
                 facts.append((key, *fact))
             elif not self.range_empty:
                 unfacts.append((key,))
         self.pending.clear()
         conn = self.conn
-        conn.executemany(_INSERT_ENTRY, new_rows)
-        conn.executemany("INSERT INTO entries_fts_keys(fts_rowid, entry_key) VALUES (?, ?)", new_keys)
-        conn.executemany(_INSERT_FILTER, new_filters)
-        conn.executemany("INSERT INTO entries_fts(rowid, searchable_text) VALUES (?, ?)", new_fts)
-        conn.executemany(_INSERT_LOCATION, new_locations)
-        conn.executemany(_UPSERT_ENTRY, old_rows)
-        conn.executemany(_UPSERT_LOCATION, old_locations)
+        conn.executemany(_INSERT_ENTRY, [row for _rowid, row, _location in new])
+        conn.executemany("INSERT INTO entries_fts_keys(fts_rowid, entry_key) VALUES (?, ?)",
+                         [(rowid, row[0]) for rowid, row, _location in new])
+        conn.executemany(_INSERT_FILTER, [_filter_row(rowid, self.session_no, (row[2], row[4], row[5], row[6]))
+                                          for rowid, row, _location in new])
+        conn.executemany("INSERT INTO entries_fts(rowid, searchable_text) VALUES (?, ?)",
+                         [(rowid, row[8]) for rowid, row, _location in new])
+        conn.executemany(_INSERT_LOCATION, [location for _rowid, _row, location in new])
+        conn.executemany(_UPSERT_ENTRY, [row for row, _location in old])
+        conn.executemany(_UPSERT_LOCATION, [location for _row, location in old])
         model_facts.write_facts(conn, facts, unfacts)
-        self.inserted += len(new_rows)
+        self.inserted += len(new)
 
 
 def _filter_row(fts_rowid: int, session_no: int, entry: tuple[str, str, str | None, int | None]) -> tuple[Any, ...]:
@@ -222,13 +208,6 @@ def _filter_row(fts_rowid: int, session_no: int, entry: tuple[str, str, str | No
     entry_id, entry_type, role, created_at = entry
     role_code = None if role is None else ROLE_CODES.get(role, 0)
     return fts_rowid, session_no, TYPE_CODES.get(entry_type, 0), role_code, created_at, entry_id
-
-
-def session_number(conn: sqlite3.Connection, session_id: str) -> int:
-    """The session's integer number in ``entry_filters`` (migration 4); the session row must exist."""
-    conn.execute("INSERT OR IGNORE INTO session_numbers(session_id) VALUES (?)", (session_id,))
-    number: int = conn.execute("SELECT session_no FROM session_numbers WHERE session_id = ?", (session_id,)).fetchone()[0]
-    return number
 
 
 def _read(conn: sqlite3.Connection, source: OpenSession, base: int, *, appending: bool) -> tuple[_Scanner, int, tuple[int, int] | None]:
@@ -261,12 +240,12 @@ def _rebuild(conn: sqlite3.Connection, source: OpenSession, reason: str) -> Inde
         missing = conn.execute(_FILTERS_MISSING, (session_id,)).fetchall()
         conn.executemany(_INSERT_FILTER, [_filter_row(row[0], scanner.session_no, row[1:]) for row in missing])
     checkpoint: tuple[int, int | None, str | None] = new_checkpoint(source.raw, span) if span else (0, None, None)
-    write_state(conn, source, checkpoint, len(scanner.keys), malformed)
-    model_facts.write_seal(conn, session_id, scanner.counts)
-    return _answer(source, len(scanner.keys), malformed, checkpoint[0], rebuilt=True, rebuild_reason=reason)
+    state = write_state(conn, source, checkpoint, len(scanner.keys), malformed, rebuilt=True, rebuild_reason=reason)
+    model_facts.write_seal(conn, state, scanner.counts)
+    return state
 
 
-def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
+def _append(conn: sqlite3.Connection, source: OpenSession, state: IndexState,
             seal: model_facts.Seal | None) -> IndexState:
     """Index the records after the checkpoint.  The model facts' seal grows with it, or (none
     before) the facts are backfilled."""
@@ -275,23 +254,16 @@ def _append(conn: sqlite3.Connection, source: OpenSession, state: StoredState,
         new_checkpoint(source.raw, span) if span
         else (state.checkpoint_offset, state.checkpoint_hash_start, state.checkpoint_hash)
     )
-    indexed = state.indexed_entries + scanner.inserted
-    malformed = state.malformed_lines + skipped
-    write_state(conn, source, checkpoint, indexed, malformed)
-    if not model_facts.extend_seal(conn, source.header.session_id, seal, scanner.counts):
-        model_facts.backfill(conn, source)
-    return _answer(source, indexed, malformed, checkpoint[0], appended=scanner.inserted)
-
-
-def _answer(source: OpenSession, indexed: int, malformed: int, offset: int, **done: Any) -> IndexState:
-    size = source.info.st_size
-    return IndexState(source.header.session_id, source.path, indexed, malformed, offset, size, offset < size, **done)
+    appended = write_state(conn, source, checkpoint, state.indexed_entries + scanner.inserted,
+                           state.malformed_lines + skipped, appended=scanner.inserted)
+    model_facts.extend_seal(conn, source, appended, seal, scanner.counts)
+    return appended
 
 
 def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexState:
     """Nothing, an append, or a rebuild; the caller holds the write transaction."""
     sid, info = source.header.session_id, source.info
-    state = load_state(conn, sid)
+    state = index_state(conn, sid)
     seal = model_facts.load_seal(conn, sid)  # a valid seal also proves no row went missing (model_facts)
     reason = rebuild_reason(conn, source, state, force=force, sealed=seal is not None)
     if reason is None:
@@ -299,8 +271,8 @@ def _sync(conn: sqlite3.Connection, source: OpenSession, force: bool) -> IndexSt
         if info.st_size == state.file_size and info.st_mtime_ns == state.file_mtime_ns:
             keep_first_stamp(conn, sid, info)
             if seal is None:  # an index from before the facts, or written by another implementation
-                model_facts.backfill(conn, source)
-            return from_state(sid, state)
+                model_facts.backfill(conn, source, state)
+            return state
         conn.execute("SAVEPOINT catch_up_append")
         try:
             appended = _append(conn, source, state, seal)

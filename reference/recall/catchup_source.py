@@ -165,14 +165,10 @@ def read_range(source: OpenSession, base: int, add: Callable[[EntryLine], None],
                     add(EntryLine(value, slow, hashlib.sha256(line).hexdigest(), start, end))
                 elif kind is RecordKind.HEADER or kind is RecordKind.EXTRA_HEADER:
                     if header is not None:
-                        _check_header(header, hashlib.sha256(line).hexdigest(), start)
+                        if (hashlib.sha256(line).hexdigest(), start) != (header.record.sha256, header.record.start):
+                            raise ContractViolation(Code.SESSION_CHANGED, "the session header changed while indexing")
                         header = None  # a later session line is ignored, as Pi ignores it
                 elif kind in _NOT_ENTRIES:
                     result.malformed += 1
                 start = end
     return result
-
-
-def _check_header(header: SourceHeader, sha256: str, start: int) -> None:
-    if sha256 != header.record.sha256 or start != header.record.start:
-        raise ContractViolation(Code.SESSION_CHANGED, "the session header changed while indexing")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass, fields
-from typing import IO, Final
+from dataclasses import astuple, dataclass, fields
+from typing import IO, Any, Final
 
 from reference.primitives.platform_ops.identity import change_stamp
 from reference.recall.catchup_source import OpenSession
@@ -41,7 +41,8 @@ LIMIT 1
 
 @dataclass(frozen=True)
 class IndexState:
-    """What one catch-up left in the index for a session (or what the state row says)."""
+    """A session's state row (``session_index_state``), as one catch-up left it (with what it did)
+    or as the row says."""
 
     session_id: str
     session_file: str
@@ -50,6 +51,10 @@ class IndexState:
     checkpoint_offset: int
     file_size: int
     tail_unterminated: bool
+    header_hash: str
+    file_mtime_ns: int
+    checkpoint_hash_start: int | None
+    checkpoint_hash: str | None
     rebuilt: bool = False
     rebuild_reason: str | None = None
     appended: int = 0
@@ -58,20 +63,6 @@ class IndexState:
     def coverage_partial(self) -> bool:
         """``source-coverage-partial``: skipped lines, or bytes after the last complete line."""
         return self.malformed_lines > 0 or self.checkpoint_offset < self.file_size
-
-
-@dataclass(frozen=True)
-class StoredState:
-    session_file: str
-    header_hash: str
-    file_size: int
-    file_mtime_ns: int
-    checkpoint_offset: int
-    checkpoint_hash_start: int | None
-    checkpoint_hash: str | None
-    indexed_entries: int
-    malformed_lines: int
-    tail_unterminated: int
 
 
 def upsert_sql(table: str, columns: tuple[str, ...], *, update: bool = True, changed: tuple[str, ...] = ()) -> str:
@@ -85,16 +76,21 @@ def upsert_sql(table: str, columns: tuple[str, ...], *, update: bool = True, cha
     return sql
 
 
-_STATE_COLUMNS: Final = tuple(f.name for f in fields(StoredState))
-_UPSERT_STATE: Final = upsert_sql("session_index_state", ("session_id", *_STATE_COLUMNS))
+_STATE_COLUMNS: Final = tuple(f.name for f in fields(IndexState))[:11]  # the row's, in IndexState's order
+_UPSERT_STATE: Final = upsert_sql("session_index_state", _STATE_COLUMNS)
 _SELECT_STATE: Final = f"SELECT {', '.join(_STATE_COLUMNS)} FROM session_index_state WHERE session_id = ?"
 _UPSERT_STAMP: Final = upsert_sql("recall_rebase_file_stamps", ("session_id", "stamp"))
 _KEEP_STAMP: Final = "INSERT OR IGNORE INTO recall_rebase_file_stamps(session_id, stamp) VALUES (?, ?)"
 
 
-def load_state(conn: sqlite3.Connection, session_id: str) -> StoredState | None:
+def index_state(conn: sqlite3.Connection, session_id: str) -> IndexState | None:
+    """The stored state of a session, read-only (the status tool never catches up)."""
     row = conn.execute(_SELECT_STATE, (session_id,)).fetchone()
-    return StoredState(*row) if row is not None else None
+    if row is None:
+        return None
+    values = list(row)
+    values[6] = bool(values[6])  # tail_unterminated, stored as 0 or 1
+    return IndexState(*values)
 
 
 def _hash_range(raw: IO[bytes], start: int, end: int) -> str:
@@ -135,7 +131,7 @@ def _count_range(conn: sqlite3.Connection, table: str, session_id: str) -> int:
     return count
 
 
-def rebuild_reason(conn: sqlite3.Connection, source: OpenSession, state: StoredState | None, *, force: bool = False,
+def rebuild_reason(conn: sqlite3.Connection, source: OpenSession, state: IndexState | None, *, force: bool = False,
                    sealed: bool = False) -> str | None:
     """The first full-rebuild trigger that holds, in the order of contract §5.1.  ``sealed``: the
     model facts' seal matches the state, which proves no row went missing since (the two counts,
@@ -177,14 +173,15 @@ def new_checkpoint(raw: IO[bytes], span: tuple[int, int]) -> tuple[int, int, str
 
 
 def write_state(conn: sqlite3.Connection, source: OpenSession, checkpoint: tuple[int, int | None, str | None],
-                indexed: int, malformed: int) -> None:
+                indexed: int, malformed: int, **done: Any) -> IndexState:
+    """Store the session's state row (and the file's change stamp); the state a catch-up answers."""
     offset, hash_start, digest = checkpoint
     session_id, info = source.header.session_id, source.info
-    conn.execute(_UPSERT_STATE, (
-        session_id, source.path, source.header.record.sha256, info.st_size, info.st_mtime_ns,
-        offset, hash_start, digest, indexed, malformed, int(offset < info.st_size),
-    ))
+    state = IndexState(session_id, source.path, indexed, malformed, offset, info.st_size, offset < info.st_size,
+                       source.header.record.sha256, info.st_mtime_ns, hash_start, digest, **done)
+    conn.execute(_UPSERT_STATE, astuple(state)[:11])  # the flag as 0 or 1
     conn.execute(_UPSERT_STAMP, (session_id, change_stamp(info)))
+    return state
 
 
 def stored_stamp(conn: sqlite3.Connection, session_id: str) -> str | None:
@@ -196,16 +193,3 @@ def stored_stamp(conn: sqlite3.Connection, session_id: str) -> str | None:
 def keep_first_stamp(conn: sqlite3.Connection, session_id: str, info: os.stat_result) -> None:
     """Give an unchanged state its stamp when it has none (written before stamps, or by upstream)."""
     conn.execute(_KEEP_STAMP, (session_id, change_stamp(info)))
-
-
-def from_state(session_id: str, state: StoredState) -> IndexState:
-    return IndexState(
-        session_id, state.session_file, state.indexed_entries, state.malformed_lines,
-        state.checkpoint_offset, state.file_size, bool(state.tail_unterminated),
-    )
-
-
-def index_state(conn: sqlite3.Connection, session_id: str) -> IndexState | None:
-    """The stored state of a session, read-only (the status tool never catches up)."""
-    state = load_state(conn, session_id)
-    return from_state(session_id, state) if state is not None else None

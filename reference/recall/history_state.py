@@ -5,10 +5,9 @@ three tools share (decisions D9, D10).  The tools (``recall_tool``, ``read_tool`
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from reference.primitives.clock import Clock, SystemClock
@@ -18,10 +17,10 @@ from reference.recall.catchup_state import IndexState
 from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
 from reference.recall.index_repair import open_repaired
+from reference.recall.model_facts import provider_in_index, session_facts
 from reference.recall.progress import CatchUpListener, watching
 from reference.recall.refs import RefTable
 from reference.recall.scope import ScopeResolver
-from reference.recall.session_facts import provider_in_index, session_facts
 
 
 class RuntimeUnavailable(Exception):
@@ -64,11 +63,9 @@ class HistoryState:
                 conn.execute("ROLLBACK")
             conn.close()
 
-    @contextmanager
-    def watched(self) -> Iterator[None]:
+    def watched(self) -> AbstractContextManager[None]:
         """Every catch-up inside the block reports to :attr:`progress` (when there is one)."""
-        with watching(self.progress) if self.progress is not None else contextlib.nullcontext():
-            yield
+        return watching(self.progress)
 
     def settle_provider(self, conn: sqlite3.Connection | None = None, state: IndexState | None = None) -> None:
         """Find Pi's provider at the leaf when the host left it to be found: from ``conn`` when

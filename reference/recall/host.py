@@ -22,9 +22,9 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import MAX_SAFE_INTEGER
 from reference.primitives.params import string_param
 from reference.recall.index_schema import default_index_path
+from reference.recall.model_facts import header_id
 from reference.recall.progress import CatchUpListener
 from reference.recall.service import HistoryHost, HistoryService
-from reference.recall.session_facts import header_id
 
 
 @dataclass(frozen=True)

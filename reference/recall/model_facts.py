@@ -1,14 +1,24 @@
-"""Each entry's own model fact and a per-session seal, so that a warm one-shot learns the model
-provider at the leaf from the index instead of parsing the whole session (issue 13).
+"""The session facts a host needs: the header id and the model provider at the leaf, Pi's
+(one function, :func:`session_facts`), from the index and bounded reads of the file when the
+index provably describes the file (issue 13, docs/index.md), else by parsing the whole session.
 
-Pi's rule (``reference.pi.exact.context.context_settings``): over the path root -> leaf the last
-``model_change`` (its ``provider``) or assistant ``message`` (its ``message.provider``) wins, and a
-``message`` entry without a message makes the context unbuildable.  So the catch-up stores, per
-entry with such a fact, ``(fact, provider)`` in ``recall_rebase_model_facts``; walking up from
-the leaf, the first entry with a fact decides.  The seal (``recall_rebase_session_seals``) says
-for which state of the session the facts are complete, and counts what the walk cannot decide
-(unbuildable entries, ids or providers SQLite cannot store as they are): the reader trusts the
-facts only when the seal matches the state row and those counts are 0.
+The index is used only when the projection provably describes the file as it is now: the header
+line (read within the header scan limit) hashes to the indexed header, the size, mtime and change
+stamp are the state's, the checkpoint hash (at most 64 KiB) matches, the state covers the whole
+file with no line skipped (so the index's rows are exactly Pi's entries, a repeated id included),
+and the model facts' seal matches the state with nothing the walk cannot decide.  Anything else
+parses the file.  A tool call that has just caught the index up on its own connection asks
+:func:`provider_in_index` there: the catch-up has proved the cursor, so neither the file nor the
+index is opened again.
+
+The model facts.  Pi's rule (``reference.pi.exact.context.context_settings``): over the path
+root -> leaf the last ``model_change`` (its ``provider``) or assistant ``message`` (its
+``message.provider``) wins, and a ``message`` entry without a message makes the context
+unbuildable.  So the catch-up stores, per entry with such a fact, ``(fact, provider)`` in
+``recall_rebase_model_facts``; walking up from the leaf, the first entry with a fact decides.  The
+seal (``recall_rebase_session_seals``) says for which state of the session the facts are
+complete, and counts what the walk cannot decide (unbuildable entries, ids or providers SQLite
+cannot store as they are).
 
 Both tables live outside the migration ledger, like ``recall_rebase_file_stamps``: a migration
 the TypeScript implementation does not know would make it refuse the index
@@ -19,14 +29,23 @@ went missing since our catch-up counted them (what ``rows_missing`` counts other
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import stat
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from reference.pi.exact.entries import is_pi_entry
+from reference.pi.exact.reader import open_session_file, read_header_line
+from reference.pi.leaf import DEFAULT_LEAF, Leaf
+from reference.pi.session_inspect import inspect_report
+from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
-from reference.recall.catchup_source import EntryLine, OpenSession, read_range
-from reference.recall.catchup_state import key_range
+from reference.recall.catchup_source import EntryLine, OpenSession, read_header, read_range
+from reference.recall.catchup_state import IndexState, index_state, key_range, rebuild_reason, stored_stamp
+from reference.recall.index_claim import IndexClaim, IndexNotOurs, claim_index
 from reference.recall.sqlite_text import storable
 
 #: The entry sets the model: ``provider`` holds its provider when that is a string, else NULL.
@@ -85,10 +104,6 @@ _SEAL_COLUMNS: Final = ("header_hash, file_size, file_mtime_ns, checkpoint_offse
                         "malformed_lines, last_entry_id, unbuildable, uncertain")
 _SELECT_SEAL: Final = f"SELECT {_SEAL_COLUMNS} FROM recall_rebase_session_seals WHERE session_id = ?"
 _UPSERT_SEAL: Final = f"INSERT OR REPLACE INTO recall_rebase_session_seals(session_id, {_SEAL_COLUMNS}) VALUES ({', '.join('?' * 11)})"
-_SELECT_MARK: Final = """
-SELECT header_hash, file_size, file_mtime_ns, checkpoint_offset, checkpoint_hash, indexed_entries, malformed_lines
-FROM session_index_state WHERE session_id = ?
-"""
 _BATCH: Final = 2048
 
 
@@ -120,13 +135,15 @@ def model_fact(entry: dict[str, Any]) -> tuple[int, str | None] | None:
 
 
 @dataclass
-class SealCounts:
-    """What one pass saw: the last entry in file order and the counts the walk cannot decide.
-    The counts are conservative (a shadowed repeat counts too: the seal then refuses)."""
+class Seal:
+    """What one pass saw (:meth:`see`), or what the seal of a state row says: the last entry in
+    file order and the counts the walk cannot decide.  The counts are conservative (a shadowed
+    repeat counts too: the seal then refuses)."""
 
     last_entry_id: str | None = None
     unbuildable: int = 0
     uncertain: int = 0
+    mark: tuple[Any, ...] = ()  # loaded: the state row the facts are complete for
 
     def see(self, entry: dict[str, Any], slow: bool) -> tuple[int, str | None] | None:
         """Count one accepted entry (``slow``: decoded by the JavaScript-faithful parser); its fact."""
@@ -139,6 +156,14 @@ class SealCounts:
             self.unbuildable += 1
         self.last_entry_id = storable(entry_id) if slow else entry_id  # as the row stores it
         return fact
+
+    def default_leaf(self) -> tuple[str | None] | None:
+        """``(Pi's default leaf,)``: the last entry in file order, None without entries; None when
+        the seal does not prove it (a skipped line: the rows may then differ)."""
+        entries, malformed = self.mark[5], self.mark[6]
+        if malformed != 0 or (self.last_entry_id is None and entries != 0):
+            return None
+        return (self.last_entry_id,)
 
 
 def write_facts(conn: sqlite3.Connection, facts: list[tuple[str, int, str | None]], unfacts: list[tuple[str]]) -> None:
@@ -153,59 +178,47 @@ def clear_facts(conn: sqlite3.Connection, session_id: str) -> None:
     conn.execute(_DELETE_SESSION_FACTS, key_range(session_id))
 
 
-@dataclass(frozen=True)
-class Seal:
-    mark: tuple[Any, ...]  # the state row the facts are complete for
-    last_entry_id: str | None
-    unbuildable: int
-    uncertain: int
-
-    def default_leaf(self) -> tuple[str | None] | None:
-        """``(Pi's default leaf,)``: the last entry in file order, None without entries; None when
-        the seal does not prove it (a skipped line: the rows may then differ)."""
-        entries, malformed = self.mark[5], self.mark[6]
-        if malformed != 0 or (self.last_entry_id is None and entries != 0):
-            return None
-        return (self.last_entry_id,)
+def _mark(state: IndexState) -> tuple[Any, ...]:
+    """The columns of the state row a seal is written for."""
+    return (state.header_hash, state.file_size, state.file_mtime_ns, state.checkpoint_offset, state.checkpoint_hash,
+            state.indexed_entries, state.malformed_lines)
 
 
 def load_seal(conn: sqlite3.Connection, session_id: str) -> Seal | None:
     """The session's seal when it matches its state row now, else None."""
     row = conn.execute(_SELECT_SEAL, (session_id,)).fetchone()
-    if row is None:
+    state = None if row is None else index_state(conn, session_id)
+    if state is None or _mark(state) != tuple(row[:7]):
         return None
-    mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
-    if mark is None or tuple(mark) != tuple(row[:7]):
-        return None
-    return Seal(tuple(mark), row[7], row[8], row[9])
+    return Seal(row[7], row[8], row[9], _mark(state))
 
 
-def write_seal(conn: sqlite3.Connection, session_id: str, counts: SealCounts) -> None:
-    """Seal the session's facts for the state row just written."""
-    mark = conn.execute(_SELECT_MARK, (session_id,)).fetchone()
-    conn.execute(_UPSERT_SEAL, (session_id, *mark, counts.last_entry_id, counts.unbuildable, counts.uncertain))
+def write_seal(conn: sqlite3.Connection, state: IndexState, counts: Seal) -> None:
+    """Seal the session's facts for the state row just written (``state``)."""
+    conn.execute(_UPSERT_SEAL, (state.session_id, *_mark(state), counts.last_entry_id, counts.unbuildable,
+                                counts.uncertain))
 
 
-def extend_seal(conn: sqlite3.Connection, session_id: str, previous: Seal | None, appended: SealCounts) -> bool:
-    """Seal after an append when the facts were sealed before it; whether it could."""
+def extend_seal(conn: sqlite3.Connection, source: OpenSession, state: IndexState, previous: Seal | None,
+                appended: Seal) -> None:
+    """Seal after an append (``state``) when the facts were sealed before it, else :func:`backfill`."""
     if previous is None:
-        return False
-    write_seal(conn, session_id, SealCounts(
+        return backfill(conn, source, state)
+    write_seal(conn, state, Seal(
         appended.last_entry_id if appended.last_entry_id is not None else previous.last_entry_id,
         previous.unbuildable + appended.unbuildable, previous.uncertain + appended.uncertain,
     ))
-    return True
 
 
-def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
+def backfill(conn: sqlite3.Connection, source: OpenSession, state: IndexState) -> None:
     """Write the session's facts and seal from one facts-only read of the file (the caller
-    holds the write transaction, after the state row was brought up to date)."""
+    holds the write transaction, after the state row was brought up to date: ``state``)."""
     session_id = source.header.session_id
     if conn.execute("SELECT 1 FROM sessions WHERE session_id >= ? AND session_id < ? LIMIT 1",
                     key_range(session_id)).fetchone():
         return  # another session's keys share our key range (ids with ":"): no facts, no seal
     clear_facts(conn, session_id)
-    counts = SealCounts()
+    counts = Seal()
     facts: list[tuple[str, int, str | None]] = []
 
     def add(line: EntryLine) -> None:
@@ -220,7 +233,7 @@ def backfill(conn: sqlite3.Connection, source: OpenSession) -> None:
 
     read_range(source, 0, add, rebuild=True)
     write_facts(conn, facts, [])
-    write_seal(conn, session_id, counts)
+    write_seal(conn, state, counts)
 
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
@@ -228,3 +241,110 @@ def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str 
     sorting the session's locators; None without a valid seal."""
     seal = load_seal(conn, session_id)
     return None if seal is None else seal.default_leaf()
+
+
+#: Leaf -> root through Pi's parent links (a falsy parent is a root, a parent that names no
+#: entry ends the walk, the last line of a repeated id is the entry), stopping after the first
+#: entry with a model fact, and after as many steps as the session has entries (a cycle).
+_FIRST_FACT_UP: Final = """
+WITH RECURSIVE walk(entry_key, parent_id, depth, fact) AS (
+  SELECT e.entry_key, e.parent_id, 1, f.fact
+  FROM entries AS e LEFT JOIN recall_rebase_model_facts AS f ON f.entry_key = e.entry_key
+  WHERE e.entry_key = ?1 || ':' || ?2 AND e.session_id = ?1
+  UNION ALL
+  SELECT e.entry_key, e.parent_id, w.depth + 1, f.fact
+  FROM walk AS w
+  JOIN entries AS e ON e.entry_key = ?1 || ':' || w.parent_id AND e.session_id = ?1
+  LEFT JOIN recall_rebase_model_facts AS f ON f.entry_key = e.entry_key
+  WHERE w.fact IS NULL AND w.parent_id IS NOT NULL AND w.parent_id <> '' AND w.depth < ?3
+)
+SELECT f.fact, f.provider FROM walk AS w JOIN recall_rebase_model_facts AS f ON f.entry_key = w.entry_key
+"""
+
+
+def indexed_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tuple[str, str | None] | None:
+    """``(header id, provider at the leaf)`` as :func:`parsed_session_facts` finds them by parsing
+    the file, or None when the index cannot prove them: the catch-up's cursor check finds nothing
+    to do (the header the file's first line, nothing skipped), then :func:`provider_in_index`."""
+    try:
+        if claim_index(index_path) is not IndexClaim.OURS:
+            return None  # nothing there yet, or our creation cut short
+    except (IndexNotOurs, OSError):
+        return None  # never opened: a file we did not make (I14)
+    try:
+        with open_session_file(session_file) as raw:
+            info = os.fstat(raw.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+                return None
+            source = OpenSession(raw, os.fspath(session_file), info, read_header(raw, os.fspath(session_file)))
+            session_id = source.header.session_id
+            if source.header.record.start != 0 or session_id != source.header.value["id"]:
+                return None
+            uri = Path(os.path.abspath(index_path)).as_uri() + "?mode=rw"
+            with contextlib.closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as conn:
+                conn.execute("BEGIN")  # one snapshot for the state, the seal and the walk
+                state = index_state(conn, session_id)
+                if (state is None or (state.file_size, state.file_mtime_ns) != (info.st_size, info.st_mtime_ns)
+                        or stored_stamp(conn, session_id) is None
+                        or rebuild_reason(conn, source, state, sealed=True) is not None):
+                    return None
+                proved, provider = provider_in_index(conn, state, leaf)
+                return (session_id, provider) if proved else None
+    except (OSError, ValueError, sqlite3.Error, ContractViolation):
+        return None
+
+
+def provider_in_index(conn: sqlite3.Connection, state: IndexState, leaf: Leaf) -> tuple[bool, str | None]:
+    """``(proved, provider at the leaf)`` on a connection whose catch-up of the session has just
+    answered ``state`` (the cursor proved): from the sealed model facts, when the state covers
+    the whole file with no line skipped and the seal leaves nothing the walk cannot decide."""
+    if state.malformed_lines != 0 or state.checkpoint_offset != state.file_size or state.tail_unterminated:
+        return False, None
+    seal = load_seal(conn, state.session_id)
+    if seal is None or seal.unbuildable or seal.uncertain:
+        return False, None
+    leaf_id: Any = leaf
+    if leaf is DEFAULT_LEAF:  # the state has no skipped line, so only an unknown last entry is unproven
+        default = seal.default_leaf()
+        if default is None:
+            return False, None
+        leaf_id = default[0]
+    if not isinstance(leaf_id, str):
+        return True, None  # no leaf, or one that is not a string: no provider
+    if not leaf_id or storable(leaf_id) != leaf_id:  # "": Pi's path is then the last entry's
+        return False, None
+    row = conn.execute(_FIRST_FACT_UP, (state.session_id, leaf_id, state.indexed_entries + 1)).fetchone()
+    return True, row[1] if row is not None and row[0] == FACT_MODEL and isinstance(row[1], str) else None
+
+
+def header_id(session_file: str) -> str | None:
+    """The header id, as Pi's session manager knows it; None when the file is not a session."""
+    try:
+        value = read_header_line(session_file).get("id")
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def session_facts(session_file: str | None, leaf: Leaf, index_path: str | None = None) -> tuple[str | None, str | None]:
+    """The current session's header id and Pi's model provider at the leaf: from the index at
+    ``index_path`` when it is up to date with the file (:func:`indexed_session_facts`), else from
+    one read of the file; the header id is the first line's, as :func:`header_id` reads it."""
+    if not session_file or not os.path.isfile(session_file):
+        return None, None
+    if index_path is not None:
+        indexed = indexed_session_facts(session_file, leaf, index_path)
+        if indexed is not None:
+            return indexed
+    return parsed_session_facts(session_file, leaf)
+
+
+def parsed_session_facts(session_file: str, leaf: Leaf) -> tuple[str | None, str | None]:
+    """:func:`session_facts` by reading the whole file (what the index's answer must equal): the
+    provider from ``session inspect``'s one reading (the session model, else the exact oracle)."""
+    try:
+        model = (inspect_report(session_file, leaf, messages=False).get("settings") or {}).get("model")
+    except ContractViolation:
+        model = None
+    provider = model.get("provider") if isinstance(model, dict) else None
+    return header_id(session_file), provider if isinstance(provider, str) else None

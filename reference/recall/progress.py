@@ -24,13 +24,9 @@ class CatchUpListener(Protocol):
 _LISTENER: ContextVar[CatchUpListener | None] = ContextVar("catch_up_listener", default=None)
 
 
-def _ignore(position: int) -> None:
-    """No listener: positions go nowhere."""
-
-
 @contextmanager
-def watching(listener: CatchUpListener) -> Iterator[None]:
-    """Every catch-up inside the block reports to ``listener``."""
+def watching(listener: CatchUpListener | None) -> Iterator[None]:
+    """Every catch-up inside the block reports to ``listener`` (None: to nobody)."""
     token = _LISTENER.set(listener)
     try:
         yield
@@ -43,7 +39,7 @@ def scanning(path: str, base: int, size: int) -> Iterator[Callable[[int], None]]
     """One scan of ``[base, size)`` of ``path``: a callable to give the file offset reached so far."""
     listener = _LISTENER.get()
     if listener is None:
-        yield _ignore
+        yield lambda _position: None  # no listener: positions go nowhere
         return
     listener.begin(path, base, size)
     try:

@@ -29,7 +29,7 @@ from reference.primitives.platform_ops.identity import remembers_by_stat, stat_i
 from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.catchup import catch_up
-from reference.recall.catchup_state import StoredState, load_state
+from reference.recall.catchup_state import IndexState, index_state
 from reference.recall.host_facts import HistoryHost
 
 #: Files remembered (least recently used out first): a few projects' worth.
@@ -45,7 +45,7 @@ class _KnownFile:
     stat: tuple[int, ...]
     session_id: Any
     cwd: Any
-    caught_up: StoredState | None = None
+    caught_up: IndexState | None = None
 
 
 class ProjectSessions:
@@ -80,10 +80,10 @@ class ProjectSessions:
                     continue
                 if other_id == session_id or canonical_path(cwd) != project:
                     continue
-                state = load_state(conn, other_id)
+                state = index_state(conn, other_id)
                 if state is None or known.caught_up != state:
                     catch_up(conn, path, session_id=other_id, project_path=host.project_path)
-                    known.caught_up = load_state(conn, other_id)
+                    known.caught_up = index_state(conn, other_id)
                 found.append((other_id, path))
             except (ContractViolation, OSError, sqlite3.Error, ValueError) as error:
                 self._files.pop(path, None)

@@ -1,6 +1,6 @@
 """The warm session facts on sessions written by the real Pi 0.84.3: for every leaf Pi can be
 asked about (its default leaf, none, every entry id), the header id and the model provider at
-the leaf read from the index (``reference.recall.session_facts``) are those of the full parse
+the leaf read from the index (``reference.recall.model_facts``) are those of the full parse
 (``parsed_session_facts``) and Pi's own ``buildSessionContext().model.provider``.
 """
 
@@ -17,7 +17,7 @@ from testkit import pi_oracle as _pi
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
-from reference.recall.session_facts import indexed_session_facts, parsed_session_facts
+from reference.recall.model_facts import indexed_session_facts, parsed_session_facts
 
 pytestmark = pytest.mark.oracle
 

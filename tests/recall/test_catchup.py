@@ -55,6 +55,16 @@ def write(path: Path, *parts: Any) -> Path:
     return path
 
 
+def stored_row(path: Path) -> tuple[str, int, int, str]:
+    """The state row's header hash, mtime and checkpoint hash span of a small session file whose
+    last line is complete, as a catch-up of the whole file stores them."""
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    last_start = len(data) - len(lines[-1])
+    return (hashlib.sha256(lines[0].rstrip(b"\n")).hexdigest(), path.stat().st_mtime_ns, last_start,
+            hashlib.sha256(data[last_start:]).hexdigest())
+
+
 def append(path: Path, *parts: Any) -> None:
     with open(path, "ab") as stream:
         stream.write(b"".join(part if isinstance(part, bytes) else line(part) for part in parts))
@@ -154,7 +164,8 @@ def session(tmp_path: Path) -> Path:
 def test_initial_index_rows_locators_and_state(conn: sqlite3.Connection, session: Path) -> None:
     state = catch_up(conn, str(session))
     data = session.read_bytes()
-    assert state == IndexState(SID, str(session), 5, 0, len(data), len(data), False, True, "initial-index", 0)
+    assert state == IndexState(SID, str(session), 5, 0, len(data), len(data), False, *stored_row(session), True,
+                               "initial-index", 0)
     assert not state.coverage_partial
     rows = conn.execute(
         "SELECT e.entry_id, e.parent_id, e.entry_type, e.role, e.created_at, e.content_hash, e.searchable_text,"
@@ -260,7 +271,8 @@ def test_trigger_path_changed(conn: sqlite3.Connection, session: Path, tmp_path:
     state = catch_up(conn, str(moved))
     assert state.rebuild_reason == "session-file-path-changed"
     assert conn.execute("SELECT session_file FROM sessions").fetchone()[0] == str(moved)
-    assert index_state(conn, SID) == IndexState(SID, str(moved), 5, 0, state.file_size, state.file_size, False)
+    assert index_state(conn, SID) == IndexState(SID, str(moved), 5, 0, state.file_size, state.file_size, False,
+                                                *stored_row(moved))
 
 
 def test_trigger_header_changed(conn: sqlite3.Connection, session: Path) -> None:
@@ -625,9 +637,10 @@ def conn_filters(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
 def test_index_state_is_read_only(conn: sqlite3.Connection, session: Path) -> None:
     assert index_state(conn, SID) is None
     caught = catch_up(conn, str(session))
+    row = stored_row(session)
     append(session, user("b1", "not yet seen"))
     state = index_state(conn, SID)
-    assert state == IndexState(SID, str(session), 5, 0, caught.file_size, caught.file_size, False)
+    assert state == IndexState(SID, str(session), 5, 0, caught.file_size, caught.file_size, False, *row)
     assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 5
 
 
@@ -767,7 +780,7 @@ def test_a_failure_rolls_everything_back(conn: sqlite3.Connection, session: Path
     before = snapshot(conn)
     append(session, *(user(f"g{i}", f"row {i}") for i in range(5)))
 
-    def boom(conn: sqlite3.Connection, *args: Any) -> None:
+    def boom(conn: sqlite3.Connection, *args: Any, **done: Any) -> None:
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(indexer, "write_state", boom)
@@ -891,3 +904,19 @@ def test_the_catch_up_reads_what_the_exact_reader_reads(lines: list[bytes], torn
         assert state.checkpoint_offset == (read.checkpoint[1] if read.checkpoint else 0)
         assert fts_consistent(index)
         index.close()
+
+
+@pytest.mark.parametrize("blank_lines", [0, 1], ids=["same-offset", "moved"])
+def test_a_rebuild_refuses_a_header_that_changed_after_it_was_read(tmp_path: Path, blank_lines: int) -> None:
+    """The header a rebuild checked first must be the session line it meets in the range
+    (same bytes at the same offset), else ``session-changed``."""
+    read_first = write(tmp_path / "first.jsonl", header(), user("a1", "one"))
+    now = write(tmp_path / "now.jsonl", header(cwd="/elsewhere"), user("a1", "one"))  # other bytes
+    if blank_lines:
+        now.write_bytes(b"\n" + read_first.read_bytes())  # the same bytes, one byte later
+    with open(read_first, "rb") as first, open(now, "rb") as raw:
+        checked = catchup_source.read_header(first, str(read_first))
+        source = catchup_source.OpenSession(raw, str(now), os.fstat(raw.fileno()), checked)
+        with pytest.raises(ContractViolation) as refused:
+            catchup_source.read_range(source, 0, lambda entry: None, rebuild=True)
+    assert refused.value.code == "session-changed"

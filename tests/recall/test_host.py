@@ -13,7 +13,7 @@ from reference.pi.exact.inspection import inspect_session
 from reference.pi.exact.reader import read_header_line
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.errors import ContractViolation
-from reference.recall.session_facts import session_facts
+from reference.recall.model_facts import session_facts
 
 HEADER = {"type": "session", "version": 3, "id": "s-host", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
 USER = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",

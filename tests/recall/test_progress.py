@@ -50,6 +50,18 @@ def test_no_listener_means_no_report() -> None:
         report(5)  # goes nowhere, and says nothing
 
 
+def test_watching_none_silences_an_outer_listener(tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    _session(session, 3)
+    recorder = Recorder()
+    with watching(recorder), watching(None):
+        _catch_up(tmp_path / "index.sqlite", session)
+    assert recorder.events == []
+    with watching(recorder):  # the outer listener is back after the inner block
+        _catch_up(tmp_path / "index2.sqlite", session)
+    assert recorder.events[0][0] == "begin"
+
+
 def test_a_build_reports_the_file_from_zero_to_its_size_in_order(tmp_path: Path) -> None:
     session = tmp_path / "s.jsonl"
     _session(session, 3000, pad=2000)  # about 6 MB: several read chunks

@@ -1,6 +1,6 @@
 """The session facts from the index (header id, default leaf, provider at the leaf from the index's
 model facts and seal, ``indexed_session_facts`` and ``provider_in_index`` of
-``reference.recall.session_facts``) equal the exact path's (``parsed_session_facts``:
+``reference.recall.model_facts``) equal the exact path's (``parsed_session_facts``:
 the whole parse and Pi's context settings), and the warm path answers whenever the projection
 can prove them; a one-shot search and status print the same envelopes either way.
 """
@@ -25,12 +25,11 @@ from reference.fixturegen.options import GenOptions
 from reference.pi.exact.session import load_session
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall import history_state
-from reference.recall import session_facts as facts_module
+from reference.recall import model_facts as facts_module
 from reference.recall.catchup import catch_up
 from reference.recall.default_leaf import default_leaf_id
 from reference.recall.index_schema import open_index
-from reference.recall.model_facts import sealed_default_leaf
-from reference.recall.session_facts import indexed_session_facts, provider_in_index
+from reference.recall.model_facts import indexed_session_facts, provider_in_index, sealed_default_leaf
 
 CWD = "/home/user/projects/warm"
 SID = "s-warm"
