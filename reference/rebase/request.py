@@ -5,51 +5,35 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 
-
-class RebaseMode(StrEnum):
-    """``rebase.run``'s ``mode`` on the wire; the command line's flags."""
-
-    RUN = "run"
-    DRY_RUN = "dry-run"
-    RECOVER = "recover"
+#: ``rebase.run``'s ``mode`` on the wire.
+MODES: Final = ("run", "dry-run", "recover")
 
 
 @dataclass(frozen=True)
 class RebaseRequest:
-    """One rebase: a new operation, a dry run, or the recovery of ``operation_id``."""
+    """One rebase: a new operation, a dry run, or the recovery of the operation ``recover``
+    (its id checked by the run, §6.2 step 11); a recovery is never a dry run."""
 
-    mode: RebaseMode = RebaseMode.RUN
-    operation_id: str | None = None  # only for RECOVER, checked by the run (§6.2 step 11)
-
-    @property
-    def dry_run(self) -> bool:
-        return self.mode is RebaseMode.DRY_RUN
-
-    @property
-    def recover(self) -> str | None:
-        return self.operation_id if self.mode is RebaseMode.RECOVER else None
+    dry_run: bool = False
+    recover: str | None = None
 
     @classmethod
     def of(cls, *, dry_run: bool = False, recover: str | None = None) -> RebaseRequest:
         """The command line's ``--dry-run`` / ``--recover ID`` (``--recover ''`` too)."""
-        if recover is not None:
-            return cls(RebaseMode.RECOVER, recover)
-        return cls(RebaseMode.DRY_RUN if dry_run else RebaseMode.RUN)
+        return cls(dry_run and recover is None, recover)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> RebaseRequest:
         """The adapter's ``mode`` (run by default) and ``operationId``."""
-        try:
-            mode = RebaseMode(params.get("mode", "run"))
-        except ValueError:
-            raise ContractViolation(Code.INVALID_PARAMS, "mode must be run, dry-run or recover") from None
-        recover = params.get("operationId") if mode is RebaseMode.RECOVER else None
-        if mode is RebaseMode.RECOVER and not isinstance(recover, str):
+        mode = params.get("mode", "run")
+        if not isinstance(mode, str) or mode not in MODES:
+            raise ContractViolation(Code.INVALID_PARAMS, "mode must be run, dry-run or recover")
+        recover = params.get("operationId") if mode == "recover" else None
+        if mode == "recover" and not isinstance(recover, str):
             raise ContractViolation(Code.INVALID_PARAMS, "recover needs an operationId string")
-        return cls(mode, recover)
+        return cls(mode == "dry-run", recover)
