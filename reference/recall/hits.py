@@ -63,7 +63,7 @@ class HitContext:
 
     def public_session_id(self, session_id: str) -> str:
         if session_id not in self._session_ids:
-            self._session_ids[session_id] = public_id(session_id, policy=self.policy)
+            self._session_ids[session_id] = public_id(session_id, policy=self.policy, findings=self.findings)
         return self._session_ids[session_id]
 
 
@@ -130,7 +130,7 @@ def _draft(context: HitContext, source: Source, hit: EngineHit, classification: 
         classification=classification,
         public_project_id=context.public_project_id(),
         public_session_id=context.public_session_id(source.session_id),
-        public_entry_id=public_id(hit.entry_id, policy=context.policy),
+        public_entry_id=public_id(hit.entry_id, policy=context.policy, findings=context.findings),
     )
 
 
