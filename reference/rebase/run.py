@@ -50,14 +50,13 @@ from reference.primitives.platform_ops.durable import (
     temporaries_in,
 )
 from reference.primitives.platform_ops.paths import canonical_path
-from reference.rebase.activation import activate, install
 from reference.rebase.archive import capture_source
 from reference.rebase.host import OpenedSession, RebaseHost, current_branch
 from reference.rebase.lock import RebaseLock
 from reference.rebase.operation_journal import OperationJournal
 from reference.rebase.outcome import RebaseFailure, RebaseOutcome
 from reference.rebase.request import RebaseRequest
-from reference.rebase.target_checkpoint import build_target_checkpoint, existing_target
+from reference.rebase.target import activate, build_target_checkpoint, existing_target, install
 
 #: Codes found while building the checkpoint: never a Recoverable journal (D8).
 CHECKPOINT_CODES: Final = frozenset({Code.CHECKPOINT_EMPTY, Code.CHECKPOINT_BUDGET, Code.CHECKPOINT_MEMORY_BUDGET})

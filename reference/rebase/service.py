@@ -9,8 +9,8 @@ source, and the result never holds a path, a tool id, an argument or a message b
 
 This module holds the two entry layers (the runtime's §6.2 steps 1-3, the service's gates of
 steps 4-9) and the projection connection; the run itself is :mod:`reference.rebase.run`, the
-target's checkpoint :mod:`reference.rebase.target_checkpoint`, its install and activation
-:mod:`reference.rebase.activation`, the host :mod:`reference.rebase.host`.
+target's checkpoint, install and activation :mod:`reference.rebase.target`, the host
+:mod:`reference.rebase.host`.
 """
 
 from __future__ import annotations

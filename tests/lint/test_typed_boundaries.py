@@ -54,7 +54,7 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "reference/privacy/entry.py::classify_entry",
     "reference/rebase/host.py::build_rebase_host",
     "reference/rebase/run.py::__init__",
-    "reference/rebase/target_checkpoint.py::existing_target",
+    "reference/rebase/target.py::existing_target",
     "reference/recall/branch_walk.py::walk_up",
     "reference/recall/catchup.py::catch_up",
     "reference/recall/project_scope.py::sessions",
