@@ -27,7 +27,7 @@ from reference.cli.refusals import (
 )
 
 if TYPE_CHECKING:
-    from reference.rebase.outcome import RebaseFailure
+    from reference.rebase.service import RebaseFailure
 
 __all__ = ["EXIT_RECOVERABLE", "EXIT_UNAVAILABLE"]
 

@@ -53,7 +53,6 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "reference/pi/session_inspect.py::_describe_context",
     "reference/privacy/entry.py::classify_entry",
     "reference/rebase/host.py::build_rebase_host",
-    "reference/rebase/run.py::__init__",
     "reference/rebase/target.py::existing_target",
     "reference/recall/branch_walk.py::walk_up",
     "reference/recall/catchup.py::catch_up",

@@ -26,7 +26,7 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.rebase import crashpoints
-from reference.rebase import run as rebase_module
+from reference.rebase import service as rebase_module
 from reference.rebase.archive import SourceArchive
 from reference.rebase.host import RebaseHost, open_from_disk
 from reference.rebase.request import RebaseRequest
