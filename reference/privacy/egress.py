@@ -1,6 +1,10 @@
 """The egress sanitizer (contract §6.15 steps 1-6; decisions D6): history tool calls, history
 results and rebase handoff strings are checked again against the current provider before a
-payload leaves, whatever ``privacy.enabled`` says.
+payload leaves, whatever ``privacy.enabled`` says; and where it runs (§2.10 "privacy is checked
+again"): the adapter operation ``egress.sanitize`` and the host's two hooks, the context event and
+the final provider payload.  Both hooks run whatever ``privacy.enabled`` and ``enabled`` say, and
+fail closed: a context whose check fails has every message body replaced by the omission
+sentinel, and a provider payload whose check fails becomes ``{}`` (so the provider request fails).
 
 A pure function over a JSON value: the input is never mutated, and a payload with nothing to
 change comes back as the same object.  Every text check goes through the runtime history
@@ -15,7 +19,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from reference.config.defaults import default_config
 from reference.primitives.codes import Code
+from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, js_stringify
 from reference.primitives.jsvalues import is_number
 from reference.primitives.textunits import utf16_length
@@ -264,3 +270,52 @@ def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mappin
 
     output = walk(payload)
     return output if changed else payload
+
+
+def op_egress_sanitize(params: Mapping[str, Any]) -> JsonObject:
+    """``egress.sanitize {payload, provider}``: the payload as it may leave for ``provider``,
+    with the default privacy configuration (no provider, or null, is ``unknown``)."""
+    if "payload" not in params:
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'payload' is required")
+    provider = params.get("provider")
+    if provider is not None and not isinstance(provider, str):
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'provider' must be a string or null")
+    try:
+        return {"payload": _leaving(params["payload"], provider, None)}
+    except RecursionError:
+        raise ContractViolation(Code.INVALID_PARAMS, "the payload is nested too deeply to check") from None
+
+
+def context_event(messages: Any, *, provider: str | None, config: Mapping[str, Any] | None) -> Any:
+    """The context hook's first step: the messages as the provider may see them, or, when the
+    check itself fails, every message body replaced by the omission sentinel."""
+    return _checked(messages, provider, config, _fail_closed)
+
+
+def provider_payload(payload: Any, *, provider: str | None, config: Mapping[str, Any] | None) -> Any:
+    """``before_provider_request``: the final payload as it may leave, or ``{}`` when the check
+    fails (the provider request then fails rather than send unchecked history)."""
+    return _checked(payload, provider, config, lambda _payload: {})
+
+
+def _leaving(payload: Any, provider: str | None, config: Mapping[str, Any] | None) -> Any:
+    """The payload as it may leave, with ``config``'s privacy section (the default's without one)."""
+    privacy = (config or default_config()).get("privacy")
+    if not isinstance(privacy, Mapping):
+        privacy = default_config()["privacy"]
+    return sanitize_egress(payload, ProviderPolicy.from_config(privacy, provider), privacy)
+
+
+def _checked(payload: Any, provider: str | None, config: Mapping[str, Any] | None,
+             failed: Callable[[Any], Any]) -> Any:
+    try:
+        return _leaving(payload, provider, config)
+    except (RecursionError, ValueError, TypeError):
+        return failed(payload)
+
+
+def _fail_closed(messages: Any) -> list[Any]:
+    if not isinstance(messages, list):
+        return []
+    return [{**{k: v for k, v in message.items() if k in ("role", "id", "timestamp")}, "content": OMISSION_SENTINEL}
+            if isinstance(message, dict) else OMISSION_SENTINEL for message in messages]
