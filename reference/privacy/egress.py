@@ -28,11 +28,11 @@ from reference.primitives.textunits import utf16_length
 from reference.privacy.handoff_context import redact_quoted_context
 from reference.privacy.policy import (
     HISTORY_RESULT_SCHEMA,
+    ProviderPolicy,
     history_privacy_classification,
     is_level,
     max_level,
 )
-from reference.privacy.provider import ProviderPolicy
 from reference.privacy.sanitizer import Sanitized, history_sanitize
 
 #: What replaces omitted history content, past arguments and unsafe scalar strings (contract §0.3).

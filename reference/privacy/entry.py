@@ -14,8 +14,7 @@ from typing import Any
 
 from reference.primitives.jsonbytes import js_stringify
 from reference.privacy.detection import extended_redact
-from reference.privacy.policy import MARKER_LITERAL, history_privacy_classification, max_level
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import MARKER_LITERAL, ProviderPolicy, history_privacy_classification, max_level
 from reference.privacy.redaction import may_match_json
 from reference.privacy.sanitizer import Found, Sanitized, decide, default_classification, find
 

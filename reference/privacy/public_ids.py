@@ -8,8 +8,7 @@ from typing import Final
 
 from reference.primitives.textunits import sha256_text
 from reference.privacy.entry import EntryFindings
-from reference.privacy.policy import LEVELS
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import LEVELS, ProviderPolicy
 from reference.privacy.sanitizer import history_sanitize
 
 _PUBLIC_ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,128}")

@@ -14,7 +14,7 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.textunits import slice_utf16, utf16_length
 from reference.privacy.entry import EntryFindings, classify_entry
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import ProviderPolicy
 from reference.privacy.public_ids import project_id, public_id
 from reference.recall.envelope import RecallHit
 from reference.recall.host_facts import HistoryHost

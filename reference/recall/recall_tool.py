@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from reference.primitives.codes import Code
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.envelope import RecallHit, RecallResult
 from reference.recall.history_state import HistoryState

@@ -26,7 +26,7 @@ from reference.primitives.platform_ops.paths import canonical_path
 from reference.privacy import entry as privacy_entry
 from reference.privacy import public_ids
 from reference.privacy.entry import EntryFindings, classify_entry
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import ProviderPolicy
 from reference.recall import source_verify
 from reference.recall.source_verify import HEADER_FIRST_READ_BYTES, verify_source
 
