@@ -25,7 +25,7 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, js_stringify
 from reference.primitives.jsvalues import is_number
 from reference.primitives.textunits import utf16_length
-from reference.privacy.handoff_context import redact_quoted_context
+from reference.privacy.detection import redact
 from reference.privacy.policy import (
     HISTORY_RESULT_SCHEMA,
     ProviderPolicy,
@@ -204,6 +204,64 @@ def _is_result(node: Mapping[str, Any], direct: bool, calls: set[str]) -> bool:
     shaped = (node.get("role") in _RESULT_ROLES or node.get("type") in _RESULT_TYPES or "response" in node)
     linked = shaped and any(value in calls for value in _ids(node))
     return linked or (direct and (node.get("role") == "toolResult" or "response" in node))
+
+
+def _redact_strings(value: Any) -> tuple[Any, int]:
+    """``value`` with every string (keys too) redacted; the number of findings."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        items = [_redact_strings(item) for item in value]
+        return [clean for clean, _count in items], sum(count for _clean, count in items)
+    if isinstance(value, dict):
+        pairs = [(redact(key), _redact_strings(item)) for key, item in value.items()]
+        return ({key: clean for (key, _k), (clean, _c) in pairs},
+                sum(key_count + count for (_key, key_count), (_clean, count) in pairs))
+    return value, 0
+
+
+def _redact_entry_line(line: str) -> tuple[str, int]:
+    try:
+        entry = js_parse(line)
+    except (JsonParseError, RecursionError):
+        return redact(line)
+    clean, found = _redact_strings(entry)
+    return (js_stringify(clean), found) if found else (line, 0)
+
+
+def redact_quoted_context(handoff: str) -> tuple[str, int]:
+    """The handoff with the secrets of its quoted context redacted, and how many were found
+    (issue 11).
+
+    A handoff quotes its canonical context as one JSON string literal of ``JSON.stringify``'d
+    entries (contract §6.6 step 5), so a secret inside an entry is escaped twice there: a newline
+    before a token is written ``\\\\n``, and a detector reading the handoff as it stands sees
+    ``nAKIA…`` and no word boundary.  So the quoted line is decoded, the strong detector runs over
+    every string of every entry, and the line is written back with what it found redacted; any
+    finding raises the handoff to at least ``sensitive`` (D6), so a default remote provider gets
+    none of it.  Only a line that is a whole JSON string literal is decoded (the handoff's line
+    7); every other line is left to the sanitizer, which checks the handoff as a whole anyway."""
+    lines = handoff.split("\n")
+    total = 0
+    for number, line in enumerate(lines):
+        if not line.startswith('"'):
+            continue
+        try:
+            context = js_parse(line)
+        except (JsonParseError, RecursionError):
+            continue
+        if not isinstance(context, str):
+            continue
+        found = 0
+        entries = []
+        for entry in context.split("\n"):  # a stringified entry holds no raw newline
+            clean, count = _redact_entry_line(entry)
+            entries.append(clean)
+            found += count
+        if found:
+            lines[number] = js_stringify("\n".join(entries))
+            total += found
+    return "\n".join(lines), total
 
 
 def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mapping[str, Any]) -> Any:
