@@ -187,7 +187,7 @@ def _lock_file(source: str | None) -> str | None:
 def run_rebase(args: argparse.Namespace) -> int:
     from reference.pi.leaf import DEFAULT_LEAF
     from reference.rebase.host import build_rebase_host
-    from reference.rebase.request import RebaseRequest
+    from reference.rebase.service import RebaseRequest
 
     refusal = (operation_refusal(args.recover) if args.recover is not None else None) or session_refusal(
         os.path.abspath(args.session), args.leaf)

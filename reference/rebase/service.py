@@ -1,5 +1,5 @@
-"""The session rebase (contract §6.2-§6.11; decisions D8, D9, D11): the service, one run, and
-what it answers.
+"""The session rebase (contract §6.1-§6.11; decisions D8, D9, D11): what it is asked, the
+service, one run, and what it answers.
 
 One run: the preconditions in the contract's order, the lock on the canonical source, the
 archive checks, the deterministic checkpoint, then (outside dry run) the journal phases, the
@@ -9,8 +9,9 @@ up from the source or from the target.  Nothing here writes, truncates, renames 
 source, and the result never holds a path, a tool id, an argument or a message body.
 
 :class:`RebaseService` holds the two entry layers (the runtime's §6.2 steps 1-3, the service's
-gates of steps 4-9) and the projection connection; :class:`RebaseRun` assembles steps 10-26 from
-what its callees return (the target's checkpoint, install and activation are
+gates of steps 4-9) and the projection connection, taking a :class:`RebaseRequest` (parsed
+once at the command line's flags or the adapter's params); :class:`RebaseRun` assembles steps
+10-26 from what its callees return (the target's checkpoint, install and activation are
 :mod:`reference.rebase.target`, the host :mod:`reference.rebase.host`).  The steps hand on what
 they proved as values (docs/rebase.md, "What one run reads"): the runtime layer's verified
 lineage with the scans it read, step 24's prefix proof, the target as §6.11 step 4 opened it.
@@ -22,7 +23,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,9 +70,36 @@ from reference.rebase.archive import capture_source
 from reference.rebase.host import OpenedSession, RebaseHost, current_branch, holds_memory
 from reference.rebase.lock import RebaseLock
 from reference.rebase.operation_journal import OperationJournal
-from reference.rebase.request import RebaseRequest
 from reference.rebase.target import activate, build_target_checkpoint, existing_target, install
 from reference.recall.index_schema import open_index
+
+#: ``rebase.run``'s ``mode`` on the wire.
+MODES: Final = ("run", "dry-run", "recover")
+
+
+@dataclass(frozen=True)
+class RebaseRequest:
+    """One rebase: a new operation, a dry run, or the recovery of the operation ``recover``
+    (its id checked by the run, §6.2 step 11); a recovery is never a dry run."""
+
+    dry_run: bool = False
+    recover: str | None = None
+
+    @classmethod
+    def of(cls, *, dry_run: bool = False, recover: str | None = None) -> RebaseRequest:
+        """The command line's ``--dry-run`` / ``--recover ID`` (``--recover ''`` too)."""
+        return cls(dry_run and recover is None, recover)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> RebaseRequest:
+        """The adapter's ``mode`` (run by default) and ``operationId``."""
+        mode = params.get("mode", "run")
+        if not isinstance(mode, str) or mode not in MODES:
+            raise ContractViolation(Code.INVALID_PARAMS, "mode must be run, dry-run or recover")
+        recover = params.get("operationId") if mode == "recover" else None
+        if mode == "recover" and not isinstance(recover, str):
+            raise ContractViolation(Code.INVALID_PARAMS, "recover needs an operationId string")
+        return cls(mode == "dry-run", recover)
 
 
 @dataclass(frozen=True)

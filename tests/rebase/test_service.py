@@ -29,8 +29,7 @@ from reference.rebase import crashpoints
 from reference.rebase import service as rebase_module
 from reference.rebase.archive import SourceArchive
 from reference.rebase.host import RebaseHost, open_from_disk
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 from reference.recall.service import HistoryHost, HistoryService
 
 SOURCE_ID = "source"
