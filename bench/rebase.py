@@ -157,7 +157,7 @@ def _service(source: str) -> Any:
 
 
 def worker(kind: str, params: dict[str, Any]) -> dict[str, Any]:
-    from reference.rebase.request import RebaseRequest
+    from reference.rebase.service import RebaseRequest
 
     source = params["source"]
     result: Any = None

@@ -27,7 +27,7 @@ from reference.primitives.jsonbytes import JsonParseError, js_parse, js_stringif
 from reference.primitives.params import bool_param, safe_integer_param, string_param, unusable_path
 from reference.primitives.platform_ops.paths import canonical_path, session_dir_name
 from reference.primitives.textunits import chars_v1_tokens, slice_utf16, utf8_length, utf16_length
-from reference.privacy.egress_hooks import context_event, op_egress_sanitize, provider_payload
+from reference.privacy.egress import context_event, op_egress_sanitize, provider_payload
 
 JsonObject = dict[str, Any]
 Handler = Callable[[Mapping[str, Any]], JsonObject]

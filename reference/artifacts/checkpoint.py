@@ -6,28 +6,40 @@ hash, the branch, Pi's compaction-aware context at the leaf) and passes it in.  
 clipped: an empty context or a handoff over the budget is refused here, before any journal write
 (D8).  Objects are built with the upstream key order, because the checkpoint hash and the target
 fingerprint are SHA-256 of ``JSON.stringify`` output (D2).  The pin and memory snapshot is
-:mod:`reference.artifacts.memory`, the pair checks :mod:`reference.artifacts.pair`.
+:mod:`reference.artifacts.memory`.
+
+Then what the lineage verifier checks on a checkpoint/link pair (contract §6.13 step 3): the
+pair on a branch, the checks that need no source file, in upstream order, and the handoff.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.artifacts.ids import RebaseSource
-from reference.artifacts.memory import MAX_MEMORIES, MAX_PINS, NOTHING_CARRIED, MemorySnapshot
+from reference.artifacts.ids import ProjectPaths, RebaseSource
+from reference.artifacts.memory import (
+    MAX_MEMORIES,
+    MAX_PINS,
+    MEMORY_TYPE,
+    NOTHING_CARRIED,
+    PIN_TYPE,
+    MemorySnapshot,
+)
+from reference.pi.exact.header import is_current_version
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject, js_stringify, quote_string
 from reference.primitives.jsvalues import (
     get,
     is_safe_integer,
+    strict_equal,
     trim,
 )
 from reference.primitives.textunits import chars_v1_tokens, sha256_text, utf16_length
-from reference.privacy.policy import classify_markers, history_privacy_classification, max_level
+from reference.privacy.policy import classify_markers, history_privacy_classification, is_level, max_level
 
 CHECKPOINT_TYPE: Final = "ds4-rebase-checkpoint-v1"
 LINK_TYPE: Final = "ds4-rebase-link-v1"
@@ -170,4 +182,95 @@ def build_link(
         "projectPath": project_path,
         "targetSessionId": target_session_id,
     }
+
+
+#: The ``customType`` of every custom entry a rebase or a lineage step reads from a branch: the
+#: pair and handoff, pin and memory mutations (a branch's other custom entries are never decoded
+#: for long, docs/rebase.md "Memory").
+LINEAGE_CUSTOM_TYPES: Final = frozenset({CHECKPOINT_TYPE, LINK_TYPE, HANDOFF_TYPE, PIN_TYPE, MEMORY_TYPE})
+
+
+@dataclass(frozen=True)
+class RebasePair:
+    """The first link, checkpoint and handoff entries on a branch (any may be missing)."""
+
+    link_entry: Any = None
+    checkpoint_entry: Any = None
+    handoff_entry: Any = None
+
+
+def _first(branch: Sequence[Any], kind: str, custom_type: str) -> Any:
+    return next((e for e in branch if get(e, "type") == kind and get(e, "customType") == custom_type), None)
+
+
+def find_pair(branch: Sequence[Any]) -> RebasePair:
+    """Only the first of each on the active branch counts; ``parentSession`` grants nothing."""
+    return RebasePair(
+        _first(branch, "custom", LINK_TYPE),
+        _first(branch, "custom", CHECKPOINT_TYPE),
+        _first(branch, "custom_message", HANDOFF_TYPE),
+    )
+
+
+def _array_within(value: Any, limit: int) -> bool:
+    return isinstance(value, list) and len(value) <= limit
+
+
+def verify_pair(
+    pair: RebasePair, *, header: Any, current_file: str, project: ProjectPaths, visited: Collection[Any] = ()
+) -> str | None:
+    """The pair checks that need no source file, in upstream order; the first failure's name,
+    or None.  ``current_file`` is the real path of the file holding the pair, ``header`` its
+    parsed header.  The caller still checks the source prefix, header, ids and branch, then
+    :func:`verify_handoff`; any failure is ``lineage-integrity-unavailable``."""
+    link = get(pair.link_entry, "data")
+    if not isinstance(link, dict) or not strict_equal(get(link, "schemaVersion"), SCHEMA_VERSION):
+        return "link"
+    if pair.checkpoint_entry is None or get(pair.checkpoint_entry, "type") != "custom":
+        return "checkpoint-missing"
+    cp = get(pair.checkpoint_entry, "data")
+    if not is_current_version(get(header, "version")):
+        return "header-version"
+    if not isinstance(cp, dict) or not strict_equal(get(cp, "schemaVersion"), SCHEMA_VERSION):
+        return "checkpoint"
+    if not strict_equal(get(cp, "id"), get(link, "checkpointId")):
+        return "checkpoint-id"
+    if checkpoint_hash(cp) != get(link, "checkpointHash"):
+        return "checkpoint-hash"
+    for key in ("sourceSessionId", "sourceLeafId", "sourceSize", "sourceHash"):
+        if not strict_equal(get(cp, key), get(link, key)):
+            return key
+    if not strict_equal(get(link, "targetSessionId"), get(header, "id")):
+        return "target-session"
+    source_file = get(link, "sourceSessionFile")
+    if not isinstance(source_file, str) or not project.same_folder(source_file, current_file):
+        return "source-directory"
+    link_project = get(link, "projectPath")
+    if not isinstance(link_project, str) or not project.is_project(link_project):
+        return "project"
+    source_id = get(link, "sourceSessionId")
+    if isinstance(source_id, str) and source_id in visited:
+        return "cycle"
+    if not _array_within(get(cp, "pins"), MAX_PINS) or not _array_within(get(cp, "memories"), MAX_MEMORIES):
+        return "items"
+    handoff = get(cp, "handoff")
+    if not isinstance(handoff, str) or utf16_length(handoff) > MAX_HANDOFF_CHARS:
+        return "handoff-size"
+    return None
+
+
+def verify_handoff(handoff_entry: Any, checkpoint: Any, *, header: Any, project: ProjectPaths) -> str | None:
+    """The handoff message must repeat the checkpoint's own handoff exactly, inside markers of a
+    valid classification, and the target header's ``cwd`` must be the project."""
+    if get(handoff_entry, "type") != "custom_message":
+        return "handoff-missing"
+    level = get(checkpoint, "classification")
+    handoff = get(checkpoint, "handoff")
+    content = get(handoff_entry, "content")
+    if not is_level(level) or not isinstance(handoff, str) or content != f"[ds4:{level}]{handoff}[/ds4:{level}]":
+        return "handoff-content"
+    cwd = get(header, "cwd")
+    if not isinstance(cwd, str) or not project.is_project(cwd):
+        return "target-cwd"
+    return None
 

@@ -217,7 +217,7 @@ def _rebase_command(rebase: RebaseService, history: HistoryService, words: list[
     from reference.artifacts.ids import is_operation_id
     from reference.pi.leaf import DEFAULT_LEAF
     from reference.primitives.jsonbytes import js_stringify
-    from reference.rebase.request import RebaseRequest
+    from reference.rebase.service import RebaseRequest
 
     if words == []:
         result = rebase.rebase(RebaseRequest()).result.to_json()

@@ -27,7 +27,7 @@ from reference.cli.refusals import (
 )
 
 if TYPE_CHECKING:
-    from reference.rebase.outcome import RebaseFailure
+    from reference.rebase.service import RebaseFailure
 
 HINTS = {
     **{code: history_command.HINTS[code]  # said as history search says them
@@ -185,7 +185,7 @@ def _lock_file(source: str | None) -> str | None:
 def run_rebase(args: argparse.Namespace) -> int:
     from reference.pi.leaf import DEFAULT_LEAF
     from reference.rebase.host import build_rebase_host
-    from reference.rebase.request import RebaseRequest
+    from reference.rebase.service import RebaseRequest
 
     refusal = (operation_refusal(args.recover) if args.recover is not None else None) or check_session(
         os.path.abspath(args.session), args.leaf).refusal

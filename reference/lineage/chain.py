@@ -17,10 +17,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, Final, NamedTuple
 
+from reference.artifacts.checkpoint import LINEAGE_CUSTOM_TYPES, find_pair, verify_handoff, verify_pair
 from reference.artifacts.ids import ProjectPaths, journal_path
 from reference.artifacts.journal import load_journal
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
-from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES, find_pair, verify_handoff, verify_pair
 from reference.lineage.proof import ProvenPrefix, prefix_holds, prefix_scan
 from reference.pi.exact.header import is_current_version, same_project
 from reference.pi.exact.reader import Record, RecordKind, open_session_file, read_header_line

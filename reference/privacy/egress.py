@@ -1,6 +1,10 @@
 """The egress sanitizer (contract §6.15 steps 1-6; decisions D6): history tool calls, history
 results and rebase handoff strings are checked again against the current provider before a
-payload leaves, whatever ``privacy.enabled`` says.
+payload leaves, whatever ``privacy.enabled`` says; and where it runs (§2.10 "privacy is checked
+again"): the adapter operation ``egress.sanitize`` and the host's two hooks, the context event and
+the final provider payload.  Both hooks run whatever ``privacy.enabled`` and ``enabled`` say, and
+fail closed: a context whose check fails has every message body replaced by the omission
+sentinel, and a provider payload whose check fails becomes ``{}`` (so the provider request fails).
 
 A pure function over a JSON value: the input is never mutated, and a payload with nothing to
 change comes back as the same object.  Every text check goes through the runtime history
@@ -15,18 +19,20 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from reference.config.defaults import default_config
 from reference.primitives.codes import Code
+from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, js_stringify
 from reference.primitives.jsvalues import is_number
 from reference.primitives.textunits import utf16_length
-from reference.privacy.handoff_context import redact_quoted_context
+from reference.privacy.detection import redact
 from reference.privacy.policy import (
     HISTORY_RESULT_SCHEMA,
+    ProviderPolicy,
     history_privacy_classification,
     is_level,
     max_level,
 )
-from reference.privacy.provider import ProviderPolicy
 from reference.privacy.sanitizer import Sanitized, history_sanitize
 
 #: What replaces omitted history content, past arguments and unsafe scalar strings (contract §0.3).
@@ -200,6 +206,64 @@ def _is_result(node: Mapping[str, Any], direct: bool, calls: set[str]) -> bool:
     return linked or (direct and (node.get("role") == "toolResult" or "response" in node))
 
 
+def _redact_strings(value: Any) -> tuple[Any, int]:
+    """``value`` with every string (keys too) redacted; the number of findings."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        items = [_redact_strings(item) for item in value]
+        return [clean for clean, _count in items], sum(count for _clean, count in items)
+    if isinstance(value, dict):
+        pairs = [(redact(key), _redact_strings(item)) for key, item in value.items()]
+        return ({key: clean for (key, _k), (clean, _c) in pairs},
+                sum(key_count + count for (_key, key_count), (_clean, count) in pairs))
+    return value, 0
+
+
+def _redact_entry_line(line: str) -> tuple[str, int]:
+    try:
+        entry = js_parse(line)
+    except (JsonParseError, RecursionError):
+        return redact(line)
+    clean, found = _redact_strings(entry)
+    return (js_stringify(clean), found) if found else (line, 0)
+
+
+def redact_quoted_context(handoff: str) -> tuple[str, int]:
+    """The handoff with the secrets of its quoted context redacted, and how many were found
+    (issue 11).
+
+    A handoff quotes its canonical context as one JSON string literal of ``JSON.stringify``'d
+    entries (contract §6.6 step 5), so a secret inside an entry is escaped twice there: a newline
+    before a token is written ``\\\\n``, and a detector reading the handoff as it stands sees
+    ``nAKIA…`` and no word boundary.  So the quoted line is decoded, the strong detector runs over
+    every string of every entry, and the line is written back with what it found redacted; any
+    finding raises the handoff to at least ``sensitive`` (D6), so a default remote provider gets
+    none of it.  Only a line that is a whole JSON string literal is decoded (the handoff's line
+    7); every other line is left to the sanitizer, which checks the handoff as a whole anyway."""
+    lines = handoff.split("\n")
+    total = 0
+    for number, line in enumerate(lines):
+        if not line.startswith('"'):
+            continue
+        try:
+            context = js_parse(line)
+        except (JsonParseError, RecursionError):
+            continue
+        if not isinstance(context, str):
+            continue
+        found = 0
+        entries = []
+        for entry in context.split("\n"):  # a stringified entry holds no raw newline
+            clean, count = _redact_entry_line(entry)
+            entries.append(clean)
+            found += count
+        if found:
+            lines[number] = js_stringify("\n".join(entries))
+            total += found
+    return "\n".join(lines), total
+
+
 def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mapping[str, Any]) -> Any:
     """The payload as it may leave for ``policy``'s provider (contract §6.15 steps 1-6).
 
@@ -264,3 +328,52 @@ def sanitize_egress(payload: Any, policy: ProviderPolicy, privacy_config: Mappin
 
     output = walk(payload)
     return output if changed else payload
+
+
+def op_egress_sanitize(params: Mapping[str, Any]) -> JsonObject:
+    """``egress.sanitize {payload, provider}``: the payload as it may leave for ``provider``,
+    with the default privacy configuration (no provider, or null, is ``unknown``)."""
+    if "payload" not in params:
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'payload' is required")
+    provider = params.get("provider")
+    if provider is not None and not isinstance(provider, str):
+        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'provider' must be a string or null")
+    try:
+        return {"payload": _leaving(params["payload"], provider, None)}
+    except RecursionError:
+        raise ContractViolation(Code.INVALID_PARAMS, "the payload is nested too deeply to check") from None
+
+
+def context_event(messages: Any, *, provider: str | None, config: Mapping[str, Any] | None) -> Any:
+    """The context hook's first step: the messages as the provider may see them, or, when the
+    check itself fails, every message body replaced by the omission sentinel."""
+    return _checked(messages, provider, config, _fail_closed)
+
+
+def provider_payload(payload: Any, *, provider: str | None, config: Mapping[str, Any] | None) -> Any:
+    """``before_provider_request``: the final payload as it may leave, or ``{}`` when the check
+    fails (the provider request then fails rather than send unchecked history)."""
+    return _checked(payload, provider, config, lambda _payload: {})
+
+
+def _leaving(payload: Any, provider: str | None, config: Mapping[str, Any] | None) -> Any:
+    """The payload as it may leave, with ``config``'s privacy section (the default's without one)."""
+    privacy = (config or default_config()).get("privacy")
+    if not isinstance(privacy, Mapping):
+        privacy = default_config()["privacy"]
+    return sanitize_egress(payload, ProviderPolicy.from_config(privacy, provider), privacy)
+
+
+def _checked(payload: Any, provider: str | None, config: Mapping[str, Any] | None,
+             failed: Callable[[Any], Any]) -> Any:
+    try:
+        return _leaving(payload, provider, config)
+    except (RecursionError, ValueError, TypeError):
+        return failed(payload)
+
+
+def _fail_closed(messages: Any) -> list[Any]:
+    if not isinstance(messages, list):
+        return []
+    return [{**{k: v for k, v in message.items() if k in ("role", "id", "timestamp")}, "content": OMISSION_SENTINEL}
+            if isinstance(message, dict) else OMISSION_SENTINEL for message in messages]

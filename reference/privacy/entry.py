@@ -8,14 +8,13 @@ What one entry gives is remembered, by the history service that passes an :class
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from reference.primitives.jsonbytes import js_stringify
 from reference.privacy.detection import extended_redact
-from reference.privacy.policy import MARKER_LITERAL, history_privacy_classification, max_level
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import MARKER_LITERAL, ProviderPolicy, history_privacy_classification, max_level
 from reference.privacy.redaction import may_match_json
 from reference.privacy.sanitizer import Found, Sanitized, decide, default_classification, find
 
@@ -30,12 +29,27 @@ class EntryFindings:
     window), keyed by the SHA-256 of the record's bytes: a value its owner, one history service,
     hands to :func:`classify_entry`.  At most ``entries`` records (a few project recalls' hits: 12
     per source, 100 sources by default), least recently used out first, and at most ``characters``
-    characters of texts (a few long records weigh as much as many short ones)."""
+    characters of texts (a few long records weigh as much as many short ones).  It remembers the
+    public ids of the same entries too (:func:`reference.privacy.public_ids.public_id`), at most
+    ``entries`` of them."""
 
     def __init__(self, entries: int = 16384, characters: int = 32 * 1024 * 1024) -> None:
         self.entries, self.characters = entries, characters
         self.held: OrderedDict[str, tuple[str, Findings]] = OrderedDict()
         self.weight = 0  # the characters held: every text and redacted text
+        self.ids: OrderedDict[tuple[str, ProviderPolicy], str] = OrderedDict()
+
+    def public_id(self, value: str, policy: ProviderPolicy, compute: Callable[[str, ProviderPolicy], str]) -> str:
+        """``compute(value, policy)``, remembered (the answer depends on the id and the policy only)."""
+        key = (value, policy)
+        known = self.ids.get(key)
+        if known is None:
+            known = self.ids[key] = compute(value, policy)
+            if len(self.ids) > self.entries:
+                self.ids.popitem(last=False)
+        else:
+            self.ids.move_to_end(key)
+        return known
 
     def get(self, content_hash: str, text: str) -> Findings | None:
         known = self.held.get(content_hash)

@@ -1,19 +1,23 @@
 """Classification of history content (contract §2.10, §8.4; decisions D6): the four levels,
-the markers that raise a text's level, and the floor walk over a parsed value.
+the markers that raise a text's level, the floor walk over a parsed value, and which levels the
+current model provider may receive (§2.10 step 4).
 
-As upstream ``privacy-policy.ts`` and ``history-privacy.ts``.  Marker patterns follow
-JavaScript's ``iu`` regex semantics (see ``reference.privacy.redaction``).  What a provider may
-receive is ``provider``; the sanitizer that applies both is ``sanitizer``.
+As upstream ``privacy-policy.ts`` (with its ``providerPrivacyPolicy``: local providers get every
+level, a remote one its own list or the default list, and ``local-only`` never leaves for a
+remote provider) and ``history-privacy.ts``.  Marker patterns follow JavaScript's ``iu`` regex
+semantics (see ``reference.privacy.redaction``).  The sanitizer that applies them is ``sanitizer``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
-from reference.primitives.jsonbytes import JsonParseError, js_parse
-from reference.primitives.jsvalues import JS_WHITESPACE
+from reference.config.defaults import default_config
+from reference.primitives.jsonbytes import JsonParseError, js_parse, property_order
+from reference.primitives.jsvalues import JS_WHITESPACE, trim
 from reference.privacy.redaction import JS_SPACE, js_ci
 
 LEVELS: Final = ("normal", "internal", "sensitive", "local-only")
@@ -124,3 +128,38 @@ def history_privacy_classification(value: Any) -> str | None:
         return floor
 
     return walk(value, 0)
+
+
+UNKNOWN_PROVIDER: Final = "unknown"
+
+
+@dataclass(frozen=True)
+class ProviderPolicy:
+    """Which classifications the current model provider may receive (contract §2.10 step 4)."""
+
+    provider: str
+    destination: Literal["local", "remote"]
+    allowed: tuple[str, ...]
+
+    @classmethod
+    def from_config(cls, privacy_config: Mapping[str, Any], provider: str | None) -> ProviderPolicy:
+        """Local providers get all four levels; a remote one its own list or the default list.
+
+        Names compare trimmed and lower-cased; no provider (or an empty name) is ``unknown``,
+        which is remote unless configured as local.
+        """
+        name = provider or UNKNOWN_PROVIDER
+        key = trim(name).lower()
+        defaults = default_config()["privacy"]
+        local = privacy_config.get("localProviders", defaults["localProviders"])
+        if any(isinstance(item, str) and trim(item).lower() == key for item in local):
+            return cls(name, "local", LEVELS)
+        remote = privacy_config.get("remoteProviders", defaults["remoteProviders"])
+        rule = next((allowed for item, allowed in property_order(remote) if trim(item).lower() == key), None)
+        if rule is None:
+            rule = privacy_config.get("remoteDefaultAllowed", defaults["remoteDefaultAllowed"])
+        return cls(name, "remote", tuple(level for level in LEVELS if level in rule))
+
+    def allows(self, level: str) -> bool:
+        """Whether content of ``level`` may go to this provider; ``local-only`` never leaves."""
+        return level in self.allowed and not (self.destination == "remote" and level == "local-only")

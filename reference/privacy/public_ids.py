@@ -4,29 +4,30 @@ only when safe, else opaque; the unsalted project id."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Final
 
 from reference.primitives.textunits import sha256_text
-from reference.privacy.policy import LEVELS
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.entry import EntryFindings
+from reference.privacy.policy import LEVELS, ProviderPolicy
 from reference.privacy.sanitizer import history_sanitize
 
 _PUBLIC_ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
-def public_id(value: str, *, policy: ProviderPolicy | None = None) -> str:
+def public_id(value: str, *, policy: ProviderPolicy | None = None, findings: EntryFindings | None = None) -> str:
     """A session or entry id as results show it (contract §2.7 step 6).
 
     Shown as is when it matches ``^[A-Za-z0-9_.:-]{1,128}$`` and the history sanitizer at
     ``normal`` leaves it unchanged and not omitted (so an id that looks like a credential is
     hidden); otherwise ``opaque_`` + 24 hex of its SHA-256.  ``policy`` is the current
     provider's (upstream sanitizes the id for it); None means one that accepts ``normal``.
+    ``findings``: the history service's, which remembers the answer for short ids (a project
+    recall shows a thousand entry ids, the same ones again when a query is asked again).
     """
     policy = policy or _LOCAL
-    if len(value) > 128:  # never shown as is; not worth remembering
+    if findings is None or len(value) > 128:  # an id that long is never shown as is
         return _public_id(value, policy)
-    return _remembered_public_id(value, policy)
+    return findings.public_id(value, policy, _public_id)
 
 
 _LOCAL: Final = ProviderPolicy("local", "local", LEVELS)
@@ -38,11 +39,6 @@ def _public_id(value: str, policy: ProviderPolicy) -> str:
         if not safe.omitted and safe.text == value:
             return value
     return "opaque_" + sha256_text(value)[:24]
-
-
-#: ``public_id`` remembered for short ids: a project recall shows a thousand entry ids, the same
-#: ones again when a query is asked again (the answer depends on the id and the policy only).
-_remembered_public_id: Final = lru_cache(maxsize=16384)(_public_id)
 
 
 def project_id(canonical_project_path: str) -> str:

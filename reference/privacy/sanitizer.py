@@ -19,12 +19,12 @@ from reference.privacy.policy import (
     LEVEL_WORDS,
     LEVELS,
     MARKER_LITERAL,
+    ProviderPolicy,
     classify_markers,
     is_level,
     marker_level,
     max_level,
 )
-from reference.privacy.provider import ProviderPolicy
 from reference.privacy.redaction import JS_SPACE, js_ci
 
 #: An opening marker at the start (after whitespace) classifies the rest when nothing closes.

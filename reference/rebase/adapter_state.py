@@ -22,8 +22,7 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.params import string_param
 from reference.rebase.crashpoints import ENV_VAR
 from reference.rebase.host import apply_facts, build_rebase_host
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 
 CHILD_TIMEOUT_S: Final = 120
 

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
+from reference.artifacts.checkpoint import LINEAGE_CUSTOM_TYPES
 from reference.lineage.proof import scan_once
 from reference.pi.exact.context import UnbuildableContext, context_layout
 from reference.pi.exact.header import require_current_version, same_project

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from reference.artifacts.checkpoint import LINEAGE_CUSTOM_TYPES
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
-from reference.artifacts.pair import LINEAGE_CUSTOM_TYPES
 from reference.config.layering import load_config
 from reference.lineage.chain import header_id
 from reference.pi.exact.session import decode_path, load_session

@@ -14,7 +14,7 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.textunits import slice_utf16, utf16_length
 from reference.privacy.entry import EntryFindings, classify_entry
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import ProviderPolicy
 from reference.privacy.public_ids import project_id, public_id
 from reference.recall.envelope import RecallHit
 from reference.recall.host_facts import HistoryHost
@@ -60,7 +60,8 @@ class HitContext:
         return self._once("project", self.host.project_path, lambda path: project_id(self.canonical(path)))
 
     def public_session_id(self, session_id: str) -> str:
-        return self._once("session", session_id, lambda value: public_id(value, policy=self.policy))
+        return self._once("session", session_id,
+                          lambda value: public_id(value, policy=self.policy, findings=self.findings))
 
 
 def process_hit(conn: sqlite3.Connection, source: Source, hit: EngineHit, context: HitContext,
@@ -125,7 +126,7 @@ def _draft(context: HitContext, source: Source, hit: EngineHit, classification: 
         classification=classification,
         public_project_id=context.public_project_id(),
         public_session_id=context.public_session_id(source.session_id),
-        public_entry_id=public_id(hit.entry_id, policy=context.policy),
+        public_entry_id=public_id(hit.entry_id, policy=context.policy, findings=context.findings),
     )
 
 

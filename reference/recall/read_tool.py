@@ -10,7 +10,7 @@ from typing import Any
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.privacy.entry import classify_entry
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import ProviderPolicy
 from reference.recall.envelope import ReadResult
 from reference.recall.history_state import HistoryState
 from reference.recall.read_window import read_envelope

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from reference.primitives.codes import Code
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import ProviderPolicy
 from reference.recall import envelope as env
 from reference.recall.candidate_rows import MAX_RESULTS, RetrievalQuery
 from reference.recall.envelope import RecallHit, RecallResult

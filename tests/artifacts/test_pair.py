@@ -8,9 +8,8 @@ from typing import Any
 from testkit.checkpoints import PROJECT, SOURCE, build, operation, upstream_fixture
 from testkit.pilines import message
 
-from reference.artifacts.checkpoint import checkpoint_hash
+from reference.artifacts.checkpoint import RebasePair, checkpoint_hash, find_pair, verify_handoff, verify_pair
 from reference.artifacts.ids import ProjectPaths
-from reference.artifacts.pair import RebasePair, find_pair, verify_handoff, verify_pair
 from reference.rebase.target import stage_target
 
 

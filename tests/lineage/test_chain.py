@@ -17,8 +17,7 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.jsonbytes import js_stringify
 from reference.primitives.textunits import sha256_text
 from reference.rebase.host import RebaseHost, open_from_disk
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 
 T0 = 1_767_225_600_000
 

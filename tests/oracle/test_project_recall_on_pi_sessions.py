@@ -36,7 +36,6 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
     import reference.recall.recall_tool as recall_tool
     from reference.config.defaults import default_config
     from reference.primitives.clock import ManualClock
-    from reference.privacy import public_ids
     from reference.recall.project_scope import ProjectSessions
     from reference.recall.scope import ScopeResolver
     from reference.recall.service import HistoryHost, HistoryService
@@ -79,7 +78,6 @@ def test_project_recall_fast_paths_match_the_per_source_loop(tmp_path: Path, mon
                     params = {"query": query, "scope": "project", **extra}
                     fast = kept.recall(params).as_json()
                     # the plain form remembers no public ids (its fresh service, no privacy findings)
-                    public_ids._remembered_public_id.cache_clear()
                     with monkeypatch.context() as patch:
                         patch.setattr(recall_tool, "retrieve", per_source)
                         plain_service = service(current, cap)

@@ -27,7 +27,6 @@ from reference.primitives.platform_ops.family import (
     POSIX,
     WINDOWS,
     Platform,
-    PlatformFamily,
     platform_of,
 )
 from reference.primitives.platform_ops.paths import (
@@ -59,11 +58,11 @@ def macos_fs(fs: FakeFilesystem) -> Iterator[FakeFilesystem]:
 # -- the one place that picks the branch -------------------------------------------------------
 
 @pytest.mark.parametrize(("sys_platform", "family"), [
-    ("win32", PlatformFamily.WINDOWS), ("darwin", PlatformFamily.MACOS), ("linux", PlatformFamily.POSIX),
-    ("freebsd14", PlatformFamily.POSIX), ("cygwin", PlatformFamily.POSIX),
+    ("win32", Platform.WINDOWS), ("darwin", Platform.MACOS), ("linux", Platform.POSIX),
+    ("freebsd14", Platform.POSIX), ("cygwin", Platform.POSIX),
 ])
-def test_the_family_is_picked_from_sys_platform(sys_platform: str, family: PlatformFamily) -> None:
-    assert platform_of(sys_platform).family is family
+def test_the_family_is_picked_from_sys_platform(sys_platform: str, family: Platform) -> None:
+    assert platform_of(sys_platform) is family
 
 
 def test_this_machine_takes_the_posix_branch() -> None:

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from reference.primitives.errors import ContractViolation
-from reference.privacy.egress import OMISSION_SENTINEL
-from reference.privacy.egress_hooks import context_event, op_egress_sanitize, provider_payload
+from reference.privacy.egress import OMISSION_SENTINEL, context_event, op_egress_sanitize, provider_payload
 
 
 def _deep(depth: int) -> Any:

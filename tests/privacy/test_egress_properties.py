@@ -23,8 +23,7 @@ from reference.privacy.egress import (
     SCALAR_KEYS,
     sanitize_egress,
 )
-from reference.privacy.policy import LEVELS
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import LEVELS, ProviderPolicy
 
 PRIVACY = default_config()["privacy"]
 PROVIDERS = ("ollama", "openai", "unknown", "anthropic", "faux")

@@ -14,8 +14,13 @@ from testkit.profiles import examples
 from reference.config.defaults import default_config
 from reference.primitives.jsonbytes import js_stringify
 from reference.privacy.entry import classify_entry
-from reference.privacy.policy import LEVELS, classify_markers, history_privacy_classification, max_level
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import (
+    LEVELS,
+    ProviderPolicy,
+    classify_markers,
+    history_privacy_classification,
+    max_level,
+)
 from reference.privacy.public_ids import project_id, public_id
 from reference.privacy.redaction import SECRET_LABEL, TOKEN_LABEL
 from reference.privacy.sanitizer import history_sanitize, placeholder, strip_markers

@@ -12,8 +12,7 @@ from reference.artifacts.memory import overlay_inherited
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.rebase.host import RebaseHost
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 
 T0 = 1_767_225_600_000
 

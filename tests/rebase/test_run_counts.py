@@ -27,8 +27,7 @@ from reference.pi.exact import session
 from reference.pi.model import session as scan
 from reference.primitives.clock import ManualClock
 from reference.rebase.host import RebaseHost
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 
 SOURCE_ID = "source"
 

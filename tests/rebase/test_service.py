@@ -26,11 +26,10 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify
 from reference.rebase import crashpoints
-from reference.rebase import run as rebase_module
+from reference.rebase import service as rebase_module
 from reference.rebase.archive import SourceArchive
 from reference.rebase.host import RebaseHost, open_from_disk
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 from reference.recall.service import HistoryHost, HistoryService
 
 SOURCE_ID = "source"
@@ -656,7 +655,7 @@ def test_a_session_named_through_a_symlinked_folder_rebases_as_by_its_real_path(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     """The captured leaf of a source named through a symlink is the archive's (issue 13 item 5: the
     file is not read again whole), and every answer is the one for its real path."""
-    from reference.rebase import target_checkpoint
+    from reference.rebase import target as rebase_target
 
     linked = world.root / "linked"
     linked.symlink_to(world.sessions, target_is_directory=True)
@@ -666,7 +665,7 @@ def test_a_session_named_through_a_symlinked_folder_rebases_as_by_its_real_path(
     def whole_read(path: Any) -> Any:
         raise AssertionError(f"the source was read again whole: {path}")
 
-    monkeypatch.setattr(target_checkpoint, "load_session", whole_read)
+    monkeypatch.setattr(rebase_target, "load_session", whole_read)
     preview_link, _ = world.run(by_link, dry_run=True)
     assert preview_link == preview_real
     result, _ = world.run(by_link)

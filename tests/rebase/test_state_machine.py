@@ -37,8 +37,7 @@ from reference.primitives.clock import ManualClock
 from reference.primitives.platform_ops.durable import stale_temporaries
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 from reference.rebase.host import RebaseHost
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 from reference.recall.service import HistoryHost, HistoryService
 
 ROOT = REPO_ROOT

@@ -26,7 +26,7 @@ from reference.primitives.platform_ops.paths import canonical_path
 from reference.privacy import entry as privacy_entry
 from reference.privacy import public_ids
 from reference.privacy.entry import EntryFindings, classify_entry
-from reference.privacy.provider import ProviderPolicy
+from reference.privacy.policy import ProviderPolicy
 from reference.recall import source_verify
 from reference.recall.source_verify import HEADER_FIRST_READ_BYTES, verify_source
 
@@ -117,8 +117,12 @@ def test_remembered_public_ids_equal_ids_afresh() -> None:
     values = ["a1b2c3d4", "01972b5c-ee00-79f3-a190-4c20cf6b478b", "sk-ant-" + "b" * 40, "AKIAABCDEFGHIJKLMNOP",
               "has space", "", "x" * 128, "x" * 129, "ü-id", "ghp_" + "c" * 36]
     values += [os.urandom(rng.randrange(1, 12)).hex() for _ in range(50)]
+    findings = privacy_entry.EntryFindings(entries=40)  # fewer than the ids asked: some are let go
     for _ in range(2):
         for value in values:
             for policy in (*POLICIES, None):
                 plain = public_ids._public_id(value, policy or public_ids._LOCAL)
                 assert public_ids.public_id(value, policy=policy) == plain
+                assert public_ids.public_id(value, policy=policy, findings=findings) == plain
+                assert len(findings.ids) <= 40
+    assert findings.ids  # it remembered

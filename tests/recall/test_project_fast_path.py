@@ -33,7 +33,6 @@ from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
-from reference.privacy import public_ids
 from reference.recall import project_scope, retrieval
 from reference.recall.active_branch import all_ids
 from reference.recall.candidate_rows import RetrievalQuery
@@ -264,7 +263,6 @@ class _Pair:
     def recall(self, params: dict[str, Any]) -> dict[str, Any]:
         fast = self.kept.recall(params).as_json()
         # the plain form remembers no public ids (its fresh service, no privacy findings)
-        public_ids._remembered_public_id.cache_clear()
         with self.monkeypatch.context() as patch:
             patch.setattr(recall_tool, "retrieve", _per_source)
             plain_service = self.make_plain()

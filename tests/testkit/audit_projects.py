@@ -15,8 +15,7 @@ from conformance.audit.journals import operations_dir
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.rebase.host import RebaseHost
-from reference.rebase.request import RebaseRequest
-from reference.rebase.service import RebaseService
+from reference.rebase.service import RebaseRequest, RebaseService
 from reference.recall.catchup import catch_up
 from reference.recall.index_schema import open_index
 from testkit.pilines import jsonl, message, ts

@@ -12,7 +12,7 @@ macOS flushes with ``F_FULLFSYNC`` because its plain ``fsync`` leaves data in th
 Linux (posix) takes the plain ``fsync``.  The hard link is ``link(2)`` on POSIX and
 ``CreateHardLinkW`` on Windows: a filesystem without hard links (FAT, exFAT, some network shares)
 refuses the install (no copy fallback, see ``docs/rebase-durability.md``).  The two crash points
-inside the install are hooks (``on_staged``, ``on_installed``) that ``reference.rebase.activation``
+inside the install are hooks (``on_staged``, ``on_installed``) that ``reference.rebase.target``
 names.
 """
 

@@ -9,42 +9,34 @@ keyword whose default is :data:`CURRENT`, picked once here from ``sys.platform``
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
 
-class PlatformFamily(StrEnum):
-    """The three branches a primitive can take."""
+class Platform(StrEnum):
+    """A platform family, the three branches a primitive can take, and the facts about it that
+    the primitives branch on."""
 
     POSIX = "posix"  # Linux and every other POSIX system that is not macOS (the BSDs, Cygwin)
     MACOS = "macos"  # darwin: POSIX, plus F_FULLFSYNC and case-insensitive volumes by default
     WINDOWS = "windows"  # win32
-
-
-@dataclass(frozen=True)
-class Platform:
-    """A platform family and the facts about it that the primitives branch on."""
-
-    family: PlatformFamily
 
     @property
     def windows(self) -> bool:
         """Windows: canonical paths lower-cased (contract §0.2; macOS volumes ignore case too, but
         two spellings stay two paths there), no folder fsync (§6.5 step 4),
         no ``O_NOFOLLOW``, no ``pread``, no POSIX mode bits, ``st_ctime`` the creation time."""
-        return self.family is PlatformFamily.WINDOWS
+        return self is Platform.WINDOWS
 
     @property
     def macos(self) -> bool:
         """macOS: a plain ``fsync`` leaves data in the drive cache; ``F_FULLFSYNC`` flushes it."""
-        return self.family is PlatformFamily.MACOS
+        return self is Platform.MACOS
 
 
-
-POSIX: Final = Platform(PlatformFamily.POSIX)
-MACOS: Final = Platform(PlatformFamily.MACOS)
-WINDOWS: Final = Platform(PlatformFamily.WINDOWS)
+POSIX: Final = Platform.POSIX
+MACOS: Final = Platform.MACOS
+WINDOWS: Final = Platform.WINDOWS
 
 
 def platform_of(sys_platform: str) -> Platform:
