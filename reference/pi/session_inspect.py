@@ -24,7 +24,7 @@ from typing import IO, Any, Final
 import msgspec
 
 from reference.pi.context_messages import MESSAGE_KINDS, context_texts, context_values
-from reference.pi.exact.context import context_layout, context_settings
+from reference.pi.exact.context import context_settings
 from reference.pi.exact.inspection import diagnostics_json, inspect_session
 from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.session import ReadDiagnostics, _legacy_version
@@ -36,7 +36,7 @@ from reference.pi.model.tree import PiTree, pi_tree
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
-from reference.primitives.jsvalues import get, strict_equal, truthy
+from reference.primitives.jsvalues import get, truthy
 
 NO_MESSAGE: Final = "a message entry has no message"
 
@@ -127,34 +127,6 @@ def _marks(size: int, *paths: array[int]) -> bytearray:
     return marks
 
 
-def _context_numbers(model: SourceScan, stream: IO[bytes], path: array[int]) -> list[int]:
-    """Pi's ``buildContextEntries`` over the path, as entry numbers."""
-    types = model.types
-    ids: list[Any] = []  # the path's ids, written once a compaction asks for them
-
-    def id_at(position: int) -> Any:
-        if not ids:
-            ids.extend(model.ids.ids_of(path))
-        return ids[position]
-
-    def locate(entry_id: Any, stop: int) -> int:
-        if not ids:
-            ids.extend(model.ids.ids_of(path))
-        if entry_id.__class__ is not str:
-            return next((i for i in range(stop) if strict_equal(ids[i], entry_id)), -1)
-        try:
-            return ids.index(entry_id, 0, stop)
-        except ValueError:
-            return -1
-
-    layout = context_layout(len(path), lambda i: types[path[i]], id_at,
-                            lambda i: get(model.decode(stream, path[i]), "firstKeptEntryId"), locate)
-    if layout is None:
-        return list(path)
-    kept = layout.kept
-    return [path[layout.compaction], *path[kept.start:kept.stop], *path[layout.resume + 1:]]
-
-
 def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dict[str, Any],
                       messages: bool, values: bool) -> bool:
     """As :func:`reference.pi.exact.inspection._describe_context`; whether the path walk was cut short."""
@@ -164,7 +136,7 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     branch = tree.branch(leaf_id)
     session_path = branch if branch.path else tree.session_path(leaf_id)  # a known leaf: one walk
     path = session_path.path
-    context = _context_numbers(model, stream, path)
+    context = model.context_numbers(stream, path)
     size = model.entry_count
     walked = _marks(size, path, branch.path)
     messageless = any(walked[number] for number in exchanges.messageless)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
+from reference.pi.exact.context import context_layout
 from reference.pi.exact.entries import has_entry_fields
 from reference.pi.exact.reader import Record, RecordKind, decode_value, open_session_file
 from reference.pi.exact.session import (
@@ -38,7 +39,7 @@ from reference.pi.model.split_read import ordinary_table
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
-from reference.primitives.jsvalues import get
+from reference.primitives.jsvalues import get, strict_equal
 from reference.primitives.platform_ops.identity import stat_identity
 
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
@@ -98,6 +99,34 @@ class SourceScan:
         with open_session_file(self.path) as stream:
             for number in numbers:
                 yield self.decode(stream, number)
+
+    def context_numbers(self, stream: IO[bytes], path: array[int]) -> list[int]:
+        """Pi's ``buildContextEntries`` over ``path`` (entry numbers root -> leaf), as entry
+        numbers: only a compaction's ``firstKeptEntryId`` is decoded (from ``stream``)."""
+        ids: list[Any] = []  # the path's ids, written once a compaction asks for them
+
+        def id_at(position: int) -> Any:
+            if not ids:
+                ids.extend(self.ids.ids_of(path))
+            return ids[position]
+
+        def locate(entry_id: Any, stop: int) -> int:
+            if not ids:
+                ids.extend(self.ids.ids_of(path))
+            if entry_id.__class__ is not str:
+                return next((i for i in range(stop) if strict_equal(ids[i], entry_id)), -1)
+            try:
+                return ids.index(entry_id, 0, stop)
+            except ValueError:
+                return -1
+
+        types = self.types
+        layout = context_layout(len(path), lambda i: types[path[i]], id_at,
+                                lambda i: get(self.decode(stream, path[i]), "firstKeptEntryId"), locate)
+        if layout is None:
+            return list(path)
+        kept = layout.kept
+        return [path[layout.compaction], *path[kept.start:kept.stop], *path[layout.resume + 1:]]
 
     def ancestry(self, leaf: int) -> array[int]:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
