@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
@@ -32,7 +32,7 @@ from reference.pi.exact.tree import SessionTree, walk_to_root
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.model.blocks import NotOrdinary, Row
 from reference.pi.model.entry_ids import EntryIds
-from reference.pi.model.entry_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
+from reference.pi.model.entry_table import NO_ENTRY, ROOT, ScanTable, SpanEnds
 from reference.pi.model.entry_types import EntryTypes
 from reference.pi.model.exchanges import CompactExchanges
 from reference.pi.model.split_read import ordinary_table
@@ -185,36 +185,18 @@ class SourceScan:
                 if self.types[number] in _LINK_KINDS]
 
     def validate_branch(self, leaf_id: str) -> None:
-        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it;
-        a leaf that passed once passes again without a walk (the scan never changes)."""
+        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it: the
+        walk of :func:`reference.pi.exact.tree.walk_to_root` without Pi's roots (a ``""`` parent is
+        looked up like any other id: on a valid scan its parent number is that entry's) must end at
+        a null parent.  A leaf that passed once passes again without a walk (the scan never changes)."""
         key = f"valid-branch:{leaf_id}"
         if key in self.memo:
             return
-        self._validate_branch(leaf_id)
-        self.memo[key] = True
-
-    def _validate_branch(self, leaf_id: str) -> None:
-        """The walk of :func:`reference.pi.exact.tree.walk_to_root` without Pi's
-        roots: a ``""`` parent is looked up like any other id (on a valid scan its parent number is that
-        entry's), and the walk must end at a null parent."""
-        leaf = self.ids.get(leaf_id, MISSING)
-        root, cycle = walk_end(leaf, self.parents) if leaf >= 0 else (leaf, True)
-        if cycle or self.parents[root] != ROOT:
+        leaf = self.ids.get(leaf_id)
+        path, cycle = walk_to_root(leaf, self.parents) if leaf is not None else (array("i"), True)
+        if cycle or self.parents[path[0]] != ROOT:
             raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
-
-
-def walk_end(leaf: int, parents: Sequence[int]) -> tuple[int, bool]:
-    """The first entry of ``walk_to_root(leaf, parents)[0]`` (the root end of the walk; ``leaf``
-    must be an entry) and whether a cycle ended the walk, without keeping the path."""
-    seen = bytearray(len(parents))
-    node = end = leaf
-    while node >= 0:
-        if seen[node]:
-            return end, True
-        seen[node] = 1
-        end = node
-        node = parents[node]
-    return end, False
+        self.memo[key] = True
 
 
 class BranchIds(Set[str]):
