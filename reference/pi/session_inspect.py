@@ -25,7 +25,7 @@ import msgspec
 
 from reference.pi.context_messages import MESSAGE_KINDS, context_texts, context_values
 from reference.pi.exact.context import context_settings
-from reference.pi.exact.inspection import diagnostics_json, inspect_session
+from reference.pi.exact.inspection import diagnostics_json, inspect_session, inspected_leaf
 from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.session import ReadDiagnostics, _legacy_version
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
@@ -33,7 +33,6 @@ from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.model.blocks import NotOrdinary
 from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.model.tree import PiTree, pi_tree
-from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
 from reference.primitives.jsvalues import get, truthy
@@ -89,7 +88,7 @@ def describe_model(model: SourceScan, leaf: Any = DEFAULT_LEAF, *, messages: boo
                    values: bool = False) -> dict[str, Any]:
     """:func:`inspect_report` of a model :func:`inspectable_model` gave."""
     header, tree = model.header, pi_tree(model)
-    leaf_id = _leaf_id(tree, leaf)
+    leaf_id = inspected_leaf(leaf, model.last_id, lambda entry_id: tree.number(entry_id) is not None)
     result: dict[str, Any] = {
         "file": {"path": model.path, "size": model.size, "sha256": model.sha256},
         "version": header.get("version"),
@@ -104,19 +103,6 @@ def describe_model(model: SourceScan, leaf: Any = DEFAULT_LEAF, *, messages: boo
         truncated = _describe_context(tree, stream, leaf_id, result, messages, values)
     result["diagnostics"] = _diagnostics(tree, truncated)
     return result
-
-
-def _leaf_id(tree: PiTree, leaf: Any) -> Any:
-    """As :func:`reference.pi.exact.inspection._leaf_id` (a model is never of a legacy file)."""
-    if leaf is DEFAULT_LEAF:
-        return tree.model.last_id
-    if leaf is None:
-        return None
-    if not isinstance(leaf, str):
-        raise ContractViolation(Code.INVALID_LEAF, "the leaf must be an entry id or null")
-    if tree.number(leaf) is None:
-        raise ContractViolation(Code.UNKNOWN_LEAF, f"entry {leaf} is not in the session")
-    return leaf
 
 
 def _marks(size: int, *paths: array[int]) -> bytearray:
