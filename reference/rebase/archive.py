@@ -1,6 +1,6 @@
 """The source archive a rebase starts from: one read of the source, checked the way contract §6.2
 steps 15-21 and §6.3 require; the prefix check that every later step repeats (step 24, §6.9) is
-:mod:`reference.pi.prefix`.
+:func:`reference.lineage.proof.prove_prefix`.
 
 Read-only: the source is read by the compact scan of :mod:`reference.pi.model.session`, never through
 anything that could migrate it, so a version 1 or 2 file is refused before any other check
