@@ -105,14 +105,6 @@ def describe_model(model: SourceScan, leaf: Any = DEFAULT_LEAF, *, messages: boo
     return result
 
 
-def _marks(size: int, *paths: array[int]) -> bytearray:
-    marks = bytearray(size)
-    for path in paths:
-        for number in path:
-            marks[number] = 1
-    return marks
-
-
 def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dict[str, Any],
                       messages: bool, values: bool) -> bool:
     """As :func:`reference.pi.exact.inspection._describe_context`; whether the path walk was cut short."""
@@ -123,8 +115,7 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     session_path = branch if branch.path else tree.session_path(leaf_id)  # a known leaf: one walk
     path = session_path.path
     context = model.context_numbers(stream, path)
-    size = model.entry_count
-    walked = _marks(size, path, branch.path)
+    walked = model.marks(path, branch.path)
     messageless = any(walked[number] for number in exchanges.messageless)
     texts = context_texts(model, context) if messages and not values and not messageless else None
     result["pathIds"] = model.ids.ids_of(branch.path)  # while a forked copy writes half the texts
@@ -134,8 +125,8 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     else:
         try:
             settings = _settings(model, stream, path).to_json()
-            active = exchanges.issues(_marks(size, array("q", context)))
-            historical = exchanges.issues(_marks(size, branch.path)) - active
+            active = exchanges.issues(model.marks(context))
+            historical = exchanges.issues(model.marks(branch.path)) - active
         except BaseException:
             if texts is not None:
                 texts.abandon()
@@ -157,7 +148,7 @@ def _settings(model: SourceScan, stream: IO[bytes], path: array[int]) -> Any:
     """``context_settings`` of the path from the only entries that decide it: the last
     thinking-level change and the last model change or assistant message."""
     types = model.types
-    assistant = _marks(model.entry_count, model.assistants)
+    assistant = model.marks(model.assistants)
     thinking = naming = -1  # the positions of the last thinking-level and model-naming entries
     for position in range(len(path) - 1, -1, -1):
         number = path[position]

@@ -60,9 +60,7 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> Iterator[str
     ``message`` lines (the same typed fields, the plain decode where that read refuses a line).
     Raises :class:`UnbuildableContext` at once, as the plain form does for a message entry
     without a message."""
-    marks = bytearray(scan.entry_count)
-    for number in numbers:
-        marks[number] = 1
+    marks = scan.marks(numbers)
     if scan.exchanges is not None:
         return scan.exchanges.each_issue(marks)
     exchanges = CompactExchanges()

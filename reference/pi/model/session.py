@@ -145,14 +145,20 @@ class SourceScan:
             path = self.memo[key] = self.ancestry(number)
         return path
 
+    def marks(self, *paths: Iterable[int]) -> bytearray:
+        """One byte per entry, 1 on the entries of ``paths``."""
+        marks = bytearray(self.entry_count)
+        for path in paths:
+            for number in path:
+                marks[number] = 1
+        return marks
+
     def branch_marks(self, leaf_id: Any) -> bytearray:
         """One byte per entry, 1 on :meth:`branch` (shared: never change it)."""
         key = f"branch-marks:{leaf_id}"
         marks: bytearray | None = self.memo.get(key) if isinstance(leaf_id, str) else None
         if marks is None:
-            marks = bytearray(self.entry_count)
-            for number in self.branch(leaf_id):
-                marks[number] = 1
+            marks = self.marks(self.branch(leaf_id))
             if isinstance(leaf_id, str):
                 self.memo[key] = marks
         return marks
