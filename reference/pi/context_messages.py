@@ -45,26 +45,17 @@ class _Lines:
         self.window = b""
         self.offset = 0
 
-    def __call__(self, number: int) -> memoryview:
-        start, end = self.model.starts[number], self.model.ends[number]
-        if start < self.offset or end > self.offset + len(self.window):
-            self.stream.seek(start)
-            self.window, self.offset = self.stream.read(max(_WINDOW_BYTES, end - start)), start
-        if end > start and self.window[end - self.offset - 1] == 0x0A:
-            end -= 1
-        return memoryview(self.window)[start - self.offset:end - self.offset]
-
     def run(self, numbers: list[int]) -> list[memoryview]:
-        """The lines of ``numbers``, as one call each would give them."""
+        """The lines of ``numbers`` without their LF, the window moved to a line outside it."""
         starts, ends = self.model.starts, self.model.ends
         texts: list[memoryview] = []
         view, low, high = memoryview(self.window), self.offset, self.offset + len(self.window)
         for number in numbers:
             start, end = starts[number], ends[number]
             if start < low or end > high:
-                texts.append(self(number))
-                view, low, high = memoryview(self.window), self.offset, self.offset + len(self.window)
-                continue
+                self.stream.seek(start)
+                self.window, self.offset = self.stream.read(max(_WINDOW_BYTES, end - start)), start
+                view, low, high = memoryview(self.window), start, start + len(self.window)
             if end > start and self.window[end - low - 1] == 0x0A:
                 end -= 1
             texts.append(view[start - low:end - low])

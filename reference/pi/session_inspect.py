@@ -24,8 +24,8 @@ from typing import IO, Any, Final
 import msgspec
 
 from reference.pi.context_messages import MESSAGE_KINDS, context_texts, context_values
-from reference.pi.exact.context import context_layout, context_settings
-from reference.pi.exact.inspection import diagnostics_json, inspect_session
+from reference.pi.exact.context import context_settings
+from reference.pi.exact.inspection import diagnostics_json, inspect_session, inspected_leaf
 from reference.pi.exact.reader import open_session_file
 from reference.pi.exact.session import ReadDiagnostics, _legacy_version
 from reference.pi.exact.toolexchange import ToolExchangeDiagnostics
@@ -33,10 +33,9 @@ from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.model.blocks import NotOrdinary
 from reference.pi.model.session import SourceScan, scan_source
 from reference.pi.model.tree import PiTree, pi_tree
-from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED, js_stringify_bytes, quote_string
-from reference.primitives.jsvalues import get, strict_equal, truthy
+from reference.primitives.jsvalues import get, truthy
 
 NO_MESSAGE: Final = "a message entry has no message"
 
@@ -89,7 +88,7 @@ def describe_model(model: SourceScan, leaf: Any = DEFAULT_LEAF, *, messages: boo
                    values: bool = False) -> dict[str, Any]:
     """:func:`inspect_report` of a model :func:`inspectable_model` gave."""
     header, tree = model.header, pi_tree(model)
-    leaf_id = _leaf_id(tree, leaf)
+    leaf_id = inspected_leaf(leaf, model.last_id, lambda entry_id: tree.number(entry_id) is not None)
     result: dict[str, Any] = {
         "file": {"path": model.path, "size": model.size, "sha256": model.sha256},
         "version": header.get("version"),
@@ -106,55 +105,6 @@ def describe_model(model: SourceScan, leaf: Any = DEFAULT_LEAF, *, messages: boo
     return result
 
 
-def _leaf_id(tree: PiTree, leaf: Any) -> Any:
-    """As :func:`reference.pi.exact.inspection._leaf_id` (a model is never of a legacy file)."""
-    if leaf is DEFAULT_LEAF:
-        return tree.model.last_id
-    if leaf is None:
-        return None
-    if not isinstance(leaf, str):
-        raise ContractViolation(Code.INVALID_LEAF, "the leaf must be an entry id or null")
-    if tree.number(leaf) is None:
-        raise ContractViolation(Code.UNKNOWN_LEAF, f"entry {leaf} is not in the session")
-    return leaf
-
-
-def _marks(size: int, *paths: array[int]) -> bytearray:
-    marks = bytearray(size)
-    for path in paths:
-        for number in path:
-            marks[number] = 1
-    return marks
-
-
-def _context_numbers(model: SourceScan, stream: IO[bytes], path: array[int]) -> list[int]:
-    """Pi's ``buildContextEntries`` over the path, as entry numbers."""
-    types = model.types
-    ids: list[Any] = []  # the path's ids, written once a compaction asks for them
-
-    def id_at(position: int) -> Any:
-        if not ids:
-            ids.extend(model.ids.ids_of(path))
-        return ids[position]
-
-    def locate(entry_id: Any, stop: int) -> int:
-        if not ids:
-            ids.extend(model.ids.ids_of(path))
-        if entry_id.__class__ is not str:
-            return next((i for i in range(stop) if strict_equal(ids[i], entry_id)), -1)
-        try:
-            return ids.index(entry_id, 0, stop)
-        except ValueError:
-            return -1
-
-    layout = context_layout(len(path), lambda i: types[path[i]], id_at,
-                            lambda i: get(model.decode(stream, path[i]), "firstKeptEntryId"), locate)
-    if layout is None:
-        return list(path)
-    kept = layout.kept
-    return [path[layout.compaction], *path[kept.start:kept.stop], *path[layout.resume + 1:]]
-
-
 def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dict[str, Any],
                       messages: bool, values: bool) -> bool:
     """As :func:`reference.pi.exact.inspection._describe_context`; whether the path walk was cut short."""
@@ -164,9 +114,8 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     branch = tree.branch(leaf_id)
     session_path = branch if branch.path else tree.session_path(leaf_id)  # a known leaf: one walk
     path = session_path.path
-    context = _context_numbers(model, stream, path)
-    size = model.entry_count
-    walked = _marks(size, path, branch.path)
+    context = model.context_numbers(stream, path)
+    walked = model.marks(path, branch.path)
     messageless = any(walked[number] for number in exchanges.messageless)
     texts = context_texts(model, context) if messages and not values and not messageless else None
     result["pathIds"] = model.ids.ids_of(branch.path)  # while a forked copy writes half the texts
@@ -176,8 +125,8 @@ def _describe_context(tree: PiTree, stream: IO[bytes], leaf_id: Any, result: dic
     else:
         try:
             settings = _settings(model, stream, path).to_json()
-            active = exchanges.issues(_marks(size, array("q", context)))
-            historical = exchanges.issues(_marks(size, branch.path)) - active
+            active = exchanges.issues(model.marks(context))
+            historical = exchanges.issues(model.marks(branch.path)) - active
         except BaseException:
             if texts is not None:
                 texts.abandon()
@@ -199,7 +148,7 @@ def _settings(model: SourceScan, stream: IO[bytes], path: array[int]) -> Any:
     """``context_settings`` of the path from the only entries that decide it: the last
     thinking-level change and the last model change or assistant message."""
     types = model.types
-    assistant = _marks(model.entry_count, model.assistants)
+    assistant = model.marks(model.assistants)
     thinking = naming = -1  # the positions of the last thinking-level and model-naming entries
     for position in range(len(path) - 1, -1, -1):
         number = path[position]

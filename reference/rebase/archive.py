@@ -1,6 +1,6 @@
 """The source archive a rebase starts from: one read of the source, checked the way contract §6.2
 steps 15-21 and §6.3 require; the prefix check that every later step repeats (step 24, §6.9) is
-:mod:`reference.pi.prefix`.
+:func:`reference.lineage.proof.prove_prefix`.
 
 Read-only: the source is read by the compact scan of :mod:`reference.pi.model.session`, never through
 anything that could migrate it, so a version 1 or 2 file is refused before any other check
@@ -16,7 +16,7 @@ from typing import Any
 
 from reference.artifacts.checkpoint import LINEAGE_CUSTOM_TYPES
 from reference.lineage.proof import scan_once
-from reference.pi.exact.context import UnbuildableContext, context_layout
+from reference.pi.exact.context import UnbuildableContext
 from reference.pi.exact.header import require_current_version, same_project
 from reference.pi.exact.reader import open_session_file
 from reference.pi.leaf import DEFAULT_LEAF
@@ -26,7 +26,6 @@ from reference.pi.model.session import BranchIds, SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
-from reference.primitives.jsvalues import get
 
 # ----------------------------------------------------------------------------------------------
 # checks
@@ -61,9 +60,7 @@ def exchange_issues_of(scan: SourceScan, numbers: Iterable[int]) -> Iterator[str
     ``message`` lines (the same typed fields, the plain decode where that read refuses a line).
     Raises :class:`UnbuildableContext` at once, as the plain form does for a message entry
     without a message."""
-    marks = bytearray(scan.entry_count)
-    for number in numbers:
-        marks[number] = 1
+    marks = scan.marks(numbers)
     if scan.exchanges is not None:
         return scan.exchanges.each_issue(marks)
     exchanges = CompactExchanges()
@@ -115,29 +112,6 @@ class SourceArchive:
         return sum(1 for issue in exchange_issues_of(self.scan, self.branch_numbers) if issue not in active)
 
 
-def _context(scan: SourceScan, branch: array[int], subset: dict[int, Any]) -> list[Any]:
-    """``context_entries`` of the decoded branch, decoding only the entries it keeps (the scan is
-    valid: its ids are unique, so an entry's number stands for its id)."""
-    types = scan.types
-
-    def first_kept_at(position: int) -> Any:
-        first_kept = get(subset[branch[position]], "firstKeptEntryId")
-        return scan.ids.get(first_kept) if isinstance(first_kept, str) else None
-
-    def locate(number: Any, stop: int) -> int:
-        try:
-            return branch.index(number, 0, stop) if isinstance(number, int) else -1
-        except ValueError:
-            return -1
-
-    layout = context_layout(len(branch), lambda i: types[branch[i]], branch.__getitem__, first_kept_at, locate)
-    if layout is None:
-        return scan.decode_many(branch)
-    kept = scan.decode_many(branch[layout.kept.start:layout.kept.stop])
-    later = scan.decode_many(branch[layout.resume + 1:])
-    return [subset[branch[layout.compaction]], *kept, *later]
-
-
 def capture_source(path: str, project_path: str, leaf_id: Any, scans: Sequence[SourceScan] = ()) -> SourceArchive:
     """Steps 15-21 on ``path`` at ``leaf_id`` (the host's active leaf, DEFAULT_LEAF for Pi's leaf on
     load, or the journal's).  A scan of ``scans`` is taken while its file is unchanged (the
@@ -154,5 +128,6 @@ def capture_source(path: str, project_path: str, leaf_id: Any, scans: Sequence[S
     if not branch or branch[-1] != scan.ids[leaf_id]:
         raise ContractViolation(Code.SOURCE_LEAF_UNAVAILABLE, "Pi's branch does not end at the captured leaf")
     subset = scan.branch_subset(leaf_id, LINEAGE_CUSTOM_TYPES)
-    context = _context(scan, branch, subset)
+    with open_session_file(scan.path) as stream:
+        context = scan.decode_many(scan.context_numbers(stream, branch))
     return SourceArchive(scan, leaf_id, branch, list(subset.values()), context)

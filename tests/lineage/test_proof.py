@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from testkit.scanlines import HEADER, entry
 
+from reference.lineage import proof as prefix
 from reference.lineage.proof import ProvenPrefix, prefix_holds, scan_once
-from reference.pi import prefix
 
 
 def test_a_run_reuses_its_scan_only_while_the_file_is_unchanged(tmp_path: Path) -> None:
@@ -45,3 +45,16 @@ def test_a_prefix_proof_serves_only_its_own_claim(tmp_path: Path, monkeypatch: p
     path.write_bytes(data.replace(b'"a"', b'"b"'))  # a proof is not a cache: a real check fails
     assert prefix_holds(str(path), len(data), digest) is None
     assert prefix_holds(str(path), len(data), "0" * 63) is None and prefix_holds(str(path), 0, digest) is None
+
+
+@pytest.mark.parametrize(("size", "digest"), [
+    (0, hashlib.sha256(b"").hexdigest()),  # upstream's checkPrefix wants at least one byte
+    (1.5, None), (True, None), (2**53, None), (-1, None), ("1", None),
+    (1, "A" * 64), (1, "a" * 63), (1, "a" * 65), (1, 7),
+])
+def test_a_malformed_claim_never_holds(tmp_path: Path, size: object, digest: object) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(HEADER + b"\n")
+    claim = hashlib.sha256(HEADER[:1]).hexdigest() if digest is None else digest
+    assert prefix_holds(str(path), size, claim) is None
+    assert prefix_holds(str(path), 1, hashlib.sha256(HEADER[:1]).hexdigest()) is not None

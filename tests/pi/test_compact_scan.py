@@ -25,6 +25,7 @@ from testkit.scanlines import HEADER
 from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
 from reference.pi.exact.context import UnbuildableContext
+from reference.pi.exact.session import load_session
 from reference.pi.exact.toolexchange import exchange_issues
 from reference.pi.exact.tree import walk_to_root
 from reference.pi.model import entry_table as scan_table
@@ -35,7 +36,7 @@ from reference.pi.model.blocks import ContentBlock, Message, NotOrdinary
 from reference.pi.model.entry_ids import EntryIds, is_pi_id
 from reference.pi.model.entry_types import EntryTypes
 from reference.pi.model.exchanges import CompactExchanges
-from reference.pi.model.session import SourceScan, scan_source, walk_end
+from reference.pi.model.session import SourceScan, scan_source, validate_branch
 from reference.primitives.errors import ContractViolation
 
 ROOT, MISSING = scan_table.ROOT, scan_table.MISSING
@@ -220,8 +221,31 @@ def test_the_int32_walks_walk_as_walk_to_root(parents: list[int], data: st.DataO
     path, cycle = walk_to_root(leaf, parents, roots)
     assert path.typecode == "i" and path[-1] == leaf and cycle in (True, False)
     assert all(number in range(len(parents)) for number in path)
-    plain_path, plain_cycle = walk_to_root(leaf, parents)
-    assert walk_end(leaf, parents) == (plain_path[0], plain_cycle)
+
+
+@examples(deep=300, ci=200, deadline=None)
+@given(parents=st.lists(st.sampled_from([None, "", "gone", *(f"e{n}" for n in range(12))]), min_size=1, max_size=12),
+       empty_id=st.booleans())
+def test_the_scans_step_20_walk_is_the_exact_trees(tmp_path_factory: pytest.TempPathFactory, parents: list[Any],
+                                                   empty_id: bool) -> None:
+    """Step 20 on a valid scan (unique ids; parents null, "", unknown, later or earlier)
+    refuses exactly the leaves the exact tree's walk refuses."""
+    ids = [f"e{number}" for number in range(len(parents))]
+    if empty_id:
+        ids[-1] = ""
+    path = tmp_path_factory.mktemp("walk") / "s.jsonl"
+    path.write_bytes(b"\n".join([HEADER, *map(line, ids, parents)]) + b"\n")
+    scan, tree = scan_source(str(path)), load_session(path).tree()
+    assert scan.valid
+    for entry_id in [*ids, "gone"]:
+        outcomes = []
+        for validate in (scan.validate_branch, lambda leaf: validate_branch(tree, leaf)):
+            try:
+                validate(entry_id)
+                outcomes.append("valid")
+            except ContractViolation as exc:
+                outcomes.append(exc.code)
+        assert outcomes[0] == outcomes[1], entry_id
 
 
 # ----------------------------------------------------------------------------------------------

@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from testkit.profiles import examples
 from testkit.scanlines import HEADER, entry
 
-from reference.pi.exact.context import UnbuildableContext, entry_to_messages
+from reference.pi.exact.context import UnbuildableContext, context_entries, entry_to_messages
 from reference.pi.exact.toolexchange import exchange_issues
 from reference.pi.model import session as scan_module
 from reference.pi.model.blocks import NotOrdinary
 from reference.pi.model.session import SourceScan, scan_source
 from reference.primitives.errors import ContractViolation
-from reference.rebase.archive import exchange_issues_of
+from reference.rebase.archive import capture_source, exchange_issues_of
 
 ODD_LINES = [
     b"", b"   ", b"null", b"[1,2]", b"{", b'"text"', b"0",
@@ -194,3 +194,32 @@ def test_a_block_with_a_lone_surrogate_keeps_the_exchanges(tmp_path: Path) -> No
     assert sorted(exchange_issues_of(scan, scan.ancestry(2))) == ["missing-result:c3", "missing-result:c4\ud800"]
     with pytest.raises(UnbuildableContext):
         exchange_issues_of(scan, scan.ancestry(3))
+
+
+@st.composite
+def compacted_files(draw: st.DrawFn) -> bytes:
+    """A chain Pi could write with compactions whose ``firstKeptEntryId`` is on the branch, off it,
+    unknown, of another type or absent, some sharing no id with the entries before them."""
+    count = draw(st.integers(1, 25))
+    lines = [HEADER]
+    for number in range(count):
+        parent = f"e{number - 1}" if number else None
+        if draw(st.integers(0, 3)):
+            lines.append(entry(f"e{number}", parent))
+            continue
+        kept = draw(st.sampled_from([f"e{max(0, number - 3)}", f"e{number + 2}", "gone", 7, None, ABSENT]))
+        extra = {} if kept is ABSENT else {"firstKeptEntryId": kept}
+        lines.append(entry(f"e{number}", parent, type="compaction", summary="s", **extra))
+    return b"\n".join(lines) + b"\n"
+
+
+@examples(deep=200, ci=100, deadline=None)
+@given(data=compacted_files(), leaf=st.integers(0, 24))
+def test_the_captured_context_is_pis_context_of_the_branch(tmp_path_factory: pytest.TempPathFactory, data: bytes,
+                                                           leaf: int) -> None:
+    path = tmp_path_factory.mktemp("context") / "s.jsonl"
+    path.write_bytes(data)
+    scan = scan_source(str(path))
+    leaf_id = scan.ids.id_of(min(leaf, scan.entry_count - 1))
+    archive = capture_source(str(path), "/p", leaf_id, [scan])
+    assert archive.context == context_entries(scan.decode_many(scan.branch(leaf_id)))

@@ -22,7 +22,7 @@ from testkit.pilines import jsonl, message, ts
 
 from reference.config.defaults import default_config
 from reference.lineage import chain
-from reference.pi import prefix
+from reference.lineage import proof as prefix
 from reference.pi.exact import session
 from reference.pi.model import session as scan
 from reference.primitives.clock import ManualClock

@@ -7,7 +7,7 @@ analysis.  It never writes: the file's SHA-256 is the same before and after.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from reference.pi.exact.context import (
@@ -81,7 +81,8 @@ def describe_session(session: SessionFile, leaf: Any = DEFAULT_LEAF) -> dict[str
     header = session.header
     tree = session.tree()
     legacy = session.legacy_version is not None
-    leaf_id = _leaf_id(session, tree, leaf)
+    leaf_id = inspected_leaf(leaf, tree.default_leaf_id, lambda entry_id: tree.get(entry_id) is not None,
+                             session.legacy_version)
     result: dict[str, Any] = {
         "file": {"path": session.path, "size": session.size, "sha256": session.sha256},
         "version": header.get("version"),
@@ -104,21 +105,20 @@ def describe_session(session: SessionFile, leaf: Any = DEFAULT_LEAF) -> dict[str
     return result
 
 
-def _leaf_id(session: SessionFile, tree: SessionTree, leaf: Any) -> Any:
-    """The entry id the description is at: Pi's default leaf, none, or an entry of the session."""
-    legacy = session.legacy_version is not None
+def inspected_leaf(leaf: Any, default_leaf: Any, known: Callable[[str], bool], legacy: int | None = None) -> Any:
+    """The entry id a description is at: Pi's default leaf, none, or an entry of the session
+    (``known``; a legacy file has no entry ids), the exact path's and the model's alike."""
     if leaf is DEFAULT_LEAF:
-        return None if legacy else tree.default_leaf_id
+        return None if legacy is not None else default_leaf
     if leaf is None:
         return None
     if not isinstance(leaf, str):
         raise ContractViolation(Code.INVALID_LEAF, "the leaf must be an entry id or null")
-    if legacy:
+    if legacy is not None:
         raise ContractViolation(
-            Code.UNSUPPORTED_SOURCE_VERSION,
-            f"version {session.legacy_version} session files have no entry ids; Pi would rewrite it",
+            Code.UNSUPPORTED_SOURCE_VERSION, f"version {legacy} session files have no entry ids; Pi would rewrite it"
         )
-    if tree.get(leaf) is None:
+    if not known(leaf):
         raise ContractViolation(Code.UNKNOWN_LEAF, f"entry {leaf} is not in the session")
     return leaf
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
+from reference.pi.exact.context import context_layout
 from reference.pi.exact.entries import has_entry_fields
 from reference.pi.exact.reader import Record, RecordKind, decode_value, open_session_file
 from reference.pi.exact.session import (
@@ -31,14 +32,14 @@ from reference.pi.exact.tree import SessionTree, walk_to_root
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.pi.model.blocks import NotOrdinary, Row
 from reference.pi.model.entry_ids import EntryIds
-from reference.pi.model.entry_table import MISSING, NO_ENTRY, ROOT, ScanTable, SpanEnds
+from reference.pi.model.entry_table import NO_ENTRY, ROOT, ScanTable, SpanEnds
 from reference.pi.model.entry_types import EntryTypes
 from reference.pi.model.exchanges import CompactExchanges
 from reference.pi.model.split_read import ordinary_table
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonParseError
-from reference.primitives.jsvalues import get
+from reference.primitives.jsvalues import get, strict_equal
 from reference.primitives.platform_ops.identity import stat_identity
 
 _BRANCH_KINDS: Final = frozenset({"custom", "custom_message", "compaction"})
@@ -99,6 +100,34 @@ class SourceScan:
             for number in numbers:
                 yield self.decode(stream, number)
 
+    def context_numbers(self, stream: IO[bytes], path: array[int]) -> list[int]:
+        """Pi's ``buildContextEntries`` over ``path`` (entry numbers root -> leaf), as entry
+        numbers: only a compaction's ``firstKeptEntryId`` is decoded (from ``stream``)."""
+        ids: list[Any] = []  # the path's ids, written once a compaction asks for them
+
+        def id_at(position: int) -> Any:
+            if not ids:
+                ids.extend(self.ids.ids_of(path))
+            return ids[position]
+
+        def locate(entry_id: Any, stop: int) -> int:
+            if not ids:
+                ids.extend(self.ids.ids_of(path))
+            if entry_id.__class__ is not str:
+                return next((i for i in range(stop) if strict_equal(ids[i], entry_id)), -1)
+            try:
+                return ids.index(entry_id, 0, stop)
+            except ValueError:
+                return -1
+
+        types = self.types
+        layout = context_layout(len(path), lambda i: types[path[i]], id_at,
+                                lambda i: get(self.decode(stream, path[i]), "firstKeptEntryId"), locate)
+        if layout is None:
+            return list(path)
+        kept = layout.kept
+        return [path[layout.compaction], *path[kept.start:kept.stop], *path[layout.resume + 1:]]
+
     def ancestry(self, leaf: int) -> array[int]:
         """Entry numbers root -> leaf, walked as :meth:`SessionTree.ancestry` walks a valid scan
         (a falsy or missing parent ends the walk, a repeated entry too)."""
@@ -116,14 +145,20 @@ class SourceScan:
             path = self.memo[key] = self.ancestry(number)
         return path
 
+    def marks(self, *paths: Iterable[int]) -> bytearray:
+        """One byte per entry, 1 on the entries of ``paths``."""
+        marks = bytearray(self.entry_count)
+        for path in paths:
+            for number in path:
+                marks[number] = 1
+        return marks
+
     def branch_marks(self, leaf_id: Any) -> bytearray:
         """One byte per entry, 1 on :meth:`branch` (shared: never change it)."""
         key = f"branch-marks:{leaf_id}"
         marks: bytearray | None = self.memo.get(key) if isinstance(leaf_id, str) else None
         if marks is None:
-            marks = bytearray(self.entry_count)
-            for number in self.branch(leaf_id):
-                marks[number] = 1
+            marks = self.marks(self.branch(leaf_id))
             if isinstance(leaf_id, str):
                 self.memo[key] = marks
         return marks
@@ -156,36 +191,18 @@ class SourceScan:
                 if self.types[number] in _LINK_KINDS]
 
     def validate_branch(self, leaf_id: str) -> None:
-        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it;
-        a leaf that passed once passes again without a walk (the scan never changes)."""
+        """Step 20 on a valid scan (every entry a Pi entry), as :func:`validate_branch` does it: the
+        walk of :func:`reference.pi.exact.tree.walk_to_root` without Pi's roots (a ``""`` parent is
+        looked up like any other id: on a valid scan its parent number is that entry's) must end at
+        a null parent.  A leaf that passed once passes again without a walk (the scan never changes)."""
         key = f"valid-branch:{leaf_id}"
         if key in self.memo:
             return
-        self._validate_branch(leaf_id)
-        self.memo[key] = True
-
-    def _validate_branch(self, leaf_id: str) -> None:
-        """The walk of :func:`reference.pi.exact.tree.walk_to_root` without Pi's
-        roots: a ``""`` parent is looked up like any other id (on a valid scan its parent number is that
-        entry's), and the walk must end at a null parent."""
-        leaf = self.ids.get(leaf_id, MISSING)
-        root, cycle = walk_end(leaf, self.parents) if leaf >= 0 else (leaf, True)
-        if cycle or self.parents[root] != ROOT:
+        leaf = self.ids.get(leaf_id)
+        path, cycle = walk_to_root(leaf, self.parents) if leaf is not None else (array("i"), True)
+        if cycle or self.parents[path[0]] != ROOT:
             raise ContractViolation(Code.ARCHIVE_BRANCH_INVALID, "the leaf's ancestry is broken or cyclic")
-
-
-def walk_end(leaf: int, parents: Sequence[int]) -> tuple[int, bool]:
-    """The first entry of ``walk_to_root(leaf, parents)[0]`` (the root end of the walk; ``leaf``
-    must be an entry) and whether a cycle ended the walk, without keeping the path."""
-    seen = bytearray(len(parents))
-    node = end = leaf
-    while node >= 0:
-        if seen[node]:
-            return end, True
-        seen[node] = 1
-        end = node
-        node = parents[node]
-    return end, False
+        self.memo[key] = True
 
 
 class BranchIds(Set[str]):
