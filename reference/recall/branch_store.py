@@ -27,8 +27,8 @@ from typing import Any, Final
 
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.textunits import encodes_as_utf8
-from reference.recall.default_leaf import default_leaf_id
 from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_of_rowids
+from reference.recall.model_facts import default_leaf_id
 
 #: Stored branches per session (the least recently used goes first).
 _KEPT_PER_SESSION: Final = 4

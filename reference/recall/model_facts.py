@@ -237,10 +237,28 @@ def backfill(conn: sqlite3.Connection, source: OpenSession, state: IndexState) -
 
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
-    """:meth:`Seal.default_leaf` of a valid seal, what ``default_leaf.default_leaf_id`` finds by
+    """:meth:`Seal.default_leaf` of a valid seal, what :func:`default_leaf_id` finds by
     sorting the session's locators; None without a valid seal."""
     seal = load_seal(conn, session_id)
     return None if seal is None else seal.default_leaf()
+
+
+def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
+    """Pi's default leaf: the last entry in file order; None when the session has none.  Where
+    the stored branch (``branch_store``) and the walk (``active_branch``) both start.
+
+    The catch-up's seal records it (:func:`sealed_default_leaf`); without a seal that proves it,
+    the entry with the greatest offset (a query over the session).
+    """
+    sealed = sealed_default_leaf(conn, session_id)
+    if sealed is not None:
+        return sealed[0]
+    row = conn.execute(
+        "SELECT e.entry_id FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key "
+        "WHERE e.session_id = ? ORDER BY l.start_offset DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 #: Leaf -> root through Pi's parent links (a falsy parent is a root, a parent that names no
