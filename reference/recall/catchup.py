@@ -13,7 +13,6 @@ import json
 import os
 import re
 import sqlite3
-import stat
 import time
 from typing import IO, Any, Final
 
@@ -24,7 +23,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall import model_facts
-from reference.recall.catchup_source import EntryLine, OpenSession, check_scope, read_header, read_range
+from reference.recall.catchup_source import EntryLine, OpenSession, check_scope, open_source, read_range
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
     IndexState,
@@ -312,12 +311,7 @@ def catch_up(
     except OSError as exc:
         raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     with raw:
-        info = os.fstat(raw.fileno())  # the size and mtime of the very file read below
-        if not stat.S_ISREG(info.st_mode):
-            raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
-        if info.st_size == 0:
-            raise ContractViolation(Code.SESSION_EMPTY, f"the session file is empty (0 bytes): {path}")
-        source = OpenSession(raw, path, info, read_header(raw, path))
+        source = open_source(raw, path)
         check_scope(source.header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")
         cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
