@@ -35,7 +35,7 @@ from reference.recall.catchup_state import (
     upsert_sql,
     write_state,
 )
-from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
+from reference.recall.index_schema import ROLE_CODES, TYPE_CODES, write_transaction
 from reference.recall.searchable import index_fields
 from reference.recall.sqlite_text import storable
 
@@ -314,17 +314,5 @@ def catch_up(
         source = open_source(raw, path)
         check_scope(source.header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")
-        cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
-        conn.execute(f"PRAGMA cache_size = {-CATCH_UP_CACHE_KIB:d}")
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = _sync(conn, source, force)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say
-                    conn.execute("ROLLBACK")
-                raise
-        finally:
-            conn.execute(f"PRAGMA cache_size = {cache_size:d}")
-    return result
+        with write_transaction(conn, cache_kib=CATCH_UP_CACHE_KIB):
+            return _sync(conn, source, force)
