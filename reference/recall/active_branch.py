@@ -18,7 +18,7 @@ from typing import Any
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.branch_store import SessionIds, load_branch, prepare_branch, stored_leaf
-from reference.recall.default_leaf import default_leaf_id
+from reference.recall.model_facts import default_leaf_id
 from reference.recall.retrieval import SourceEntries
 
 

@@ -27,8 +27,9 @@ from typing import Any, Final
 
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.textunits import encodes_as_utf8
-from reference.recall.default_leaf import default_leaf_id
 from reference.recall.fts_rowids import MAX_FTS_RANGES, fts_rowid_ranges, runs_of_rowids
+from reference.recall.index_schema import write_transaction
+from reference.recall.model_facts import default_leaf_id
 
 #: Stored branches per session (the least recently used goes first).
 _KEPT_PER_SESSION: Final = 4
@@ -105,24 +106,13 @@ def prepare_branch(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> Non
     recall's read snapshot; the connection must be outside any transaction)."""
     if _current_already(conn, session_id, leaf):
         return  # nothing to write: no write lock, no commit
-    cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
-    conn.execute(f"PRAGMA cache_size = {-_BUILD_CACHE_KIB:d}")  # a build writes ids in random order
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in SCHEMA_SQL:
-                conn.execute(statement)
-            default = default_leaf_id(conn, session_id)
-            leaf_id = default if leaf is DEFAULT_LEAF else leaf
-            if isinstance(leaf_id, str):
-                _make_current(conn, session_id, leaf_id, default)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-    finally:
-        conn.execute(f"PRAGMA cache_size = {cache_size:d}")
+    with write_transaction(conn, cache_kib=_BUILD_CACHE_KIB):  # a build writes ids in random order
+        for statement in SCHEMA_SQL:
+            conn.execute(statement)
+        default = default_leaf_id(conn, session_id)
+        leaf_id = default if leaf is DEFAULT_LEAF else leaf
+        if isinstance(leaf_id, str):
+            _make_current(conn, session_id, leaf_id, default)
 
 
 def _current_already(conn: sqlite3.Connection, session_id: str, leaf: Leaf) -> bool:

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import sqlite3
-import stat
 import time
 from typing import IO, Any, Final
 
@@ -24,7 +23,7 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsvalues import date_time_ms
 from reference.recall import model_facts
-from reference.recall.catchup_source import EntryLine, OpenSession, check_scope, read_header, read_range
+from reference.recall.catchup_source import EntryLine, OpenSession, check_scope, open_source, read_range
 from reference.recall.catchup_state import (
     REASON_APPEND_ONLY_VIOLATION,
     IndexState,
@@ -36,7 +35,7 @@ from reference.recall.catchup_state import (
     upsert_sql,
     write_state,
 )
-from reference.recall.index_schema import ROLE_CODES, TYPE_CODES
+from reference.recall.index_schema import ROLE_CODES, TYPE_CODES, write_transaction
 from reference.recall.searchable import index_fields
 from reference.recall.sqlite_text import storable
 
@@ -312,25 +311,8 @@ def catch_up(
     except OSError as exc:
         raise ContractViolation(Code.SESSION_UNREADABLE, f"cannot read {path}: {exc.strerror}") from None
     with raw:
-        info = os.fstat(raw.fileno())  # the size and mtime of the very file read below
-        if not stat.S_ISREG(info.st_mode):
-            raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
-        if info.st_size == 0:
-            raise ContractViolation(Code.SESSION_EMPTY, f"the session file is empty (0 bytes): {path}")
-        source = OpenSession(raw, path, info, read_header(raw, path))
+        source = open_source(raw, path)
         check_scope(source.header, path, session_id, project_path)
         conn.execute("PRAGMA foreign_keys = ON")
-        cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
-        conn.execute(f"PRAGMA cache_size = {-CATCH_UP_CACHE_KIB:d}")
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = _sync(conn, source, force)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, say
-                    conn.execute("ROLLBACK")
-                raise
-        finally:
-            conn.execute(f"PRAGMA cache_size = {cache_size:d}")
-    return result
+        with write_transaction(conn, cache_kib=CATCH_UP_CACHE_KIB):
+            return _sync(conn, source, force)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, Final
@@ -96,6 +97,16 @@ def read_header(raw: IO[bytes], path: str) -> SourceHeader:
             '(an object with type "session" and a string id)',
         )
     return SourceHeader(header, value, storable(value["id"]))
+
+
+def open_source(raw: IO[bytes], path: str) -> OpenSession:
+    """The open file as a catch-up reads it: a regular, non-empty file with a session header."""
+    info = os.fstat(raw.fileno())  # the size and mtime of the very file read after
+    if not stat.S_ISREG(info.st_mode):
+        raise ContractViolation(Code.SESSION_NOT_A_FILE, f"not a regular file: {path}")
+    if info.st_size == 0:
+        raise ContractViolation(Code.SESSION_EMPTY, f"the session file is empty (0 bytes): {path}")
+    return OpenSession(raw, path, info, read_header(raw, path))
 
 
 def check_scope(header: SourceHeader, path: str, session_id: str | None, project_path: str | None) -> None:

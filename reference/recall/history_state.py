@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 from reference.primitives.clock import Clock, SystemClock
@@ -18,7 +18,7 @@ from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
 from reference.recall.index_repair import open_repaired
 from reference.recall.model_facts import provider_in_index, session_facts
-from reference.recall.progress import CatchUpListener, watching
+from reference.recall.progress import CatchUpListener
 from reference.recall.refs import RefTable
 from reference.recall.scope import ScopeResolver
 
@@ -62,10 +62,6 @@ class HistoryState:
             if conn.in_transaction:  # the read snapshot of ScopeResolver.resolve
                 conn.execute("ROLLBACK")
             conn.close()
-
-    def watched(self) -> AbstractContextManager[None]:
-        """Every catch-up inside the block reports to :attr:`progress` (when there is one)."""
-        return watching(self.progress)
 
     def settle_provider(self, conn: sqlite3.Connection | None = None, state: IndexState | None = None) -> None:
         """Find Pi's provider at the leaf when the host left it to be found: from ``conn`` when

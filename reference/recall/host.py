@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference.config.layering import load_config
+from reference.config.layering import load_host_config
 from reference.pi.host.facts import resolve_host
 from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.primitives.clock import Clock, ManualClock
@@ -66,8 +66,7 @@ def open_history(opening: HistoryOpening, *, session_id: str | None = None, cloc
     reading the file).  :meth:`HistoryService.settle_provider` finds it at once instead.
     """
     facts = resolve_host(home=opening.home, cwd=opening.cwd, env=opening.env, argv=opening.argv)
-    loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
-                         project_trusted=facts.project_trusted)
+    loaded = load_host_config(facts)
     session_file, provider = opening.session_file, opening.provider
     on_disk = bool(session_file) and os.path.isfile(session_file or "")
     if not on_disk:

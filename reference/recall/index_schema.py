@@ -11,6 +11,8 @@ import hashlib
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -254,6 +256,27 @@ def split_statements(sql: str) -> list[str]:
     return statements
 
 
+@contextmanager
+def write_transaction(conn: sqlite3.Connection, *, cache_kib: int | None = None) -> Iterator[None]:
+    """The block in one ``BEGIN IMMEDIATE`` transaction (the write lock from the start), committed
+    at its end, rolled back on any error (unless SQLite already did, after ``SQLITE_FULL`` say);
+    ``cache_kib``: SQLite's page cache meanwhile (the default is 2 MiB)."""
+    cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    if cache_kib is not None:
+        conn.execute(f"PRAGMA cache_size = {-cache_kib:d}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.execute(f"PRAGMA cache_size = {cache_size:d}")
+
+
 def _newer(version: int) -> ContractViolation:
     return ContractViolation(
         Code.INDEX_SCHEMA_NEWER,
@@ -265,8 +288,7 @@ def _newer(version: int) -> ContractViolation:
 def migrate(conn: sqlite3.Connection) -> None:
     """Check the ledger and apply every missing migration in one transaction."""
     known = {version: (name, migration_checksum(version, name, sql)) for version, name, sql in MIGRATIONS}
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         conn.execute(_LEDGER_SQL)
         recorded = conn.execute("SELECT version, name, checksum FROM schema_migrations ORDER BY version").fetchall()
         for version, _name, _checksum in recorded:
@@ -296,10 +318,6 @@ def migrate(conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
         if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")  # an index made before the id
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _connect(location: str, claim: IndexClaim) -> sqlite3.Connection:

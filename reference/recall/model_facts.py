@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -43,7 +42,7 @@ from reference.pi.leaf import DEFAULT_LEAF, Leaf
 from reference.pi.session_inspect import inspect_report
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import UNDEFINED
-from reference.recall.catchup_source import EntryLine, OpenSession, read_header, read_range
+from reference.recall.catchup_source import EntryLine, OpenSession, open_source, read_range
 from reference.recall.catchup_state import IndexState, index_state, key_range, rebuild_reason, stored_stamp
 from reference.recall.index_claim import IndexClaim, IndexNotOurs, claim_index
 from reference.recall.sqlite_text import storable
@@ -237,10 +236,28 @@ def backfill(conn: sqlite3.Connection, source: OpenSession, state: IndexState) -
 
 
 def sealed_default_leaf(conn: sqlite3.Connection, session_id: str) -> tuple[str | None] | None:
-    """:meth:`Seal.default_leaf` of a valid seal, what ``default_leaf.default_leaf_id`` finds by
+    """:meth:`Seal.default_leaf` of a valid seal, what :func:`default_leaf_id` finds by
     sorting the session's locators; None without a valid seal."""
     seal = load_seal(conn, session_id)
     return None if seal is None else seal.default_leaf()
+
+
+def default_leaf_id(conn: sqlite3.Connection, session_id: str) -> Any:
+    """Pi's default leaf: the last entry in file order; None when the session has none.  Where
+    the stored branch (``branch_store``) and the walk (``active_branch``) both start.
+
+    The catch-up's seal records it (:func:`sealed_default_leaf`); without a seal that proves it,
+    the entry with the greatest offset (a query over the session).
+    """
+    sealed = sealed_default_leaf(conn, session_id)
+    if sealed is not None:
+        return sealed[0]
+    row = conn.execute(
+        "SELECT e.entry_id FROM entries e JOIN entry_source_locations l ON l.entry_key = e.entry_key "
+        "WHERE e.session_id = ? ORDER BY l.start_offset DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 #: Leaf -> root through Pi's parent links (a falsy parent is a root, a parent that names no
@@ -273,10 +290,7 @@ def indexed_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tup
         return None  # never opened: a file we did not make (I14)
     try:
         with open_session_file(session_file) as raw:
-            info = os.fstat(raw.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
-                return None
-            source = OpenSession(raw, os.fspath(session_file), info, read_header(raw, os.fspath(session_file)))
+            source = open_source(raw, os.fspath(session_file))  # not a file, empty: ContractViolation
             session_id = source.header.session_id
             if source.header.record.start != 0 or session_id != source.header.value["id"]:
                 return None
@@ -284,7 +298,7 @@ def indexed_session_facts(session_file: str, leaf: Leaf, index_path: str) -> tup
             with contextlib.closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as conn:
                 conn.execute("BEGIN")  # one snapshot for the state, the seal and the walk
                 state = index_state(conn, session_id)
-                if (state is None or (state.file_size, state.file_mtime_ns) != (info.st_size, info.st_mtime_ns)
+                if (state is None or (state.file_size, state.file_mtime_ns) != (source.info.st_size, source.info.st_mtime_ns)
                         or stored_stamp(conn, session_id) is None
                         or rebuild_reason(conn, source, state, sealed=True) is not None):
                     return None

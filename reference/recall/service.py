@@ -26,6 +26,7 @@ from reference.recall.history_state import HistoryState, RuntimeUnavailable
 from reference.recall.host_facts import HistoryHost
 from reference.recall.index_claim import IndexNotOurs
 from reference.recall.index_repair import open_repaired, run_repairing
+from reference.recall.progress import watching
 from reference.recall.read_tool import run_read
 from reference.recall.recall_tool import run_recall
 from reference.recall.status_tool import run_status
@@ -58,7 +59,7 @@ class HistoryService(HistoryState):
                 return catch_up(conn, session_file, session_id=host.session_id, project_path=host.project_path,
                                 force=force)
 
-        with self.watched():
+        with watching(self.progress):  # every catch-up reports to the listener, if any
             return run_repairing(self.index_path, self.repairs, index)
 
     def recall(self, params: Mapping[str, Any]) -> RecallResult | Unavailable:
@@ -86,7 +87,7 @@ class HistoryService(HistoryState):
         if not self._enabled():
             return Unavailable(Code.DISABLED)
         try:
-            with self.watched():
+            with watching(self.progress):
                 return run_repairing(self.index_path, self.repairs, run)
         except RuntimeUnavailable:
             return Unavailable(Code.RUNTIME_UNAVAILABLE)

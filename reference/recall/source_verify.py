@@ -26,7 +26,6 @@ SAFE_INTEGER: Final = 2**53 - 1
 #: The header is looked for in this first read; only a file whose first line is longer is read
 #: again up to ``HEADER_SCAN_LIMIT_BYTES`` (a recall verifies a thousand hits: 64 KiB, not 1 MiB, each).
 HEADER_FIRST_READ_BYTES: Final = 64 * 1024
-_OPEN_FLAGS: Final = NO_FOLLOW_READ_FLAGS
 
 
 def _unavailable(message: str) -> ContractViolation:
@@ -91,9 +90,9 @@ def _open_source(session_file: str) -> int:
     if link_open_would_follow(session_file):  # no O_NOFOLLOW there
         raise _unavailable("the session file is now a symbolic link")
     try:
-        return os.open(session_file, _OPEN_FLAGS)
+        return os.open(session_file, NO_FOLLOW_READ_FLAGS)
     except FileNotFoundError:
-        raise ContractViolation(Code.SOURCE_UNAVAILABLE, "the session file no longer exists") from None
+        raise _unavailable("the session file no longer exists") from None
     except OSError as exc:
         raise _unavailable(f"the session file cannot be opened ({exc.strerror})") from None
 

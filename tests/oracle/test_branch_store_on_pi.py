@@ -31,7 +31,7 @@ SESSIONS = 10
 def _stored(conn: Any, session_id: str, leaf: Any) -> set[str]:
     from reference.pi.leaf import DEFAULT_LEAF
     from reference.recall.branch_store import SessionIds, load_branch, prepare_branch
-    from reference.recall.default_leaf import default_leaf_id
+    from reference.recall.model_facts import default_leaf_id
 
     prepare_branch(conn, session_id, leaf)
     conn.execute("BEGIN")
@@ -80,7 +80,7 @@ def _appended(conn: Any, file: str, session_id: str, copy: Path, rng: random.Ran
     """Appends to a copy (the index follows the copy): a chain, then a fork from an earlier entry."""
     from reference.pi.leaf import DEFAULT_LEAF
     from reference.recall.catchup import catch_up
-    from reference.recall.default_leaf import default_leaf_id
+    from reference.recall.model_facts import default_leaf_id
 
     shutil.copyfile(file, copy)
     catch_up(conn, str(copy))  # another path: a rebuild

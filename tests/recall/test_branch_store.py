@@ -35,8 +35,8 @@ from reference.recall import active_branch as active_branch_module
 from reference.recall import scope as scope_module
 from reference.recall.active_branch import active_branch, keep_branch
 from reference.recall.catchup import catch_up
-from reference.recall.default_leaf import default_leaf_id
 from reference.recall.index_schema import open_index
+from reference.recall.model_facts import default_leaf_id
 from reference.recall.service import HistoryHost, HistoryService
 
 CWD = "/home/user/projects/branch"

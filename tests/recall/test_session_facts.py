@@ -27,9 +27,13 @@ from reference.pi.leaf import DEFAULT_LEAF
 from reference.recall import history_state
 from reference.recall import model_facts as facts_module
 from reference.recall.catchup import catch_up
-from reference.recall.default_leaf import default_leaf_id
 from reference.recall.index_schema import open_index
-from reference.recall.model_facts import indexed_session_facts, provider_in_index, sealed_default_leaf
+from reference.recall.model_facts import (
+    default_leaf_id,
+    indexed_session_facts,
+    provider_in_index,
+    sealed_default_leaf,
+)
 
 CWD = "/home/user/projects/warm"
 SID = "s-warm"
