@@ -230,9 +230,7 @@ class ReferenceAdapter:
         service = state.require()
         host = service.host
         if op in ("history.recall", "history.read", "history.status"):
-            arguments = params.get("arguments")
-            if not isinstance(arguments, dict):
-                raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
+            arguments = params["arguments"]  # an object: checked at the edge
             return dict(as_json_value(service.call(op.removeprefix("history."), arguments).as_json()))
         if op == "history.contextEvent":  # the egress sanitizer runs first (§6.15)
             messages = context_event(params.get("messages"), provider=host.provider, config=host.config)
