@@ -120,15 +120,6 @@ def as_json_value(value: Any) -> Any:
     return json.loads(js_stringify(value))
 
 
-def dispatch(op: str, params: Mapping[str, Any]) -> JsonObject:
-    """Run one operation; contract errors propagate as :class:`ContractViolation`."""
-    handler = OPERATIONS.get(op)
-    if handler is None:
-        raise ContractViolation(Code.UNKNOWN_OPERATION, f"operation {op!r} is not implemented")
-    result: JsonObject = as_json_value(handler(params))
-    return result
-
-
 #: Operations that need the process's history host (its references and clock live between calls).
 STATEFUL_OPERATIONS: Final = (
     "history.open",
@@ -205,7 +196,10 @@ class ReferenceAdapter:
         state (one clock for both)."""
         check_paths(op, params)
         if op not in STATEFUL_OPERATIONS:
-            return dispatch(op, params)
+            handler = OPERATIONS.get(op)
+            if handler is None:
+                raise ContractViolation(Code.UNKNOWN_OPERATION, f"operation {op!r} is not implemented")
+            return dict(as_json_value(handler(params)))
         if op.startswith("rebase."):
             rebase = self._rebase_state()
             method = {"rebase.open": rebase.open, "rebase.setFacts": rebase.set_facts,
