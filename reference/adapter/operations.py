@@ -120,6 +120,9 @@ def as_json_value(value: Any) -> Any:
     return json.loads(js_stringify(value))
 
 
+#: The rebase operations, each by the method of the host's rebase state that answers it.
+REBASE_METHODS: Final = {"rebase.open": "open", "rebase.setFacts": "set_facts", "rebase.run": "run",
+                         "rebase.crash": "crash", "rebase.beforeCompact": "before_compact"}
 #: Operations that need the process's history host (its references and clock live between calls).
 STATEFUL_OPERATIONS: Final = (
     "history.open",
@@ -134,11 +137,7 @@ STATEFUL_OPERATIONS: Final = (
     "history.providerRequest",
     "clock.set",
     "clock.advance",
-    "rebase.open",
-    "rebase.setFacts",
-    "rebase.run",
-    "rebase.crash",
-    "rebase.beforeCompact",
+    *REBASE_METHODS,
 )
 
 
@@ -200,12 +199,8 @@ class ReferenceAdapter:
             if handler is None:
                 raise ContractViolation(Code.UNKNOWN_OPERATION, f"operation {op!r} is not implemented")
             return dict(as_json_value(handler(params)))
-        if op.startswith("rebase."):
-            rebase = self._rebase_state()
-            method = {"rebase.open": rebase.open, "rebase.setFacts": rebase.set_facts,
-                      "rebase.run": rebase.run, "rebase.crash": rebase.crash,
-                      "rebase.beforeCompact": rebase.before_compact}[op]
-            return dict(as_json_value(method(params)))
+        if op in REBASE_METHODS:
+            return dict(as_json_value(getattr(self._rebase_state(), REBASE_METHODS[op])(params)))
         state = self._history_state()
         if op == "history.open":
             from reference.recall.host import HistoryOpening
