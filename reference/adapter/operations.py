@@ -120,15 +120,9 @@ def as_json_value(value: Any) -> Any:
     return json.loads(js_stringify(value))
 
 
-def dispatch(op: str, params: Mapping[str, Any]) -> JsonObject:
-    """Run one operation; contract errors propagate as :class:`ContractViolation`."""
-    handler = OPERATIONS.get(op)
-    if handler is None:
-        raise ContractViolation(Code.UNKNOWN_OPERATION, f"operation {op!r} is not implemented")
-    result: JsonObject = as_json_value(handler(params))
-    return result
-
-
+#: The rebase operations, each by the method of the host's rebase state that answers it.
+REBASE_METHODS: Final = {"rebase.open": "open", "rebase.setFacts": "set_facts", "rebase.run": "run",
+                         "rebase.crash": "crash", "rebase.beforeCompact": "before_compact"}
 #: Operations that need the process's history host (its references and clock live between calls).
 STATEFUL_OPERATIONS: Final = (
     "history.open",
@@ -143,11 +137,7 @@ STATEFUL_OPERATIONS: Final = (
     "history.providerRequest",
     "clock.set",
     "clock.advance",
-    "rebase.open",
-    "rebase.setFacts",
-    "rebase.run",
-    "rebase.crash",
-    "rebase.beforeCompact",
+    *REBASE_METHODS,
 )
 
 
@@ -205,13 +195,12 @@ class ReferenceAdapter:
         state (one clock for both)."""
         check_paths(op, params)
         if op not in STATEFUL_OPERATIONS:
-            return dispatch(op, params)
-        if op.startswith("rebase."):
-            rebase = self._rebase_state()
-            method = {"rebase.open": rebase.open, "rebase.setFacts": rebase.set_facts,
-                      "rebase.run": rebase.run, "rebase.crash": rebase.crash,
-                      "rebase.beforeCompact": rebase.before_compact}[op]
-            return dict(as_json_value(method(params)))
+            handler = OPERATIONS.get(op)
+            if handler is None:
+                raise ContractViolation(Code.UNKNOWN_OPERATION, f"operation {op!r} is not implemented")
+            return dict(as_json_value(handler(params)))
+        if op in REBASE_METHODS:
+            return dict(as_json_value(getattr(self._rebase_state(), REBASE_METHODS[op])(params)))
         state = self._history_state()
         if op == "history.open":
             from reference.recall.host import HistoryOpening
@@ -230,9 +219,7 @@ class ReferenceAdapter:
         service = state.require()
         host = service.host
         if op in ("history.recall", "history.read", "history.status"):
-            arguments = params.get("arguments")
-            if not isinstance(arguments, dict):
-                raise ContractViolation(Code.INVALID_PARAMS, "parameter 'arguments' must be an object (the tool's)")
+            arguments = params["arguments"]  # an object: checked at the edge
             return dict(as_json_value(service.call(op.removeprefix("history."), arguments).as_json()))
         if op == "history.contextEvent":  # the egress sanitizer runs first (§6.15)
             messages = context_event(params.get("messages"), provider=host.provider, config=host.config)

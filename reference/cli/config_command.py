@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from reference.cli.history_command import add_trust_arguments, trust_argv
 from reference.cli.output import fail
 from reference.primitives.codes import Code
 
@@ -21,11 +22,7 @@ from reference.primitives.codes import Code
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     parser.add_argument("--cwd", default=None, help="the Pi working directory (default: the current one)")
-    trust = parser.add_mutually_exclusive_group()
-    trust.add_argument("--approve", dest="approve", action="store_const", const=True, default=None,
-                       help="treat the project as trusted, like Pi's --approve")
-    trust.add_argument("--no-approve", dest="approve", action="store_const", const=False,
-                       help="treat the project as untrusted, like Pi's --no-approve")
+    add_trust_arguments(parser)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     commands = config.add_subparsers(dest="config_command", metavar="SUBCOMMAND")
     # After add_subparsers, so that a bare ``config`` means ``config show``.
-    config.set_defaults(handler=run, config_command="show", json=False, cwd=None, approve=None)
+    config.set_defaults(handler=run, config_command="show", json=False, cwd=None, approve=False, no_approve=False)
     show = commands.add_parser("show", help="effective configuration, files, warnings and every catalog path")
     _common(show)
     edit = commands.add_parser("set", help="save one value (project file unless --global)")
@@ -76,9 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cwd is not None and not os.path.isdir(args.cwd):  # never create a project folder (issue 12)
         return fail(Code.BAD_OPTION, f"--cwd {args.cwd} is not a folder; nothing was read or written")
-    argv = {True: ["--approve"], False: ["--no-approve"], None: []}[args.approve]
     host = resolve_host(home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ),
-                        argv=argv)
+                        argv=trust_argv(args))
     try:
         if args.config_command == "show":
             result = show_json(load_host_config(host))

@@ -209,8 +209,7 @@ def _privacy(args: argparse.Namespace) -> int:
             for path in write_corpus(out, seed):
                 print(path)
         except OSError as exc:
-            print(f"recall-rebase: {Code.IO}: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+            return fail(Code.IO, f"cannot write to {out}: {exc.strerror or exc}")
         return 0
     from reference.privacy.corpus_check import DETECTORS, Corpus, family_table, report, score
 
@@ -218,8 +217,7 @@ def _privacy(args: argparse.Namespace) -> int:
     try:
         corpus = Corpus.load(folder)
     except (OSError, ValueError, KeyError) as exc:
-        print(f"recall-rebase: {Code.IO}: cannot read the corpus in {folder}: {exc}", file=sys.stderr)
-        return 2
+        return fail(Code.IO, f"cannot read the corpus in {folder}: {exc}")
     scores = [score(corpus, name, detector) for name, detector in DETECTORS.items()]
     for line in report(corpus, scores, verbose=args.verbose):
         print(line)

@@ -22,13 +22,13 @@ from reference.cli.refusals import (
     Refusal,
     check_session,
     index_problem,
-    printable,
     recall_option_refusal,
     scope_mismatch_hint,
     session_problem,
     situation_hints,
 )
 from reference.primitives.codes import Code
+from reference.primitives.textunits import printable
 
 if TYPE_CHECKING:
     from reference.recall.catchup_state import IndexState

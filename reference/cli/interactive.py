@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from reference.config.layering import LoadedConfig
     from reference.pi.host.facts import HostFacts
     from reference.rebase.service import RebaseService
+    from reference.recall.host import HistoryOpening
     from reference.recall.service import HistoryService
 
 
@@ -41,18 +42,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     host.set_defaults(handler=cmd_host)
 
 
-@dataclass(frozen=True)
-class HostStart:
-    """What ``recall-rebase host`` starts with: the session, leaf, project, provider and index
-    (each None for the command line's default)."""
-
-    session: str | None = None
-    leaf: str | None = None
-    cwd: str | None = None
-    provider: str | None = None
-    index: str | None = None
-
-
 def cmd_host(args: argparse.Namespace) -> int:
     if args.stdio:
         return run_host(stdio=True)
@@ -65,16 +54,25 @@ def cmd_host(args: argparse.Namespace) -> int:
     # A line that is not UTF-8 is read (as lone surrogates) and answered, never a UnicodeDecodeError.
     sys.stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    return run_host(stdio=False, start=HostStart(args.session, args.leaf, args.cwd, args.provider, args.index))
+    from reference.pi.leaf import leaf_from_cli
+    from reference.recall.host import HistoryOpening
+
+    return run_host(stdio=False, start=HistoryOpening(
+        home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ), argv=(),
+        session_file=os.path.abspath(args.session) if args.session else None, leaf=leaf_from_cli(args.leaf),
+        provider=args.provider, index_path=args.index))
 
 
 def run_host(*, stdio: bool, stdin: IO[str] | None = None, stdout: IO[str] | None = None,
-             start: HostStart = HostStart()) -> int:
+             start: HistoryOpening | None = None) -> int:
+    """The adapter protocol on stdin/stdout, or the prompt of a host that opens ``start``."""
     if stdio:
         from reference.adapter.operations import serve_stdio
 
         return serve_stdio()
     from reference.cli.progress_bar import catch_up_progress
+
+    assert start is not None, "an interactive host opens a history"
 
     with catch_up_progress(enabled=True):  # stderr only, and only on a terminal
         return _interactive(stdin or sys.stdin, stdout or sys.stdout, start)
@@ -115,7 +113,7 @@ class _Host:
     rebase: RebaseService
 
 
-def _interactive(stdin: IO[str], stdout: IO[str], start: HostStart) -> int:
+def _interactive(stdin: IO[str], stdout: IO[str], start: HistoryOpening) -> int:
     """A prompt: configuration is loaded once at start, as Pi loads it at session start."""
     from reference.primitives.errors import ContractViolation
 
@@ -143,27 +141,21 @@ def _interactive(stdin: IO[str], stdout: IO[str], start: HostStart) -> int:
         stdout.flush()
 
 
-def _start(start: HostStart) -> _Host:
+def _start(start: HistoryOpening) -> _Host:
     """The configuration, the history and the rebase of one host, each set up once."""
     from reference.config.layering import load_host_config
     from reference.pi.host.facts import resolve_host
-    from reference.pi.leaf import leaf_from_cli
     from reference.primitives.clock import SystemClock
     from reference.rebase.host import build_rebase_host
     from reference.rebase.service import RebaseService
-    from reference.recall.host import HistoryOpening, open_history
+    from reference.recall.host import open_history
 
-    project = os.path.abspath(start.cwd or os.getcwd())
-    facts = resolve_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=())
-    service = open_history(HistoryOpening(
-        home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
-        session_file=os.path.abspath(start.session) if start.session else None,
-        leaf=leaf_from_cli(start.leaf), provider=start.provider, index_path=start.index,
-    ), clock=SystemClock())
+    facts = resolve_host(home=start.home, cwd=start.cwd, env=start.env, argv=start.argv)
+    service = open_history(start, clock=SystemClock())
     service.settle_provider()  # the host knows its provider from the start, as Pi does
-    rebase_host, default_index = build_rebase_host(home=str(Path.home()), cwd=project, env=dict(os.environ), argv=(),
+    rebase_host, default_index = build_rebase_host(home=start.home, cwd=start.cwd, env=start.env, argv=start.argv,
                                                    session_file=service.host.session_file, leaf=service.host.leaf)
-    rebase = RebaseService(rebase_host, index_path=start.index or default_index)
+    rebase = RebaseService(rebase_host, index_path=start.index_path or default_index)
     return _Host(load_host_config(facts), facts, service, rebase)
 
 

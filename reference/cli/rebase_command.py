@@ -185,7 +185,7 @@ def _lock_file(source: str | None) -> str | None:
 def run_rebase(args: argparse.Namespace) -> int:
     from reference.pi.leaf import DEFAULT_LEAF
     from reference.rebase.host import build_rebase_host
-    from reference.rebase.service import RebaseRequest
+    from reference.rebase.service import RebaseRequest, RebaseService
 
     refusal = (operation_refusal(args.recover) if args.recover is not None else None) or check_session(
         os.path.abspath(args.session), args.leaf).refusal
@@ -195,8 +195,6 @@ def run_rebase(args: argparse.Namespace) -> int:
     host, default_index = build_rebase_host(
         home=str(Path.home()), cwd=os.path.abspath(args.cwd or os.getcwd()), env=dict(os.environ), argv=argv,
         session_file=os.path.abspath(args.session), leaf=args.leaf if args.leaf is not None else DEFAULT_LEAF)
-    from reference.rebase.service import RebaseService
-
     service = RebaseService(host, index_path=args.index or default_index)
     lock = _lock_file(host.session_file)
     lock_existed = lock is None or os.path.lexists(lock)

@@ -22,7 +22,7 @@ from typing import IO, Any, Final
 from reference.cli.output import EXIT_REFUSED, EXIT_UNAVAILABLE, fail
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.primitives.textunits import encodes_as_utf8
+from reference.primitives.textunits import encodes_as_utf8, printable
 
 #: Where a person finds the entry ids of a session, for every refusal about a leaf.
 FIND_A_LEAF: Final = "`recall-rebase session inspect FILE` shows the leaf and the entries (--json: pathIds)"
@@ -42,11 +42,6 @@ class Refusal:
     def report(self) -> int:
         """The one line (and with ``--json`` the one document) of the refusal; its exit code."""
         return fail(self.code, self.message, exit_code=self.exit_code)
-
-
-def printable(path: str) -> str:
-    """A path as it can be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _unopenable(path: str) -> Refusal | None:

@@ -9,7 +9,7 @@ resolves them to the two files and the project's trust exactly as a Pi start the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from reference.config.edits import set_value, unset_value
@@ -20,7 +20,6 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.jsvalues import JS_WHITESPACE, trim
-from reference.primitives.params import string_param
 
 _SET_USAGE: Final = "Usage: /context config set <path> <value> [--global]"
 _UNSET_USAGE: Final = "Usage: /context config unset <path> [--global]"
@@ -99,14 +98,8 @@ def run_config_command(args: str, *, loaded: LoadedConfig, host: HostFacts) -> s
 
 def _request_host(params: Mapping[str, Any]) -> HostFacts:
     """The files and trust of the host facts a request carries (home, cwd, env, argv), resolved
-    with ``reference.pi.host.facts``."""
-    home, cwd = string_param(params, "home"), string_param(params, "cwd")
-    env, argv = params.get("env", {}), params.get("argv", [])
-    if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'env' must map strings to strings")
-    if not isinstance(argv, Sequence) or isinstance(argv, str) or not all(isinstance(a, str) for a in argv):
-        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'argv' must be a list of strings")
-    return resolve_host(home=home, cwd=cwd, env=dict(env), argv=tuple(argv))
+    with ``reference.pi.host.facts``; their types are checked at the edge (``schemas/adapter/v1``)."""
+    return resolve_host(home=params["home"], cwd=params["cwd"], env=dict(params["env"]), argv=tuple(params["argv"]))
 
 
 def op_config_show(params: Mapping[str, Any]) -> JsonObject:
@@ -115,22 +108,18 @@ def op_config_show(params: Mapping[str, Any]) -> JsonObject:
 
 
 def _edit_params(params: Mapping[str, Any]) -> tuple[str, bool]:
-    path = string_param(params, "path")
-    global_target = params.get("global", False)
-    if not isinstance(global_target, bool):
-        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'global' must be a boolean")
+    """``path`` and whether the global file is meant; the schema checks all but ``options``."""
     options = params.get("options", [])
     if not isinstance(options, list) or not all(isinstance(o, str) and o.startswith("--") for o in options):
         raise ContractViolation(Code.INVALID_PARAMS, "parameter 'options' must be a list of --option words")
     _, flagged = split_options(options)
-    return path, global_target or flagged
+    return params["path"], params["global"] or flagged
 
 
 def op_config_set(params: Mapping[str, Any]) -> JsonObject:
     """``config.set``: params add ``path``, ``value`` (as typed), ``global`` and optional ``options``."""
     path, global_target = _edit_params(params)
-    raw_value = string_param(params, "value")
-    return set_value(path, raw_value, global_target=global_target, host=_request_host(params)).to_json()
+    return set_value(path, params["value"], global_target=global_target, host=_request_host(params)).to_json()
 
 
 def op_config_unset(params: Mapping[str, Any]) -> JsonObject:

@@ -62,6 +62,11 @@ def encodes_as_utf8(text: str) -> bool:
     return True
 
 
+def printable(path: str) -> str:
+    """A path as it can be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def node_utf8(text: str) -> bytes:
     """The bytes Node hashes for a JavaScript string: paired surrogates joined, lone ones U+FFFD."""
     if _LONE_SURROGATE.search(text):

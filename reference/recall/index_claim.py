@@ -28,6 +28,7 @@ from reference.primitives.platform_ops.reads import (
     NONBLOCKING_READ_FLAGS,
     link_open_would_follow,
 )
+from reference.primitives.textunits import printable
 
 #: Ours, written by ``open_index`` into every index it creates (bytes 68-71 of the header,
 #: big-endian): ``RR`` then ``C0DE``.  ``0xC0`` is never a byte of UTF-8 text.
@@ -57,7 +58,7 @@ class IndexNotOurs(ContractViolation):
     """The path holds something this project did not make: ``index-not-ours``."""
 
     def __init__(self, path: str, what: str) -> None:
-        super().__init__(Code.INDEX_NOT_OURS, f"the index {_printable(path)} {what}; {_WHAT_TO_DO}")
+        super().__init__(Code.INDEX_NOT_OURS, f"the index {printable(path)} {what}; {_WHAT_TO_DO}")
         self.path = path
 
 
@@ -112,7 +113,7 @@ def refusal_hints(path: str, codes: Sequence[str]) -> dict[str, str]:
     except IndexNotOurs as refusal:
         return {Code.INDEX_NOT_OURS: refusal.message}
     except OSError as exc:
-        return {Code.INDEX_NOT_OURS: f"the index {_printable(path)} cannot be read ({exc.strerror})"}
+        return {Code.INDEX_NOT_OURS: f"the index {printable(path)} cannot be read ({exc.strerror})"}
     return {}
 
 
@@ -153,8 +154,3 @@ def _holds_contract_ledger(path: str) -> bool:
     except (sqlite3.Error, UnicodeDecodeError):
         return False
     return columns == LEDGER_COLUMNS and state is not None
-
-
-def _printable(path: str) -> str:
-    """A path as it can be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

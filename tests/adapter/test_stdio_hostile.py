@@ -81,6 +81,13 @@ PARAMS: dict[str, tuple[str, Any]] = {
     "status arguments null": ("history.status", {"arguments": None}),
     "session.inspect path a number": ("session.inspect", {"path": 5}),
     "text.slice maxUnits 1.5": ("text.slice", {"text": "a", "maxUnits": 1.5}),
+    "text.slice maxUnits -1": ("text.slice", {"text": "a", "maxUnits": -1}),
+    "text.slice without maxUnits": ("text.slice", {"text": "a"}),
+    "config.show env a list": ("config.show", {"home": "/h", "cwd": "/p", "env": ["A"], "argv": []}),
+    "config.unset argv of numbers": ("config.unset", {"home": "/h", "cwd": "/p", "env": {}, "argv": [1],
+                                                      "path": "enabled", "global": False}),
+    "config.set global a string": ("config.set", {"home": "/h", "cwd": "/p", "env": {}, "argv": [],
+                                                  "path": "enabled", "value": "true", "global": "yes"}),
 }
 
 

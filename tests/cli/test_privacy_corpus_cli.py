@@ -330,3 +330,16 @@ def test_rebase_dry_run_run_and_recover_leak_no_secret(project: Project, tmp_pat
     dry = process(own, outputs, "process: rebase --dry-run", own.argv("rebase", "--leaf", leaves[1], "--dry-run"))
     assert dry.returncode == 3 and "operation-exists-use-recover" in dry.stdout
     assert outputs.report("rebase") == []
+
+
+def test_privacy_commands_refuse_an_unusable_folder_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A corpus folder that cannot be read or written: one ``recall-rebase: io: ...`` line, exit 2."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main(["fixtures", "privacy-check", "--corpus", str(blocker)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"recall-rebase: io: cannot read the corpus in {blocker}: ") and err.count("\n") == 1
+    assert main(["fixtures", "privacy-corpus", "--out", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"recall-rebase: io: cannot write to {blocker / 'sub'}: ") and err.count("\n") == 1

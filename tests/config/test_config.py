@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from testkit.paths import REPO_ROOT
 from testkit.profiles import examples
 
+from conformance.protocol import ContractError
+from reference.adapter.operations import ReferenceAdapter
 from reference.cli import config_command as cli_config
 from reference.config.catalog import CATALOG, INTEGER_BOUNDS, find_field
 from reference.config.commands import (
@@ -747,24 +749,27 @@ def test_op_set_and_unset(tmp_path: Path) -> None:
     result = op_config_unset({**params, "path": "historyTools.includeSummaries", "global": True})
     assert result["warnings"] == []
     with pytest.raises(ContractViolation) as caught:
-        op_config_set({**params, "path": "historyTools.includeSummaries", "value": "true"})
+        op_config_set({**params, "path": "historyTools.includeSummaries", "value": "true", "global": False})
     assert caught.value.code == "config-project-untrusted"
 
 
 def test_op_options_are_checked_first(tmp_path: Path) -> None:
     params = host_params(tmp_path, trusted=True)
     with pytest.raises(ContractViolation) as caught:
-        op_config_set({**params, "path": "nope", "value": "x", "options": ["--force"]})
+        op_config_set({**params, "path": "nope", "value": "x", "global": False, "options": ["--force"]})
     assert (caught.value.code, caught.value.message) == ("config-unknown-option", "Unknown option(s): --force")
-    op_config_set({**params, "path": "historyTools.maxResults", "value": "3", "options": ["--global"]})
+    op_config_set({**params, "path": "historyTools.maxResults", "value": "3", "global": False,
+                   "options": ["--global"]})
     assert (tmp_path / "agent" / "ds4-context.json").exists()
 
 
-@pytest.mark.parametrize("bad", [{"path": 3}, {"global": "yes"}, {"options": "--global"}, {"value": None}])
+@pytest.mark.parametrize("bad", [{"path": 3}, {"global": "yes"}, {"options": "--global"}, {"value": None},
+                                 {"env": ["A"]}, {"env": {"A": 1}}, {"argv": "-a"}, {"argv": [1]}])
 def test_op_bad_params(tmp_path: Path, bad: dict[str, Any]) -> None:
-    params = {**host_params(tmp_path, trusted=True), "path": "enabled", "value": "true", **bad}
-    with pytest.raises(ContractViolation) as caught:
-        op_config_set(params)
+    """Through the adapter's edge, as both transports check a request against its schema."""
+    params = {**host_params(tmp_path, trusted=True), "path": "enabled", "value": "true", "global": False, **bad}
+    with pytest.raises(ContractError) as caught:
+        ReferenceAdapter().request("config.set", params)
     assert caught.value.code == "invalid-params"
 
 

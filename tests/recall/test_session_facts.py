@@ -400,7 +400,8 @@ def test_the_interactive_host_reads_its_index_option_warm(tmp_path: Path, monkey
     """``recall-rebase host --index PATH``: the warm facts come from that index, not the default one."""
     import io
 
-    from reference.cli.interactive import HostStart, run_host
+    from reference.cli.interactive import run_host
+    from reference.recall.host import HistoryOpening
 
     session = tmp_path / "session.jsonl"
     write_session(session, random.Random(13), 40)
@@ -409,7 +410,8 @@ def test_the_interactive_host_reads_its_index_option_warm(tmp_path: Path, monkey
     monkeypatch.setattr(facts_module, "inspect_report", lambda *a, **k: pytest.fail("the session was parsed"))
     out = io.StringIO()
     code = run_host(stdio=False, stdin=io.StringIO("/context history status\n/quit\n"), stdout=out,
-                    start=HostStart(session=str(session), cwd=CWD, index=str(index)))
+                    start=HistoryOpening(home=str(tmp_path / "home"), cwd=CWD, env=dict(os.environ), argv=(),
+                                         session_file=str(session), index_path=str(index)))
     assert code == 0
     assert "indexedEntries" in out.getvalue() or "indexed" in out.getvalue()
 
