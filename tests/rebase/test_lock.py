@@ -16,6 +16,7 @@ from testkit.paths import REPO_ROOT
 
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops.family import IS_WINDOWS
+from reference.primitives.textunits import sha256_text
 from reference.rebase.lock import RebaseLock, lock_path
 from reference.recall.index_schema import default_index_path, open_index
 
@@ -218,3 +219,15 @@ def test_a_missing_source_is_refused(tmp_path: Path) -> None:
         pass
     assert refused.value.code == "rebase-unavailable"
     assert not (tmp_path / ".ds4-rebase").exists()
+
+
+@pytest.mark.skipif(IS_WINDOWS, reason="a file name that is not UTF-8 is a POSIX byte string")
+def test_a_source_name_that_is_not_utf8_is_hashed_as_node_hashes_it(tmp_path: Path) -> None:
+    """Python reads the byte 0xff of a file name as a lone surrogate; Node's hash of the path
+    string writes it as U+FFFD (``textunits.sha256_text``), and the lock is taken."""
+    source = Path(os.fsdecode(os.fsencode(tmp_path) + b"/s\xff.jsonl"))
+    source.write_text('{"type":"session","version":3,"id":"abc","cwd":"/p"}\n', encoding="utf-8")
+    canonical = os.path.realpath(source)
+    assert lock_path(source).name == sha256_text(canonical) + ".sqlite"
+    with RebaseLock(source) as lock:
+        assert lock.held
