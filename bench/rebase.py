@@ -75,16 +75,17 @@ def mib(value: int | None) -> str:
 def make_source(folder: Path, size_mib: int, seed: int) -> Path:
     """A valid v3 source of about ``size_mib`` MiB whose context at the last entry stays small."""
     from reference.fixturegen.growing_session import LineWriter
-    from reference.fixturegen.naming import BASE_CLOCK_MS, iso, uuid7
+    from reference.fixturegen.naming import BASE_CLOCK_MS, uuid7
     from reference.fixturegen.options import GenOptions
     from reference.fixturegen.session import SessionBuilder
+    from reference.primitives.jsvalues import to_iso_string
     from reference.primitives.platform_ops.paths import session_file_name
 
     rng = random.Random(seed)
     options = GenOptions(seed=seed, target_bytes=size_mib * MIB, compactions=4, branches=6, cwd=PROJECT_CWD)
     session_rng = random.Random(rng.getrandbits(64))
     session_id = uuid7(session_rng, BASE_CLOCK_MS)
-    path = folder / session_file_name(iso(BASE_CLOCK_MS), session_id)
+    path = folder / session_file_name(to_iso_string(BASE_CLOCK_MS), session_id)
     partial = path.with_suffix(".partial")
     with partial.open("wb") as fh:
         session = SessionBuilder(

@@ -15,9 +15,10 @@ import random
 from pathlib import Path
 
 from reference.fixturegen.growing_session import LineWriter
-from reference.fixturegen.naming import BASE_CLOCK_MS, iso, uuid7
+from reference.fixturegen.naming import BASE_CLOCK_MS, uuid7
 from reference.fixturegen.options import GeneratedSession, GenOptions, ProgressCallback
 from reference.fixturegen.session import SessionBuilder
+from reference.primitives.jsvalues import to_iso_string
 from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 from reference.primitives.platform_ops.paths import session_file_name
 
@@ -33,7 +34,7 @@ def generate(
     for _ in range(options.sessions):
         session_rng = random.Random(rng.getrandbits(64))
         session_id = uuid7(session_rng, start)
-        path = out_dir / session_file_name(iso(start), session_id)
+        path = out_dir / session_file_name(to_iso_string(start), session_id)
         create_owner_only(path)  # 0600, as every file the project creates (decision D6)
         with path.open("wb") as fh:
             session = SessionBuilder(

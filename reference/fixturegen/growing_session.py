@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from reference.fixturegen.naming import iso
 from reference.fixturegen.options import GenOptions, ProgressCallback
 from reference.fixturegen.vocabulary import B62, MODELS, TERM_WORDS, Model, pick
 from reference.primitives.jsonbytes import JsonObject, js_stringify
+from reference.primitives.jsvalues import to_iso_string
 
 PROGRESS_EVERY: Final = 8 * 1024 * 1024
 
@@ -65,7 +65,7 @@ class LineDamage:
     def _malformed_line(self, clock: int) -> str:
         """A line JSON.parse rejects; nothing else in the file refers to it."""
         ghost = f"{self.rng.getrandbits(32):08x}"
-        ts = iso(clock)
+        ts = to_iso_string(clock)
         kinds = (
             f'{{"type":"message","id":"{ghost}","parentId":',
             f'{{"type":"custom","customType":"glued","id":"{ghost}"{{"type":"label","id":"{ghost}","timestamp":"{ts}"}}',
@@ -87,7 +87,7 @@ class GrowingSession:
         self.out = out
         self.legacy = opts.legacy
         self.session_id = session_id
-        self.header_ts = iso(start_ms)
+        self.header_ts = to_iso_string(start_ms)
         # the tree: clock, ids, leaf, and the path of the final leaf
         self.clock = start_ms
         self.ids: set[str] = set()
@@ -145,7 +145,7 @@ class GrowingSession:
         """Append one entry under the current leaf, like ``SessionManager._appendEntry``."""
         self._tick()
         key = self._new_id()
-        ts = iso(self.clock)
+        ts = to_iso_string(self.clock)
         if self.legacy == 1:
             entry = {"type": entry_type, "timestamp": ts, **payload}
             key = str(self.count + 1)  # v1 has no ids: the parsed-entry index stands in

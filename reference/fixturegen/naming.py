@@ -1,5 +1,6 @@
-"""How Pi stamps and names things: the fixed clock, ISO timestamps, UUIDv7 ids (session file names
-are ``reference.primitives.platform_ops.paths.session_file_name``).
+"""How Pi stamps and names things: the fixed clock and UUIDv7 ids (ISO timestamps are
+``reference.primitives.jsvalues.to_iso_string``, session file names
+``reference.primitives.platform_ops.paths.session_file_name``).
 
 Why: generated files must carry the names and timestamps Pi 0.84.3 would give them
 (pi-session-model.md §1), from a fixed clock so the bytes never depend on when they were made.
@@ -8,17 +9,9 @@ Why: generated files must carry the names and timestamps Pi 0.84.3 would give th
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
 from typing import Final
 
 BASE_CLOCK_MS: Final = 1_748_779_200_000  # 2025-06-01T12:00:00.000Z, the clock gen.mjs uses
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def iso(ms: int) -> str:
-    """``new Date(ms).toISOString()``."""
-    moment = _EPOCH + timedelta(milliseconds=ms)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
 
 
 def uuid7(rng: random.Random, ms: int) -> str:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from reference.fixturegen.naming import iso
 from reference.fixturegen.vocabulary import B62, UPPER_ALNUM, pick
 from reference.primitives.jsonbytes import JsonObject
+from reference.primitives.jsvalues import to_iso_string
 from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 
 LOWER_HEX: Final = "0123456789abcdef"
@@ -286,7 +286,7 @@ class _Writer:
         self.clock = 1767225600000
         self.ids: set[str] = set()
         header = {"type": "session", "version": 3, "id": "01972b5c-ee00-7abc-9def-0123456789ab",
-                  "timestamp": iso(self.clock), "cwd": "/home/user/projects/demo"}  # fmt: skip
+                  "timestamp": to_iso_string(self.clock), "cwd": "/home/user/projects/demo"}  # fmt: skip
         self.lines.append(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
 
     def emit(self, entry_type: str, payload: JsonObject) -> str:
@@ -295,7 +295,7 @@ class _Writer:
             entry_id = pick(self.rng, LOWER_HEX, 8)
         self.ids.add(entry_id)
         self.clock += self.rng.randint(500, 4000)
-        entry = {"type": entry_type, "id": entry_id, "parentId": self.parent, "timestamp": iso(self.clock), **payload}
+        entry = {"type": entry_type, "id": entry_id, "parentId": self.parent, "timestamp": to_iso_string(self.clock), **payload}
         self.lines.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
         self.parent = entry_id
         return entry_id

@@ -16,11 +16,11 @@ import bisect
 from collections.abc import Callable
 from pathlib import Path
 
-from reference.fixturegen.naming import iso
 from reference.fixturegen.options import GeneratedSession
 from reference.fixturegen.turns import Turns
 from reference.fixturegen.vocabulary import B62, PROMPTS, fill, pick
 from reference.primitives.jsonbytes import JsonObject, js_stringify
+from reference.primitives.jsvalues import to_iso_string
 
 #: A structural event: (progress at which it happens, order of scheduling, what, its number).
 Event = tuple[float, int, str, int]
@@ -239,7 +239,7 @@ class SessionBuilder(Turns):
             call_id = call["id"]
             self.assistant([call], "toolUse")
         message = {"role": "toolResult", "toolCallId": call_id, "toolName": "bash"}
-        ts = iso(self._tick())
+        ts = to_iso_string(self._tick())
         if self.legacy == 1:
             entry: JsonObject = {"type": "message", "timestamp": ts, "message": message}
         else:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import calendar
 import math
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from reference.primitives.jsonbytes import UNDEFINED
 
 _MAX_TIME_MS: Final = 8.64e15
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 #: ``String.prototype.trim`` whitespace: WhiteSpace and LineTerminator (BOM included, U+0085 not).
 JS_WHITESPACE: Final = (
@@ -135,6 +137,12 @@ def date_time_ms(value: Any) -> float | int:
     if isinstance(value, str):
         return _parse_iso(value)
     return math.nan
+
+
+def to_iso_string(ms: int) -> str:
+    """``new Date(ms).toISOString()`` for years 0000-9999."""
+    moment = _EPOCH + timedelta(milliseconds=ms)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
 
 
 def _time_clip(number: float) -> float | int:

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import ahocorasick_rs
 
-from reference.privacy.redaction import SECRET_LABEL, redact_secrets
+from reference.privacy.redaction import LABEL_HEAD, SECRET_LABEL, redact_secrets
 
 #: Texts longer than this are not given to the engine (the house rules still run on them).
 ENGINE_LIMIT: Final = 262_144
@@ -79,7 +79,7 @@ def _masked(pattern: re.Pattern[str], group: int) -> Callable[[re.Match[str]], s
             index = next(i for i in (1, 2, 3) if match.group(i) is not None)
         if index == 0:
             return SECRET_LABEL
-        if match.string.startswith(_LABEL_HEAD, match.start(index)):
+        if match.string.startswith(LABEL_HEAD, match.start(index)):
             return match.group(0)  # the value is a label already: a second pass is a no-op (D14)
         whole, start, end = match.group(0), match.start(index) - match.start(), match.end(index) - match.start()
         return whole[:start] + SECRET_LABEL + whole[end:]
@@ -89,7 +89,6 @@ def _masked(pattern: re.Pattern[str], group: int) -> Callable[[re.Match[str]], s
 
 _REPLACERS: Final = tuple((name, words, pattern, _masked(pattern, group)) for name, words, pattern, group in RULES)
 _LABEL_RUN: Final = re.compile(r"\[DS4 REDACTED [A-Z ]+\]")
-_LABEL_HEAD: Final = "[DS4 REDACTED "
 
 
 #: Texts longer than this are scanned line by line, each rule only on the lines holding its literals.

@@ -89,7 +89,7 @@ _NEXT_WORD: Final = re.compile(r"[ \t]+[a-z]")
 #: An assignment value that is a placeholder in angle brackets, ``<your-password-here>``.
 _PLACEHOLDER: Final = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*>")
 #: What every label starts with; an assignment whose value starts so is one of them.
-_LABEL_HEAD: Final = "[DS4 REDACTED "
+LABEL_HEAD: Final = "[DS4 REDACTED "
 
 
 def is_bearer_prose(match: re.Match[str]) -> bool:
@@ -104,7 +104,7 @@ def is_placeholder_value(match: re.Match[str]) -> bool:
     second pass, or the assignment family after the credential one, grew the text)."""
     key, separator, quote = match.group(1, 2, 3)
     start = match.start() + len(key) + len(separator) + len(quote)
-    if match.string.startswith(_LABEL_HEAD, start):
+    if match.string.startswith(LABEL_HEAD, start):
         return True
     value = match.group(0)[len(key) + len(separator) + len(quote): len(match.group(0)) - len(quote)]
     return _PLACEHOLDER.fullmatch(value) is not None

@@ -14,13 +14,12 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Final
 
-from reference.artifacts.phases import CRASH_POINTS
 from reference.pi.leaf import DEFAULT_LEAF
 from reference.primitives.clock import Clock, SystemClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.params import string_param
-from reference.rebase.crashpoints import ENV_VAR
+from reference.rebase.crashpoints import ENV_VAR, checked_point
 from reference.rebase.host import apply_facts, build_rebase_host
 from reference.rebase.service import RebaseRequest, RebaseService
 
@@ -99,9 +98,7 @@ class RebaseHostState:
     def crash(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Run ``recall-rebase rebase`` in a child process with the crash point armed (D11)."""
         service = self.require()
-        point = params.get("point")
-        if point not in CRASH_POINTS:
-            raise ContractViolation(Code.INVALID_CRASH_POINT, f"crash point must be one of {', '.join(CRASH_POINTS)}")
+        point = checked_point(params.get("point"))
         opened, host = self.opened, service.host
         env = {**os.environ, **(opened.get("env") or {}), "HOME": string_param(opened, "home"), ENV_VAR: point}
         # The child runs in the project folder: put this checkout on its path (an installed wheel

@@ -24,20 +24,20 @@ CRASH_EXIT_CODE: Final = 91
 _armed: str | None = None
 
 
-def _checked(point: str) -> str:
+def checked_point(point: object) -> str:
     """The point itself, or a refusal that lists the valid names (a typo must not arm nothing)."""
     if point not in CRASH_POINTS:
         raise ContractViolation(
             Code.INVALID_CRASH_POINT,
             f"unknown crash point {point!r}; expected one of {', '.join(CRASH_POINTS)}",
         )
-    return point
+    return str(point)
 
 
 def arm(point: str | None) -> None:
     """Arm one crash point (``None`` disarms); an unknown name is refused and changes nothing."""
     global _armed
-    _armed = None if point is None else _checked(point)
+    _armed = None if point is None else checked_point(point)
 
 
 def arm_from_environment(environ: Mapping[str, str] | None = None) -> str | None:
@@ -49,5 +49,5 @@ def arm_from_environment(environ: Mapping[str, str] | None = None) -> str | None
 
 def reached(point: str) -> None:
     """Die at once, without cleanup, when ``point`` is armed; the name is checked either way."""
-    if _checked(point) == _armed:
+    if checked_point(point) == _armed:
         os._exit(CRASH_EXIT_CODE)

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from reference.artifacts.checkpoint import LINEAGE_CUSTOM_TYPES
 from reference.artifacts.memory import MEMORY_TYPE, PIN_TYPE
-from reference.config.layering import load_config
+from reference.config.layering import load_host_config
 from reference.lineage.chain import header_id
 from reference.pi.exact.session import decode_path, load_session
 from reference.pi.host.facts import resolve_host
@@ -120,10 +120,8 @@ def build_rebase_host(
 ) -> tuple[RebaseHost, str]:
     """Host facts and configuration as loaded at session start; the default projection index."""
     facts = resolve_host(home=home, cwd=cwd, env=env, argv=argv)
-    loaded = load_config(global_path=facts.global_config_path, project_path=facts.project_config_path,
-                         project_trusted=facts.project_trusted)
     host = RebaseHost(session_file=session_file, project_path=cwd, project_trusted=facts.project_trusted,
-                      config=loaded.config, leaf=leaf)
+                      config=load_host_config(facts).config, leaf=leaf)
     return host, default_index_path(facts.agent_dir)
 
 

@@ -12,7 +12,6 @@ journal, no authority; it is not the history index, so rebuilding the index cann
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 from pathlib import Path
@@ -23,6 +22,7 @@ from reference.primitives.platform_ops.family import CURRENT, Platform
 from reference.primitives.platform_ops.lock import acquire_writer_lock, release_writer_lock
 from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 from reference.primitives.platform_ops.paths import canonical_path
+from reference.primitives.textunits import sha256_text
 
 
 def lock_path(source: str | os.PathLike[str], *, platform: Platform = CURRENT) -> Path:
@@ -31,8 +31,7 @@ def lock_path(source: str | os.PathLike[str], *, platform: Platform = CURRENT) -
     The canonical path resolves symlinks (aliases share one lock) and is lower-cased on Windows.
     """
     canonical = canonical_path(source, platform=platform)
-    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    return Path(os.path.dirname(canonical)) / ".ds4-rebase" / "locks" / f"{digest}.sqlite"
+    return Path(os.path.dirname(canonical)) / ".ds4-rebase" / "locks" / f"{sha256_text(canonical)}.sqlite"
 
 
 class RebaseLock:

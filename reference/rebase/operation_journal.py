@@ -62,13 +62,15 @@ class OperationJournal:
             raise ValueError(f"not a journal phase: {phase!r}")
         if phase is Phase.ACTIVATED:
             self.activated = True  # the host has switched: the session is replaced, whatever follows
-        record = dict(self.operation)
-        record["phase"] = str(phase)
-        record["updatedAt"] = self.clock.now_ms()
+        record = self._stamped(phase)
         self.writer(self.path, encode_journal(record))
         self.record, self.persisted = record, True
         project_operation(self.conn, self.record)
         crashpoints.reached(CrashPoint(phase))
+
+    def _stamped(self, phase: Phase, **fields: Any) -> dict[str, Any]:
+        """The record at ``phase`` with ``fields``, then ``updatedAt`` now (assigned in that order)."""
+        return {**self.operation, "phase": str(phase), **fields, "updatedAt": self.clock.now_ms()}
 
     def fingerprint(self, target_hash: str, target_size: int) -> None:
         """The staged target's fingerprint, made durable by the next write (``CheckpointReady``)."""
@@ -77,10 +79,7 @@ class OperationJournal:
     def fail(self, code: str) -> dict[str, Any]:
         """The ``Recoverable`` record (phase, then ``errorCode``, then ``updatedAt``), written
         durably when it can be (else the previous durable journal stays, §6.10) and projected."""
-        record = dict(self.operation)
-        record["phase"] = str(Phase.RECOVERABLE)
-        record["errorCode"] = code
-        record["updatedAt"] = self.clock.now_ms()
+        record = self._stamped(Phase.RECOVERABLE, errorCode=code)
         with contextlib.suppress(OSError):
             self.writer(self.path, encode_journal(record))
         project_operation(self.conn, record)

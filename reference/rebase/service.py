@@ -24,7 +24,7 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -202,10 +202,8 @@ class RebaseService:
         """The projection index when one is configured and opens; errors never block a rebase."""
         conn = None
         if self.index_path:
-            try:
+            with suppress(ContractViolation, OSError, sqlite3.Error):
                 conn = open_index(self.index_path)
-            except (ContractViolation, OSError, sqlite3.Error):
-                conn = None
         try:
             yield conn
         finally:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from reference.artifacts.checkpoint import (
     CHECKPOINT_TYPE,
@@ -38,7 +37,7 @@ from reference.pi.model.session import SourceScan
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import js_stringify_bytes
-from reference.primitives.jsvalues import get
+from reference.primitives.jsvalues import get, to_iso_string
 from reference.primitives.platform_ops.durable import install_no_overwrite
 from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.textunits import sha256_text
@@ -46,14 +45,6 @@ from reference.rebase import crashpoints
 from reference.rebase.archive import SourceArchive
 from reference.rebase.host import OpenedSession, RebaseHost, holds_memory, open_from_disk
 from reference.rebase.operation_journal import OperationJournal
-
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def iso_timestamp(ms: int) -> str:
-    """``new Date(ms).toISOString()`` for years 0000-9999."""
-    moment = _EPOCH + timedelta(milliseconds=ms)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
 
 
 def target_entry_ids(target_session_id: str, count: int = 3) -> list[str]:
@@ -93,7 +84,7 @@ def stage_target(
     project = str(operation["projectPath"]) if project_path is None else project_path
     source_file = str(operation["sourceSessionFile"])
     target_id = str(operation["targetSessionId"])
-    timestamp = iso_timestamp(int(operation["createdAt"]))
+    timestamp = to_iso_string(int(operation["createdAt"]))
     link = build_link(operation_id=str(operation["id"]), checkpoint=checkpoint, source_session_file=source_file,
                       project_path=project, target_session_id=target_id)
     header = {"type": "session", "version": CURRENT_VERSION, "id": target_id, "timestamp": timestamp,

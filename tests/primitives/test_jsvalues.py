@@ -7,7 +7,7 @@ import math
 import pytest
 
 from reference.primitives.jsonbytes import UNDEFINED
-from reference.primitives.jsvalues import date_time_ms, map_key, strict_equal, truthy
+from reference.primitives.jsvalues import date_time_ms, map_key, strict_equal, to_iso_string, truthy
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,17 @@ def test_truthiness_and_equality() -> None:
     assert strict_equal("a", "a") and strict_equal(1, 1.0) and strict_equal(UNDEFINED, UNDEFINED)
     assert not strict_equal(None, UNDEFINED) and not strict_equal(True, 1) and not strict_equal([], [])
     assert map_key("1") != map_key(1) and map_key(1) == map_key(1.0) and map_key({}) is None
+
+
+@pytest.mark.parametrize(
+    ("ms", "expected"),
+    [
+        (0, "1970-01-01T00:00:00.000Z"),
+        (1748779200000, "2025-06-01T12:00:00.000Z"),
+        (1748779200123, "2025-06-01T12:00:00.123Z"),
+        (253402300799999, "9999-12-31T23:59:59.999Z"),
+    ],
+)
+def test_to_iso_string_is_date_to_iso_string(ms: int, expected: str) -> None:
+    assert to_iso_string(ms) == expected
+    assert date_time_ms(expected) == ms  # the JS-faithful reader reads it back

@@ -14,6 +14,7 @@ from testkit.paths import REPO_ROOT
 from reference.artifacts.phases import CRASH_POINTS, CrashPoint
 from reference.primitives.errors import ContractViolation
 from reference.rebase import crashpoints
+from reference.rebase.adapter_state import RebaseHostState
 
 ROOT = REPO_ROOT
 PHASES = ("Prepared", "ArchiveVerified", "CheckpointReady", "TargetCreated", "Activated", "Verified")
@@ -83,6 +84,7 @@ SCRIPT = """
 import atexit, pathlib, sys
 from reference.artifacts.phases import CRASH_POINTS
 from reference.rebase import crashpoints
+from reference.rebase.adapter_state import RebaseHostState
 atexit.register(lambda: pathlib.Path('atexit-ran').write_text('x'))
 crashpoints.arm_from_environment()
 for point in CRASH_POINTS:
@@ -125,3 +127,13 @@ def test_importing_reads_no_environment(tmp_path: Path) -> None:
     done = child("from reference.rebase import crashpoints; print(crashpoints._armed)", "Prepared", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None"
+
+
+@pytest.mark.parametrize("point", ["verified", None, 3])
+def test_the_adapter_refuses_an_unknown_point_before_any_child_runs(point: object, tmp_path: Path) -> None:
+    state = RebaseHostState()
+    state.open({"home": str(tmp_path), "cwd": str(tmp_path), "sessionFile": str(tmp_path / "none.jsonl")})
+    with pytest.raises(ContractViolation) as refused:
+        state.crash({"point": point})
+    assert refused.value.code == "invalid-crash-point"
+    assert "Verified" in refused.value.message  # the one check's message, listing the valid names

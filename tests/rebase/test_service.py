@@ -670,3 +670,11 @@ def test_a_session_named_through_a_symlinked_folder_rebases_as_by_its_real_path(
     assert preview_link == preview_real
     result, _ = world.run(by_link)
     assert result["status"] == "verified" and result["operationId"] == preview_real["operationId"]
+
+
+def test_an_index_that_does_not_open_never_blocks_a_run(world: World) -> None:
+    """The projection is optional: an index path that cannot be opened (a folder) is no index."""
+    world.index.unlink(missing_ok=True)
+    world.index.mkdir(parents=True)
+    result, _ = world.run()
+    assert result["status"] == "verified", result

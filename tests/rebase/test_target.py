@@ -14,8 +14,9 @@ from reference.pi.exact.context import context_entries, context_messages
 from reference.pi.exact.inspection import inspect_session
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsonbytes import js_stringify
+from reference.primitives.jsvalues import to_iso_string
 from reference.rebase.operation_journal import OperationJournal
-from reference.rebase.target import iso_timestamp, stage_target, target_entry_ids
+from reference.rebase.target import stage_target, target_entry_ids
 
 
 def test_the_target_bytes_are_a_pi_v3_session() -> None:
@@ -30,7 +31,7 @@ def test_the_target_bytes_are_a_pi_v3_session() -> None:
     header, cp_entry, link_entry, handoff_entry = values
     assert list(header) == ["type", "version", "id", "timestamp", "cwd", "parentSession"]
     assert header == {"type": "session", "version": 3, "id": op["targetSessionId"],
-                      "timestamp": iso_timestamp(CREATED), "cwd": PROJECT, "parentSession": SOURCE}
+                      "timestamp": to_iso_string(CREATED), "cwd": PROJECT, "parentSession": SOURCE}
     assert list(cp_entry) == list(link_entry) == ["type", "customType", "data", "id", "parentId", "timestamp"]
     assert list(handoff_entry) == ["type", "customType", "content", "display", "id", "parentId", "timestamp"]
     assert [cp_entry["customType"], link_entry["customType"], handoff_entry["customType"]] == [

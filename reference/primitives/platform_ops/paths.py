@@ -41,10 +41,9 @@ def resolved_real_path(path: str | os.PathLike[str]) -> str:
     ``realpathSync`` with Pi's fallback (``canonicalizePath``); ``..`` and symlinks resolved."""
     absolute = os.path.abspath(os.fspath(path))
     try:
-        resolved = os.path.realpath(absolute, strict=True)
+        return os.path.realpath(absolute, strict=True)
     except OSError:
-        resolved = absolute
-    return resolved
+        return absolute
 
 
 def without_verbatim_prefix(path: str) -> str:
