@@ -21,6 +21,7 @@ from reference.artifacts.journal import encode_journal
 from reference.artifacts.phases import WRITTEN_PHASES, CrashPoint, Phase
 from reference.lineage.chain import project_operation
 from reference.primitives.clock import Clock
+from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.platform_ops.durable import durable_replace
 from reference.rebase import crashpoints
 
@@ -68,7 +69,7 @@ class OperationJournal:
         project_operation(self.conn, self.record)
         crashpoints.reached(CrashPoint(phase))
 
-    def _stamped(self, phase: Phase, **fields: Any) -> dict[str, Any]:
+    def _stamped(self, phase: Phase, **fields: Any) -> JsonObject:
         """The record at ``phase`` with ``fields``, then ``updatedAt`` now (assigned in that order)."""
         return {**self.operation, "phase": str(phase), **fields, "updatedAt": self.clock.now_ms()}
 

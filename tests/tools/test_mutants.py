@@ -28,12 +28,12 @@ NO_LINEAGE = f"find = {json.dumps(NO_LINEAGE_FIND)}\nreplace = {json.dumps(NO_LI
 ENDLESS_LOOP = '''
 find = """
     visited: set[str] = set()
-    origins: dict[str, _Origin | _ScanOrigin] = {}"""
+    origins: dict[str, Origin] = {}"""
 replace = """
     while True:
         pass
     visited: set[str] = set()
-    origins: dict[str, _Origin | _ScanOrigin] = {}"""
+    origins: dict[str, Origin] = {}"""
 '''
 ONE_DEEPER = '''
 find = "MAX_DEPTH: Final = 16"
