@@ -4,6 +4,7 @@ in their section, never renumbered, and the index the text gives (conformance/cl
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -69,5 +70,5 @@ def test_a_citation_and_a_lead_in_are_not_clauses() -> None:
 
 def test_every_id_has_a_visible_label_and_an_anchor_github_renders() -> None:
     for name in clauses.DOCUMENTS:
-        text = (SPEC / name).read_text(encoding="utf-8")
-        assert text.count("<a id=") == text.count("<sup>") == len(clauses.MARK.findall(text))
+        text = re.sub(r"`[^`\n]*`", "", (SPEC / name).read_text(encoding="utf-8"))  # code spans show, not render
+        assert text.count("<a id=") == text.count("<sup>") == len(clauses.MARK.findall(text)) > 0
