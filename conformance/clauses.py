@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Final
 
+from conformance.speclinks import HEADING
+
 #: The documents of the spec that hold clauses, and the letter their ids start with.
 DOCUMENTS: Final = {"contract.md": "C", "decisions.md": "D", "pi-session-model.md": "P"}
 
@@ -49,7 +51,6 @@ RETIRED: Final[frozenset[str]] = frozenset()
 CITATION: Final = re.compile(r"(?:`(?:src|tests|packages|docs)/[^`]*`(?:\s*\([^)]*\))?[,;.]?\s*)+")
 #: A short lead-in that ends with a colon introduces the list after it, whose items are the clauses.
 LEAD_IN_CHARS: Final = 80
-HEADING: Final = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.+?)\s*$")
 SECTION_NUMBER: Final = re.compile(r"^(?P<number>D?[0-9]+(?:\.[0-9]+)*)\.?\s")
 ITEM: Final = re.compile(r"^(?P<indent>\s*)(?:[-*]|[0-9]+\.)\s+")
 TABLE_RULE: Final = re.compile(r"^\|[\s:|-]+\|\s*$")
@@ -104,7 +105,7 @@ def not_normative_reason(document: str, section: str) -> str | None:
         reason = NOT_NORMATIVE.get((document, ".".join(parts[:depth])))
         if reason is not None:
             return reason
-    return NOT_NORMATIVE.get((document, section.split(":")[0].split(" ")[0]))
+    return None
 
 
 def _section_of(title: str, top: str | None) -> str | None:
@@ -143,7 +144,7 @@ def units(document: str, text: str) -> Iterator[Unit]:
         found = HEADING.match(line)
         if found:
             yield from flush()
-            level = len(found.group("hashes"))
+            level = len(line) - len(line.lstrip("#"))
             if level == 1:
                 section, top = None, None
                 continue
