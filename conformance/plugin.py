@@ -39,7 +39,13 @@ WORLD_MODULE = "conformance.world"
 ID_TAG_PREFIX = "id:"
 TIMEOUT_TAG_PREFIX = "timeout:"
 PLANTED_TAG_PREFIX = "planted:"
-VALUE_TAGS = {platforms.PLATFORM_TAG: "platform", platforms.NEEDS_TAG: "needs", PLANTED_TAG_PREFIX: "planted"}
+CLAUSE_TAG_PREFIX = "clause:"
+VALUE_TAGS = {
+    platforms.PLATFORM_TAG: "platform",
+    platforms.NEEDS_TAG: "needs",
+    PLANTED_TAG_PREFIX: "planted",
+    CLAUSE_TAG_PREFIX: "clauses",
+}
 PORT_KEY = pytest.StashKey[PortSupervisor]()
 
 
@@ -78,6 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "timeout_factor(n): @timeout:N, the per-request timeout times N")
     config.addinivalue_line("markers", "planted(*checks): @planted:AUDIT-NNN,..., what the steps plant for --audit")
     config.addinivalue_line("markers", "platform(*names): @platform:posix,..., the platforms the scenario runs on")
+    config.addinivalue_line("markers", "clauses(*ids): @clause:C6.12-3, the spec clauses the scenario checks")
     config.addinivalue_line("markers", "needs(*primitives): @needs:permission-bits,..., the primitives it needs")
     config.stash[PORT_KEY] = _supervisor(config)
     for name in [WORLD_MODULE, *_step_modules()]:
@@ -105,8 +112,8 @@ def _manifest(config: pytest.Config) -> Manifest:
 @pytest.hookimpl(tryfirst=True)
 def pytest_bdd_apply_tag(tag: str, function: Any) -> bool | None:
     """``@id:X`` becomes ``scenario_id("X")`` (colons cannot be marker names), ``@timeout:N``
-    ``timeout_factor("N")``, ``@planted:A,B`` ``planted("A", "B")``, and so do ``@platform:`` and
-    ``@needs:`` (``platform``, ``needs``)."""
+    ``timeout_factor("N")``, ``@planted:A,B`` ``planted("A", "B")``, and so do ``@platform:``,
+    ``@needs:`` and ``@clause:`` (``platform``, ``needs``, ``clauses``)."""
     if tag.startswith(ID_TAG_PREFIX):
         pytest.mark.scenario_id(tag[len(ID_TAG_PREFIX) :])(function)
         return True
