@@ -27,7 +27,13 @@ from conformance.protocol import Adapter, ContractError, JsonObject
 from conformance.suite import fixtures_dir
 from conformance.world import HistoryProject
 
+#: A run of a secret this long in an output is a leak: 8 characters, or 12 when all are hex digits.
+#: Both are about 48 bits (8 characters of base64, 12 hex digits); 8 hex digits are 32, and a
+#: port's 32-hex operation ids meet one of the corpus's 897 hex windows by chance about once in
+#: 550 runs (tests/conformance/test_privacy_leak_windows.py).
 WINDOW: Final = 8
+HEX_WINDOW: Final = 12
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
 FP_LIMIT: Final = 0.02
 #: The two providers every path is walked for: one remote, one local (contract §2.10 defaults).
 PROVIDERS: Final = {"remote": "openai", "local": "ollama"}
@@ -56,10 +62,17 @@ def corpus_session(cwd: Path) -> bytes:
 
 def windows(sensitive: str) -> Iterator[str]:
     """Every run of ``WINDOW`` characters of a sensitive part, within its pieces (split at
-    whitespace and JSON escapes, which an output may write differently)."""
+    whitespace and JSON escapes, which an output may write differently).  A window of hex digits
+    alone is ``HEX_WINDOW`` long; a run of 8 to 11 hex digits is one window, whole."""
     for piece in _PIECES.split(sensitive):
         for start in range(len(piece) - WINDOW + 1):
-            yield piece[start : start + WINDOW]
+            run = next((n for n, c in enumerate(piece[start : start + HEX_WINDOW]) if c not in _HEX), None)
+            if run is not None and run < WINDOW:
+                yield piece[start : start + WINDOW]
+            elif run is None and start + HEX_WINDOW <= len(piece):
+                yield piece[start : start + HEX_WINDOW]
+            elif start == 0 or piece[start - 1] not in _HEX:  # a hex run shorter than 12: whole
+                yield piece[start : start + (run or len(piece) - start)]
 
 
 def strings_of(value: Any, *, keys: bool = True) -> Iterator[str]:
@@ -87,9 +100,11 @@ def leaked(outputs: Iterable[str], labels: CorpusLabels) -> list[str]:
     for secret in labels.secrets:
         for gram in set(windows(secret.sensitive)):
             owners.setdefault(gram, []).append(secret.id)
+    sizes = sorted({len(gram) for gram in owners})
     found: set[str] = set()
     for text in outputs:
-        for gram in owners.keys() & {text[start : start + WINDOW] for start in range(len(text) - WINDOW + 1)}:
+        grams = {text[start : start + size] for size in sizes for start in range(len(text) - size + 1)}
+        for gram in owners.keys() & grams:
             found.update(owners[gram])
     return [secret.id for secret in labels.secrets if secret.id in found]
 

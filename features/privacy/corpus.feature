@@ -4,7 +4,8 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
   with a unique term, in user and assistant text, tool-call arguments, tool results, bash
   output, custom messages and compaction summaries, plain, JSON-escaped, inside URLs and as
   multi-line PEM blocks, and 58 near-misses that are not secrets. A secret leaks when 8 or more
-  consecutive characters of its sensitive part appear in any output (a format's published prefix,
+  consecutive characters of its sensitive part (12 when all are hex digits: 8 hex digits of a
+  32-hex id meet a secret's by chance) appear in any output (a format's published prefix,
   such as github_pat_, is not part of it). Every entry with a secret
   is raised to at least sensitive: a remote provider gets nothing of it, a local one gets it
   redacted. A near-miss is a false positive when its entry is raised or its text is not shown
