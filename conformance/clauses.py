@@ -45,10 +45,12 @@ NOT_NORMATIVE: Final = {
 }
 
 #: Ids that have left the text: never given again.
-RETIRED: Final[frozenset[str]] = frozenset()
+RETIRED: Final[frozenset[str]] = frozenset({
+    "C0.3-17", "C4-8",  # "Sources for §0/§4: `…`": citations the first citation rule missed
+})
 
 #: A unit that only cites upstream files (``src/…``, ``tests/…``): where a rule was read, not a rule.
-CITATION: Final = re.compile(r"(?:`(?:src|tests|packages|docs)/[^`]*`(?:\s*\([^)]*\))?[,;.]?\s*)+")
+CITATION: Final = re.compile(r"(?:Sources for §[0-9.]+:\s*)?(?:`(?:src|tests|packages|docs)/[^`]*`(?:\s*\([^)]*\))?[,;.]?\s*)+")
 #: A short lead-in that ends with a colon introduces the list after it, whose items are the clauses.
 LEAD_IN_CHARS: Final = 80
 SECTION_NUMBER: Final = re.compile(r"^(?P<number>D?[0-9]+(?:\.[0-9]+)*)\.?\s")
