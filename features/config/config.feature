@@ -587,3 +587,21 @@ Feature: Configuration
       | null      | null                         | Configuration file must contain a JSON object: $PROJECT  |
       | string    | "historyTools"               | Configuration file must contain a JSON object: $PROJECT  |
       | malformed | {"historyTools": {"a": 1}    | Configuration file is malformed JSON: $PROJECT           |
+
+  @id:CONFIG-041 @clause:C0.3-15
+  Scenario Outline: A model override names its token estimator by the exact id chars-v1 (<case>)
+    Given the global DS4 config file contains:
+      """
+      {"historyTools": {"maxResults": 4}, "modelAwareness": {"overrides": {"ollama/*": {"tokenEstimator": "<estimator>"}}}}
+      """
+    When the DS4 config is loaded
+    Then the global DS4 config file is <state>
+    And the effective DS4 config value "historyTools.maxResults" is <max results>
+
+    Examples:
+      | case        | estimator     | state      | max results |
+      | chars-v1    | chars-v1      | loaded     | 4           |
+      | o200k       | o200k-base-v1 | loaded     | 4           |
+      | upper-case  | CHARS-V1      | not loaded | 6           |
+      | version-2   | chars-v2      | not loaded | 6           |
+      | bare-chars  | chars         | not loaded | 6           |
