@@ -62,3 +62,30 @@ Feature: Settings the history tools read from the loaded configuration
     When the history host opens the current session
     And recall is asked for "LastExportUtc"
     Then the result is unavailable with code "disabled"
+
+  @id:CONFIG-042 @clause:C1.1-6
+  Scenario Outline: historyTools.includeSummaries is the default of a request that does not say, and a request that says wins (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-summaries","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep the export marker.","timestamp":1767225601000}}
+      {"type":"compaction","id":"compact","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z","summary":"The user set a DigestMarker; details omitted.","firstKeptEntryId":"old","tokensBefore":5000}
+      {"type":"message","id":"recent","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue with the implementation.","timestamp":1767225604000}}
+      """
+    And the global history configuration:
+      """
+      {"historyTools": {"includeSummaries": <configured>}}
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "`DigestMarker`"<request>}
+      """
+    Then <hits>
+
+    Examples:
+      | case               | configured | request                     | hits                            |
+      | default-off        | false      |                             | there are no hits               |
+      | configured-on      | true       |                             | the hit entry ids are "compact" |
+      | request-off-wins   | true       | , "includeSummaries": false | there are no hits               |
+      | request-on-wins    | false      | , "includeSummaries": true  | the hit entry ids are "compact" |
