@@ -524,3 +524,84 @@ Feature: Configuration
     When DS4 config set "historyTools.maxResults" to "0000000000000000004" is run with --global
     Then the DS4 config command succeeds
     And the effective DS4 config value "historyTools.maxResults" is 4 after a new start
+
+  @id:CONFIG-038 @clause:C1.5-3 @clause:C1.5-17 @clause:C1.5-18 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-21 @clause:C1.5-22
+  Scenario: Show hints the catalog kind of every historyTools and sessionRebase path, with the enum values
+    When the DS4 config is loaded
+    Then the DS4 config show text has the lines:
+      """
+      historyTools.enabled                              true                          true                          boolean
+      historyTools.allowProjectScope                    false                         false                         boolean
+      historyTools.includeSummaries                     false                         false                         boolean
+      historyTools.defaultScope                         "current-branch"              "current-branch"              current-branch|current-session|current-lineage enum
+      historyTools.maxResults                           6                             6                             integer
+      historyTools.maxOutputTokens                      3000                          3000                          integer
+      historyTools.maxProjectSessions                   100                           100                           integer
+      sessionRebase.enabled                             true                          true                          boolean
+      sessionRebase.preserveSource                      true                          true                          boolean
+      sessionRebase.mode                                "manual"                      "manual"                      manual enum
+      sessionRebase.suggestAfterCompactions             6                             6                             integer
+      sessionRebase.suggestAboveSessionMiB              50                            50                            integer
+      sessionRebase.checkpointTargetTokens              8000                          8000                          integer
+      """
+
+  @id:CONFIG-039 @clause:C1.5-5 @clause:C1.5-6 @clause:C1.5-17 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-22
+  Scenario Outline: Set parses each historyTools and sessionRebase path by its kind (<case>)
+    When DS4 config set "<path>" to "<bad>" is run with --global
+    Then the DS4 config command fails with code "config-invalid-value"
+    And the DS4 config error message is "<path>: <message>"
+    And the global DS4 config file does not exist
+    When DS4 config set "<path>" to "<good>" is run with --global
+    Then the DS4 config command succeeds
+    And the effective DS4 config value "<path>" is <value> after a new start
+
+    Examples:
+      | case                    | path                                  | bad  | message                  | good   | value |
+      | allow-project-scope     | historyTools.allowProjectScope        | 1    | expected true or false   | TRUE   | true  |
+      | include-summaries       | historyTools.includeSummaries         | yes  | expected true or false   | True   | true  |
+      | max-output-tokens       | historyTools.maxOutputTokens          | 1e3  | expected a safe integer  | 1000   | 1000  |
+      | max-project-sessions    | historyTools.maxProjectSessions       | 7.0  | expected a safe integer  | 7      | 7     |
+      | rebase-enabled          | sessionRebase.enabled                 | off  | expected true or false   | false  | false |
+      | preserve-source         | sessionRebase.preserveSource          | 1    | expected true or false   | true   | true  |
+      | suggest-compactions     | sessionRebase.suggestAfterCompactions | "6"  | expected a safe integer  | 10     | 10    |
+      | suggest-mib             | sessionRebase.suggestAboveSessionMiB  | 50.5 | expected a safe integer  | 64     | 64    |
+      | checkpoint-tokens       | sessionRebase.checkpointTargetTokens  | +600 | expected a safe integer  | 600    | 600   |
+
+  @id:CONFIG-040 @clause:C1.5-11
+  Scenario Outline: Set and unset refuse a file that is malformed or not a JSON object, and leave it alone (<case>)
+    Given the project DS4 config file contains:
+      """
+      <text>
+      """
+    When DS4 config set "historyTools.maxResults" to "4" is run
+    Then the DS4 config command fails with code "config-file-malformed"
+    And the DS4 config error message is "<message>"
+    And the project DS4 config file is unchanged
+    When DS4 config unset "historyTools.maxResults" is run
+    Then the DS4 config command fails with code "config-file-malformed"
+    And the project DS4 config file is unchanged
+
+    Examples:
+      | case      | text                         | message                                                  |
+      | array     | [{"historyTools": {}}]       | Configuration file must contain a JSON object: $PROJECT  |
+      | null      | null                         | Configuration file must contain a JSON object: $PROJECT  |
+      | string    | "historyTools"               | Configuration file must contain a JSON object: $PROJECT  |
+      | malformed | {"historyTools": {"a": 1}    | Configuration file is malformed JSON: $PROJECT           |
+
+  @id:CONFIG-041 @clause:C0.3-15
+  Scenario Outline: A model override names its token estimator by the exact id chars-v1 (<case>)
+    Given the global DS4 config file contains:
+      """
+      {"historyTools": {"maxResults": 4}, "modelAwareness": {"overrides": {"ollama/*": {"tokenEstimator": "<estimator>"}}}}
+      """
+    When the DS4 config is loaded
+    Then the global DS4 config file is <state>
+    And the effective DS4 config value "historyTools.maxResults" is <max results>
+
+    Examples:
+      | case        | estimator     | state      | max results |
+      | chars-v1    | chars-v1      | loaded     | 4           |
+      | o200k       | o200k-base-v1 | loaded     | 4           |
+      | upper-case  | CHARS-V1      | not loaded | 6           |
+      | version-2   | chars-v2      | not loaded | 6           |
+      | bare-chars  | chars         | not loaded | 6           |
