@@ -133,11 +133,68 @@ def test_rows_of_contract_version_4_carry_clauses_and_older_reports_need_not() -
     assert reports.examine(report_files.ndjson(fixed))[1] == []
 
 
+@pytest.mark.parametrize(("version", "valid"), [(4, True), (5, True), (3, False), ("4", False), (None, False)])
+def test_the_header_names_a_contract_version_of_4_or_more(version: Any, valid: bool) -> None:
+    header = {**report_files.header(), "contract_version": version}
+    assert (schemas.errors(header, reports.REPORT_SCHEMA) == []) is valid
+
+
 def test_the_contract_version_the_reports_carry_is_the_one_interpreting_declares() -> None:
     page = (REPO_ROOT / "docs" / "INTERPRETING.md").read_text(encoding="utf-8")
     declared = re.search(r"^Suite contract version: \*\*(\d+)\*\*", page, re.M)
     assert declared is not None and int(declared.group(1)) == reports.CONTRACT_VERSION == 4
     assert re.search(r"^Version 4: ", page, re.M), "the page says what version 4 changed"
+
+
+# --- synthetic rows: every failing kind, a long text, what a forged report may hold -------------
+
+
+LONG = CitedClause("C6.12-3", "The lock <b>is</b> taken \x1b[31m before " + "every write of the journal " * 12,
+                   "docs/spec/contract.md#C6.12-3")
+UNKNOWN = CitedClause("P9.9-9", "", "docs/spec/pi-session-model.md#P9.9-9")
+
+
+def synthetic(status: str, *found: CitedClause) -> dict[str, Any]:
+    return {**report_files.row("TREE-001", status, "E   AssertionError: boom"), "clauses": [c.as_json() for c in found]}
+
+
+@pytest.mark.parametrize(("status", "element"), [("FAIL", "failure"), ("XPASS", "failure"), ("ERROR", "error"),
+                                                 ("CRASH", "error"), ("XFAIL", "skipped")])
+def test_junit_names_the_clauses_of_every_kind_of_failure(tmp_path: Path, status: str, element: str) -> None:
+    path = tmp_path / "junit.xml"
+    junit.write_junit(report_files.report([synthetic(status, LONG, UNKNOWN)]), path)
+    (case,) = ET.parse(path).getroot().iter("testcase")
+    values = [p.get("value") for p in case.findall("properties/property") if p.get("name") == "clause"]
+    assert values == [f"C6.12-3: {junit.xml_text(LONG.text)}", "P9.9-9: (not in the suite's spec: conformance "
+                                                               "check names it)"]
+    told = case.find(element)
+    assert told is not None and told.get("message") == "AssertionError: boom [clauses C6.12-3, P9.9-9]"
+    assert "clause P9.9-9 (docs/spec/pi-session-model.md#P9.9-9)" in str(told.text)
+
+
+def test_the_failure_views_wrap_a_long_clause_whole_and_escape_what_a_report_holds(tmp_path: Path) -> None:
+    path = report_files.write(tmp_path / "r.ndjson", [synthetic("FAIL", LONG), report_files.row("TREE-002")])
+    made = summary.summarize([str(path)], show_failures=True)
+    text = render(made, Format.TEXT)
+    under = text[text.index("TREE-001  FAIL"):].splitlines()[1:]
+    assert len(under) > 2 and all(len(line) <= 100 for line in under) and "\\x1b[31m" in under[0]
+    assert " ".join(line.strip() for line in under).startswith("C6.12-3: The lock <b>is</b> taken \\x1b[31m before")
+    assert " ".join(line.strip() for line in under).endswith("every write of the journal")
+    page = render(made, Format.HTML)
+    assert "The lock &lt;b&gt;is&lt;/b&gt; taken" in page and "<b>" not in page
+    assert re.findall(r'href="([^"]*)"', page) == ["docs/spec/contract.md#C6.12-3"]
+
+
+def test_a_clause_tag_that_is_no_clause_id_stops_the_run(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    for part in ("features", "schemas", "fixtures", "docs"):
+        shutil.copytree(suite_root() / part, suite / part)
+    feature = suite / "features/primitives/primitives.feature"
+    feature.write_text(feature.read_text(encoding="utf-8").replace("  @id:PRIM-004\n", "  @id:PRIM-004 @clause:6.12\n"),
+                       encoding="utf-8")
+    run = run_plugin_in_process(tmp_path, "reference", "--rr-only", "PRIM-004", env={SUITE_ENV: str(suite)})
+    assert run.code == pytest.ExitCode.USAGE_ERROR, run.stdout + run.stderr
+    assert "@clause:6.12 is not a clause id" in run.stderr
 
 
 # --- a failing row, in every form -----------------------------------------------------------------
