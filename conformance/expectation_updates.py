@@ -11,6 +11,7 @@ row checks (``# checks C2.5-3``). The same report gives the same file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
@@ -20,7 +21,7 @@ from tomlkit.items import AoT, Comment, Table, Whitespace
 
 from conformance import reports
 from conformance.expectations import Expected, ManifestError, load_manifest, parse_manifest
-from conformance.row_clauses import cited
+from conformance.row_clauses import CitedClause, cited
 
 BAD_REPORT: Final = "expectations-report"
 FAILING: Final = frozenset({"FAIL", "ERROR", "XFAIL"})
@@ -120,10 +121,9 @@ def _failure_reason(result: dict[str, Any]) -> str:
     return (last or f"{result['status']} in the report")[:200]
 
 
-def _clause_comment(result: dict[str, Any]) -> list[Comment]:
+def _clause_comment(clauses: Sequence[CitedClause]) -> list[Comment]:
     """``# checks C2.5-3, C2.5-4``: the clauses the row checks, so the entry says which rule the port breaks."""
-    ids = [clause.id for clause in cited(result)]
-    return [tomlkit.comment(f"checks {', '.join(ids)}")] if ids else []
+    return [tomlkit.comment(f"checks {', '.join(clause.id for clause in clauses)}")] if clauses else []
 
 
 def _covered(entry_id: str, results: dict[str, dict[str, Any]]) -> list[str]:
@@ -151,7 +151,7 @@ def _update_entries(tables: list[Table], results: dict[str, dict[str, Any]], cha
     covered = parse_manifest({"implementation": "x", "expectation": [t.unwrap() for t in kept]}, where="update")
     for row in sorted(results):
         if results[row]["status"] in FAILING and covered.expectation_for(row) is None:
-            kept.append(_xfail(row, _failure_reason(results[row]), _clause_comment(results[row])))
+            kept.append(_xfail(row, _failure_reason(results[row]), _clause_comment(cited(results[row]))))
             changes.added.append(row)
     return sorted(kept, key=lambda t: str(t["id"]))
 

@@ -173,13 +173,13 @@ def _id_problems(results: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
     return problems
 
 
-def _clause_problems(header: dict[str, Any] | None, results: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
-    """Every row of a report of contract version 4 or later lists its clauses (an older one need not)."""
-    if header is None or header.get("contract_version", 0) < CLAUSES_SINCE:
+def _clause_problems(version: int, bare: list[tuple[int, str]]) -> list[Problem]:
+    """Every row of a report of contract version 4 or later lists its clauses (an older one need
+    not): ``bare`` are the line numbers and ids of the rows without ``clauses``."""
+    if version < CLAUSES_SINCE:
         return []
-    return [Problem(number, f"the row {row['id']} has no 'clauses' (every row of contract version "
-                            f"{CLAUSES_SINCE} lists them, [] when none)")
-            for number, row in results if "clauses" not in row]
+    return [Problem(number, f"the row {row_id} has no 'clauses' (every row of contract version "
+                            f"{CLAUSES_SINCE} lists them, [] when none)") for number, row_id in bare]
 
 
 def _summary_problems(number: int, summary: dict[str, Any], results: list[dict[str, Any]] | None) -> list[Problem]:
@@ -207,8 +207,8 @@ def examine(text: str) -> tuple[Report | None, list[Problem]]:
     problems += _placement_problems(good, numbers)
     results = [(n, {k: v for k, v in line.items() if k != "type"}) for n, line in good if line["type"] == "result"]
     problems += _id_problems(results)
-    headers = [line for _, line in good if line["type"] == "header"]
-    problems += _clause_problems(headers[0] if headers else None, results)
+    version = next((int(line.get("contract_version", 0)) for _, line in good if line["type"] == "header"), 0)
+    problems += _clause_problems(version, [(n, row["id"]) for n, row in results if "clauses" not in row])
     summaries = [(n, line) for n, line in good if line["type"] == "summary"]
     if summaries:
         problems += _summary_problems(*summaries[-1], [row for _, row in results] if all_read else None)
