@@ -5,11 +5,13 @@ its row id; an ``xfail`` entry whose rows all pass now (PASS or XPASS) is remove
 rows only partly pass is narrowed to the rows that do not pass. ``skip`` and ``flaky`` entries,
 globs, and entries the report has no row for are kept. Entries come out sorted by id, with their
 comments (``tomlkit`` keeps them; a comment above an entry moves under its ``[[expectation]]``
-line, so it stays with its entry whatever the order). The same report gives the same file.
+line, so it stays with its entry whatever the order). A new entry's comment names the clauses its
+row checks (``# checks C2.5-3``). The same report gives the same file.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
@@ -19,6 +21,7 @@ from tomlkit.items import AoT, Comment, Table, Whitespace
 
 from conformance import reports
 from conformance.expectations import Expected, ManifestError, load_manifest, parse_manifest
+from conformance.row_clauses import CitedClause, cited
 
 BAD_REPORT: Final = "expectations-report"
 FAILING: Final = frozenset({"FAIL", "ERROR", "XFAIL"})
@@ -118,6 +121,11 @@ def _failure_reason(result: dict[str, Any]) -> str:
     return (last or f"{result['status']} in the report")[:200]
 
 
+def _clause_comment(clauses: Sequence[CitedClause]) -> list[Comment]:
+    """``# checks C2.5-3, C2.5-4``: the clauses the row checks, so the entry says which rule the port breaks."""
+    return [tomlkit.comment(f"checks {', '.join(clause.id for clause in clauses)}")] if clauses else []
+
+
 def _covered(entry_id: str, results: dict[str, dict[str, Any]]) -> list[str]:
     return sorted(row for row in results if row == entry_id or row.split("[", 1)[0] == entry_id)
 
@@ -143,7 +151,7 @@ def _update_entries(tables: list[Table], results: dict[str, dict[str, Any]], cha
     covered = parse_manifest({"implementation": "x", "expectation": [t.unwrap() for t in kept]}, where="update")
     for row in sorted(results):
         if results[row]["status"] in FAILING and covered.expectation_for(row) is None:
-            kept.append(_xfail(row, _failure_reason(results[row])))
+            kept.append(_xfail(row, _failure_reason(results[row]), _clause_comment(cited(results[row]))))
             changes.added.append(row)
     return sorted(kept, key=lambda t: str(t["id"]))
 

@@ -4,7 +4,9 @@ Written from the NDJSON report rather than by pytest's ``--junitxml``: pytest na
 test functions and parametrize ids, which cannot be the row ids (``READER-021[linear]``), and
 it knows nothing of XFAIL, UNSUPPORTED, TIMEOUT, CRASH or the rows a run never reached. The
 standard library's ``xml.etree.ElementTree`` writes the little XML needed, so no dependency.
-A case's ``name`` is the row id and its ``classname`` the area (docs/INTERPRETING.md, "Reports").
+A case's ``name`` is the row id and its ``classname`` the area (docs/INTERPRETING.md, "Reports");
+each clause the row checks is a ``clause`` property of its case (``C2.5-3: text``), and a
+failure's message ends with their ids.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from typing import Any, Final
 from conformance.commandline import OneLineError
 from conformance.outputs import OUTPUT_UNWRITABLE, owner_only
 from conformance.reports import Report, area_of, headline
+from conformance.row_clauses import NOT_IN_SPEC, cited
 from conformance.statuses import Status
 
 FAILURES: Final = frozenset({Status.FAIL, Status.XPASS})
 ERRORS: Final = frozenset({Status.ERROR, Status.TIMEOUT, Status.CRASH})
 SKIPPED: Final = frozenset({Status.SKIP, Status.UNSUPPORTED, Status.NOTRUN, Status.XFAIL})
 XFAIL_TYPE: Final = "xfail"
+#: A case's property per clause its row checks: ``C2.5-3: the clause's text``.
+CLAUSE_PROPERTY: Final = "clause"
 #: The ``message`` attribute's length at most (the whole message is the element's text).
 MESSAGE_CHARS: Final = 300
 #: What XML 1.0 cannot hold (control characters, lone surrogates): written as ``\\uXXXX``.
@@ -65,7 +70,9 @@ def properties_of(report: Report) -> dict[str, str]:
     impl = report.implementation
     return {"implementation": impl["name"], "implementation_version": impl["version"],
             "language": impl["language"], "suite_version": str(report.header["suite_version"]),
-            "protocol_version": str(report.header["protocol_version"])}
+            "protocol_version": str(report.header["protocol_version"]),
+            **({"contract_version": str(report.header["contract_version"])} if "contract_version" in report.header
+               else {})}
 
 
 def _suite(area: str, rows: list[dict[str, Any]], report: Report) -> ET.Element:
@@ -96,7 +103,14 @@ def _case(area: str, row: Mapping[str, Any]) -> ET.Element:
         case.set("line", str(row["line"]))
     status = Status(row["status"])
     message = str(row["message"])
+    clauses = cited(row)
+    if clauses:
+        properties = ET.SubElement(case, "properties")
+        for clause in clauses:
+            ET.SubElement(properties, "property", name=CLAUSE_PROPERTY, value=xml_text(clause.line))
     first = xml_text(headline(message)[:MESSAGE_CHARS] or status.value)
+    if clauses:  # the rule the row checks, named where a CI page shows the failure
+        first += f" [clauses {', '.join(clause.id for clause in clauses)}]"
     if status in FAILURES:
         ET.SubElement(case, "failure", type=status.value, message=first).text = _body(row)
     elif status in ERRORS:
@@ -118,6 +132,7 @@ def _body(row: Mapping[str, Any]) -> str:
     if "expected" in row:
         parts.append(f"expected: {json.dumps(row['expected'], ensure_ascii=False)}")
         parts.append(f"actual:   {json.dumps(row.get('actual'), ensure_ascii=False)}")
+    parts += [f"clause {clause.id} ({clause.link}): {clause.text or NOT_IN_SPEC}" for clause in cited(row)]
     return xml_text("\n".join([*parts, str(row["message"])]))
 
 

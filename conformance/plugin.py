@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from conformance import __version__, failure_details, interruption, locations, platforms, reports, row_status
+from conformance import suite as suite_data
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
@@ -30,6 +31,7 @@ from conformance.implementations import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, A
 from conformance.judging import ExpectationsPlugin
 from conformance.message_checks import MessageChecks, ValidatingAdapter
 from conformance.protocol import PROTOCOL_VERSION, Adapter
+from conformance.row_clauses import CitedClause, ClauseTexts
 from conformance.selection import Selection, scenario_of, tags_by_scenario
 from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
 from conformance.supervisor import PortSupervisor
@@ -90,7 +92,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in [WORLD_MODULE, *_step_modules()]:
         if not config.pluginmanager.has_plugin(name):
             config.pluginmanager.import_plugin(name)
-    config.pluginmanager.register(_Reporter(config), "recall-rebase-reporter")
+    clause_texts = ClauseTexts.of_spec(suite_data.docs_dir() / "spec")  # the spec, read once per run
+    config.pluginmanager.register(_Reporter(config, clause_texts), "recall-rebase-reporter")
     config.pluginmanager.register(failure_details.FailureDetails(), "recall-rebase-failure-details")
     if config.getoption("--rr-audit"):
         from conformance.scenario_audit import ScenarioAudit
@@ -242,6 +245,15 @@ def workdir(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def clauses_of(item: pytest.Item, texts: ClauseTexts) -> tuple[CitedClause, ...]:
+    """The clauses the scenario's ``@clause:`` tags cite, with the spec's text (a tag that is no
+    clause id stops the run, as a malformed ``@timeout:`` does)."""
+    try:
+        return texts.cite(clause_id for marker in item.iter_markers("clauses") for clause_id in marker.args)
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
 def scenario_id_of(item: pytest.Item) -> str | None:
     """``AREA-NNN``, or ``AREA-NNN[case]`` for a row of a Scenario Outline with a case column."""
     marker = item.get_closest_marker("scenario_id")
@@ -258,8 +270,9 @@ def scenario_id_of(item: pytest.Item) -> str | None:
 class _Reporter:
     """Collects one outcome per scenario id and writes the NDJSON report."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, clause_texts: ClauseTexts) -> None:
         self.config = config
+        self.clause_texts = clause_texts
         self.results: dict[str, dict[str, Any]] = {}
         self.implementation: dict[str, str] = {}
         self.started = datetime.now(UTC).isoformat().replace("+00:00", "Z")
@@ -271,7 +284,8 @@ class _Reporter:
             doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
             _, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
             feature, line = locations.row_location(item) or (module, None)
-            self.results[scenario] = row_status.new_row(scenario, feature, title if separator else item.name, line)
+            self.results[scenario] = row_status.new_row(scenario, feature, title if separator else item.name, line,
+                                                        clauses_of(item, self.clause_texts))
         return self.results[scenario]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -308,6 +322,7 @@ class _Reporter:
         header: dict[str, Any] = {
             "type": "header",
             "suite_version": __version__,
+            "contract_version": reports.CONTRACT_VERSION,
             "protocol_version": PROTOCOL_VERSION,
             "implementation": self.implementation or dict(reports.UNKNOWN_IMPLEMENTATION),
             "run_info": {

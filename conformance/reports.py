@@ -27,6 +27,9 @@ REPORT_SCHEMA: Final = "report/v1/report-line.schema.json"
 #: The code of a report that cannot be read or does not follow ``schemas/report/v1``.
 REPORT_INVALID: Final = "report-invalid"
 UNKNOWN_IMPLEMENTATION: Final = {"name": "unknown", "version": "unknown", "language": "unknown"}
+#: The suite contract version (docs/INTERPRETING.md) a report's header names; from 4 on, rows carry ``clauses``.
+CONTRACT_VERSION: Final = 4
+CLAUSES_SINCE: Final = 4
 
 
 class ReportError(OneLineError):
@@ -170,6 +173,15 @@ def _id_problems(results: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
     return problems
 
 
+def _clause_problems(version: int, bare: list[tuple[int, str]]) -> list[Problem]:
+    """Every row of a report of contract version 4 or later lists its clauses (an older one need
+    not): ``bare`` are the line numbers and ids of the rows without ``clauses``."""
+    if version < CLAUSES_SINCE:
+        return []
+    return [Problem(number, f"the row {row_id} has no 'clauses' (every row of contract version "
+                            f"{CLAUSES_SINCE} lists them, [] when none)") for number, row_id in bare]
+
+
 def _summary_problems(number: int, summary: dict[str, Any], results: list[dict[str, Any]] | None) -> list[Problem]:
     """The summary's verdict follows from its counts, and its total and counts from the rows
     (``results`` None: some lines could not be read, so the rows are not known)."""
@@ -195,6 +207,8 @@ def examine(text: str) -> tuple[Report | None, list[Problem]]:
     problems += _placement_problems(good, numbers)
     results = [(n, {k: v for k, v in line.items() if k != "type"}) for n, line in good if line["type"] == "result"]
     problems += _id_problems(results)
+    version = next((int(line.get("contract_version", 0)) for _, line in good if line["type"] == "header"), 0)
+    problems += _clause_problems(version, [(n, row["id"]) for n, row in results if "clauses" not in row])
     summaries = [(n, line) for n, line in good if line["type"] == "summary"]
     if summaries:
         problems += _summary_problems(*summaries[-1], [row for _, row in results] if all_read else None)

@@ -14,12 +14,15 @@ platform lacks UNSUPPORTED (the row's ``unsupported`` names it).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, Final
 
 import pytest
 
+from conformance import row_clauses
 from conformance.faults import PortFault, PortStartFailed
 from conformance.message_checks import MessageOffSchema
+from conformance.row_clauses import CitedClause
 from conformance.statuses import Status
 
 MESSAGE_CHARS: Final = 4000
@@ -43,11 +46,13 @@ def failure_text(report: pytest.TestReport) -> str:
     return "\n".join(line for line in str(report.longreprtext).splitlines() if not NOISE_LINE.fullmatch(line.strip()))
 
 
-def new_row(scenario: str, feature: str, title: str, line: int | None = None) -> dict[str, Any]:
-    """The row of a collected scenario, before it runs (``line``: where it stands in ``feature``)."""
+def new_row(scenario: str, feature: str, title: str, line: int | None = None,
+            clauses: Sequence[CitedClause] = ()) -> dict[str, Any]:
+    """The row of a collected scenario, before it runs (``line``: where it stands in ``feature``;
+    ``clauses``: the spec clauses it checks, :mod:`conformance.row_clauses`)."""
     where = {"feature": feature} if line is None else {"feature": feature, "line": line}
     return {"id": scenario, **where, "title": title, "status": Status.NOTRUN, "message": NOT_RUN,
-            "duration_ms": 0.0}
+            "duration_ms": 0.0, "clauses": row_clauses.as_json(clauses)}
 
 
 def after_phase(row: dict[str, Any], report: pytest.TestReport, error: BaseException | None,

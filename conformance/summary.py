@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from conformance import reports
 from conformance.judging import EXPECTED
+from conformance.row_clauses import CitedClause, cited
 from conformance.statuses import Status
 from conformance.untrusted_text import first_line
 
@@ -95,10 +96,12 @@ class Cell:
 
 @dataclass(frozen=True)
 class RowResult:
-    """What became of one row in one report: its status and its message's first line."""
+    """What became of one row in one report: its status, its message's first line and the clauses
+    the row checks (as that report gives them; none in a report older than contract version 4)."""
 
     status: Status
     message: str
+    clauses: tuple[CitedClause, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -161,8 +164,8 @@ def _telling(row: dict[str, Any]) -> str:
 def _row_line(row_id: str, columns: Sequence[dict[str, dict[str, Any]]]) -> RowLine:
     found = [rows.get(row_id) for rows in columns]
     title = next((row["title"] for row in found if row is not None), "")
-    results = tuple(None if row is None else RowResult(Status(row["status"]), first_line(_telling(row)))
-                     for row in found)
+    results = tuple(None if row is None else RowResult(Status(row["status"]), first_line(_telling(row)), cited(row))
+                    for row in found)
     return RowLine(row_id, reports.area_of(row_id), title, results)
 
 

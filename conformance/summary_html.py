@@ -1,7 +1,9 @@
 """The HTML form of a :class:`conformance.summary.Summary`: one static, self-contained page.
 
-Inline CSS, no script, no external reference (no ``src``, no ``href``), so it opens offline and
-can be published as a CI artifact. Every string that comes from a report passes through
+Inline CSS, no script, no ``src``, so it opens offline and can be published as a CI artifact. The
+only ``href`` are the links of a failing row's clauses to their anchors in ``docs/spec/``,
+relative to the suite root and made from ids the report's schema restricts; the clause's text
+is on the page beside its link. Every string that comes from a report passes through
 :func:`conformance.untrusted_text.for_html`: a port's message is text on the page, never markup.
 """
 
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from conformance.judging import EXPECTED
+from conformance.row_clauses import NOT_IN_SPEC, link_of
 from conformance.statuses import Status
 from conformance.summary import Cell, Column, Part, RowLine, RowResult, Summary
 from conformance.untrusted_text import for_html
@@ -29,6 +32,7 @@ td.cell { text-align: right; white-space: nowrap; }
 details { margin: 0.3em 0; }
 summary { cursor: pointer; }
 code { font-family: ui-monospace, monospace; }
+ul.clauses { margin: 0.3em 0 0; padding-left: 1.2em; font-size: 90%; }
 """.strip()
 
 
@@ -88,6 +92,17 @@ def _area_details(summary: Summary) -> list[str]:
     return out
 
 
+def _clauses(result: RowResult) -> str:
+    """The clauses a failing row checks, each its id linked to its anchor and its whole text. The
+    link is the one the report's schema allows (``docs/spec/<document>.md#<id>``), made here from
+    the id, relative to the suite root: it resolves where the page is published beside the suite."""
+    if not result.clauses:
+        return ""
+    items = "".join(f'<li><a href="{for_html(link_of(clause.id))}"><code>{for_html(clause.id)}</code></a>: '
+                    f"{for_html(clause.text or NOT_IN_SPEC)}</li>" for clause in result.clauses)
+    return f'<ul class="clauses">{items}</ul>'
+
+
 def _failures(summary: Summary) -> list[str]:
     out = ["<h2>Rows not PASS</h2>"]
     for index, column in enumerate(summary.columns):
@@ -95,7 +110,7 @@ def _failures(summary: Summary) -> list[str]:
         out.append(f"<h3>{for_html(column.label)}: {len(failures)} rows not PASS</h3>")
         if failures:
             out += ["<table>", "<tr><th>row</th><th>title</th><th>status</th></tr>"]
-            out += [f"<tr><td><code>{for_html(row.id)}</code></td><td>{for_html(row.title)}</td>"
+            out += [f"<tr><td><code>{for_html(row.id)}</code></td><td>{for_html(row.title)}{_clauses(result)}</td>"
                     f"{_result_cell(result)}</tr>" for row, result in failures]
             out.append("</table>")
     return out

@@ -9,17 +9,22 @@ JSON. Port-controlled strings go through :mod:`conformance.untrusted_text`.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Final
 
 from conformance.judging import EXPECTED
+from conformance.row_clauses import CitedClause
 from conformance.statuses import Status
 from conformance.summary import NOT_RUN_THERE, Cell, Part, Summary
 from conformance.untrusted_text import for_markdown, for_terminal
 
 SUMMARY_SCHEMA_ID: Final = "https://recall-rebase.invalid/schemas/summary/v1/summary.schema.json"
 TEXT_LEGEND: Final = f"A status in CAPITALS fails a run; {NOT_RUN_THERE}: no row of that area in the report."
+#: The failure view's clause lines: indented under their row, wrapped at this width.
+WRAP: Final = 100
+CLAUSE_INDENT: Final = "      "
 MARKDOWN_LEGEND: Final = f"A **bold** status fails a run; {NOT_RUN_THERE}: no row of that area in the report."
 
 
@@ -74,13 +79,25 @@ def render_text(summary: Summary) -> str:
 
 
 def _text_failures(summary: Summary) -> list[str]:
+    """Each report's rows not PASS, aligned, each followed by the clauses it checks, wrapped whole."""
     out: list[str] = []
     for index, column in enumerate(summary.columns):
         failures = summary.failures(index)
         out += ["", f"{for_terminal(column.label)}: {len(failures)} rows not PASS"]
         rows = [[row.id, str(result.status), for_terminal(result.message)]
                 for row, result in failures]
-        out += [f"  {line}" for line in _aligned(rows)] if rows else []
+        for line, (_, result) in zip(_aligned(rows), failures, strict=True):
+            out.append(f"  {line}")
+            out += _clause_lines(result.clauses)
+    return out
+
+
+def _clause_lines(clauses: Sequence[CitedClause]) -> list[str]:
+    """``C2.5-3: text`` per clause, wrapped at :data:`WRAP` columns, the text's lines indented."""
+    out: list[str] = []
+    for clause in clauses:
+        out += textwrap.wrap(for_terminal(clause.line), WRAP, initial_indent=CLAUSE_INDENT,
+                             subsequent_indent=CLAUSE_INDENT + "  ", break_long_words=False, break_on_hyphens=False)
     return out
 
 
