@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from reference.primitives.codes import Code
+from reference.recall.tool_registry import history_tool_names
 
 if TYPE_CHECKING:
     from reference.config.layering import LoadedConfig
@@ -92,7 +93,7 @@ HELP = """commands:
   /quit                                leave the host"""
 REBASE_USAGE = "/context rebase [--dry-run | --recover <operationId>]"
 
-TOOLS = ("context_history_recall", "context_history_read", "context_history_status")
+TOOLS = history_tool_names()
 
 
 def _js_number(text: str) -> float:
