@@ -10,6 +10,7 @@ import string
 
 from hypothesis import given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from conformance.privacy_corpus import CorpusLabels, Secret
 from conformance.privacy_walk import HEX_WINDOW, WINDOW, leaked, windows
@@ -45,6 +46,7 @@ def test_a_short_hex_secret_is_found_whole() -> None:
     assert leaked(["..deadbeef99.."], labels_of("deadbeef99")) == ["s1"]
 
 
+@examples(deep=500, ci=100)
 @given(st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=WINDOW, max_size=60))
 def test_every_secret_is_found_in_an_output_that_holds_it_whole(secret: str) -> None:
     assert leaked([f"before {secret} after"], labels_of(secret)) == ["s1"]
