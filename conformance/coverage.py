@@ -135,7 +135,11 @@ def read_unobservable(path: Path) -> tuple[list[Unobservable], list[str]]:
     entries: list[Unobservable] = []
     problems: list[str] = []
     for clause, table in document.items():
-        line = lines.get(clause, 0)
+        line = lines.get(clause) or next((number for header, number in lines.items()
+                                          if header.startswith(f"{clause}.")), 0)
+        if isinstance(table, dict) and table and all(isinstance(value, dict) for value in table.values()):
+            problems.append(f"{where}:{line}: [{clause}.…] is a dotted key: quote the clause id, [\"{clause}.…\"]")
+            continue
         if not isinstance(table, dict):
             problems.append(f"{where}:{line}: {clause} is not a table [\"{clause}\"] with reason and tested_in")
             continue

@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from testkit.paths import REPO_ROOT
+from testkit.profiles import examples
 
 from conformance import schemas
 from conformance.clause_rules import citation_problems
@@ -180,6 +181,8 @@ BREAKAGES = {
     "cited-and-unobservable": (("features/write/write.feature", "@clause:D1-1", "@clause:D1-1,C2-1"),
                                "features/unobservable.toml:2: C2-1 is cited by a scenario and listed unobservable: "
                                "it is one or the other"),
+    "unquoted-id": (("features/unobservable.toml", '["C2-1"]', '["C2-1"]\nreason = "r"\ntested_in = ["tests"]\n\n[C2.1-1]'),
+                    'features/unobservable.toml:6: [C2.…] is a dotted key: quote the clause id, ["C2.…"]'),
     "not-toml": (("features/unobservable.toml", '["C2-1"]', '["C2-1"'), "features/unobservable.toml: not TOML: "),
 }
 
@@ -354,7 +357,7 @@ def assignments(draw: st.DrawFn) -> Citations:
     return Citations(tuple(found), scenarios, mutants, tuple(Unobservable(i, "why", ("tests",), 1) for i in listed))
 
 
-@settings(max_examples=60, deadline=None)
+@examples(deep=500, ci=60, deadline=None)
 @given(assignments())
 def test_any_assignment_gives_every_clause_once_and_totals_that_add_up(citations: Citations) -> None:
     report = coverage(citations)
