@@ -17,6 +17,7 @@ from typing import Final
 
 from conformance.coverage import AreaCoverage, ClauseCoverage, Coverage, SectionCoverage, State, Tally
 from conformance.protocol import JsonObject
+from conformance.summary_html import STYLE as SUMMARY_STYLE
 
 COVERAGE_SCHEMA_ID: Final = "https://recall-rebase.invalid/schemas/clauses/v1/coverage.schema.json"
 #: How much of a clause's text a line of the uncovered list shows.
@@ -150,17 +151,12 @@ def render_json(report: Coverage) -> str:
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
-STYLE: Final = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
+#: The summary page's style, and a colour per state of a clause.
+STYLE: Final = SUMMARY_STYLE + """
 td.n { text-align: right; }
 tr.uncovered td { background: #ffebee; }
 tr.unobservable td { background: #fff8e1; }
-tr.covered td { background: #e8f5e9; }
-code { font-family: ui-monospace, monospace; }
-""".strip()
+tr.covered td { background: #e8f5e9; }"""
 
 
 def _html_table(lines: Sequence[Sequence[str]], numeric_from: int) -> list[str]:
