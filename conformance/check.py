@@ -5,7 +5,8 @@ from the manifest, a schema that is not valid 2020-12 or whose ``$ref`` does not
 locally, a manifest fixture that does not validate as declared, unchecked date-time formats, a
 ``Spec:`` link that does not resolve, a ``@platform:``/``@needs:`` tag off its grammar or its
 catalogue (:mod:`conformance.platforms`), and a code the catalogue, the features and docs/errors.md
-do not agree on.
+do not agree on; and the clause citations (:mod:`conformance.clause_rules`): an unknown clause id,
+a scenario citing no clause, a clause neither cited nor reasoned unobservable.
 """
 
 from __future__ import annotations
@@ -13,12 +14,9 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from gherkin.parser import Parser
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
@@ -30,60 +28,13 @@ from conformance.gherkin_documents import scenarios_of
 from conformance.platforms import tag_problems
 from conformance.speclinks import spec_problems
 from conformance.suite import docs_dir, features_dir, fixture_manifest, fixtures_dir, schemas_dir
+from conformance.suite_scenarios import ID_PATTERN, parsed_features, scenario_rows
 
-ID_PATTERN: Final = re.compile(r"^@id:([A-Z]+-[0-9]{3})$")
 FIXTURE_REFERENCE: Final = re.compile(r'fixture session "([^"]+)"')
 PLANTED_TAG: Final = re.compile(r"^@planted:AUDIT-(?:[0-9]{3}|\*)(?:,AUDIT-(?:[0-9]{3}|\*))*$")  # check ids or AUDIT-*
 TIMEOUT_TAG: Final = re.compile(r"^@timeout:(?=[0-9.]*[1-9])[0-9]+(?:\.[0-9]+)?$")  # a positive factor
 MANIFEST_SCHEMA: Final = "fixtures/manifest.schema.json"
 CODE_CATALOGUE: Final = "codes/v1/codes.schema.json"
-
-
-def parsed_features() -> list[tuple[Path, Any]]:
-    """Every feature file of the suite and its Gherkin document (parsing them all takes about 0.3 s)."""
-    parser: Any = Parser()
-    return [(path, parser.parse(path.read_text(encoding="utf-8"))) for path in sorted(features_dir().rglob("*.feature"))]
-
-
-@dataclass(frozen=True)
-class SuiteScenario:
-    """One scenario of the suite: its id, feature, title, file and Gherkin tags (the feature's too, no ``@``)."""
-
-    id: str
-    feature: str
-    title: str
-    file: str
-    tags: tuple[str, ...]
-
-
-def list_scenarios(features: Sequence[tuple[Path, Any]] | None = None) -> list[SuiteScenario]:
-    """Every scenario of the suite, in id order; ``features``: the parsed feature files when the
-    caller has them already (:func:`parsed_features`)."""
-    items = []
-    for path, document in parsed_features() if features is None else features:
-        feature_tags = [t["name"].lstrip("@") for t in document["feature"].get("tags", [])]
-        for scenario in scenarios_of(document):
-            ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
-            items.append(SuiteScenario(
-                id=ids[0] if ids else "",
-                feature=document["feature"]["name"],
-                title=scenario["name"],
-                file=path.relative_to(features_dir()).as_posix(),
-                tags=(*feature_tags, *(t["name"].lstrip("@") for t in scenario["tags"])),
-            ))
-    return sorted(items, key=lambda item: item.id)
-
-
-def scenario_rows(features: Sequence[tuple[Path, Any]] | None = None) -> list[str]:
-    """Every id a report can carry: each scenario's id, and ``ID[case]`` for each outline row."""
-    rows: list[str] = []
-    for _, document in parsed_features() if features is None else features:
-        for scenario in scenarios_of(document):
-            ids = [m.group(1) for t in scenario["tags"] if (m := ID_PATTERN.match(t["name"]))]
-            cases = [row["cells"][0]["value"] for examples in scenario.get("examples", [])
-                     for row in examples.get("tableBody", [])]
-            rows.extend(ids if not cases else [f"{i}[{case}]" for i in ids for case in cases])
-    return sorted(rows)
 
 
 def check_expectations(problems: list[str], path: Path) -> int:
@@ -261,6 +212,20 @@ def check_codes(problems: list[str]) -> int:
     return len(set().union(*catalogue_codes(catalogue).values()))
 
 
+def check_clauses(problems: list[str]) -> int:
+    """The clause citations (:mod:`conformance.clause_rules`); returns the number of clauses of docs/spec/."""
+    from conformance.clause_rules import citation_problems
+    from conformance.coverage import Sources, read_citations
+
+    sources = Sources.packaged()
+    if not (sources.spec_dir / "contract.md").is_file():
+        problems.append(f"{sources.spec_dir}: no docs/spec/ here, so no clause can be checked")
+        return 0
+    citations = read_citations(sources)
+    problems.extend(citation_problems(citations, sources))
+    return len(citations.clauses)
+
+
 def run_check(*, as_json: bool = False, expectations: str | None = None) -> int:
     problems: list[str] = []
     counts = {
@@ -269,6 +234,7 @@ def run_check(*, as_json: bool = False, expectations: str | None = None) -> int:
         "fixtures": check_fixtures(problems),
         "specLinks": check_spec_links(problems),
         "codes": check_codes(problems),
+        "clauses": check_clauses(problems),
     }
     if expectations:
         counts["expectations"] = check_expectations(problems, Path(expectations))
@@ -280,6 +246,7 @@ def run_check(*, as_json: bool = False, expectations: str | None = None) -> int:
         verdict = "suite is sound" if not problems else f"{len(problems)} problem(s)"
         entries = f", {counts['expectations']} expectations" if "expectations" in counts else ""
         print(f"checked {counts['scenarios']} scenarios, {counts['schemas']} schemas, "
-              f"{counts['fixtures']} fixtures, {counts['specLinks']} Spec lines, {counts['codes']} codes{entries}: "
+              f"{counts['fixtures']} fixtures, {counts['specLinks']} Spec lines, {counts['codes']} codes, "
+              f"{counts['clauses']} clauses{entries}: "
               f"{verdict}", file=sys.stdout)
     return 0 if not problems else 1

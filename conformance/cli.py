@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list|update-expectations|summary|validate-report|privacy``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|coverage|update-expectations|summary|validate-report|privacy``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -108,6 +108,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return run_check(as_json=args.json, expectations=args.expectations)
 
 
+def cmd_coverage(args: argparse.Namespace) -> int:
+    """The clause coverage (``conformance.coverage``): exit 0 when every clause is covered or reasoned, else 1."""
+    from conformance.coverage import coverage, read_citations
+    from conformance.coverage_render import Format, render
+
+    citations = read_citations()
+    for problem in citations.unreadable:
+        print(f"recall-rebase: {problem} (conformance check lists every problem)", file=sys.stderr)
+    report = coverage(citations)
+    sys.stdout.write(render(report, Format.JSON if args.json else Format(args.format)))
+    return 0 if report.complete else 1
+
+
 def cmd_update_expectations(args: argparse.Namespace) -> int:
     from conformance.expectation_updates import UpdateError, update_expectations
 
@@ -203,6 +216,21 @@ def _add_privacy(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                          help="seconds a --stdio port may take to start (default 30)")
     privacy.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
     privacy.set_defaults(handler=cmd_privacy)
+
+
+def _add_coverage(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    coverage = commands.add_parser(
+        "coverage", help="which scenarios and mutants check each clause of docs/spec/, uncovered clauses first",
+        description="Join the clauses of docs/spec/ (docs/spec/clauses.json) to the scenarios' @clause: tags, the "
+        "mutant entries' clauses and features/unobservable.toml: the uncovered clauses first, then one table per "
+        "spec section and one per area. Exit 0: every clause is covered by a scenario or reasoned unobservable; "
+        "1: some clause is neither; 2: usage. 'conformance check' lists what is wrong with the citations.",
+    )
+    coverage.add_argument("--format", choices=["text", "markdown", "html", "json"], default="text",
+                          help="text (default), markdown (docs/coverage.md holds it), html (one self-contained "
+                          "page listing every clause) or json (schemas/clauses/v1/coverage.schema.json)")
+    coverage.add_argument("--json", action="store_true", help="the same as --format json")
+    coverage.set_defaults(handler=cmd_coverage)
 
 
 def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -336,6 +364,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     listing.add_argument("--json", action="store_true")
     _add_selection(listing)
     listing.set_defaults(handler=cmd_list)
+    _add_coverage(commands)
     _add_report_commands(commands)
     _add_privacy(commands)
     return parser

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from _pytest.mark.expression import Expression
 
 if TYPE_CHECKING:  # at run time check is imported only when rows are listed (gherkin, jsonschema)
-    from conformance.check import SuiteScenario
+    from conformance.suite_scenarios import SuiteScenario
 
 
 def split_values(text: str | None) -> tuple[str, ...]:
@@ -86,7 +86,7 @@ class SuiteRow:
 
 def suite_rows() -> list[SuiteRow]:
     """Every row of the suite, in report order."""
-    from conformance.check import list_scenarios, parsed_features, scenario_rows
+    from conformance.suite_scenarios import list_scenarios, parsed_features, scenario_rows
 
     features = parsed_features()  # once for both
     scenarios = {item.id: item for item in list_scenarios(features)}
@@ -99,7 +99,7 @@ def selected_rows(selection: Selection) -> list[SuiteRow]:
 
 def tags_by_scenario() -> dict[str, tuple[str, ...]]:
     """Each scenario id's Gherkin tags, for ``--tag`` in the plugin (read only when it is given)."""
-    from conformance.check import list_scenarios
+    from conformance.suite_scenarios import list_scenarios
 
     return {item.id: item.tags for item in list_scenarios()}
 

@@ -28,6 +28,8 @@ from mutation import catalogue, processes, report
 from mutation.judge import Judgement, Setup, Verdict, copy_reference, judge, provenance, run_suite
 from mutation.sample import Sample, choose, week_seed
 
+from conformance.mutant_catalogue import Mutant, catalogue_files, load
+
 ROOT: Final = Path(__file__).resolve().parents[1]
 CATALOGUE: Final = ROOT / "conformance" / "mutants"
 DEFAULT_TIMEOUT: Final = 900.0
@@ -68,7 +70,7 @@ def check(folder: Path) -> int:
         print("\n".join(problems))
         print(f"catalogue refused: {len(problems)} problem(s)")
         return 1
-    mutants = catalogue.load(folder)
+    mutants = load(folder)
     stale = [(mutant, catalogue.stale_reason(mutant, ROOT)) for mutant in mutants]
     for mutant, reason in stale:
         if reason is not None:
@@ -78,7 +80,7 @@ def check(folder: Path) -> int:
     return 0 if applying == len(mutants) else 1
 
 
-def choose_entries(mutants: list[catalogue.Mutant], args: argparse.Namespace) -> tuple[list[catalogue.Mutant],
+def choose_entries(mutants: list[Mutant], args: argparse.Namespace) -> tuple[list[Mutant],
                                                                                         Sample | None]:
     wanted = [part.strip() for part in args.only.split(",") if part.strip()]
     areas = {part.strip().upper() for part in args.area.split(",") if part.strip()}
@@ -111,7 +113,7 @@ def confirm(setup: Setup, judgements: list[Judgement]) -> tuple[list[Judgement],
     return confirmed, [f"the unmutated reference fails: {', '.join(sorted(broken))}"] if broken else []
 
 
-def judge_all(mutants: Sequence[catalogue.Mutant], setup: Setup, jobs: int,
+def judge_all(mutants: Sequence[Mutant], setup: Setup, jobs: int,
               unknown: dict[str, str]) -> list[Judgement]:
     """Every mutant judged, ``jobs`` at once, a progress line on stderr as each one finishes."""
     results: dict[str, Judgement] = {}
@@ -136,10 +138,10 @@ def judge_all(mutants: Sequence[catalogue.Mutant], setup: Setup, jobs: int,
 
 def run(args: argparse.Namespace) -> int:
     problems = catalogue.folder_problems(args.catalogue) + [
-        problem for path in catalogue.catalogue_files(args.catalogue) for problem in catalogue.schema_problems(path, ROOT)]
-    mutants = [] if problems else catalogue.load(args.catalogue)
+        problem for path in catalogue_files(args.catalogue) for problem in catalogue.schema_problems(path, ROOT)]
+    mutants = [] if problems else load(args.catalogue)
     scenarios = catalogue.scenario_ids(ROOT / "features")
-    problems += [problem for problem in catalogue.entry_problems(mutants, scenarios) if "matches no scenario" not in problem]
+    problems += [problem for problem in catalogue.entry_problems(mutants, scenarios, catalogue.clause_ids(ROOT)) if "matches no scenario" not in problem]
     if problems:
         print("\n".join([*problems, f"catalogue refused: {len(problems)} problem(s); see tools/mutants.py check"]))
         return EXIT_REFUSED

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from testkit.paths import REPO_ROOT
 
-from conformance.check import scenario_rows
 from conformance.expectations import Expected, Manifest, ManifestError, load_manifest, parse_manifest
+from conformance.suite_scenarios import scenario_rows
 
 
 def manifest(*entries: dict[str, object]) -> Manifest:

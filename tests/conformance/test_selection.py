@@ -10,8 +10,8 @@ import pytest
 from testkit.conformance_runs import PARTIAL_PORT, Outcome, conformance
 
 from conformance import schemas
-from conformance.check import scenario_rows
 from conformance.selection import Selection, keyword_problem, selected_rows
+from conformance.suite_scenarios import scenario_rows
 
 OUTLINE = "READER-021"
 TIMEOUT_S = 120

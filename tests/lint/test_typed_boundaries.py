@@ -23,7 +23,7 @@ BARE_MAPPING = re.compile(r"\bdict\[str, Any\]")
 #: The most bare ``dict[str, Any]`` annotations each package may hold (issue 25: 354 in all before it, 199 after;
 #: artifacts, config and privacy hold none). A package not named here may hold none.
 MOST_BARE_MAPPINGS: dict[str, int] = {
-    "conformance": 73,
+    "conformance": 74,  # 73, and read_entries moved in from tools/mutation (issue 26)
     "conformance/audit": 21,
     "conformance/steps": 25,
     "reference/adapter": 1,
@@ -34,7 +34,7 @@ MOST_BARE_MAPPINGS: dict[str, int] = {
     "reference/primitives": 1,
     "reference/rebase": 17,
     "reference/recall": 7,
-    "tools/mutation": 2,
+    "tools/mutation": 1,
 }
 
 #: The functions that still take six or more parameters (``self``/``cls`` not counted; pytest-bdd fixes the

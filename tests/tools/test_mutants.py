@@ -14,9 +14,11 @@ from pathlib import Path
 import mutants as runner
 import pytest
 from mutation import report
-from mutation.catalogue import Mutant, apply
+from mutation.catalogue import apply
 from mutation.judge import Judgement, Setup, Verdict, provenance
 from mutation.sample import choose, week_seed
+
+from conformance.mutant_catalogue import Mutant
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "mutants.py"
@@ -118,6 +120,17 @@ def test_check_refuses_unknown_kills_duplicate_ids_and_a_foreign_area(tmp_path: 
     assert "LINEAGE-M901 (other.toml): id already used in fixture.toml" in out
     assert "LINEAGE-M901 (other.toml): kills 'LINAEGE-*' matches no scenario id in features/" in out
     assert "READ-M901 (fixture.toml): area LINEAGE is not the id's READ" in out
+
+
+def test_check_refuses_a_clause_id_the_spec_does_not_have(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    known = json.loads((ROOT / "docs" / "spec" / "clauses.json").read_text(encoding="utf-8"))["clauses"][0]["id"]
+    folder = catalogue(tmp_path / "cat", entry("LINEAGE-M901", ["LINEAGE-001"], ONE_DEEPER) + f"clauses = [{known!r}]\n",
+                       entry("LINEAGE-M902", ["LINEAGE-001"], NO_LINEAGE) + 'clauses = ["C99.9-1", "D99-2"]\n')
+    code, out = check(folder, capsys)
+    assert code == 1
+    assert out.splitlines() == ["fixture.toml:14: LINEAGE-M902 names clause 'C99.9-1', no clause of docs/spec/",
+                                "fixture.toml:14: LINEAGE-M902 names clause 'D99-2', no clause of docs/spec/",
+                                "catalogue refused: 2 problem(s)"]
 
 
 def test_run_reports_a_stale_entry_by_name_and_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

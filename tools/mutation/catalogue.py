@@ -2,8 +2,10 @@
 
 An entry is applied by content: its ``find`` text must occur exactly once under ``reference/``
 (so moving a file does not break it). What the JSON Schema cannot say is checked here: ids
-unique across files, the area is the id's prefix, and every ``kills`` pattern names at least one
-scenario of ``features/`` (so a typo cannot make an entry look killed by another scenario).
+unique across files, the area is the id's prefix, every ``kills`` pattern names at least one
+scenario of ``features/`` (so a typo cannot make an entry look killed by another scenario), and
+every id of ``clauses`` is a clause of ``docs/spec/``. The entries are read by
+:mod:`conformance.mutant_catalogue`, the one reader ``conformance coverage`` uses too.
 """
 
 from __future__ import annotations
@@ -12,52 +14,22 @@ import fnmatch
 import json
 import re
 import tomllib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Set
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from jsonschema import Draft202012Validator
+
+from conformance.clauses import clauses
+from conformance.mutant_catalogue import Mutant, catalogue_files, load
 
 SCHEMA: Final = Path("schemas") / "mutants" / "v1" / "catalogue.schema.json"
 SCENARIO_TAG: Final = re.compile(r"@id:([A-Z]+-[0-9]+)\b")
 
 
-@dataclass(frozen=True)
-class Mutant:
-    """One plausible port bug: the text it replaces, where the contract forbids it, who kills it."""
-
-    id: str
-    area: str
-    section: str
-    bug: str
-    kills: tuple[str, ...]
-    find: str
-    replace: str
-    source: str  # the catalogue file it comes from
-
-
-def read_entries(path: Path) -> list[dict[str, Any]]:
-    """The raw ``[[mutant]]`` tables of one file (validated by :func:`schema_problems`)."""
-    entries: Any = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
-    return list(entries) if isinstance(entries, list) else []
-
-
-def catalogue_files(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.toml"))
-
-
 def folder_problems(folder: Path) -> list[str]:
     """A folder holding no catalogue file (a mistyped ``--catalogue``) is refused, never judged as empty."""
     return [] if catalogue_files(folder) else [f"{folder}: no *.toml catalogue file there"]
-
-
-def load(folder: Path) -> list[Mutant]:
-    """Every entry of every catalogue file, in file and entry order (run :func:`problems` first)."""
-    return [Mutant(id=entry["id"], area=entry["area"], section=entry["section"], bug=entry["bug"],
-                   kills=tuple(entry["kills"]), find=entry["find"], replace=entry["replace"],
-                   source=path.name)
-            for path in catalogue_files(folder) for entry in read_entries(path)]
 
 
 def schema_problems(path: Path, root: Path) -> list[str]:
@@ -78,6 +50,11 @@ def scenario_ids(features: Path) -> set[str]:
             for match in SCENARIO_TAG.finditer(path.read_text(encoding="utf-8"))}
 
 
+def clause_ids(root: Path) -> set[str]:
+    """Every clause id of the checkout's ``docs/spec/``."""
+    return {clause.id for clause in clauses(root / "docs" / "spec")}
+
+
 def unknown_kills(mutant: Mutant, scenarios: Iterable[str]) -> list[str]:
     """The entry's ``kills`` patterns that match no scenario (as ``conformance run --id`` matches)."""
     known = sorted(scenarios)
@@ -91,8 +68,9 @@ def _kill_matches(pattern: str, scenario: str) -> bool:
     return fnmatch.fnmatchcase(scenario, head) or fnmatch.fnmatchcase(scenario, pattern)
 
 
-def entry_problems(mutants: list[Mutant], scenarios: set[str]) -> list[str]:
-    """Cross-entry and cross-suite rules: unique ids, area = id prefix, find != replace, kills known."""
+def entry_problems(mutants: list[Mutant], scenarios: set[str], clause_ids: Set[str]) -> list[str]:
+    """Cross-entry and cross-suite rules: unique ids, area = id prefix, find != replace, kills known,
+    clauses known (one line per problem)."""
     problems: list[str] = []
     seen: dict[str, str] = {}
     areas = {scenario.split("-", 1)[0] for scenario in scenarios}
@@ -109,6 +87,8 @@ def entry_problems(mutants: list[Mutant], scenarios: set[str]) -> list[str]:
             problems.append(f"{where}: replace equals find (no change)")
         for pattern in unknown_kills(mutant, scenarios):
             problems.append(f"{where}: kills {pattern!r} matches no scenario id in features/")
+        problems += [f"{mutant.source}:{mutant.line}: {mutant.id} names clause {clause!r}, no clause of docs/spec/"
+                     for clause in mutant.clauses if clause not in clause_ids]
     return problems
 
 
@@ -118,7 +98,7 @@ def problems(folder: Path, root: Path) -> list[str]:
                                        for problem in schema_problems(path, root)]
     if found:
         return found
-    return entry_problems(load(folder), scenario_ids(root / "features"))
+    return entry_problems(load(folder), scenario_ids(root / "features"), clause_ids(root))
 
 
 def occurrences(mutant: Mutant, tree: Path) -> list[Path]:

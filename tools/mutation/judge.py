@@ -21,8 +21,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Final
 
+from conformance.mutant_catalogue import Mutant
 from mutation import processes
-from mutation.catalogue import Mutant, apply
+from mutation.catalogue import apply
 
 NOT_FAILED: Final = frozenset({"PASS", "XFAIL", "SKIP", "NOTRUN"})
 EXIT_USAGE: Final = 2
