@@ -16,7 +16,17 @@ from typing import Any, Final
 
 import pytest
 
-from conformance import cucumber, interruption, junit, outputs, parallel, procgroup, reports, row_status
+from conformance import (
+    cucumber,
+    interruption,
+    junit,
+    outputs,
+    parallel,
+    procgroup,
+    reports,
+    row_clauses,
+    row_status,
+)
 from conformance.judging import verdict_line
 from conformance.progress import watching
 from conformance.selection import pytest_selection_args, selection_words
@@ -257,7 +267,11 @@ def _details(row: dict[str, Any]) -> list[str]:
     if "expected" in row:
         lines += [f"expected: {json.dumps(row['expected'], ensure_ascii=False)[:300]}",
                   f"actual:   {json.dumps(row['actual'], ensure_ascii=False)[:300]}"]
-    return lines + (row["message"] or "").strip().splitlines()[-6:]
+    lines += (row["message"] or "").strip().splitlines()[-6:]
+    for clause in row_clauses.cited(row):  # the rule the row checks, whole, under its failure
+        lines += textwrap.wrap(f"checks {clause.id} ({clause.link}): {clause.text or row_clauses.NOT_IN_SPEC}",
+                               width=100, subsequent_indent="  ", break_on_hyphens=False)
+    return lines
 
 
 def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any]) -> None:

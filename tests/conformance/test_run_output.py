@@ -37,3 +37,19 @@ def test_no_terminal_control_from_a_port_reaches_the_screen(capsys: pytest.Captu
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "port said" in out
+
+
+def test_a_failed_row_names_the_rule_it_checks(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "`enabled` (master switch): when false, the tools are not activated, and calls return `disabled`. " * 3
+    row = failed_row(clauses=[{"id": "C1.3-1", "text": text, "link": "docs/spec/contract.md#C1.3-1"}])
+    runner._print_summary(HEADER, [row], summary_line([row]))
+    out = capsys.readouterr().out
+    assert "checks C1.3-1 (docs/spec/contract.md#C1.3-1): `enabled` (master switch)" in out
+    assert max(len(line) for line in out.splitlines()) <= 120  # the rule is wrapped, whole
+    assert " ".join(out.split()).count("calls return `disabled`.") == 3
+
+
+def test_a_passing_row_shows_no_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    row = failed_row(status="PASS", clauses=[{"id": "C1.3-1", "text": "t", "link": "docs/spec/contract.md#C1.3-1"}])
+    runner._print_summary(HEADER, [row], summary_line([row]))
+    assert "C1.3-1" not in capsys.readouterr().out
