@@ -398,3 +398,40 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And a rebase is asked
     Then the rebase result is unavailable with code "archive-incomplete"
     And the rebase source is byte-identical to before
+
+  @id:REBASE-029 @clause:C6.2-29
+  Scenario: Called directly, the service refuses a source that is a rebase target whose own lineage does not verify
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the checkpoint data in the rebase target is edited, "Continue the implementation" becoming "Abandon the implementation"
+    And the rebase host opens the rebase target
+    And the rebase service is asked directly for a rebase
+    Then the rebase result is unavailable with code "lineage-integrity-unavailable"
+    And exactly one rebase target exists, named after the operation, beside the source
+
+  @id:REBASE-030 @clause:C6.8-13 @clause:C6.8-14
+  Scenario: Every line of the target is the compact JSON of one record, and the file ends with a newline
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And every line of the rebase target is compact JSON
+
+  @id:REBASE-031 @clause:C6.9-3
+  Scenario: Recovery onto a target whose staged bytes are intact but whose leaf holds no checkpoint is target-integrity
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase target gets these lines appended:
+      """
+      {"type":"message","id":"c0ffee02","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"A new root in the target","timestamp":1767312000000}}
+      """
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "target-integrity"
+    And the rebase journal phase is "Recoverable"
+    And the rebase source is still the host's current session
