@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from pytest_bdd import parsers, then, when
+from pytest_bdd import given, parsers, then, when
 
 from conformance.protocol import Adapter
 from conformance.steps.rebase_files import (
@@ -71,3 +71,27 @@ def when_target_lines(rebase: RebaseWorld, docstring: str) -> None:
     text = docstring.replace("{last}", last)
     with path.open("ab") as handle:
         handle.write((text.rstrip("\n") + "\n").encode("utf-8"))
+
+
+@then(parsers.parse('the {level} notification also mentions "{words}"'))
+def then_notification_mentions(rebase: RebaseWorld, level: str, words: str) -> None:
+    """The one notification of ``level`` holds every word, in any case (its wording is the port's
+    own, contract §6.1; what it says is not)."""
+    notifications = [n for n in rebase.response["notifications"] if n["level"] == level]
+    assert len(notifications) == 1, rebase.response["notifications"]
+    message = notifications[0]["message"].lower()
+    missing = [word for word in words.split() if word.lower() not in message]
+    assert not missing, (missing, notifications[0]["message"])
+
+
+@given(parsers.parse("the current history session also holds a session pin of {count:d} characters"))
+def given_big_pin(rebase: RebaseWorld, count: int) -> None:
+    """One confirmed session pin whose content is ``count`` characters, after the last entry."""
+    path = rebase.source
+    parent = records(path)[-1]["id"]
+    data = {"schemaVersion": 1, "mutationId": "m-big", "operation": "add", "createdAt": 1767225640000,
+            "item": {"id": "pin-big", "scope": "session", "content": "p" * count, "createdAt": 1767225640000}}
+    entry = {"type": "custom", "customType": "ds4-context-pin-v1", "data": data, "id": "pinbig",
+             "parentId": parent, "timestamp": "2026-01-01T00:00:40.000Z"}
+    with path.open("ab") as handle:
+        handle.write((json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8"))

@@ -211,3 +211,19 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     Then the rebase result is recoverable with code "source-moved-before-checkpoint"
     And no rebase target exists
     And the rebase journal phase is "Recoverable"
+
+  @id:CHECKPOINT-018 @clause:C6.6-32
+  Scenario: A checkpoint whose JSON is longer than 1,048,576 characters is checkpoint-memory-budget and writes nothing
+    Given the current history session also holds a session pin of 1100000 characters
+    When the current session file gets these lines appended:
+      """
+      {"type":"compaction","id":"cbig","parentId":"pinbig","timestamp":"2026-01-01T00:00:50.000Z","summary":"A long pin was recorded.","firstKeptEntryId":"nothing-kept","tokensBefore":100}
+      {"type":"message","id":"after","parentId":"cbig","timestamp":"2026-01-01T00:00:51.000Z","message":{"role":"user","content":"Carry on with the pin kept","timestamp":1767225651000}}
+      """
+    And the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is unavailable with code "checkpoint-memory-budget"
+    When a rebase is asked
+    Then the rebase result is unavailable with code "checkpoint-memory-budget"
+    And no rebase operations folder exists
+    And no rebase target exists

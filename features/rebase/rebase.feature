@@ -435,3 +435,29 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is recoverable with code "target-integrity"
     And the rebase journal phase is "Recoverable"
     And the rebase source is still the host's current session
+
+  @id:REBASE-032 @clause:C6.1-7 @clause:C6.1-8
+  Scenario: The info notification says the source is preserved and verification unknown; the warning one warns against deleting the source
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the host showed one info notification naming the operation
+    And the info notification also mentions "source preserved verification unknown"
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "foreign-session"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "target-identity"
+    And the host showed one warning notification naming the operation
+    And the warning notification also mentions "delete source"
+
+  @id:REBASE-033 @clause:C6.2-25
+  Scenario: A second session record inside the source is skipped, not taken for an entry
+    When the current session file gets these lines appended:
+      """
+      {"type":"session","version":3,"id":"s-rebase-again","timestamp":"2026-01-01T00:00:05.000Z","cwd":"{cwd}"}
+      """
+    And the rebase host opens the current session at leaf "task"
+    And a rebase dry run is asked
+    Then the rebase result is a preview
+    And the rebase result counts the source's entries and bytes
