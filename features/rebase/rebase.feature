@@ -461,3 +461,32 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And a rebase dry run is asked
     Then the rebase result is a preview
     And the rebase result counts the source's entries and bytes
+
+  @id:REBASE-034 @clause:C6.2-23
+  Scenario: A source whose header cwd is not a string is refused with source-scope-mismatch
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-cwd-number","timestamp":"2026-01-01T00:00:00.000Z","cwd":7}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Work with an odd header","timestamp":1767225601000}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "source-scope-mismatch"
+    And no rebase operations folder exists
+    And the rebase source is byte-identical to before
+
+  @id:REBASE-035 @clause:C6.2-25
+  Scenario Outline: An entry whose id is missing or not a string is archive-invalid-ids
+    When the current session file gets these lines appended:
+      """
+      <line>
+      """
+    And the rebase host opens the current session at leaf "task"
+    And a rebase is asked
+    Then the rebase result is unavailable with code "archive-invalid-ids"
+    And no rebase operations folder exists
+
+    Examples:
+      | case       | line                                                                                                                                                    |
+      | missing-id | {"type":"message","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"No id","timestamp":1767225605000}}          |
+      | numeric-id | {"type":"message","id":5,"parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Odd id","timestamp":1767225605000}} |
