@@ -12,7 +12,9 @@ import json
 
 from pytest_bdd import given, parsers, then, when
 
+from conformance import schemas
 from conformance.protocol import Adapter
+from conformance.steps.rebase_calls import CRASH_SCHEMA
 from conformance.steps.rebase_files import (
     checkpoint_data,
     journal_value,
@@ -95,3 +97,13 @@ def given_big_pin(rebase: RebaseWorld, count: int) -> None:
              "parentId": parent, "timestamp": "2026-01-01T00:00:40.000Z"}
     with path.open("ab") as handle:
         handle.write((json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8"))
+
+
+@when(parsers.parse('a recovery of the rebase operation crashes at "{point}" in a child process'))
+def when_recovery_crash(adapter: Adapter, rebase: RebaseWorld, point: str) -> None:
+    """``rebase.crash`` armed at ``point`` for ``--recover`` of the scenario's operation: a
+    resumed operation that never reaches ``point`` runs to its end (exit code 0)."""
+    response = adapter.request("rebase.crash", {"point": point, "operationId": rebase.operation_id})
+    problems = [schemas.describe(e) for e in schemas.errors(response, CRASH_SCHEMA)]
+    assert not problems, (problems, response)
+    rebase.last_crash = response

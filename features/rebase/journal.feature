@@ -209,3 +209,24 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase operation is recovered
     Then the rebase result is recoverable with code "archive-changed"
     And the rebase source is still the host's current session
+
+  @id:JOURNAL-018 @clause:C6.5-42 @timeout:3
+  Scenario Outline: Resuming onto an installed target skips the first four phase writes and goes on at verification
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And a recovery of the rebase operation crashes at "<point>" in a child process
+    Then the child process exited with code <exit code>
+    And the rebase journal phase is "<phase>"
+    And exactly one rebase target exists, named after the operation, beside the source
+    And the rebase source is byte-identical to before
+
+    Examples:
+      | case             | point           | exit code | phase     |
+      | prepared         | Prepared        | 0         | Verified  |
+      | archive-verified | ArchiveVerified | 0         | Verified  |
+      | checkpoint-ready | CheckpointReady | 0         | Verified  |
+      | target-created   | TargetCreated   | 0         | Verified  |
+      | activated        | Activated       | 91        | Activated |
