@@ -1,7 +1,7 @@
 """Clauses of contract §6.1-§6.9 that no scenario can check through the adapter protocol (issue 26):
 the ``/context rebase`` command's word shapes (the protocol's ``rebase.run`` takes a mode, not
-words), rebase never being a model tool, an exception inside the runtime's lineage step, and the
-shape of a recorded source hash (which a mismatch would hide)."""
+words), rebase never being a model tool, an exception inside the runtime's lineage step, a second
+rebase asked while one runs, and the shape of a recorded source hash (which a mismatch would hide)."""
 
 from __future__ import annotations
 
@@ -93,30 +93,48 @@ def test_rebase_is_never_a_model_tool() -> None:
     assert not [name for name in HISTORY_TOOL_NAMES if "rebase" in name]
 
 
-def test_an_exception_in_the_runtime_lineage_step_is_rebase_state_unavailable(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """C6.2-4: the runtime reconciles and re-verifies the session's own lineage (§6.2 step 2);
-    an exception there is ``rebase-state-unavailable``, and nothing is written."""
+def a_source(tmp_path: Path) -> tuple[Path, RebaseHost]:
+    """A project, a sessions folder beside it with a one-message source, and its rebase host."""
     project = tmp_path / "project"
     sessions = tmp_path / "sessions"
     project.mkdir()
     sessions.mkdir()
     source = sessions / "source.jsonl"
-    header = {"type": "session", "version": 3, "id": "s-state", "timestamp": "2026-01-01T00:00:00.000Z",
+    header = {"type": "session", "version": 3, "id": "s-clauses", "timestamp": "2026-01-01T00:00:00.000Z",
               "cwd": str(project)}
     source.write_bytes(jsonl([header, message("old", None, 1, "user", "Some work")]))
+    host = RebaseHost(session_file=str(source), project_path=str(project), project_trusted=True,
+                      config=default_config())
+    return source, host
+
+
+def test_an_exception_in_the_runtime_lineage_step_is_rebase_state_unavailable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """C6.2-4: the runtime reconciles and re-verifies the session's own lineage (§6.2 step 2);
+    an exception there is ``rebase-state-unavailable``, and nothing is written."""
+    source, host = a_source(tmp_path)
     before = source.read_bytes()
 
     def failing(*args: Any, **kwargs: Any) -> Any:
         raise OSError("the projection could not be read")
 
     monkeypatch.setattr(rebase_service, "load_rebase_state", failing)
-    host = RebaseHost(session_file=str(source), project_path=str(project), project_trusted=True,
-                      config=default_config())
     result = RebaseService(host, index_path=str(tmp_path / "index.sqlite")).rebase(RebaseRequest()).result.to_json()
     assert (result["status"], result["warnings"]) == ("unavailable", ["rebase-state-unavailable"])
     assert source.read_bytes() == before
-    assert not (sessions / ".ds4-rebase" / "operations").exists()
+    assert not (source.parent / ".ds4-rebase" / "operations").exists()
+
+
+def test_a_rebase_asked_while_one_runs_in_this_process_is_compaction_or_rebase_busy(tmp_path: Path) -> None:
+    """C6.2-10: a rebase already running in this process refuses a second one (the protocol asks
+    one rebase at a time, so only here can a second arrive while the first switches sessions)."""
+    _, host = a_source(tmp_path)
+    service = RebaseService(host, index_path=str(tmp_path / "index.sqlite"))
+    inner: list[dict[str, Any]] = []
+    host.during_switch.append(lambda: inner.append(service.rebase(RebaseRequest(dry_run=True)).result.to_json()))
+    outer = service.rebase(RebaseRequest()).result.to_json()
+    assert outer["status"] == "verified", outer
+    assert [(r["status"], r["warnings"]) for r in inner] == [("unavailable", ["compaction-or-rebase-busy"])]
 
 
 @pytest.mark.parametrize("recorded", [
