@@ -133,3 +133,18 @@ Feature: Tool atomicity decides whether a session can be rebased
     Then the rebase result is unavailable with code "pending-or-orphan-tool-exchange"
     And the tool exchange diagnostics count 1 active and 0 historical issues
     And no rebase operations folder exists
+
+  @id:ATOMIC-008 @clause:C6.4-4 @clause:C6.4-3
+  Scenario: Issues are de-duplicated: two unanswered calls with one id in the context are one active issue
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-atomic-8","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"ask","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"List the files","timestamp":1767225601000}}
+      {"type":"message","id":"call1","parentId":"ask","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_twice_5","name":"bash","arguments":{"command":"ls"}}],"provider":"p","model":"m","stopReason":"aborted","timestamp":1767225602000}}
+      {"type":"message","id":"again","parentId":"call1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"Try once more","timestamp":1767225603000}}
+      {"type":"message","id":"call2","parentId":"again","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_twice_5","name":"bash","arguments":{"command":"ls"}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":1767225604000}}
+      """
+    When the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is unavailable with code "pending-or-orphan-tool-exchange"
+    And the tool exchange diagnostics count 1 active and 0 historical issues

@@ -170,3 +170,60 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     When the rebase host opens the current session
     And a rebase is asked
     Then the checkpoint keys are in the contract's order
+
+  @id:CHECKPOINT-015 @clause:C6.5-6 @clause:C6.5-3
+  Scenario: A source that grew on another branch, its leaf unchanged, is a new operation
+    When the rebase host opens the current session at leaf "task"
+    And a rebase is asked
+    And the rebase operation id is remembered
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"sibling","parentId":"compact","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"A branch beside the captured one","timestamp":1767225605000}}
+      """
+    And the rebase host opens the current session at leaf "task"
+    And a rebase dry run is asked
+    Then the rebase result is a preview
+    And the rebase operation id is not the remembered one
+
+  @id:CHECKPOINT-016 @clause:C6.6-10 @clause:C6.6-11 @clause:C6.6-12 @clause:C6.6-13
+  Scenario: The handoff's statement lines say what it is, that verification is unknown, how pins travel and how to recall more
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the handoff has eight lines and quotes the context entries "compact answer task" as one JSON string
+    And line 2 of the handoff mentions "deterministic preserved"
+    And line 3 of the handoff mentions "verification unknown"
+    And line 4 of the handoff mentions "pins memor"
+    And line 5 of the handoff mentions "context_history_recall current-lineage"
+
+  @id:CHECKPOINT-017 @clause:C6.6-5 @clause:C6.6-2
+  Scenario: A target never installed is not rebuilt while Pi's current session is another one: source-moved-before-checkpoint
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase target is deleted
+    And the rebase host facts change to:
+      """
+      {"activation": "switch", "sessionId": "s-someone-else"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "source-moved-before-checkpoint"
+    And no rebase target exists
+    And the rebase journal phase is "Recoverable"
+
+  @id:CHECKPOINT-018 @clause:C6.6-32
+  Scenario: A checkpoint whose JSON is longer than 1,048,576 characters is checkpoint-memory-budget and writes nothing
+    Given the current history session also holds a session pin of 1100000 characters
+    When the current session file gets these lines appended:
+      """
+      {"type":"compaction","id":"cbig","parentId":"pinbig","timestamp":"2026-01-01T00:00:50.000Z","summary":"A long pin was recorded.","firstKeptEntryId":"nothing-kept","tokensBefore":100}
+      {"type":"message","id":"after","parentId":"cbig","timestamp":"2026-01-01T00:00:51.000Z","message":{"role":"user","content":"Carry on with the pin kept","timestamp":1767225651000}}
+      """
+    And the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase result is unavailable with code "checkpoint-memory-budget"
+    When a rebase is asked
+    Then the rebase result is unavailable with code "checkpoint-memory-budget"
+    And no rebase operations folder exists
+    And no rebase target exists

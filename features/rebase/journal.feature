@@ -160,3 +160,73 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is verified and the session was replaced
     And the rebase journal phase is "Verified"
     And the rebase journal records the error code "activation-cancelled"
+
+  @id:JOURNAL-015 @clause:C6.5-28 @clause:C6.5-18
+  Scenario: A later phase write moves updatedAt to its own time and keeps createdAt
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the clock moves on by 3600000 ms
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is verified and the session was replaced
+    And the rebase journal was created at 1767229200000 ms and last updated at 1767232800000 ms
+
+  @id:JOURNAL-016 @clause:C6.2-34 @clause:C6.2-31
+  Scenario: A journal whose source size reaches past the end of the source is archive-changed, though its hash is the whole source's
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase journal field "sourceSize" grows by 10
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "archive-changed"
+    And the rebase source is still the host's current session
+
+  @id:JOURNAL-017 @clause:C6.2-32 @clause:C6.2-31
+  Scenario: A journal recording a source prefix of 0 bytes, hashed as no bytes, is archive-changed
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase journal field "sourceSize" is changed to 0
+    And the rebase journal field "sourceHash" is changed to "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "archive-changed"
+    And the rebase source is still the host's current session
+
+  @id:JOURNAL-018 @clause:C6.5-42 @timeout:3
+  Scenario Outline: Resuming onto an installed target skips the first four phase writes and goes on at verification
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And a recovery of the rebase operation crashes at "<point>" in a child process
+    Then the child process exited with code <exit code>
+    And the rebase journal phase is "<phase>"
+    And exactly one rebase target exists, named after the operation, beside the source
+    And the rebase source is byte-identical to before
+
+    Examples:
+      | case             | point           | exit code | phase     |
+      | prepared         | Prepared        | 0         | Verified  |
+      | archive-verified | ArchiveVerified | 0         | Verified  |
+      | checkpoint-ready | CheckpointReady | 0         | Verified  |
+      | target-created   | TargetCreated   | 0         | Verified  |
+      | activated        | Activated       | 91        | Activated |

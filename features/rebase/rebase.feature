@@ -398,3 +398,95 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And a rebase is asked
     Then the rebase result is unavailable with code "archive-incomplete"
     And the rebase source is byte-identical to before
+
+  @id:REBASE-029 @clause:C6.2-29
+  Scenario: Called directly, the service refuses a source that is a rebase target whose own lineage does not verify
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the checkpoint data in the rebase target is edited, "Continue the implementation" becoming "Abandon the implementation"
+    And the rebase host opens the rebase target
+    And the rebase service is asked directly for a rebase
+    Then the rebase result is unavailable with code "lineage-integrity-unavailable"
+    And exactly one rebase target exists, named after the operation, beside the source
+
+  @id:REBASE-030 @clause:C6.8-13 @clause:C6.8-14
+  Scenario: Every line of the target is the compact JSON of one record, and the file ends with a newline
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And every line of the rebase target is compact JSON
+
+  @id:REBASE-031 @clause:C6.9-3
+  Scenario: Recovery onto a target whose staged bytes are intact but whose leaf holds no checkpoint is target-integrity
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase target gets these lines appended:
+      """
+      {"type":"message","id":"c0ffee02","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"A new root in the target","timestamp":1767312000000}}
+      """
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "target-integrity"
+    And the rebase journal phase is "Recoverable"
+    And the rebase source is still the host's current session
+
+  @id:REBASE-032 @clause:C6.1-7 @clause:C6.1-8
+  Scenario: The info notification says the source is preserved and verification unknown; the warning one warns against deleting the source
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the host showed one info notification naming the operation
+    And the info notification also mentions "source preserved verification unknown"
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "foreign-session"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "target-identity"
+    And the host showed one warning notification naming the operation
+    And the warning notification also mentions "delete source"
+
+  @id:REBASE-033 @clause:C6.2-25
+  Scenario: A second session record inside the source is skipped, not taken for an entry
+    When the current session file gets these lines appended:
+      """
+      {"type":"session","version":3,"id":"s-rebase-again","timestamp":"2026-01-01T00:00:05.000Z","cwd":"{cwd}"}
+      """
+    And the rebase host opens the current session at leaf "task"
+    And a rebase dry run is asked
+    Then the rebase result is a preview
+    And the rebase result counts the source's entries and bytes
+
+  @id:REBASE-034 @clause:C6.2-23
+  Scenario: A source whose header cwd is not a string is refused with source-scope-mismatch
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-cwd-number","timestamp":"2026-01-01T00:00:00.000Z","cwd":7}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Work with an odd header","timestamp":1767225601000}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result is unavailable with code "source-scope-mismatch"
+    And no rebase operations folder exists
+    And the rebase source is byte-identical to before
+
+  @id:REBASE-035 @clause:C6.2-25
+  Scenario Outline: An entry whose id is missing or not a string is archive-invalid-ids
+    When the current session file gets these lines appended:
+      """
+      <line>
+      """
+    And the rebase host opens the current session at leaf "task"
+    And a rebase is asked
+    Then the rebase result is unavailable with code "archive-invalid-ids"
+    And no rebase operations folder exists
+
+    Examples:
+      | case       | line                                                                                                                                                    |
+      | missing-id | {"type":"message","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"No id","timestamp":1767225605000}}          |
+      | numeric-id | {"type":"message","id":5,"parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Odd id","timestamp":1767225605000}} |
