@@ -47,6 +47,8 @@ NOT_NORMATIVE: Final = {
 #: Ids that have left the text: never given again.
 RETIRED: Final[frozenset[str]] = frozenset({
     "C0.3-17", "C4-8",  # "Sources for §0/§4: `…`": citations the first citation rule missed
+    # lead-ins in bold ("**Ranges:**"), which the first lead-in rule missed: their items are the clauses
+    "C2.5-6", "C2.5-10", "C2.10-28", "C3.3-7", "C3.3-14", "C3.3-29", "C3.4-16", "C6.6-17", "C6.11-9",
 })
 
 #: A unit that only cites upstream files (``src/…``, ``tests/…``): where a rule was read, not a rule.
@@ -80,7 +82,8 @@ class Unit:
         """Every unit of a section that holds rules is a clause, except a citation of upstream
         files and a short lead-in to a list (the list's items are the clauses)."""
         text = MARK.sub("", self.text, count=1).strip()
-        lead_in = text.endswith(":") and len(text) <= LEAD_IN_CHARS
+        plain = text.replace("**", "")  # "**Ranges:**" is a lead-in too
+        lead_in = plain.endswith(":") and len(plain) <= LEAD_IN_CHARS
         return not_normative_reason(self.document, self.section) is None and not lead_in and \
             CITATION.fullmatch(text) is None
 
