@@ -52,9 +52,16 @@ RETIRED: Final[frozenset[str]] = frozenset({
 })
 
 #: A unit that only cites upstream files (``src/…``, ``tests/…``): where a rule was read, not a rule.
-CITATION: Final = re.compile(r"(?:Sources for §[0-9.]+:\s*)?(?:`(?:src|tests|packages|docs)/[^`]*`(?:\s*\([^)]*\))?[,;.]?\s*)+")
+_CITED: Final = r"(?:`(?:src|tests|packages|docs)/[^`]*`(?:\s*\([^)]*\))?[,;.]?\s*)"
+CITATION: Final = re.compile(rf"Sources for §[0-9.]+:\s*{_CITED}*|{_CITED}+")
 #: A short lead-in that ends with a colon introduces the list after it, whose items are the clauses.
 LEAD_IN_CHARS: Final = 80
+#: What makes a lead-in a rule of its own ("Checks, in order:", "**Symbols**: at most 20, drawn
+#: from:"): a number, an order, a bound, a scope word or a code (issue 26: "normative means a rule,
+#: a number, a code, a phase or an order").
+RULE_WORDS: Final = re.compile(
+    r"[0-9]|\b(?:order|only|at most|at least|never|must|before|after|silently|no|none|all|first|last|once|"
+    r"except|unless|whatever|either|exactly)\b|`[a-z]+(?:-[a-z]+)+`", re.IGNORECASE)
 SECTION_NUMBER: Final = re.compile(r"^(?P<number>D?[0-9]+(?:\.[0-9]+)*)\.?\s")
 ITEM: Final = re.compile(r"^(?P<indent>\s*)(?:[-*]|[0-9]+\.)\s+")
 TABLE_RULE: Final = re.compile(r"^\|[\s:|-]+\|\s*$")
@@ -80,10 +87,11 @@ class Unit:
     @property
     def normative(self) -> bool:
         """Every unit of a section that holds rules is a clause, except a citation of upstream
-        files and a short lead-in to a list (the list's items are the clauses)."""
+        files and a short lead-in to a list that states no rule itself (the list's items are the
+        clauses)."""
         text = MARK.sub("", self.text, count=1).strip()
         plain = text.replace("**", "")  # "**Ranges:**" is a lead-in too
-        lead_in = plain.endswith(":") and len(plain) <= LEAD_IN_CHARS
+        lead_in = plain.endswith(":") and len(plain) <= LEAD_IN_CHARS and RULE_WORDS.search(plain) is None
         return not_normative_reason(self.document, self.section) is None and not lead_in and \
             CITATION.fullmatch(text) is None
 

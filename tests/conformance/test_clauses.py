@@ -66,6 +66,18 @@ def test_a_citation_and_a_lead_in_are_not_clauses() -> None:
     assert not unit("Its steps:").normative
     assert unit("The lock is taken before the journal is written:" + " x" * 40).normative
     assert not clauses.Unit("contract.md", "7.2", "", 0, 0, "a test shows 3 retries").normative
+    assert not unit("Sources for §6:").normative and not unit("Sources for §0: `docs/A.md`, `src/b.ts`.").normative
+    assert not unit("**Ranges:**").normative and not unit("**The target is missing:**").normative
+
+
+def test_a_lead_in_that_states_an_order_a_bound_or_a_code_is_a_clause() -> None:
+    """Issue 26: normative means a rule, a number, a code, a phase or an order."""
+    def unit(text: str) -> clauses.Unit:
+        return clauses.Unit("contract.md", "2.4", "2.4 Gating", 0, 0, text)
+
+    for text in ("Checks, in order:", "**Symbols**: at most 20, drawn from:", "Any of these gives `operation-integrity`:",
+                 "Migrations 1–16 are unchanged. Golden checksums:", "A candidate row is **eligible** only if all of these hold:"):
+        assert unit(text).normative, text
 
 
 def test_every_id_has_a_visible_label_and_an_anchor_github_renders() -> None:
