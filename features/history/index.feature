@@ -373,3 +373,23 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every path in the folders of the given index and of the session kept its name, kind, mode and bytes
     When the history status is asked
     Then the status reports 2 indexed entries and is complete
+
+  @id:INDEX-022
+  Scenario: With exact and full-text retrieval both off, recall warns lexical-retrieval-disabled and is partial; one of them on is enough
+    Given the global history configuration:
+      """
+      {"retrieval": {"exact": false, "fts": false}}
+      """
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the result is partial with warnings "lexical-retrieval-disabled"
+    And the result has coverage "partial"
+    And there are no hits
+    When the global history configuration is changed to:
+      """
+      {"retrieval": {"exact": false}}
+      """
+    And the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
