@@ -374,7 +374,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     When the history status is asked
     Then the status reports 2 indexed entries and is complete
 
-  @id:INDEX-022
+  @id:INDEX-022 @clause:C2.12-10 @clause:C2.12-15
   Scenario: With exact and full-text retrieval both off, recall warns lexical-retrieval-disabled and is partial; one of them on is enough
     Given the global history configuration:
       """
@@ -393,3 +393,37 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And recall is asked for "`LastExportUtc`"
     Then the result is complete with no warnings
     And the hit entry ids are "old"
+
+  @id:INDEX-023 @clause:C2.12-12 @clause:C2.7-2 @clause:C2.12-15 @clause:C5.1-12 @clause:C5.1-9
+  Scenario: A hit whose indexed line changed where the catch-up does not look is skipped with source-unavailable-or-changed
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    When the current session file is edited in place, "Original" becoming "Modified"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And recall is asked for "`Original`"
+    Then the result is partial with warnings "source-unavailable-or-changed"
+    And the result has coverage "partial"
+    And there are no hits
+    And no result contains "Modified constraint"
+
+  @id:INDEX-024 @clause:C5.1-17 @clause:C5.1-5 @clause:C5.1-24
+  Scenario: One session indexed from another file path is rebuilt from its new file, not appended to the rows of the old one
+    When the current session file is copied to the sibling session "copy"
+    And the history host switches to the sibling session "copy"
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    When the current session file is edited in place, "Original" becoming "Modified"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And the history host opens the current session
+    And recall is asked for "`Modified`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    When the first hit is read
+    Then the read text contains "Modified constraint: never rename it."

@@ -365,7 +365,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | lf-one-past-64-kib        | 65536   |
       | lf-ends-the-first-1-mib   | 1048575 |
 
-  @id:READ-018
+  @id:READ-018 @clause:C3.1-1 @clause:C3.6-1 @clause:C2.9-14
   Scenario: An aborted read answers aborted before its reference or range is looked at; the ref reads again once the abort is lifted
     Given the current history session with these lines:
       """
@@ -387,7 +387,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Then the read is whole
     And the read text is "Keep `LastExportUtc` stable."
 
-  @id:READ-019
+  @id:READ-019 @clause:C3.3-1 @clause:C3.6-1
   Scenario Outline: A read while the history tools or the master switch are off answers disabled, whatever its reference (<case>)
     Given the current history session with these lines:
       """
@@ -421,7 +421,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | tools-off      | {"historyTools": {"enabled": false}}  |
       | master-off     | {"enabled": false}                    |
 
-  @id:READ-020
+  @id:READ-020 @clause:C3.4-14 @clause:C3.4-2 @clause:C3.4-3 @clause:C3.4-8
   Scenario Outline: Empty parts are dropped before the parts are joined (<case>)
     Given the current history session with these lines:
       """
