@@ -373,3 +373,106 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every path in the folders of the given index and of the session kept its name, kind, mode and bytes
     When the history status is asked
     Then the status reports 2 indexed entries and is complete
+
+  @id:INDEX-022 @clause:C2.12-10 @clause:C2.12-15
+  Scenario: With exact and full-text retrieval both off, recall warns lexical-retrieval-disabled and is partial; one of them on is enough
+    Given the global history configuration:
+      """
+      {"retrieval": {"exact": false, "fts": false}}
+      """
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the result is partial with warnings "lexical-retrieval-disabled"
+    And the result has coverage "partial"
+    And there are no hits
+    When the global history configuration is changed to:
+      """
+      {"retrieval": {"exact": false}}
+      """
+    And the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+
+  @id:INDEX-023 @clause:C2.12-12 @clause:C2.7-2 @clause:C2.12-15 @clause:C5.1-12 @clause:C5.1-9
+  Scenario: A hit whose indexed line changed where the catch-up does not look is skipped with source-unavailable-or-changed
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the result is complete with no warnings
+    When the current session file is edited in place, "Original" becoming "Modified"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And recall is asked for "`Original`"
+    Then the result is partial with warnings "source-unavailable-or-changed"
+    And the result has coverage "partial"
+    And there are no hits
+    And no result contains "Modified constraint"
+
+  @id:INDEX-024 @clause:C5.1-17 @clause:C5.1-5 @clause:C5.1-24
+  Scenario: One session indexed from another file path is rebuilt from its new file, not appended to the rows of the old one
+    When the current session file is copied to the sibling session "copy"
+    And the history host switches to the sibling session "copy"
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    When the current session file is edited in place, "Original" becoming "Modified"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And the history host opens the current session
+    And recall is asked for "`Modified`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    When the first hit is read
+    Then the read text contains "Modified constraint: never rename it."
+
+  @id:INDEX-025 @clause:C5.1-18 @clause:C5.1-6
+  Scenario: A header changed in place, though its id and cwd stay, rebuilds the index: an earlier line edited as the file grew is found with its new text
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    When the current session file is edited in place, "2026-01-01T00:00:00.000Z" becoming "2026-01-01T00:00:09.000Z"
+    And the current session file is edited in place, "Original" becoming "Modified"
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"grown","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"The file grew.","timestamp":1767225605000}}
+      """
+    And recall is asked for "`Modified`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "old"
+    When the first hit is read
+    Then the read text contains "Modified constraint: never rename it."
+
+  @id:INDEX-026 @clause:C5.1-19 @clause:C5.1-13
+  Scenario: An unterminated entry cut shorter is dropped by a rebuild, though the bytes up to the checkpoint are unchanged (the file shrank)
+    When the history host opens the current session
+    And the current session file gets this line appended without a newline: {"type":"message","id":"unterminated","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Unterminated `TailMarker` line.","timestamp":1767225605000}}
+    And recall is asked for "`TailMarker`"
+    Then the hit entry ids are "unterminated"
+    And the result is partial with warnings "source-coverage-partial"
+    When the current session file loses its last 5 bytes
+    And recall is asked for "`TailMarker`"
+    Then the result is partial with warnings "source-coverage-partial"
+    And there are no hits
+    When the history status is asked
+    Then the status reports 2 indexed entries and is complete
+
+  @id:INDEX-027 @clause:C5.1-12 @clause:P1.7-6
+  Scenario: An appended line that reuses an indexed entry id with other content rebuilds the index: the later line is the entry
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"A second line with the id old says `ReusedMarker`.","timestamp":1767225605000}}
+      """
+    And recall is asked for "`ReusedMarker`"
+    Then the hit entry ids are "old"
+    And the result carries the warning "source-coverage-partial"
+    When the first hit is read
+    Then the read text is "A second line with the id old says `ReusedMarker`."
+    When recall is asked for "`LastExportUtc`"
+    Then there are no hits
+    And the result is partial with warnings "source-coverage-partial"

@@ -574,3 +574,38 @@ Feature: History results respect privacy classifications, markers and secrets
     And recall is asked for "`NbspCheck`"
     Then the hit entry ids are "thought"
     And the first hit has classification "sensitive"
+
+  @id:PRIVACY-030 @clause:C2.11-1 @clause:C2.11-2 @clause:C2.11-3 @clause:C2.11-4 @clause:C2.10-18
+  Scenario Outline: The credential and private-key families at and past their bounds, and the order the families apply in (<case>)
+    Given the current history session gets a user message "family" with this text:
+      """
+      FamilyCheck <text> end
+      """
+    When the history host opens the current session with provider "ollama"
+    And recall is asked for "`FamilyCheck`"
+    Then the hit entry ids are "family"
+    And the first hit has classification "<classification>"
+    And the first hit's excerpt is "FamilyCheck <shown> end"
+
+    Examples:
+      | case              | text                                                              | classification | shown                             |
+      | sk-7-chars        | sk-abcdefg                                                        | normal         | sk-abcdefg                        |
+      | sk-8-chars        | sk-abcdefgh                                                       | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | sk-ant            | sk-ant-abcdefgh                                                   | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | gh-11-chars       | ghp_abcdefghijk                                                   | normal         | ghp_abcdefghijk                   |
+      | gh-12-chars       | ghp_abcdefghijkl                                                  | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | gh-oauth          | gho_abcdefghijkl                                                  | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | gh-user           | ghu_abcdefghijkl                                                  | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | gh-server         | ghs_abcdefghijkl                                                  | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | gh-refresh        | ghr_abcdefghijkl                                                  | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | gh-other-letter   | ghx_abcdefghijkl                                                  | normal         | ghx_abcdefghijkl                  |
+      | akia-15           | AKIAABCDEFGHIJKLMNO                                               | normal         | AKIAABCDEFGHIJKLMNO               |
+      | akia-16           | AKIAABCDEFGHIJKLMNOP                                              | sensitive      | [DS4 REDACTED CREDENTIAL]         |
+      | akia-lower-case   | AKIAabcdefghijklmnop                                              | normal         | AKIAabcdefghijklmnop              |
+      | pem-no-infix      | -----BEGIN PRIVATE KEY-----body-----END PRIVATE KEY-----          | sensitive      | [DS4 REDACTED PRIVATE KEY]        |
+      | pem-ec            | -----BEGIN EC PRIVATE KEY-----body-----END EC PRIVATE KEY-----    | sensitive      | [DS4 REDACTED PRIVATE KEY]        |
+      | pem-openssh       | -----BEGIN OPENSSH PRIVATE KEY-----body-----END OPENSSH PRIVATE KEY----- | sensitive | [DS4 REDACTED PRIVATE KEY]   |
+      | pem-dsa           | -----BEGIN DSA PRIVATE KEY-----body-----END DSA PRIVATE KEY-----  | sensitive      | [DS4 REDACTED PRIVATE KEY]        |
+      | pem-public        | -----BEGIN PUBLIC KEY-----body-----END PUBLIC KEY-----            | normal         | -----BEGIN PUBLIC KEY-----body-----END PUBLIC KEY----- |
+      | credential-first  | Bearer sk-abcdefgh12                                              | sensitive      | Bearer [DS4 REDACTED CREDENTIAL]  |
+      | key-in-pem        | -----BEGIN RSA PRIVATE KEY-----sk-abcdefgh12-----END RSA PRIVATE KEY----- | sensitive | [DS4 REDACTED PRIVATE KEY] |

@@ -364,3 +364,125 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | lf-ends-the-first-64-kib  | 65535   |
       | lf-one-past-64-kib        | 65536   |
       | lf-ends-the-first-1-mib   | 1048575 |
+
+  @id:READ-018 @clause:C3.1-1 @clause:C3.6-1 @clause:C2.9-14
+  Scenario: An aborted read answers aborted before its reference or range is looked at; the ref reads again once the abort is lifted
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-abort","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` stable.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the tool call is aborted before it runs
+    And the first hit is read
+    Then the result is unavailable with code "aborted"
+    When read is asked with:
+      """
+      {"sourceRef": "not a reference", "startLine": 0}
+      """
+    Then the result is unavailable with code "aborted"
+    When the history host is sent history.setAborted with the params {"aborted": false}
+    And the first hit is read
+    Then the read is whole
+    And the read text is "Keep `LastExportUtc` stable."
+
+  @id:READ-019 @clause:C3.3-1 @clause:C3.6-1
+  Scenario Outline: A read while the history tools or the master switch are off answers disabled, whatever its reference (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-off","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` stable.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "`LastExportUtc`"
+    And the global history configuration is changed to:
+      """
+      <configuration>
+      """
+    And the history host opens the current session
+    And the first hit is read
+    Then the result is unavailable with code "disabled"
+    When read is asked with:
+      """
+      {"sourceRef": "not a reference", "startLine": 0}
+      """
+    Then the result is unavailable with code "disabled"
+    When the global history configuration is changed to:
+      """
+      {}
+      """
+    And the history host opens the current session
+    And the first hit is read
+    Then the read is whole
+
+    Examples:
+      | case           | configuration                         |
+      | tools-off      | {"historyTools": {"enabled": false}}  |
+      | master-off     | {"enabled": false}                    |
+
+  @id:READ-020 @clause:C3.4-14 @clause:C3.4-2 @clause:C3.4-3 @clause:C3.4-8
+  Scenario Outline: Empty parts are dropped before the parts are joined (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-empty","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"start","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Start.","timestamp":1767225601000}}
+      <entry>
+      """
+    And the history host opens the current session
+    When recall is asked with:
+      """
+      {"query": "`EmptyPartMarker`", "includeSummaries": true}
+      """
+    And the first hit is read
+    Then the read text is "<text>"
+    And the read is whole
+
+    Examples:
+      | case            | entry | text |
+      | user-blocks     | {"type":"message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"text","text":""},{"type":"text","text":"EmptyPartMarker first"},{"type":"text","text":""},{"type":"text","text":"last"}],"timestamp":1767225602000}} | EmptyPartMarker first\nlast |
+      | assistant-parts | {"type":"message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":""},{"type":"text","text":"EmptyPartMarker answer"},{"type":"text","text":""},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}],"provider":"openai","model":"gpt","usage":{"input":1,"output":1},"stopReason":"toolUse","timestamp":1767225602000}} | EmptyPartMarker answer\nbash\n{"command":"ls"} |
+      | branch-summary  | {"type":"branch_summary","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","fromId":"","summary":"EmptyPartMarker branch"} | EmptyPartMarker branch |
+
+  @id:READ-021 @clause:C3.3-4 @clause:C3.6-1
+  Scenario: A read re-runs its scope's checks: a project-scoped ref answers project-scope-disabled, then project-untrusted, and reads again when allowed
+    Given the sibling history session "other" with these lines:
+      """
+      {"type":"session","version":3,"id":"s-other","timestamp":"2026-01-02T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"o1","parentId":null,"timestamp":"2026-01-02T00:00:01.000Z","message":{"role":"user","content":"Another session keeps `ProjectRefMarker`.","timestamp":1767312001000}}
+      """
+    And the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-current","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Nothing to see here.","timestamp":1767225601000}}
+      """
+    And the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true}}
+      """
+    And the history host opens the current session
+    When recall is asked with:
+      """
+      {"query": "`ProjectRefMarker`", "scope": "project"}
+      """
+    Then the hit entry ids are "o1"
+    When the global history configuration is changed to:
+      """
+      {}
+      """
+    And the history host opens the current session
+    And the first hit is read
+    Then the result is unavailable with code "project-scope-disabled"
+    When the global history configuration is changed to:
+      """
+      {"historyTools": {"allowProjectScope": true}}
+      """
+    And the history project becomes untrusted
+    And the history host opens the current session
+    And the first hit is read
+    Then the result is unavailable with code "project-untrusted"
+    When the history project becomes trusted
+    And the history host opens the current session
+    And the first hit is read
+    Then the read is whole
+    And the read source has relation "other-branch"

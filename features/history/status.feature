@@ -118,3 +118,17 @@ Feature: History status is content-free and never catches up
     And the current session file is deleted
     And the history status is asked
     Then the result is unavailable with code "ephemeral-session"
+
+  @id:STATUS-009 @clause:C4-2 @clause:C2.12-1
+  Scenario: An index that cannot be opened is runtime-unavailable for status and recall alike, and the host answers again once it can
+    When the history index path lies inside a regular file
+    And the history host opens the current session with that index
+    And the history status is asked
+    Then the result is unavailable with code "runtime-unavailable"
+    When recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "runtime-unavailable"
+    When the history host opens the current session
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "status-ask"
+    When the history status is asked
+    Then the status reports 3 indexed entries and is complete
