@@ -5,7 +5,7 @@
 // Usage: node pi_session_clauses.mjs <empty scratch dir>
 //
 // Only Pi's session manager and its pure context functions are used (no agent, no model).
-// tests/clauses/test_pi_session_clauses.py asserts each clause against this output; the
+// tests/clauses/test_reader_clauses.py asserts each clause against this output; the
 // script itself judges nothing. Every experiment catches its own error into {"error": ...}.
 // Env: PI_PKG = package dir (default <repo>/oracle/node_modules/@earendil-works/pi-coding-agent)
 import { createHash } from "node:crypto";
@@ -49,7 +49,8 @@ function experiment(name, body) {
 
 // §3.4, §1.1, §1.3, §1.4: a new session writes nothing until the first assistant message.
 experiment("deferredWrite", (dir) => {
-  const sm = SessionManager.create(CWD, dir);
+  const sm = SessionManager.create(join(CWD, "sub", ".."), dir);
+  const dirExistsAtCreate = existsSync(dir);
   const file = sm.getSessionFile();
   const steps = [];
   const step = (name, append) => {
@@ -70,7 +71,7 @@ experiment("deferredWrite", (dir) => {
   const data = readFileSync(file);
   const all = values(file);
   return {
-    steps, fileName: basename(file), sessionId: sm.getSessionId(), header: all[0], headerKeys: Object.keys(all[0]),
+    steps, dirExistsAtCreate, projectCwd: CWD, fileName: basename(file), sessionId: sm.getSessionId(), header: all[0], headerKeys: Object.keys(all[0]),
     entries: all.slice(1).map((e) => ({ id: e.id, parentId: e.parentId, timestamp: e.timestamp, type: e.type })),
     endsWithLf: data.at(-1) === 0x0a, prefixKept: data.subarray(0, afterFlush.length).equals(afterFlush),
     compact: text(file).split("\n").filter(Boolean).every((l) => JSON.stringify(JSON.parse(l)) === l),
@@ -83,11 +84,13 @@ experiment("neverWritten", (dir) => {
   const first = sm.getSessionFile();
   sm.appendMessage(user("only a question"));
   const second = sm.newSession();
+  const entriesAfterNew = sm.getEntries().length;
+  const leafAfterNew = sm.getLeafId();
   const memory = SessionManager.inMemory(CWD);
   memory.appendMessage(user("q"));
   memory.appendMessage(assistant("a"));
   return {
-    firstExists: existsSync(first), secondDiffers: second !== first, secondExists: existsSync(second),
+    entriesAfterNew, leafAfterNew, firstExists: existsSync(first), secondDiffers: second !== first, secondExists: existsSync(second),
     dirFiles: existsSync(dir) ? readdirSync(dir) : [], inMemoryPersisted: memory.isPersisted(),
     inMemoryFile: memory.getSessionFile() ?? null, inMemoryEntries: memory.getEntries().length,
   };
@@ -271,6 +274,29 @@ experiment("migration", (dir) => {
   const listed = join(listDir, "v1.jsonl");
   writeFileSync(listed, v1);
   legacyListing = { listDir, listed };
+  const v1path = join(dir, "v1.jsonl");
+  const migrated = text(v1path);
+  SessionManager.open(v1path);
+  result.reopenUnchanged = text(v1path) === migrated;
+  const copy = join(dir, "v1-copy.jsonl");
+  writeFileSync(copy, v1);
+  SessionManager.open(copy);
+  result.freshCopyDiffers = text(copy) !== migrated;
+  const opened = SessionManager.open(v1path);
+  const overridden = SessionManager.open(v1path, undefined, "/somewhere/else");
+  result.openDir = opened.getSessionDir() === dirname(v1path);
+  result.openCwd = opened.getCwd() === CWD;
+  result.overriddenCwd = overridden.getCwd();
+  const recentDir = join(dir, "recent-v2");
+  mkdirSync(recentDir);
+  const recentV2 = join(recentDir, "v2.jsonl");
+  writeFileSync(recentV2, v2plain);
+  SessionManager.continueRecent(CWD, recentDir);
+  result.continueRecentRewrote = text(recentV2) !== v2plain;
+  const setV2 = join(dir, "set-v2.jsonl");
+  writeFileSync(setV2, v2plain);
+  SessionManager.create(CWD, join(dir, "set-dir")).setSessionFile(setV2);
+  result.setSessionFileRewrote = text(setV2) !== v2plain;
   return result;
 });
 

@@ -58,19 +58,21 @@ def test_a_session_without_an_assistant_message_or_in_memory_is_never_written(pi
     facts = _facts(pi_did, "neverWritten")
     assert facts["firstExists"] is False and facts["secondExists"] is False and facts["dirFiles"] == []
     assert facts["secondDiffers"] is True, "newSession() gives a new file name"
+    assert facts["entriesAfterNew"] == 0 and facts["leafAfterNew"] is None, "newSession() replaces memory"
     assert facts["inMemoryPersisted"] is False and facts["inMemoryFile"] is None
     assert facts["inMemoryEntries"] == 2
 
 
 def test_file_name_header_ids_and_timestamps(pi_did: dict[str, Any]) -> None:
-    """P1.1-4, P1.1-5 (generated id), P1.3-1, P1.3-2, P1.3-3, P1.3-5, P1.3-6, P1.4-1, P1.4-2, P1.4-3, P1.4-4."""
+    """P1.1-4, P1.1-5 (generated id), P6-3, P1.3-1, P1.3-2, P1.3-3, P1.3-5, P1.3-6, P1.4-1, P1.4-2, P1.4-3, P1.4-4."""
     facts = _facts(pi_did, "deferredWrite")
     header = facts["header"]
     assert facts["headerKeys"] == ["type", "version", "id", "timestamp", "cwd"]
     assert header["type"] == "session" and header["version"] == 3
     assert UUID7.match(header["id"]) and header["id"] == facts["sessionId"]
     assert ISO_MS.match(header["timestamp"])
-    assert header["cwd"].endswith("/project") and header["cwd"].startswith("/")
+    assert header["cwd"] == facts["projectCwd"], "the resolved cwd (create got <cwd>/sub/..)"
+    assert facts["dirExistsAtCreate"] is True, "P6-3: create() makes the session dir, writes no file"
     stamp = header["timestamp"].replace(":", "-").replace(".", "-")
     assert facts["fileName"] == f"{stamp}_{header['id']}.jsonl"
     entries = facts["entries"]
@@ -180,6 +182,16 @@ def test_migration_rewrites_a_legacy_file_on_open(pi_did: dict[str, Any]) -> Non
     v2 = [json.loads(line) for line in facts["v2"]["after"].splitlines()]
     assert v2[0]["version"] == 3 and v2[1]["message"]["role"] == "custom"
     assert json.loads(facts["v2plain"]["after"].splitlines()[0])["version"] == 3
+
+
+def test_a_migrated_file_is_current_and_each_migration_draws_new_ids(pi_did: dict[str, Any]) -> None:
+    """P2-14, P2-20 (open, continueRecent and setSessionFile rewrite), P6-4 (open: dir of the file,
+    cwd of the header unless overridden)."""
+    facts = _facts(pi_did, "migration")
+    assert facts["reopenUnchanged"] is True and facts["freshCopyDiffers"] is True
+    assert facts["continueRecentRewrote"] is True and facts["setSessionFileRewrote"] is True
+    assert facts["openDir"] is True and facts["openCwd"] is True
+    assert facts["overriddenCwd"] == "/somewhere/else"
 
 
 def test_a_current_version_is_never_rewritten(pi_did: dict[str, Any]) -> None:
