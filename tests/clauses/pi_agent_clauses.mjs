@@ -128,6 +128,12 @@ await experiment("session", async () => {
   api.setActiveTools(["probe", "no-such-tool"]);
   const active = api.getActiveTools();
   const n4 = count();
+  let nextTurnTools = null;
+  faux.setResponses([(context) => {
+    nextTurnTools = (context.tools ?? []).map((t) => t.name);
+    return ai.fauxAssistantMessage("next turn");
+  }]);
+  await session.prompt("again");
   const userEntry = afterPrompt[3];
   const toUser = await session.navigateTree(userEntry.id);
   const leafAfterUser = sm.getLeafId();
@@ -152,7 +158,7 @@ await experiment("session", async () => {
     appendEntry: { added: n1 - n0, entry: lines(file)[n0] },
     sendMessage: { added: n2 - n1, entry: lines(file)[n1] },
     nameAndLabel: { added: n3 - n2, entries: lines(file).slice(n2, n3) },
-    tools: { active, allKeys: allTools.map((t) => Object.keys(t).sort()), addedBySetActive: n4 - n3 },
+    tools: { active, allKeys: allTools.map((t) => Object.keys(t).sort()), addedBySetActive: n4 - n3, nextTurnTools },
     navigated, bash: tail.map((e) => ({ type: e.type, role: e.message?.role, keys: e.message ? Object.keys(e.message) : null })),
   };
 });
@@ -181,7 +187,9 @@ await experiment("runtime", async () => {
   const runtime = await pc.createAgentSessionRuntime(createRuntime, {
     cwd, agentDir, sessionManager: pc.SessionManager.create(cwd, sessions),
   });
+  const oldApi = api;
   let setupSaw = null;
+  let replaced = null;
   const parent = join(out, "parent.jsonl");
   await runtime.newSession({
     parentSession: parent,
@@ -190,7 +198,18 @@ await experiment("runtime", async () => {
       sm.appendCustomEntry("setup-state", { s: 1 });
       sm.appendMessage({ role: "user", content: [{ type: "text", text: "from setup" }], timestamp: 1 });
     },
+    withSession: async (ctx) => {
+      replaced = { sendMessage: typeof ctx.sendMessage, sendUserMessage: typeof ctx.sendUserMessage,
+        newSession: typeof ctx.newSession, switchSession: typeof ctx.switchSession, fork: typeof ctx.fork,
+        navigateTree: typeof ctx.navigateTree, waitForIdle: typeof ctx.waitForIdle, reload: typeof ctx.reload };
+    },
   });
+  let oldApiError = null;
+  try {
+    oldApi.appendEntry("stale", {});
+  } catch (error) {
+    oldApiError = String(error.message);
+  }
   const newManager = runtime.session.sessionManager;
   const newFile = newManager.getSessionFile();
   const writtenAfterNew = existsSync(newFile);
@@ -211,7 +230,7 @@ await experiment("runtime", async () => {
     switchError = String(error.message);
   }
   return {
-    setupSaw, writtenAfterNew, order, header: lines(newFile)[0], parent,
+    setupSaw, replaced, oldApiError, writtenAfterNew, order, header: lines(newFile)[0], parent,
     switchError, switchRewrote: readFileSync(v2, "utf8") !== v2body, switchVersion: lines(v2)[0].version,
     methods: ["newSession", "switchSession", "fork", "importFromJsonl", "dispose"].filter((n) => typeof runtime[n] !== "function"),
   };

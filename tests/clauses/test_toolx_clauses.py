@@ -11,6 +11,7 @@ and fail, never skip, without it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -146,3 +147,62 @@ def test_navigate_tree_moves_the_leaf_as_tree_does(agent_did: dict[str, Any]) ->
     assert facts["leafAtAssistant"] == facts["lastAssistant"] and facts["assistantEditorText"] is None
     assert facts["leafAfterAssistant"] != facts["assistant"]
     assert facts["labelEntry"] == {"type": "label", "targetId": facts["assistant"]}
+
+
+def test_the_next_turn_sees_the_active_tools(agent_did: dict[str, Any]) -> None:
+    """P6-26 (the change applies from the next turn: the tools of the next request)."""
+    tools = _facts(agent_did, "session")["tools"]
+    assert len(tools["allKeys"]) > 1 and tools["nextTurnTools"] == ["probe"] == tools["active"]
+
+
+def test_a_replaced_session_gets_a_fresh_context_and_the_old_one_is_stale(agent_did: dict[str, Any]) -> None:
+    """P6-17 (the command context's session methods), P6-18 (sendMessage and sendUserMessage on the
+    context withSession gets), P6-19 (the old pi throws after a replacement)."""
+    facts = _facts(agent_did, "runtime")
+    assert set(facts["replaced"].values()) == {"function"}
+    assert set(facts["replaced"]) == {"sendMessage", "sendUserMessage", "newSession", "switchSession", "fork",
+                                      "navigateTree", "waitForIdle", "reload"}
+    assert facts["oldApiError"].startswith("This extension ctx is stale after session replacement")
+
+
+# --------------------------------------------------------------------------- declarations of the pinned Pi
+
+TYPES = _pi.ORACLE_DIR / "node_modules" / "@earendil-works"
+MEMBER = re.compile(r"^    (?P<name>[A-Za-z]+)(?P<optional>\??)[:(<]", re.MULTILINE)
+
+
+def _members(package: str, relative: str, interface: str) -> dict[str, bool]:
+    """The members of one exported interface of an installed ``.d.ts``: name -> optional."""
+    problem = _pi.problem()
+    if problem:
+        pytest.fail(f"the Pi oracle is not available: {problem}; {_pi.HOW_TO_FIX}", pytrace=False)
+    text = (TYPES / package / "dist" / relative).read_text(encoding="utf-8")
+    start = text.index(f"export interface {interface}")
+    body = text[start:text.index("\n}\n", start)]
+    return {m["name"]: bool(m["optional"]) for m in MEMBER.finditer(body)}
+
+
+def test_a_tool_definition_has_these_required_and_optional_fields() -> None:
+    """P6-22, P6-23."""
+    members = _members("pi-coding-agent", "core/extensions/types.d.ts", "ToolDefinition")
+    assert {n for n, optional in members.items() if not optional} == {"name", "label", "description", "parameters",
+                                                                     "execute"}
+    assert {n for n, optional in members.items() if optional} == {
+        "promptSnippet", "promptGuidelines", "prepareArguments", "executionMode", "renderCall", "renderResult",
+        "renderShell", "constrainedSampling"}
+    result = _members("pi-agent-core", "types.d.ts", "AgentToolResult")
+    assert result == {"content": False, "details": False, "usage": True, "addedToolNames": True, "terminate": True}
+
+
+def test_a_command_and_its_context_are_declared_as_the_spec_says() -> None:
+    """P6-24 (registerCommand's options), P6-17 (switchSession takes no cwdOverride), P6-20."""
+    command = _members("pi-coding-agent", "core/extensions/types.d.ts", "RegisteredCommand")
+    assert command == {"name": False, "sourceInfo": False, "description": True, "getArgumentCompletions": True,
+                       "handler": False}
+    text = (TYPES / "pi-coding-agent" / "dist" / "core" / "extensions" / "types.d.ts").read_text(encoding="utf-8")
+    start = text.index("export interface ExtensionCommandContext ")
+    body = text[start:text.index("\n}\n", start)]
+    switch = body[body.index("switchSession("):body.index("reload(")]
+    assert "withSession" in switch and "cwdOverride" not in switch
+    context = text[text.index("export interface ExtensionContext "):]
+    assert "    sessionManager: ReadonlySessionManager;" in context[:context.index("\n}\n")]
