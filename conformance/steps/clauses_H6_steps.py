@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pytest_bdd import given
+from pytest_bdd import given, parsers, then
 
-from conformance.world import SessionFile
+from conformance.world import Response, SessionFile
 
 _RAW_BYTE = re.compile(r"\[x([0-9A-F]{2})\]")
 
@@ -30,3 +30,8 @@ def given_raw_bytes(workdir: Path, session_file: SessionFile, docstring: str) ->
     path.write_bytes(bytes(data))
     session_file.path = path
     session_file.bytes_before = bytes(data)
+
+
+@then(parsers.parse('the header fields "{names}" are reported as not strings'))
+def then_invalid_header_fields(response: Response, names: str) -> None:
+    assert response.value()["diagnostics"]["invalidHeaderFields"] == names.split(), response.value()["diagnostics"]

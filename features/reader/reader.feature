@@ -395,3 +395,28 @@ Feature: Canonical reader
     When the session is inspected
     Then the request fails with code "session-no-header"
     And the session file is byte-identical to before
+
+  @id:READER-035 @clause:P1.7-3 @clause:P1.7-2
+  Scenario: Lines JSON.parse rejects before the header are skipped, and the header after them is read
+    Given a session file with these lines:
+      """
+      {not json before the header
+      {"type":"session","version":3,"id":"s-junk","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"j1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the session id is "s-junk" and its cwd is "/w"
+    And the diagnostics count 1 malformed lines at lines 1
+    And the path ids are "j1"
+    And the session file is byte-identical to before
+
+  @id:READER-036 @clause:P1.7-3
+  Scenario: The header's version, cwd and timestamp are not validated: a header without them is still read
+    Given a session file with these lines:
+      """
+      {"type":"session","id":"s-bare","cwd":7}
+      {"type":"message","id":"k1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the session inspection answers "ok"
+    And the header fields "cwd timestamp" are reported as not strings
