@@ -220,3 +220,20 @@ Feature: Compaction-aware context
     When the session is inspected
     Then the context entry ids are "s5 s4 s6"
     And the model is "openai/gpt-5" and the thinking level is "high"
+
+  @id:CONTEXT-018 @clause:P4.4-4 @clause:P4.4-3
+  Scenario: A compaction always gives its summary message, even an empty one, where a branch summary would give none
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-empty-sum","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"q1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}
+      {"type":"compaction","id":"q2","parentId":"q1","timestamp":"2025-06-01T12:00:02.000Z","summary":"","firstKeptEntryId":"q1","tokensBefore":0}
+      {"type":"branch_summary","id":"q3","parentId":"q2","timestamp":"2025-06-01T12:00:03.000Z","fromId":"root","summary":""}
+      """
+    When the session is inspected
+    Then the context entry ids are "q2 q1 q3"
+    And the context roles are "compactionSummary user"
+    And context message 1 is exactly:
+      """
+      {"role":"compactionSummary","summary":"","tokensBefore":0,"timestamp":1748779202000}
+      """

@@ -368,3 +368,55 @@ Feature: Canonical reader
       | one-before | 4194303 | entry    | 0        | 3       |
       | at-bound   | 4194304 | entry    | 0        | 3       |
       | one-past   | 4194305 | oversize | 1        | 2       |
+
+  @id:READER-033 @clause:P1.7-1
+  Scenario: Bytes that are not UTF-8 are read as U+FFFD, as Pi's decoder reads them, and the line stays an entry
+    Given a session file with these lines, where each "[xHH]" is that raw byte:
+      """
+      {"type":"session","version":3,"id":"s-utf8","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"u1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"a[xFF]b[xC3]","timestamp":1}}
+      """
+    When the session is inspected
+    Then the diagnostics count 0 malformed lines
+    And the leaf is "u1"
+    And context message 1 is exactly:
+      """
+      {"role":"user","content":"a\ufffdb\ufffd","timestamp":1}
+      """
+    And the session file is byte-identical to before
+
+  @id:READER-034 @clause:P1.7-4 @clause:P1.7-2
+  Scenario: A file of blank lines only is not empty: it has no session header, and it stays as it was
+    Given a session file with these lines, where each "[U+XXXX]" is that raw character:
+      """
+      [U+0020][U+0020][U+0009]
+      [U+3000]
+      """
+    When the session is inspected
+    Then the request fails with code "session-no-header"
+    And the session file is byte-identical to before
+
+  @id:READER-035 @clause:P1.7-3 @clause:P1.7-2
+  Scenario: Lines JSON.parse rejects before the header are skipped, and the header after them is read
+    Given a session file with these lines:
+      """
+      {not json before the header
+      {"type":"session","version":3,"id":"s-junk","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"j1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the session id is "s-junk" and its cwd is "/w"
+    And the diagnostics count 1 malformed lines at lines 1
+    And the path ids are "j1"
+    And the session file is byte-identical to before
+
+  @id:READER-036 @clause:P1.7-3
+  Scenario: The header's version, cwd and timestamp are not validated: a header without them is still read
+    Given a session file with these lines:
+      """
+      {"type":"session","id":"s-bare","cwd":7}
+      {"type":"message","id":"k1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}
+      """
+    When the session is inspected
+    Then the session inspection answers "ok"
+    And the header fields "cwd timestamp" are reported as not strings

@@ -91,3 +91,21 @@ Feature: Tool exchange analysis
     Then the tool exchange has 1 active and 0 historical issues
     When the session is inspected
     Then the tool exchange has 0 active and 0 historical issues
+
+  @id:TOOLX-008 @clause:P5-9 @clause:P5-7 @clause:P5-8 @clause:P5-6
+  Scenario: The context keeps incomplete exchanges as stored: no result is made up for an unanswered call
+    Given a session file with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tx8","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
+      {"type":"message","id":"q1","parentId":null,"timestamp":"2025-06-01T12:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_a","name":"bash","arguments":{}},{"type":"toolCall","id":"call_b","name":"read","arguments":{}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":1}}
+      {"type":"message","id":"q2","parentId":"q1","timestamp":"2025-06-01T12:00:02.000Z","message":{"role":"toolResult","toolCallId":"call_a","toolName":"bash","content":[],"isError":false,"timestamp":2}}
+      {"type":"message","id":"q3","parentId":"q2","timestamp":"2025-06-01T12:00:03.000Z","message":{"role":"user","content":"Stop, never mind.","timestamp":3}}
+      {"type":"message","id":"q4","parentId":"q3","timestamp":"2025-06-01T12:00:04.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_z","name":"bash","arguments":{"comm":1}}],"provider":"p","model":"m","stopReason":"aborted","errorMessage":"aborted","timestamp":4}}
+      """
+    When the session is inspected
+    Then the context roles are "assistant toolResult user assistant"
+    And context message 4 is exactly:
+      """
+      {"role":"assistant","content":[{"type":"toolCall","id":"call_z","name":"bash","arguments":{"comm":1}}],"provider":"p","model":"m","stopReason":"aborted","errorMessage":"aborted","timestamp":4}
+      """
+    And the tool exchange has 2 active and 0 historical issues
