@@ -178,3 +178,63 @@ Feature: Explicit history recall
       | one-before  | 1799  | False     |
       | at-bound    | 1800  | False     |
       | one-past    | 1801  | True      |
+
+  @id:RECALL-029 @clause:C2.6-36
+  Scenario: Entries whose text is the same after trimming, collapsing whitespace and lower-casing give one hit
+    The 150 siblings say the same text; one more says it in other case and spacing and is found only
+    through its FTS term. Only the first in engine order is kept, so one sibling remains ("old" lies
+    past the newest 72 candidates of this scope).
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"spaced","parentId":"old","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":"  lastexportutc   SIBLING branch\n\t wrong   contract ","timestamp":1767225606000}}
+      """
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-session", "limit": 12}
+      """
+    Then the result is complete with no warnings
+    And the recall found 1 hits
+    And every hit has relation "other-branch"
+
+  @id:RECALL-030 @clause:C2.6-38 @clause:C2.6-39 @clause:C2.6-40 @clause:C2.6-41 @clause:C2.9-26
+  Scenario Outline: A hit carries one match reason: an identifier over a phrase over a lexical term (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-reason","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep ReasonMarker as the export marker of the nightly run.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for the query <query>
+    Then the hit entry ids are "m1"
+    And the first hit has matchReasons "['<reason>']"
+
+    Examples:
+      | case                  | query                              | reason           |
+      | identifier-and-phrase | `ReasonMarker` "the export marker" | exact-identifier |
+      | phrase-and-keyword    | "the export marker" nightly        | exact-phrase     |
+      | keyword-only          | nightly                            | lexical-match    |
+
+  @id:RECALL-031 @clause:C2.6-12 @clause:D4-1
+  Scenario Outline: Date filters compare the entry's own timestamp, strictly, and an undated entry never matches (<case>)
+    The message's timestamp lies a day before its entry's; only the entry's counts.
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-dates","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"dated","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"DateMarker on the dated entry.","timestamp":1767225600000}}
+      {"type":"message","id":"undated","parentId":"dated","timestamp":"not a date","message":{"role":"user","content":"DateMarker on the undated entry.","timestamp":1767312000000}}
+      """
+    And the history host opens the current session
+    When recall is asked with:
+      """
+      {"query": "`DateMarker`", <filter>}
+      """
+    Then the result is complete with no warnings
+    And the recall found <count> hits
+
+    Examples:
+      | case                  | filter                                                               | count |
+      | before-the-entry      | "before": "2026-01-02T00:00:00.000Z"                                 | 0     |
+      | before-one-ms-later   | "before": "2026-01-02T00:00:00.001Z"                                 | 1     |
+      | after-the-entry       | "after": "2026-01-02T00:00:00.000Z"                                  | 0     |
+      | after-one-ms-earlier  | "after": "2026-01-01T23:59:59.999Z"                                  | 1     |
+      | message-time-window   | "after": "2025-12-31T12:00:00Z", "before": "2026-01-01T12:00:00Z"    | 0     |
