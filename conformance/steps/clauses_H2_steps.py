@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
-from pytest_bdd import when
+from pytest_bdd import parsers, then, when
 
 from conformance.protocol import Adapter
 from conformance.steps.history_calls import open_history
@@ -17,3 +18,16 @@ def when_open_index_under_file(adapter: Adapter, history: HistoryWorld, workdir:
     blocker = workdir / "not-a-folder"
     blocker.write_text("a regular file where the index folder would be\n", encoding="utf-8")
     open_history(adapter, history, indexPath=str(blocker / "index.sqlite"))
+
+
+#: The length penalty (contract §2.6: tokenEstimate / 1000) of two short entries differs by far less.
+_PENALTY_SLACK: Final = 0.05
+
+
+@then(parsers.parse('the hit "{first}" scores {difference:g} more than the hit "{second}"'))
+def then_score_difference(history: HistoryWorld, first: str, second: str, difference: float) -> None:
+    """Two hits of one recall that differ in one part of the score: its weight, up to the length
+    penalty of two short texts (the spec leaves tokenEstimate to the index)."""
+    scores = {hit["entryId"]: hit["score"] for hit in history.last["hits"]}
+    assert first in scores and second in scores, history.last
+    assert abs(scores[first] - scores[second] - difference) < _PENALTY_SLACK, (scores, difference)
