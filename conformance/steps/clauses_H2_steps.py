@@ -31,3 +31,16 @@ def then_score_difference(history: HistoryWorld, first: str, second: str, differ
     scores = {hit["entryId"]: hit["score"] for hit in history.last["hits"]}
     assert first in scores and second in scores, history.last
     assert abs(scores[first] - scores[second] - difference) < _PENALTY_SLACK, (scores, difference)
+
+
+@then(parsers.parse('the first hit\'s keys are "{keys}"'))
+def then_first_hit_keys(history: HistoryWorld, keys: str) -> None:
+    """The keys as the envelope's JSON text gave them, in that order (contract §2.9)."""
+    hit = history.last["hits"][0]
+    assert list(hit) == keys.split(), list(hit)
+
+
+@then(parsers.parse('no hit has the entry id "{entry_id}"'))
+def then_no_hit_with_id(history: HistoryWorld, entry_id: str) -> None:
+    hits = history.last["hits"]
+    assert all(hit["entryId"] != entry_id for hit in hits), [hit["entryId"] for hit in hits]

@@ -105,3 +105,46 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       | one-fts-term         | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword yyyyyyyy               | qqZetaMarkqq yyyyyyyyyyyyyyyyyy               | `ZetaMark` alphaword betaword                             | 70         |
       | two-fts-terms        | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword betaword               | qqZetaMarkqq yyyyyyyyyyyyyyyyyy               | `ZetaMark` alphaword betaword                             | 110        |
       | four-fts-terms       | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword betaword gammaword deltaword | qqZetaMarkqq yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy | `ZetaMark` alphaword betaword gammaword deltaword | 150 |
+
+  @id:RECALL-041 @clause:C2.6-37 @clause:C2.6-32 @clause:C2.6-6
+  Scenario: A source gives at most 12 hits in engine order: 12 identifier hits keep out a lexical hit of higher score
+    The lexical entry scores 60 + 10 + 80 on its three FTS terms, more than any identifier entry
+    (100 + 10, the identifier inside a longer word); identifiers come first in the engine's order.
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-cap","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"r0","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Start.","timestamp":1767225601000}}
+      {"type":"message","id":"lx","parentId":"r0","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"alphaword betaword gammaword together.","timestamp":1767225602000}}
+      {"type":"message","id":"tail","parentId":"lx","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue.","timestamp":1767225604000}}
+      """
+    And the current history session has 12 numbered replies under "r0" that say "Keep preZetaPost"
+    And the global history configuration:
+      """
+      {"historyTools": {"maxResults": 12}}
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "`Zeta` alphaword betaword gammaword", "scope": "current-session", "limit": 12}
+      """
+    Then the result is complete with no warnings
+    And the recall found 12 hits
+    And no hit has the entry id "lx"
+
+  @id:RECALL-042 @clause:C2.6-33 @clause:C2.6-35 @clause:C2.6-36
+  Scenario Outline: Of two duplicates the first in engine order is kept: the higher score, else the smaller entry id (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-dups","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"dup-b","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"<role_b>","content":[{"type":"text","text":"Keep preZetaPost stable."}],"toolCallId":"c1","toolName":"bash","isError":false,"timestamp":1767225601000}}
+      {"type":"message","id":"dup-a","parentId":"dup-b","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"<role_a>","content":[{"type":"text","text":"Keep preZetaPost stable."}],"toolCallId":"c1","toolName":"bash","isError":false,"timestamp":1767225601000}}
+      """
+    When the history host opens the current session
+    And recall is asked for "`Zeta`"
+    Then the result is complete with no warnings
+    And the hit entry ids are "<kept>"
+
+    Examples:
+      | case             | role_a    | role_b | kept  |
+      | equal-scores     | user      | user   | dup-a |
+      | the-higher-score | assistant | user   | dup-b |

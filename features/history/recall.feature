@@ -317,3 +317,33 @@ Feature: Explicit history recall
     When recall is asked for "kwaa kwab kwac kwad kwae kwaf kwag kwah kwai kwaj kwak kwal kwam kwan kwao kwap kwaq"
     Then the result is complete with no warnings
     And the hit entry ids are "p16"
+
+  @id:RECALL-039 @clause:C2.6-7
+  Scenario Outline: retrieval.exact and retrieval.fts switch the two searches of recall (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-kinds","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep ReasonMarker stable.","timestamp":1767225601000}}
+      {"type":"message","id":"m2","parentId":"m1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"the nightly run","timestamp":1767225602000}}
+      """
+    And the global history configuration:
+      """
+      <config>
+      """
+    And the history host opens the current session
+    When recall is asked for the query `ReasonMarker` nightly
+    Then the result is complete with no warnings
+    And the hit entry ids are "<hits>"
+    And the first hit has matchReasons "['<reason>']"
+
+    Examples:
+      | case      | config                            | hits  | reason           |
+      | both-on   | {}                                | m1 m2 | exact-identifier |
+      | exact-off | {"retrieval": {"exact": false}}   | m1 m2 | lexical-match    |
+      | fts-off   | {"retrieval": {"fts": false}}     | m1    | exact-identifier |
+
+  @id:RECALL-040 @clause:C2.9-15
+  Scenario: A hit's keys come in the contract's order, role and timestamp included when known
+    When recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    And the first hit's keys are "sourceRef projectId sessionId entryId kind role timestamp relation classification excerpt matchReasons score truncated"
