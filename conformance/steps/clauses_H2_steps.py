@@ -44,3 +44,11 @@ def then_first_hit_keys(history: HistoryWorld, keys: str) -> None:
 def then_no_hit_with_id(history: HistoryWorld, entry_id: str) -> None:
     hits = history.last["hits"]
     assert all(hit["entryId"] != entry_id for hit in hits), [hit["entryId"] for hit in hits]
+
+
+@then(parsers.parse("the first hit's score lies between {low:g} and {high:g}"))
+def then_score_between(history: HistoryWorld, low: float, high: float) -> None:
+    """Both bounds included; the score is rounded to 6 decimals (contract §2.9)."""
+    score = history.last["hits"][0]["score"]
+    assert low <= score <= high, score
+    assert round(score, 6) == score, score

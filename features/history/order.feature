@@ -148,3 +148,26 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       | case             | role_a    | role_b | kept  |
       | equal-scores     | user      | user   | dup-a |
       | the-higher-score | assistant | user   | dup-b |
+
+  @id:RECALL-043 @clause:C2.6-27 @clause:C2.6-30 @clause:C2.9-27
+  Scenario Outline: A lone identifier hit scores 100 + 10 + 15 + 8 less its length, by at most 12 (<case>)
+    The identifier sits inside a longer word (no FTS term matches) and is a symbol (10); the user
+    role adds 8 and every recall hit the fixed 15; one candidate has no recency span.
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-lone","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"intro","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Nothing to see here.","timestamp":1767225601000}}
+      """
+    And the current history session ends with a user message "lone" of exactly <units> UTF-16 units starting "preZetaPost"
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "`Zeta`", "maxOutputTokens": 6000}
+      """
+    Then the hit entry ids are "lone"
+    And the first hit's score lies between <low> and <high>
+
+    Examples:
+      | case         | units | low   | high |
+      | short-text   | 40    | 132.9 | 133  |
+      | longest-text | 64000 | 121   | 121  |
