@@ -75,7 +75,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
     Then the hit entry ids are "lx ex"
     And the first hit has matchReasons "['lexical-match']"
 
-  @id:RECALL-034 @clause:C2.6-21 @clause:C2.6-22 @clause:C2.6-23 @clause:C2.6-24 @clause:C2.6-25 @clause:C2.6-26 @clause:C2.6-28 @clause:C2.6-29 @clause:C2.6-31 @clause:C2.6.1-5
+  @id:RECALL-034 @clause:C2.6-21 @clause:C2.6-22 @clause:C2.6-23 @clause:C2.6-24 @clause:C2.6-25 @clause:C2.6-26 @clause:C2.6-28 @clause:C2.6-29 @clause:C2.6-31 @clause:C2.6.1-5 @clause:C2.6.1-7 @clause:C2.6.1-14
   Scenario Outline: Each part of the score, seen as the difference between two hits that differ in it alone (<case>)
     Both entries hold "ZetaMark" inside a longer word, so the identifier matches them as a substring
     and no FTS term matches it; the parts compared are the only difference between the two.
@@ -102,6 +102,8 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       | an-error-code        | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq xENOENTx                         | qqZetaMarkqq yyyyyyyy                         | `ZetaMark` ENOENT                                         | 25         |
       | a-symbol             | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq xstd::vectorx                    | qqZetaMarkqq yyyyyyyyyyyyy                    | `ZetaMark` std::vector                                    | 13         |
       | symbol-case-sensitive | user     | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq xstd::vectorx                    | qqZetaMarkqq ySTD::VECTORy                    | `ZetaMark` std::vector                                    | 13         |
+      | span-without-space   | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq zx+yz                            | qqZetaMarkqq zzzzz                            | `ZetaMark` `x+y`                                          | 13         |
+      | terms-unique-any-case | user     | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword                        | qqZetaMarkqq yyyyyyyyy                        | `ZetaMark` ALPHAWORD alphaword                            | 70         |
       | one-fts-term         | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword yyyyyyyy               | qqZetaMarkqq yyyyyyyyyyyyyyyyyy               | `ZetaMark` alphaword betaword                             | 70         |
       | two-fts-terms        | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword betaword               | qqZetaMarkqq yyyyyyyyyyyyyyyyyy               | `ZetaMark` alphaword betaword                             | 110        |
       | four-fts-terms       | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword betaword gammaword deltaword | qqZetaMarkqq yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy | `ZetaMark` alphaword betaword gammaword deltaword | 150 |
@@ -131,13 +133,13 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
     And the recall found 12 hits
     And no hit has the entry id "lx"
 
-  @id:RECALL-042 @clause:C2.6-33 @clause:C2.6-35 @clause:C2.6-36
-  Scenario Outline: Of two duplicates the first in engine order is kept: the higher score, else the smaller entry id (<case>)
+  @id:RECALL-042 @clause:C2.6-33 @clause:C2.6-34 @clause:C2.6-35 @clause:C2.6-36
+  Scenario Outline: Of two duplicates the first in engine order is kept: the higher score, else the newer, else the smaller entry id (<case>)
     Given the current history session with these lines:
       """
       {"type":"session","version":3,"id":"s-dups","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
-      {"type":"message","id":"dup-b","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"<role_b>","content":[{"type":"text","text":"Keep preZetaPost stable."}],"toolCallId":"c1","toolName":"bash","isError":false,"timestamp":1767225601000}}
-      {"type":"message","id":"dup-a","parentId":"dup-b","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"<role_a>","content":[{"type":"text","text":"Keep preZetaPost stable."}],"toolCallId":"c1","toolName":"bash","isError":false,"timestamp":1767225601000}}
+      {"type":"message","id":"dup-b","parentId":null,"timestamp":"<time_b>","message":{"role":"<role_b>","content":[{"type":"text","text":"Keep preZetaPost stable."}],"toolCallId":"c1","toolName":"bash","isError":false,"timestamp":1767225601000}}
+      {"type":"message","id":"dup-a","parentId":"dup-b","timestamp":"<time_a>","message":{"role":"<role_a>","content":[{"type":"text","text":"Keep preZetaPost stable."}],"toolCallId":"c1","toolName":"bash","isError":false,"timestamp":1767225601000}}
       """
     When the history host opens the current session
     And recall is asked for "`Zeta`"
@@ -145,9 +147,10 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
     And the hit entry ids are "<kept>"
 
     Examples:
-      | case             | role_a    | role_b | kept  |
-      | equal-scores     | user      | user   | dup-a |
-      | the-higher-score | assistant | user   | dup-b |
+      | case             | role_a    | role_b | time_a                   | time_b                   | kept  |
+      | equal-scores     | user      | user   | 2026-01-01T00:00:01.000Z | 2026-01-01T00:00:01.000Z | dup-a |
+      | the-higher-score | assistant | user   | 2026-01-01T00:00:01.000Z | 2026-01-01T00:00:01.000Z | dup-b |
+      | the-dated-one    | user      | user   | not a date               | 2026-01-01T00:00:01.000Z | dup-b |
 
   @id:RECALL-043 @clause:C2.6-27 @clause:C2.6-30 @clause:C2.9-27
   Scenario Outline: A lone identifier hit scores 100 + 10 + 15 + 8 less its length, by at most 12 (<case>)
