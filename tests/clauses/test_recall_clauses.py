@@ -22,6 +22,7 @@ from reference.rebase.service import RebaseRequest, RebaseService
 from reference.recall import hits as hit_module
 from reference.recall import request
 from reference.recall import scope as scope_module
+from reference.recall.catchup import catch_up
 from reference.recall.envelope import RecallHit, RecallResult
 from reference.recall.project_scope import sibling_files
 from reference.recall.recall_tool import recall_envelope
@@ -144,7 +145,7 @@ def test_a_lineage_source_that_cannot_be_synced_adds_lineage_source_unavailable(
     """C2.5-14: the pair verifies, then the catch-up of the source fails (here: the source turned
     unreadable between the two, which the adapter protocol cannot time)."""
     project, source, target, index = _rebased_target(tmp_path)
-    real_catch_up = scope_module.catch_up
+    real_catch_up = catch_up
 
     def failing_for_the_source(conn: Any, session_file: str, **kwargs: Any) -> Any:
         if Path(session_file) == source:
