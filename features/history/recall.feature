@@ -178,3 +178,172 @@ Feature: Explicit history recall
       | one-before  | 1799  | False     |
       | at-bound    | 1800  | False     |
       | one-past    | 1801  | True      |
+
+  @id:RECALL-029 @clause:C2.6-36
+  Scenario: Entries whose text is the same after trimming, collapsing whitespace and lower-casing give one hit
+    The 150 siblings say the same text; one more says it in other case and spacing and is found only
+    through its FTS term. Only the first in engine order is kept, so one sibling remains ("old" lies
+    past the newest 72 candidates of this scope).
+    When the current session file gets these lines appended:
+      """
+      {"type":"message","id":"spaced","parentId":"old","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":"  lastexportutc   SIBLING branch\n\t wrong   contract ","timestamp":1767225606000}}
+      """
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-session", "limit": 12}
+      """
+    Then the result is complete with no warnings
+    And the recall found 1 hits
+    And every hit has relation "other-branch"
+
+  @id:RECALL-030 @clause:C2.6-38 @clause:C2.6-39 @clause:C2.6-40 @clause:C2.6-41 @clause:C2.9-26
+  Scenario Outline: A hit carries one match reason: an identifier over a phrase over a lexical term (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-reason","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep ReasonMarker as the export marker of the nightly run.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for the query <query>
+    Then the hit entry ids are "m1"
+    And the first hit has matchReasons "['<reason>']"
+
+    Examples:
+      | case                  | query                              | reason           |
+      | identifier-and-phrase | `ReasonMarker` "the export marker" | exact-identifier |
+      | phrase-and-keyword    | "the export marker" nightly        | exact-phrase     |
+      | keyword-only          | nightly                            | lexical-match    |
+
+  @id:RECALL-031 @clause:C2.6-12 @clause:D4-1
+  Scenario Outline: Date filters compare the entry's own timestamp, strictly, and an undated entry never matches (<case>)
+    The message's timestamp lies a day before its entry's; only the entry's counts.
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-dates","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"dated","parentId":null,"timestamp":"2026-01-02T00:00:00.000Z","message":{"role":"user","content":"DateMarker on the dated entry.","timestamp":1767225600000}}
+      {"type":"message","id":"undated","parentId":"dated","timestamp":"not a date","message":{"role":"user","content":"DateMarker on the undated entry.","timestamp":1767312000000}}
+      """
+    And the history host opens the current session
+    When recall is asked with:
+      """
+      {"query": "`DateMarker`", <filter>}
+      """
+    Then the result is complete with no warnings
+    And the recall found <count> hits
+
+    Examples:
+      | case                  | filter                                                               | count |
+      | before-the-entry      | "before": "2026-01-02T00:00:00.000Z"                                 | 0     |
+      | before-one-ms-later   | "before": "2026-01-02T00:00:00.001Z"                                 | 1     |
+      | after-the-entry       | "after": "2026-01-02T00:00:00.000Z"                                  | 0     |
+      | after-one-ms-earlier  | "after": "2026-01-01T23:59:59.999Z"                                  | 1     |
+      | message-time-window   | "after": "2025-12-31T12:00:00Z", "before": "2026-01-01T12:00:00Z"    | 0     |
+
+  @id:RECALL-035 @clause:C2.6.1-2 @clause:C2.6.1-12
+  Scenario Outline: A backticked span is an exact identifier from 2 to 160 characters (<case>)
+    The spans hold only words too short to be symbols or keywords: outside the bounds the query has
+    no term at all.
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-spans","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"keep a and ab here; x ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab aa y","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for the query <query>
+    Then the result is complete with <warnings>
+    And the recall found <count> hits
+
+    Examples:
+      | case       | query | warnings                  | count |
+      | 1-char     | `a`   | warnings "no-query-terms" | 0     |
+      | 2-chars    | `ab`  | no warnings               | 1     |
+      | 160-chars  | `ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab a` | no warnings         | 1     |
+      | 161-chars  | `ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab aa` | warnings "no-query-terms" | 0 |
+
+  @id:RECALL-036 @clause:C2.6.1-5 @clause:C2.6.1-6 @clause:C2.6.1-8 @clause:C2.6.1-9 @clause:C2.6.1-12
+  Scenario Outline: Qualified names, flags and symbol-shaped words are exact identifiers; a plain word is lexical (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-symbols","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Run os.path and std::vector with --verbose; lastExport, snake_case and Nightly too.","timestamp":1767225601000}}
+      """
+    And the history host opens the current session
+    When recall is asked for the query <query>
+    Then the hit entry ids are "m1"
+    And the first hit has matchReasons "['<reason>']"
+
+    Examples:
+      | case           | query       | reason           |
+      | dotted-name    | os.path     | exact-identifier |
+      | colon-name     | std::vector | exact-identifier |
+      | flag           | --verbose   | exact-identifier |
+      | camel-case     | lastExport  | exact-identifier |
+      | underscore     | snake_case  | exact-identifier |
+      | capitalised    | Nightly     | exact-identifier |
+      | plain-keyword  | nightly     | lexical-match    |
+
+  @id:RECALL-037 @clause:C2.6-15 @clause:C2.6-20
+  Scenario Outline: An FTS row counts only where its term is a whole token once accents are folded (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-tokens","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"accented","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Le Résumé final.","timestamp":1767225601000}}
+      {"type":"message","id":"spaced","parentId":"accented","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"the export marker","timestamp":1767225602000}}
+      {"type":"message","id":"joined","parentId":"spaced","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"the export_marker","timestamp":1767225603000}}
+      {"type":"message","id":"hyphen","parentId":"joined","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"an ab-cd plan","timestamp":1767225604000}}
+      {"type":"message","id":"quoted","parentId":"hyphen","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"he said \"hi there\" ok","timestamp":1767225605000}}
+      """
+    And the history host opens the current session
+    When recall is asked for the query <query>
+    Then the result is complete with <warnings>
+    And the hit entry ids are "<hits>"
+
+    Examples:
+      | case                 | query            | warnings                  | hits     |
+      | accents-folded       | resume           | no warnings               | accented |
+      | underscore-is-joined | export_marker    | no warnings               | joined   |
+      | phrase-across-hyphen | "ab cd" resume    | no warnings               | accented |
+      | quote-in-a-term      | `said "hi`       | no warnings               | quoted   |
+
+  @id:RECALL-038 @clause:C2.6-15
+  Scenario: The FTS query holds the first 16 unique terms: a keyword past them finds nothing
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-fts16","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"p16","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"only kwap here","timestamp":1767225601000}}
+      {"type":"message","id":"p17","parentId":"p16","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"only kwaq here","timestamp":1767225602000}}
+      """
+    And the history host opens the current session
+    When recall is asked for "kwaa kwab kwac kwad kwae kwaf kwag kwah kwai kwaj kwak kwal kwam kwan kwao kwap kwaq"
+    Then the result is complete with no warnings
+    And the hit entry ids are "p16"
+
+  @id:RECALL-039 @clause:C2.6-7
+  Scenario Outline: retrieval.exact and retrieval.fts switch the two searches of recall (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-kinds","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep ReasonMarker stable.","timestamp":1767225601000}}
+      {"type":"message","id":"m2","parentId":"m1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"the nightly run","timestamp":1767225602000}}
+      """
+    And the global history configuration:
+      """
+      <config>
+      """
+    And the history host opens the current session
+    When recall is asked for the query `ReasonMarker` nightly
+    Then the result is complete with no warnings
+    And the hit entry ids are "<hits>"
+    And the first hit has matchReasons "['<reason>']"
+
+    Examples:
+      | case      | config                            | hits  | reason           |
+      | both-on   | {}                                | m1 m2 | exact-identifier |
+      | exact-off | {"retrieval": {"exact": false}}   | m1 m2 | lexical-match    |
+      | fts-off   | {"retrieval": {"fts": false}}     | m1    | exact-identifier |
+
+  @id:RECALL-040 @clause:C2.9-15
+  Scenario: A hit's keys come in the contract's order, role and timestamp included when known
+    When recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "old"
+    And the first hit's keys are "sourceRef projectId sessionId entryId kind role timestamp relation classification excerpt matchReasons score truncated"

@@ -511,3 +511,32 @@ Feature: Recall scopes decide which sessions and entries can be found
       """
     Then the result is complete with no warnings
     And the hit entry ids are "alpha-1"
+
+  @id:SCOPE-027 @clause:C2.8-6 @clause:C2.5-27
+  Scenario: Two sibling files that cannot be examined give the warning once
+    Given the sibling history session "alpha" with these lines:
+      """
+      {"type":"session","version":3,"id":"s-alpha","timestamp":"2026-01-01T00:01:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"alpha-1","parentId":null,"timestamp":"2026-01-01T00:01:01.000Z","message":{"role":"user","content":"SiblingMarker in alpha.","timestamp":1767225661000}}
+      """
+    And the sibling history session "broken" with these lines:
+      """
+      {"type":"session","version":4,"id":"s-broken","timestamp":"2026-01-01T00:02:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"broken-1","parentId":null,"timestamp":"2026-01-01T00:02:01.000Z","message":{"role":"user","content":"SiblingMarker in a broken file.","timestamp":1767225721000}}
+      """
+    And the sibling history session "cracked" with these lines:
+      """
+      {"type":"session","version":3,"id":"s-cracked",
+      {"type":"message","id":"cracked-1","parentId":null,"timestamp":"2026-01-01T00:03:01.000Z","message":{"role":"user","content":"SiblingMarker in a cracked file.","timestamp":1767225781000}}
+      """
+    And the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true}}
+      """
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "`SiblingMarker`", "scope": "project"}
+      """
+    Then the result is partial with warnings "project-source-unavailable"
+    And the hit entry ids are "alpha-1"

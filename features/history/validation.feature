@@ -198,3 +198,11 @@ Feature: History tool requests are validated in the contract's order
       {"query": "LastExportUtc", "maxOutputTokens": 6000}
       """
     Then the hit entry ids are "big m1"
+
+  @id:RECALL-032 @clause:C2.4-3 @clause:C2.4-5 @clause:C2.9-14
+  Scenario: An index that cannot be opened answers runtime-unavailable, for recall and status alike
+    When the history host opens the current session with an index path under a regular file
+    And recall is asked for "LastExportUtc"
+    Then the result is unavailable with code "runtime-unavailable"
+    When the history status is asked
+    Then the result is unavailable with code "runtime-unavailable"
