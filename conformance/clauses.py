@@ -49,11 +49,19 @@ RETIRED: Final[frozenset[str]] = frozenset({
     "C0.3-17", "C4-8",  # "Sources for §0/§4: `…`": citations the first citation rule missed
     # lead-ins in bold ("**Ranges:**"), which the first lead-in rule missed: their items are the clauses
     "C2.5-6", "C2.5-10", "C2.10-28", "C3.3-7", "C3.3-14", "C3.3-29", "C3.4-16", "C6.6-17", "C6.11-9",
+    # citations of upstream files the first citation rule missed (a bare file name, `dist/`, "From …")
+    "C2.12-16", "C5.4-8", "C5.4-9", "P6-1",
+    # bold titles of the list after them
+    "C6.15-11", "C8.3-10", "C8.3-15", "C8.3-40", "P6-2", "P6-7", "P6-12", "P6-16", "P6-21",
+    "P4.3-7",  # "a compaction leaf gives just [compaction]": Pi keeps the kept entries too (helper H6, on Pi)
 })
 
 #: A unit that only cites upstream files (``src/…``, ``tests/…``): where a rule was read, not a rule.
-_CITED: Final = r"(?:`(?:src|tests|packages|docs)/[^`]*`(?:\s*\([^)]*\))?[,;.]?\s*)"
-CITATION: Final = re.compile(rf"Sources for §[0-9.]+:\s*{_CITED}*|{_CITED}+")
+_CITED: Final = (r"(?:(?:and\s+)?`(?:(?:src|tests|packages|docs|dist)/[^`]*|[^`\s]+\.(?:ts|mjs|js|md))`"
+                 r"(?:\s*\([^)]*\))?[,;.]?\s*)")
+CITATION: Final = re.compile(rf"(?:Sources for §[0-9.]+:|From)\s*{_CITED}*|{_CITED}+")
+#: A unit that is only a bold title ("**SessionManager (static)**") names the list after it.
+BOLD_TITLE: Final = re.compile(r"\*\*[^*]+\*\*")
 #: A short lead-in that ends with a colon introduces the list after it, whose items are the clauses.
 LEAD_IN_CHARS: Final = 80
 #: What makes a lead-in a rule of its own ("Checks, in order:", "**Symbols**: at most 20, drawn
@@ -91,7 +99,8 @@ class Unit:
         clauses)."""
         text = MARK.sub("", self.text, count=1).strip()
         plain = text.replace("**", "")  # "**Ranges:**" is a lead-in too
-        lead_in = plain.endswith(":") and len(plain) <= LEAD_IN_CHARS and RULE_WORDS.search(plain) is None
+        lead_in = (plain.endswith(":") or BOLD_TITLE.fullmatch(text) is not None) and len(plain) <= LEAD_IN_CHARS \
+            and RULE_WORDS.search(plain) is None
         return not_normative_reason(self.document, self.section) is None and not lead_in and \
             CITATION.fullmatch(text) is None
 

@@ -68,6 +68,10 @@ def test_a_citation_and_a_lead_in_are_not_clauses() -> None:
     assert not clauses.Unit("contract.md", "7.2", "", 0, 0, "a test shows 3 retries").normative
     assert not unit("Sources for §6:").normative and not unit("Sources for §0: `docs/A.md`, `src/b.ts`.").normative
     assert not unit("**Ranges:**").normative and not unit("**The target is missing:**").normative
+    assert not unit("**SessionManager (static)**").normative  # a bold title of the list after it
+    assert not unit("`packages/core/src/a.ts` (`ebb04f2d`), `repositories/b.ts`, `c.ts`").normative
+    assert not unit("From `dist/core/session-manager.d.ts`, `x.d.ts` and `extensions/types.d.ts`.").normative
+    assert unit("**At most 12 hits.**").normative
 
 
 def test_a_lead_in_that_states_an_order_a_bound_or_a_code_is_a_clause() -> None:
