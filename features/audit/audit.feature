@@ -28,6 +28,7 @@ Feature: The projection audit finds nothing in an implementation's own project, 
     And the implementation has indexed every session and rebased the current one
 
   @id:AUDIT-101
+  @clause:C5.1-3 @clause:C5.1-4 @clause:C5.1-8 @clause:C5.2-4 @clause:C5.3-4 @clause:C5.3-5 @clause:C6.5-21 @clause:C6.5-22 @clause:D13-1
   Scenario: The implementation's own project has no finding, and the audit changes no byte of it
     When the project's files are remembered
     And the project is audited through the implementation's declared mapping
@@ -36,6 +37,7 @@ Feature: The projection audit finds nothing in an implementation's own project, 
     And no byte of a session file, a journal or the index changed, and no file came or went
 
   @id:AUDIT-102 @planted:AUDIT-*
+  @clause:C5.1-3 @clause:C5.1-4 @clause:C5.1-8 @clause:C5.2-4 @clause:C5.3-4 @clause:C5.3-5
   Scenario Outline: A defect of the corpus, planted alone, is reported by exactly its check
     When the project is audited through the implementation's declared mapping
     Then the audit has no finding

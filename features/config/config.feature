@@ -9,6 +9,7 @@ Feature: Configuration
     Given a DS4 config sandbox with a Pi home, an agent dir and a trusted project
 
   @id:CONFIG-001
+  @clause:C1.1-1 @clause:C1.1-2 @clause:C1.1-3 @clause:C1.1-4 @clause:C1.1-5 @clause:C1.1-6 @clause:C1.1-7 @clause:C1.2-1 @clause:C1.2-2 @clause:C1.2-3 @clause:C1.2-4 @clause:C1.2-5 @clause:C1.2-6 @clause:C1.3-4 @clause:C1.3-5 @clause:C1.3-6 @clause:C1.3-7 @clause:C1.3-8 @clause:C1.3-9 @clause:C1.3-10 @clause:C1.3-11 @clause:C1.4-1
   Scenario: Without saved files every value is the 0.5.0 default
     When the DS4 config is loaded
     Then the DS4 config has no warnings
@@ -43,6 +44,7 @@ Feature: Configuration
       | privacy.redactSecrets                 | true                                     |
 
   @id:CONFIG-002
+  @clause:C1.1-3 @clause:C1.1-4 @clause:C1.1-7 @clause:C1.2-3 @clause:C1.2-4 @clause:C1.2-5 @clause:C1.2-8
   Scenario Outline: A bounded integer is accepted at both ends of its range
     Given the global DS4 config file sets "<path>" to <value>
     When the DS4 config is loaded
@@ -66,6 +68,7 @@ Feature: Configuration
       | checkpoint-max          | sessionRebase.checkpointTargetTokens  | 24000 |
 
   @id:CONFIG-003
+  @clause:C1.1-3 @clause:C1.1-4 @clause:C1.1-7 @clause:C1.2-3 @clause:C1.2-4 @clause:C1.2-5 @clause:C1.2-8 @clause:C1.4-5
   Scenario Outline: A bounded integer outside its range discards the whole file
     Given the global DS4 config file sets "<path>" to <value>
     And the global DS4 config file sets "enabled" to false
@@ -90,6 +93,7 @@ Feature: Configuration
       | checkpoint-above          | sessionRebase.checkpointTargetTokens  | 24001 | 512 | 24000 | 8000    |
 
   @id:CONFIG-004
+  @clause:C1.2-8 @clause:C1.2-10
   Scenario Outline: Integers are checked as JavaScript safe integers
     Given the global DS4 config file sets "historyTools.maxResults" to <value>
     When the DS4 config is loaded
@@ -102,6 +106,7 @@ Feature: Configuration
       | negative-fraction | -0.5             |
 
   @id:CONFIG-005
+  @clause:C1.2-2 @clause:C1.2-6 @clause:C1.2-7
   Scenario Outline: A mode other than manual or preserveSource not true is one error
     Given the global DS4 config file sets "sessionRebase.<key>" to <value>
     When the DS4 config is loaded
@@ -114,6 +119,7 @@ Feature: Configuration
       | preserve-false | preserveSource | false       |
 
   @id:CONFIG-006
+  @clause:C1.1-2
   Scenario Outline: The default scope is one of the three non-project scopes
     Given the global DS4 config file sets "historyTools.defaultScope" to "<scope>"
     When the DS4 config is loaded
@@ -127,6 +133,7 @@ Feature: Configuration
       | lineage | current-lineage |
 
   @id:CONFIG-007
+  @clause:C1.1-2 @clause:C1.2-9
   Scenario Outline: Any other default scope, project included, discards the file
     Given the global DS4 config file sets "historyTools.defaultScope" to "<scope>"
     When the DS4 config is loaded
@@ -138,6 +145,7 @@ Feature: Configuration
       | unknown | branch  |
 
   @id:CONFIG-008
+  @clause:C1.2-7 @clause:C1.2-8 @clause:C1.2-9
   Scenario Outline: The first failing rule names the error, in the upstream order
     Given the global DS4 config file sets "<first>" to <first value>
     And the global DS4 config file sets "<second>" to <second value>
@@ -152,6 +160,7 @@ Feature: Configuration
       | tool-ints-before-context | context.mode                         | "auto"      | historyTools.maxOutputTokens         | 1            | historyTools.maxOutputTokens must be an integer between 256 and 6000                 |
 
   @id:CONFIG-009
+  @clause:C1.4-3
   Scenario: A value whose JavaScript type differs from the default is ignored with a warning
     Given the global DS4 config file contains:
       """
@@ -169,6 +178,7 @@ Feature: Configuration
     And the effective DS4 config value "historyTools.maxOutputTokens" is 500
 
   @id:CONFIG-010
+  @clause:C1.4-2
   Scenario: An unknown key is ignored with a warning
     Given the global DS4 config file contains:
       """
@@ -183,6 +193,7 @@ Feature: Configuration
     And the effective DS4 config value "historyTools.maxResults" is 4
 
   @id:CONFIG-011
+  @clause:C1.4-4
   Scenario: A non-object where an object is expected is ignored with a warning
     Given the global DS4 config file contains:
       """
@@ -198,6 +209,7 @@ Feature: Configuration
     And the effective DS4 config value "sessionRebase.enabled" is true
 
   @id:CONFIG-012
+  @clause:C1.4-3
   Scenario: A number too large for a double is a wrong-type warning, not an error
     Given the global DS4 config file contains:
       """
@@ -211,6 +223,7 @@ Feature: Configuration
     And the effective DS4 config value "historyTools.maxProjectSessions" is 7
 
   @id:CONFIG-013
+  @clause:C1.4-5
   Scenario Outline: A file that is not JSON is discarded as a whole
     Given the global DS4 config file contains:
       """
@@ -228,6 +241,7 @@ Feature: Configuration
       | nan            | {"enabled": NaN}    |
 
   @id:CONFIG-014
+  @clause:C1.4-5
   Scenario: A JSON value other than an object is discarded
     Given the global DS4 config file contains:
       """
@@ -237,6 +251,7 @@ Feature: Configuration
     Then the global DS4 config file is discarded with the message "top-level JSON value must be an object"
 
   @id:CONFIG-015
+  @clause:C1.4-1 @clause:C1.4-6
   Scenario: The project file beats the global file, which beats the defaults
     Given the global DS4 config file sets "historyTools.maxResults" to 3
     And the global DS4 config file sets "historyTools.maxOutputTokens" to 1000
@@ -250,6 +265,7 @@ Feature: Configuration
     And the effective DS4 config value "historyTools.maxProjectSessions" is 100
 
   @id:CONFIG-016
+  @clause:C1.4-1
   Scenario: The project file of an untrusted project is skipped with a warning
     Given the DS4 config project is not trusted
     And the project DS4 config file sets "historyTools.maxResults" to 4
@@ -262,6 +278,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-017
+  @clause:C1.4-1 @clause:C1.4-5
   Scenario: A discarded project file leaves the global layer in force
     Given the global DS4 config file sets "historyTools.maxResults" to 3
     And the project DS4 config file sets "historyTools.maxResults" to 5
@@ -277,6 +294,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-018
+  @clause:C0.3-16 @clause:C1.5-1 @clause:C1.5-2 @clause:C1.5-3
   Scenario: Show prints the schema id, the files, the warnings and one row per catalog path
     Given the global DS4 config file contains:
       """
@@ -327,6 +345,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-019
+  @clause:C1.5-2
   Scenario: Show shortens a value longer than 26 characters to 25 and an ellipsis
     Given the global DS4 config file sets "privacy.localProviders" to ["abcdefghijklmnopqrstuvwxyz"]
     When the DS4 config is loaded
@@ -336,6 +355,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-020
+  @clause:C1.4-1 @clause:C1.5-10 @clause:C1.5-12 @clause:C1.5-14
   Scenario: Set writes the project file as two-space JSON for the next session
     When DS4 config set "historyTools.maxResults" to "8" is run
     Then the DS4 config command succeeds
@@ -351,6 +371,7 @@ Feature: Configuration
     And the effective DS4 config value "historyTools.maxResults" is 8 after a new start
 
   @id:CONFIG-021
+  @clause:C1.5-10
   Scenario: Set in an untrusted project is refused and points to --global
     Given the DS4 config project is not trusted
     When DS4 config set "historyTools.enabled" to "false" is run
@@ -359,6 +380,7 @@ Feature: Configuration
     And the project DS4 config file does not exist
 
   @id:CONFIG-022
+  @clause:C1.5-5 @clause:C1.5-10 @clause:C1.5-14 @clause:C1.5-20
   Scenario: Set with --global writes the global file, also in an untrusted project
     Given the DS4 config project is not trusted
     And the global DS4 config file sets "zeta" to 1
@@ -379,6 +401,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-023
+  @clause:C1.5-5 @clause:C1.5-6 @clause:C1.5-8 @clause:C1.5-9 @clause:C1.5-17 @clause:C1.5-18 @clause:C1.5-19 @clause:C1.5-21
   Scenario Outline: Set parses the value by the catalog kind
     When DS4 config set "<path>" to "<value>" is run with --global
     Then the DS4 config command fails with code "config-invalid-value"
@@ -396,6 +419,7 @@ Feature: Configuration
       | array-non-string | privacy.remoteDefaultAllowed | ["normal",1]     | privacy.remoteDefaultAllowed: expected a JSON array of strings                              |
 
   @id:CONFIG-024
+  @clause:C1.5-11
   Scenario: Set refuses to edit a malformed file and leaves it alone
     Given the project DS4 config file contains:
       """
@@ -407,6 +431,7 @@ Feature: Configuration
     And the project DS4 config file is unchanged
 
   @id:CONFIG-025
+  @clause:C1.5-13 @clause:C1.5-20 @clause:C1.5-22
   Scenario Outline: Set writes nothing when the whole file would be invalid
     Given the project DS4 config file sets "historyTools.maxOutputTokens" to 300
     When DS4 config set "<path>" to "<value>" is run
@@ -421,6 +446,7 @@ Feature: Configuration
       | preserve-source | sessionRebase.preserveSource         | false | sessionRebase requires manual mode and preserveSource=true                    |
 
   @id:CONFIG-026
+  @clause:C1.5-15
   Scenario: Unset removes the key and prunes parents left empty
     Given the project DS4 config file contains:
       """
@@ -439,6 +465,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-027
+  @clause:C1.5-15
   Scenario: Unset of a key that is not set is an error
     Given the global DS4 config file sets "historyTools.maxResults" to 4
     When DS4 config unset "historyTools.maxOutputTokens" is run with --global
@@ -447,6 +474,7 @@ Feature: Configuration
     And the global DS4 config file is unchanged
 
   @id:CONFIG-028
+  @clause:C1.5-16
   Scenario: Options other than --global are refused by name
     When DS4 config set "historyTools.maxResults" to "4" is run with the options "--force --dry-run"
     Then the DS4 config command fails with code "config-unknown-option"
@@ -454,12 +482,14 @@ Feature: Configuration
     And the project DS4 config file does not exist
 
   @id:CONFIG-029
+  @clause:C1.5-4
   Scenario: A path outside the catalog is refused and points to the list
     When DS4 config set "historyTools.maxResult" to "4" is run
     Then the DS4 config command fails with code "config-unknown-path"
     And the DS4 config error message is "Unknown configuration key: historyTools.maxResult. See /context config for the full list."
 
   @id:CONFIG-030
+  @clause:C1.4-5
   Scenario Outline: An upstream bound the feature does not edit is still checked on both sides (retrieval.maxResults 1..100)
     Given the global DS4 config file sets "retrieval.maxResults" to <value>
     When the DS4 config is loaded
@@ -474,6 +504,7 @@ Feature: Configuration
       | above       | 101   | not loaded | 12    |
 
   @id:CONFIG-031
+  @clause:C1.4-1
   Scenario: An untrusted project without a project file gives no warning
     Given the DS4 config project is not trusted
     When the DS4 config is loaded
@@ -481,6 +512,7 @@ Feature: Configuration
     And the project DS4 config file is not loaded
 
   @id:CONFIG-032
+  @clause:C1.4-1
   Scenario: The provider map of the project file is merged entry by entry onto the global one
     Given the global DS4 config file contains:
       """
@@ -496,6 +528,7 @@ Feature: Configuration
     And the effective DS4 config value "privacy.remoteProviders" is {"openai": ["normal"], "google": ["internal"], "anthropic": ["normal", "internal"]}
 
   @id:CONFIG-033
+  @clause:C1.5-2 @clause:D3-1
   Scenario: Show keeps a value of exactly 26 UTF-16 units whole and cuts one of 27, counting an emoji as two
     Given the global DS4 config file sets "privacy.localProviders" to ["abcdefghijklmnopqrstuv"]
     When the DS4 config is loaded
@@ -517,6 +550,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-034
+  @clause:C1.5-6 @clause:C1.5-13
   Scenario: Set takes the largest safe integer and zero-padded digits as integers, then checks the range
     When DS4 config set "historyTools.maxResults" to "9007199254740991" is run with --global
     Then the DS4 config command fails with code "config-invalid"
@@ -525,7 +559,8 @@ Feature: Configuration
     Then the DS4 config command succeeds
     And the effective DS4 config value "historyTools.maxResults" is 4 after a new start
 
-  @id:CONFIG-038 @clause:C1.5-3 @clause:C1.5-17 @clause:C1.5-18 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-21 @clause:C1.5-22
+  @id:CONFIG-038
+  @clause:C1.5-3 @clause:C1.5-17 @clause:C1.5-18 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-21 @clause:C1.5-22
   Scenario: Show hints the catalog kind of every historyTools and sessionRebase path, with the enum values
     When the DS4 config is loaded
     Then the DS4 config show text has the lines:
@@ -545,7 +580,8 @@ Feature: Configuration
       sessionRebase.checkpointTargetTokens              8000                          8000                          integer
       """
 
-  @id:CONFIG-039 @clause:C1.5-5 @clause:C1.5-6 @clause:C1.5-17 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-22
+  @id:CONFIG-039
+  @clause:C1.5-5 @clause:C1.5-6 @clause:C1.5-17 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-22
   Scenario Outline: Set parses each historyTools and sessionRebase path by its kind (<case>)
     When DS4 config set "<path>" to "<bad>" is run with --global
     Then the DS4 config command fails with code "config-invalid-value"
@@ -567,7 +603,8 @@ Feature: Configuration
       | suggest-mib             | sessionRebase.suggestAboveSessionMiB  | 50.5 | expected a safe integer  | 64     | 64    |
       | checkpoint-tokens       | sessionRebase.checkpointTargetTokens  | +600 | expected a safe integer  | 600    | 600   |
 
-  @id:CONFIG-040 @clause:C1.5-11
+  @id:CONFIG-040
+  @clause:C1.5-11
   Scenario Outline: Set and unset refuse a file that is malformed or not a JSON object, and leave it alone (<case>)
     Given the project DS4 config file contains:
       """
@@ -588,7 +625,8 @@ Feature: Configuration
       | string    | "historyTools"               | Configuration file must contain a JSON object: $PROJECT  |
       | malformed | {"historyTools": {"a": 1}    | Configuration file is malformed JSON: $PROJECT           |
 
-  @id:CONFIG-041 @clause:C0.3-15
+  @id:CONFIG-041
+  @clause:C0.3-15
   Scenario Outline: A model override names its token estimator by the exact id chars-v1 (<case>)
     Given the global DS4 config file contains:
       """

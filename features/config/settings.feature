@@ -12,7 +12,8 @@ Feature: Settings the history tools read from the loaded configuration
       {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep LastExportUtc stable.","timestamp":1767225601000}}
       """
 
-  @id:CONFIG-035 @clause:C1.3-1
+  @id:CONFIG-035
+  @clause:C1.3-1
   Scenario: The master switch off answers disabled to every history tool, though historyTools.enabled is true
     Given the global history configuration:
       """
@@ -29,7 +30,8 @@ Feature: Settings the history tools read from the loaded configuration
     When the history status is asked
     Then the result is unavailable with code "disabled"
 
-  @id:CONFIG-036 @clause:C1.3-2
+  @id:CONFIG-036
+  @clause:C1.3-2
   Scenario Outline: Recall honours retrieval.exact and retrieval.fts, warns only when both are off, and ignores retrieval.semantic (<case>)
     Given the global history configuration:
       """
@@ -48,7 +50,8 @@ Feature: Settings the history tools read from the loaded configuration
       | semantic-on  | {"exact": true, "fts": true, "semantic": true}     | complete | no warnings                           | the hit entry ids are "m1" |
       | all-off      | {"exact": false, "fts": false, "semantic": true}   | partial  | warnings "lexical-retrieval-disabled" | there are no hits          |
 
-  @id:CONFIG-037 @clause:C1.4-6
+  @id:CONFIG-037
+  @clause:C1.4-6
   Scenario: A saved edit leaves the open session's configuration alone and applies at the next session start
     When the history host opens the current session
     And recall is asked for "LastExportUtc"
@@ -63,7 +66,8 @@ Feature: Settings the history tools read from the loaded configuration
     And recall is asked for "LastExportUtc"
     Then the result is unavailable with code "disabled"
 
-  @id:CONFIG-042 @clause:C1.1-6
+  @id:CONFIG-042
+  @clause:C1.1-6
   Scenario Outline: historyTools.includeSummaries is the default of a request that does not say, and a request that says wins (<case>)
     Given the current history session with these lines:
       """

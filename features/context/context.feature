@@ -27,12 +27,14 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-001
+  @clause:P1.5-15 @clause:P4.3-2 @clause:P4.4-5
   Scenario: Without a compaction the context entries are the path
     When the session is inspected at leaf "e08"
     Then the context entry ids are "e01 e02 e03 e04 e05 e06 e07 e08"
     And the context roles are "user assistant custom user assistant"
 
   @id:CONTEXT-002
+  @clause:D12-1 @clause:P4.3-1 @clause:P4.3-3 @clause:P4.3-6
   Scenario: A compaction puts its summary first, then the kept entries, then the later ones
     When the session is inspected at leaf "e12"
     Then the path ids are "e01 e02 e03 e04 e05 e06 e07 e08 e09 e10 e11 e12"
@@ -40,12 +42,14 @@ Feature: Compaction-aware context
     And the context roles are "compactionSummary user assistant user assistant"
 
   @id:CONTEXT-003
+  @clause:P4.3-2 @clause:P4.3-5 @clause:P4.6-1
   Scenario: Only the latest compaction decides the cut, and an earlier one in the kept range stays
     When the session is inspected at leaf "e15"
     Then the context entry ids are "e13 e08 e09 e10 e11 e12 e14 e15"
     And the context roles are "compactionSummary assistant compactionSummary user assistant user"
 
   @id:CONTEXT-004
+  @clause:D12-1 @clause:P4.4-4 @clause:P4.6-1
   Scenario: The compaction summary message carries summary, tokens and the entry time in ms, never retainedTail
     When the session is inspected at leaf "e15"
     Then context message 1 is exactly:
@@ -54,11 +58,13 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-005
+  @clause:P4.3-3 @clause:P4.3-8
   Scenario: A compaction as the leaf gives its summary and the kept entries, nothing after
     When the session is inspected at leaf "e13"
     Then the context entry ids are "e13 e08 e09 e10 e11 e12"
 
   @id:CONTEXT-006
+  @clause:P4.3-4
   Scenario: A firstKeptEntryId that is not on the path keeps nothing from before the compaction
     Given a session file with these lines:
       """
@@ -73,6 +79,7 @@ Feature: Compaction-aware context
     Then the context entry ids are "f4 f5"
 
   @id:CONTEXT-007
+  @clause:P4.4-3
   Scenario: A branch summary becomes a branchSummary message; an empty one adds no message
     When the session is inspected
     Then the path ids are "e01 e02 e03 e04 e16 e17 e18"
@@ -84,6 +91,7 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-008
+  @clause:P1.5-15 @clause:P4.4-2 @clause:P6-9 @clause:P6-10
   Scenario: A custom entry never reaches the context; a custom message does, without absent fields
     When the session is inspected at leaf "e07"
     Then the context entry ids are "e01 e02 e03 e04 e05 e06 e07"
@@ -93,6 +101,7 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-009
+  @clause:P4.2-2 @clause:P4.2-3 @clause:P4.2-5 @clause:P4.5-1
   Scenario: Model and thinking level come from the whole path, and the last one wins
     When the session is inspected at leaf "e15"
     Then the model is "openai/gpt-5" and the thinking level is "high"
@@ -100,6 +109,7 @@ Feature: Compaction-aware context
     Then the model is "anthropic/claude-sonnet-4-5" and the thinking level is "medium"
 
   @id:CONTEXT-010
+  @clause:P4.2-1 @clause:P4.2-4 @clause:P4.2-5
   Scenario: An assistant message sets the model; without any setting the thinking level is off
     Given a session file with these lines:
       """
@@ -113,6 +123,7 @@ Feature: Compaction-aware context
     Then there is no model and the thinking level is "off"
 
   @id:CONTEXT-011
+  @clause:P4.4-1
   Scenario: Null or missing content of a user, assistant or tool result message becomes an empty list
     Given a session file with these lines:
       """
@@ -136,6 +147,7 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-012
+  @clause:P1.6-1 @clause:P4.4-1
   Scenario: Messages pass through unchanged, even excluded bash runs and aborted replies
     Given a session file with these lines:
       """
@@ -151,12 +163,14 @@ Feature: Compaction-aware context
     And the context roles are "bashExecution assistant"
 
   @id:CONTEXT-013
+  @clause:P4.3-2 @clause:P4.4-5
   Scenario: Settings, labels and custom entries stay in the context entry list but add no message
     When the session is inspected
     Then the context entry ids are "e01 e02 e03 e04 e16 e17 e18"
     And the context has 3 messages
 
   @id:CONTEXT-014
+  @clause:P4.4-2
   Scenario: An unparseable entry timestamp gives a null message timestamp, as NaN does in JSON
     Given a session file with these lines:
       """
@@ -170,6 +184,7 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-015
+  @clause:P4.4-2
   Scenario: A message timestamp is the entry time in ms, with its UTC offset subtracted and a short fraction read as a fraction
     Given a session file with these lines:
       """
@@ -188,6 +203,7 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-016
+  @clause:P4.4-2
   Scenario: A custom message with null or missing content gets an empty content list
     Given a session file with these lines:
       """
@@ -206,6 +222,7 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-017
+  @clause:P4.2-1 @clause:P4.5-1
   Scenario: Settings come from the whole path, also from entries the compaction cut out of the context
     Given a session file with these lines:
       """
@@ -221,7 +238,8 @@ Feature: Compaction-aware context
     Then the context entry ids are "s5 s4 s6"
     And the model is "openai/gpt-5" and the thinking level is "high"
 
-  @id:CONTEXT-018 @clause:P4.4-4 @clause:P4.4-3
+  @id:CONTEXT-018
+  @clause:P4.4-3 @clause:P4.4-4
   Scenario: A compaction always gives its summary message, even an empty one, where a branch summary would give none
     Given a session file with these lines:
       """

@@ -5,6 +5,7 @@ Feature: The context when the compaction is not at an even position (issue 14, d
   even; every other context scenario has it at an even position.
 
   @id:CONTEXT-200
+  @clause:P4.3-3
   Scenario: A compaction second on the path: its summary, the kept entries, then each later entry once
     Given a session file with these lines:
       """

@@ -19,6 +19,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       """
 
   @id:EGRESS-001
+  @clause:C0.3-4
   Scenario: A provider switch: local content stays for a local provider and leaves nothing for a remote one
     Given the payload:
       """
@@ -101,6 +102,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | type-text       | "type":"text"                | {"secret":"details-secret"}   |
 
   @id:EGRESS-004
+  @clause:C0.3-1
   Scenario Outline: Steps 1 and 3: a history tool is named by name, toolName or function.name; its arguments, args and input are omitted
     Given the payload:
       """
@@ -254,6 +256,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       """
 
   @id:EGRESS-011
+  @clause:C0.3-4
   Scenario Outline: Step 5: each scalar key keeps a safe string, turns any other string into the omission sentinel, and drops other values
     Given the history result "ONE":
       """
@@ -488,6 +491,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | relabelled-local  | ollama   | password=hunter22 and more                       |
 
   @id:EGRESS-020
+  @clause:C2.10-30 @clause:C2.10-31
   Scenario: The host runs egress on every context event and every final provider payload, though the feature and privacy are disabled
     Given a trusted history project
     And the global history configuration:

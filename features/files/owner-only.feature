@@ -22,6 +22,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
 
   @platform:posix @needs:permission-bits
   @id:OWNER-001
+  @clause:D13-1
   Scenario: A recall creates the index folder 0700 and the projection database 0600
     Given the history host opens the current session
     When recall is asked for "`OwnerOnlyMarker`"
@@ -30,6 +31,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
 
   @platform:posix @needs:permission-bits
   @id:OWNER-002
+  @clause:C6.5-21 @clause:C6.12-2 @clause:D13-1
   Scenario: A rebase creates its folders 0700 and its journal, lock and target 0600
     When the rebase host opens the current session
     And a rebase is asked
@@ -39,6 +41,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
 
   @platform:posix @needs:permission-bits
   @id:OWNER-003 @timeout:3 @planted:AUDIT-015
+  @clause:C6.5-22 @clause:D11-1 @clause:D13-1
   Scenario: The durable write's temporary target file is 0600 while it waits to be installed
     When the rebase host opens the current session
     And a rebase crashes at "TargetStaged" in a child process
@@ -48,6 +51,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
 
   @platform:posix @needs:permission-bits
   @id:OWNER-004
+  @clause:D13-1
   Scenario: Folders that already exist keep their mode; what is created inside them is owner-only
     Given the history index folder exists with mode 0755
     And the paths of the scenario folder are noted
@@ -59,6 +63,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
 
   @platform:posix @needs:permission-bits
   @id:OWNER-005
+  @clause:C1.5-10 @clause:C1.5-12 @clause:D13-1
   Scenario: config set creates the project configuration file 0600 and its folder 0700
     Given the DS4 config host is the history project
     When DS4 config set "historyTools.maxResults" to "8" is run
@@ -68,6 +73,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
 
   @platform:posix @needs:permission-bits
   @id:OWNER-006
+  @clause:C1.5-10 @clause:D13-1
   Scenario: config set --global creates the global configuration file 0600 in the agent dir that exists
     Given the DS4 config host is the history project
     When DS4 config set "sessionRebase.enabled" to "false" is run with --global
@@ -77,6 +83,7 @@ Feature: Files the implementation creates are owner-only: files 0600, folders 07
 
   @platform:posix @needs:permission-bits
   @id:OWNER-007
+  @clause:C1.5-10 @clause:D13-1
   Scenario: A configuration file that exists keeps its mode when config set rewrites it
     Given the DS4 config host is the history project
     And the global DS4 config file contains:

@@ -16,6 +16,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
       """
 
   @id:INDEX-001
+  @clause:C5.1-10 @clause:C5.1-12
   Scenario: An appended entry is found by the next recall (incremental catch-up)
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -36,6 +37,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every history session file is byte-identical to before
 
   @id:INDEX-002
+  @clause:C2.5-5 @clause:C2.12-2 @clause:C5.1-21
   Scenario: An entry appended after a torn tail is found once the file grows (rebuild)
     When the history host opens the current session
     And the current session file gets this line appended without a newline: {"incomplete":
@@ -58,6 +60,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every history session file is byte-identical to before
 
   @id:INDEX-003
+  @clause:C2.5-5 @clause:C5.1-8 @clause:C5.1-13 @clause:C5.2-4
   Scenario: A complete entry without its final line feed is indexed, and stays readable once the line feed arrives
     When the history host opens the current session
     And the current session file gets this line appended without a newline: {"type":"message","id":"unterminated","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Unterminated `TailMarker` line.","timestamp":1767225605000}}
@@ -76,6 +79,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And the read text is "Unterminated `TailMarker` line."
 
   @id:INDEX-004
+  @clause:C3.5-12 @clause:C5.1-7 @clause:C5.1-20
   Scenario: An edit in place is detected: the old ref is source-changed, a new recall finds the new text
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -91,6 +95,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the read text contains "Modified constraint: never rename it."
 
   @id:INDEX-005 @planted:AUDIT-004
+  @clause:C8.1-1
   Scenario: An earlier line edited while the file also grew is never shown from the stale index
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -103,6 +108,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then there are no hits
 
   @id:INDEX-006
+  @clause:C5.1-15 @clause:C5.2-7 @clause:C8.1-1
   Scenario: Deleting the index loses nothing: status starts over, a live ref still reads, recall finds the same
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -123,6 +129,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every history session file is byte-identical to before
 
   @id:INDEX-007
+  @clause:C0.3-1 @clause:C3.4-17 @clause:C3.4-18 @clause:C3.4-19 @clause:C8.1-7
   Scenario: Output and calls of the context_history_* tools are never recall sources (recursion guard)
     Given the current history session with these lines:
       """
@@ -144,6 +151,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And the read is whole
 
   @id:INDEX-008
+  @clause:C0.3-9 @clause:C2.6-10 @clause:C2.9-20 @clause:C3.4-6 @clause:C3.4-15 @clause:C8.1-7
   Scenario: The rebase handoff custom message is never a source; other custom messages are
     Given the current history session with these lines:
       """
@@ -159,6 +167,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And the first hit has role "custom"
 
   @id:INDEX-009
+  @clause:C2.4-8 @clause:C2.12-1 @clause:C5.1-25 @clause:D12-1
   Scenario Outline: A session file of another format version is refused and never written
     Given the current history session with these lines:
       """
@@ -181,6 +190,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
       | version-4  | {"type":"session","version":4,"id":"s-v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}          |
 
   @id:INDEX-010
+  @clause:C2.12-2 @clause:C2.12-15 @clause:C5.1-4 @clause:C5.1-24
   Scenario Outline: A line that is not a valid entry is skipped and counted: recall warns source-coverage-partial
     Given the current history session with these lines:
       """
@@ -209,6 +219,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
       | numeric-timestamp | {"type":"message","id":"bad-time","parentId":"old","timestamp":5,"message":{"role":"user","content":"x","timestamp":1}}               |
 
   @id:INDEX-011
+  @clause:C5.1-4
   Scenario: Blank lines are skipped, not counted as malformed
     Given the current history session with these lines, blank lines kept:
       """
@@ -228,6 +239,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the status reports 2 indexed entries and is complete
 
   @id:INDEX-012
+  @clause:C3.5-9 @clause:C5.1-4
   Scenario: CRLF line endings: the CR belongs to the raw line, the entry is indexed and verifies
     Given the current history session file has CRLF line endings
     And the history host opens the current session
@@ -240,6 +252,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every history session file is byte-identical to before
 
   @id:INDEX-013
+  @clause:C5.1-19
   Scenario: A file that shrank is rebuilt: an entry no longer in it is no longer found
     When the current session file gets these lines appended:
       """
@@ -259,6 +272,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the status reports 2 indexed entries and is complete
 
   @id:INDEX-014
+  @clause:P1.7-6
   Scenario: A repeated entry id: the later line wins and the shadowed one is counted as skipped
     Given the current history session with these lines:
       """
@@ -278,6 +292,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the status reports 1 indexed entries and is complete
 
   @id:INDEX-015
+  @clause:C5.1-9 @clause:C5.1-23
   Scenario: The last line edited in place while the file also grew is found with its new text (the checkpoint hash is checked)
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -292,6 +307,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the read text is "Progress with the implementation."
 
   @id:INDEX-016
+  @clause:C5.1-13 @clause:C5.1-21
   Scenario: An unterminated entry spoiled by what is appended to it is no longer found (growth after a torn tail rebuilds)
     When the history host opens the current session
     And the current session file gets this line appended without a newline: {"type":"message","id":"spoiled","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Unterminated `SpoiledMarker` line.","timestamp":1767225605000}}
@@ -304,6 +320,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And the result carries the warning "source-coverage-partial"
 
   @id:INDEX-017
+  @clause:C2.5-3
   Scenario: A header whose session id changed while the file also grew is a scope mismatch (the header hash is compared)
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -317,6 +334,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the result is unavailable with code "source-scope-mismatch"
 
   @id:INDEX-018
+  @clause:C5.2-7 @clause:C8.1-1
   Scenario: The session file given as the index is refused and never renamed, written or set aside (issue 23)
     Given the history index path is the current session file
     When the history host opens the current session with that index
@@ -328,6 +346,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every history session file is byte-identical to before
 
   @id:INDEX-019
+  @clause:C8.1-1
   Scenario Outline: A file the implementation did not make, given as the index, is refused and left as it was
     Given the history index path is <kind>
     When the history host opens the current session with that index
@@ -344,6 +363,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
       | folder          | a folder                          |
 
   @id:INDEX-020 @platform:posix @needs:symlink
+  @clause:C8.1-1
   Scenario: A symbolic link to the session file and a FIFO, given as the index, are refused without following or waiting (FIFOs exist wherever links do)
     Given the history index path is a symbolic link to the current session file
     When the history host opens the current session with that index
@@ -360,6 +380,7 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And every history session file is byte-identical to before
 
   @id:INDEX-021
+  @clause:C8.1-1
   Scenario: The implementation's own index, damaged, is still set aside inside its folder and rebuilt (D15)
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -374,7 +395,8 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     When the history status is asked
     Then the status reports 2 indexed entries and is complete
 
-  @id:INDEX-022 @clause:C2.12-10 @clause:C2.12-15
+  @id:INDEX-022
+  @clause:C2.12-10 @clause:C2.12-15
   Scenario: With exact and full-text retrieval both off, recall warns lexical-retrieval-disabled and is partial; one of them on is enough
     Given the global history configuration:
       """
@@ -394,7 +416,8 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     Then the result is complete with no warnings
     And the hit entry ids are "old"
 
-  @id:INDEX-023 @clause:C2.12-12 @clause:C2.7-2 @clause:C2.12-15 @clause:C5.1-12 @clause:C5.1-9
+  @id:INDEX-023
+  @clause:C2.7-2 @clause:C2.12-12 @clause:C2.12-15 @clause:C5.1-9 @clause:C5.1-12
   Scenario: A hit whose indexed line changed where the catch-up does not look is skipped with source-unavailable-or-changed
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -410,7 +433,8 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     And there are no hits
     And no result contains "Modified constraint"
 
-  @id:INDEX-024 @clause:C5.1-17 @clause:C5.1-5 @clause:C5.1-24
+  @id:INDEX-024
+  @clause:C5.1-5 @clause:C5.1-17 @clause:C5.1-24
   Scenario: One session indexed from another file path is rebuilt from its new file, not appended to the rows of the old one
     When the current session file is copied to the sibling session "copy"
     And the history host switches to the sibling session "copy"
@@ -428,7 +452,8 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     When the first hit is read
     Then the read text contains "Modified constraint: never rename it."
 
-  @id:INDEX-025 @clause:C5.1-18 @clause:C5.1-6
+  @id:INDEX-025
+  @clause:C5.1-6 @clause:C5.1-18
   Scenario: A header changed in place, though its id and cwd stay, rebuilds the index: an earlier line edited as the file grew is found with its new text
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -445,7 +470,8 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     When the first hit is read
     Then the read text contains "Modified constraint: never rename it."
 
-  @id:INDEX-026 @clause:C5.1-19 @clause:C5.1-13
+  @id:INDEX-026
+  @clause:C5.1-13 @clause:C5.1-19
   Scenario: An unterminated entry cut shorter is dropped by a rebuild, though the bytes up to the checkpoint are unchanged (the file shrank)
     When the history host opens the current session
     And the current session file gets this line appended without a newline: {"type":"message","id":"unterminated","parentId":"recent","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Unterminated `TailMarker` line.","timestamp":1767225605000}}
@@ -459,7 +485,8 @@ Feature: The index is a rebuildable projection of the JSONL, caught up before ev
     When the history status is asked
     Then the status reports 2 indexed entries and is complete
 
-  @id:INDEX-027 @clause:C5.1-12 @clause:P1.7-6
+  @id:INDEX-027
+  @clause:C5.1-12 @clause:P1.7-6
   Scenario: An appended line that reuses an indexed entry id with other content rebuilds the index: the later line is the entry
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"

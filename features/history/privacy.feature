@@ -14,6 +14,7 @@ Feature: History results respect privacy classifications, markers and secrets
       """
 
   @id:PRIVACY-001
+  @clause:C2.7-3 @clause:C2.10-19 @clause:C2.10-21 @clause:C2.10-22 @clause:C2.10-23 @clause:C2.10-29 @clause:C2.12-13 @clause:C3.3-18 @clause:C3.3-19 @clause:D6-1
   Scenario: The whole entry is classified, though its local-only span lies beyond the excerpt
     Given the current history session gets a user message "big" with this text:
       """
@@ -40,6 +41,7 @@ Feature: History results respect privacy classifications, markers and secrets
     Then the result is unavailable with code "privacy-omitted"
 
   @id:PRIVACY-002
+  @clause:C1.3-5 @clause:C2.10-19 @clause:C2.10-23
   Scenario Outline: A local provider receives local-only content (names trimmed, any case)
     Given the current history session gets a user message "private" with this text:
       """
@@ -62,6 +64,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | padded     | " Ollama "  |
 
   @id:PRIVACY-003
+  @clause:C2.10-21 @clause:C2.10-22 @clause:C2.10-25 @clause:D6-1
   Scenario Outline: A remote provider never receives local-only content, not even a part of it
     Given the current history session gets a user message "private" with this text:
       """
@@ -80,6 +83,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | ollama-cloud | ollama-cloud |
 
   @id:PRIVACY-004
+  @clause:C2.10-15 @clause:C2.10-25 @clause:D9-1
   Scenario: Without a model provider the provider is "unknown", a remote one
     Given the current history session gets a user message "inner" with this text:
       """
@@ -98,6 +102,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And there are no hits
 
   @id:PRIVACY-005
+  @clause:C2.10-21
   Scenario: remoteProviders cannot grant local-only to a remote provider
     Given the global history configuration:
       """
@@ -113,6 +118,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And there are no hits
 
   @id:PRIVACY-006
+  @clause:C1.3-6 @clause:C2.10-23 @clause:C2.10-24 @clause:C2.10-25 @clause:C2.10-29
   Scenario: Internal content reaches a default remote provider, markers stripped, in recall and read
     Given the current history session gets a user message "inner" with this text:
       """
@@ -129,6 +135,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And the read classification is "internal"
 
   @id:PRIVACY-007
+  @clause:C2.10-1 @clause:C2.10-2 @clause:C2.10-3 @clause:C2.10-4 @clause:C2.10-5 @clause:C2.10-7 @clause:C2.10-17 @clause:C2.10-23
   Scenario Outline: Markers are stripped from what is shown and raise the classification
     Given the current history session gets a user message "marked" with this text:
       """
@@ -150,6 +157,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | escaped         | Plan \\[ds4:sensitive]MarkerCheck stays text               | normal   | Plan \\[ds4:sensitive]MarkerCheck stays text |
 
   @id:PRIVACY-008
+  @clause:C2.10-1 @clause:C2.10-6 @clause:C2.10-7 @clause:C2.10-22
   Scenario Outline: Marked content above what the provider may receive omits the whole entry
     Given the current history session gets a user message "marked" with this text:
       """
@@ -170,6 +178,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | mismatched       | [ds4:internal]MarkerCheck note[/ds4:local-only]                                     |
 
   @id:PRIVACY-009
+  @clause:C2.10-9 @clause:C2.10-10 @clause:C2.10-11 @clause:C2.10-12 @clause:C2.10-14
   Scenario Outline: Nested or serialized history results keep their classification
     Given the current history session gets a user message "nested" with this text:
       """
@@ -188,6 +197,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | marker-in-excerpt   | {"schema":"ds4-history-result-v1","quotedData":true,"hits":[{"excerpt":"NestedMarker [ds4:sensitive]x[/ds4:sensitive]"}]}  |
 
   @id:PRIVACY-010
+  @clause:C2.10-12 @clause:C2.10-14
   Scenario: A nested result's classification raises the entry it sits in
     Given the current history session gets a user message "nested" with this text:
       """
@@ -200,6 +210,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And the first hit has classification "internal"
 
   @id:PRIVACY-011
+  @clause:C1.3-8 @clause:C2.10-18 @clause:C2.10-27 @clause:C2.11-1 @clause:C2.11-2 @clause:C2.11-3 @clause:C2.11-4 @clause:C2.11-5 @clause:C3.3-17 @clause:D6-1
   Scenario Outline: Each secret family is redacted for a local provider, and the entry becomes sensitive
     Given the current history session gets a user message "secret" with this text:
       """
@@ -227,6 +238,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | private-key | -----BEGIN RSA PRIVATE KEY-----FAKEKEYBODY-----END RSA PRIVATE KEY----- | [DS4 REDACTED PRIVATE KEY] | FAKEKEYBODY          |
 
   @id:PRIVACY-012
+  @clause:C2.7-6 @clause:C2.10-18 @clause:C2.10-22 @clause:C2.10-26 @clause:C2.12-13 @clause:C2.12-15 @clause:D6-1
   Scenario: A secret in the text omits the whole entry for a default remote provider
     Given the current history session gets a user message "secret" with this text:
       """
@@ -240,6 +252,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And no result contains "deploy with"
 
   @id:PRIVACY-013
+  @clause:C2.7-4 @clause:C2.7-7 @clause:C2.10-26 @clause:C3.3-16
   Scenario: A secret only in the entry's raw JSON (a thinking block) omits it remotely and makes it sensitive locally
     Given the current history session gets these entries:
       """
@@ -260,6 +273,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And no result contains "FAKEfake0000000000"
 
   @id:PRIVACY-014
+  @clause:C2.10-20 @clause:C2.10-27
   Scenario Outline: A remote provider allowed sensitive through privacy.remoteProviders sees redacted text
     Given the global history configuration:
       """
@@ -289,6 +303,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | padded     | " openai "   |
 
   @id:PRIVACY-015
+  @clause:C1.3-3 @clause:C2.10-15
   Scenario Outline: The history sanitizer runs whatever privacy.enabled and privacy.redactSecrets say
     Given the global history configuration:
       """
@@ -314,6 +329,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | enabled-no-redo | {"privacy": {"enabled": true, "redactSecrets": false}}  |
 
   @id:PRIVACY-016
+  @clause:C1.3-4 @clause:C2.10-16
   Scenario Outline: privacy.defaultClassification is where every unmarked entry starts
     Given the global history configuration:
       """
@@ -335,6 +351,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | local-only-remote   | local-only | openai   | partial  | warnings "privacy-omitted"  | 0    |
 
   @id:PRIVACY-017
+  @clause:C1.3-4 @clause:C2.10-16
   Scenario: An unmarked entry takes the configured default classification
     Given the global history configuration:
       """
@@ -349,6 +366,7 @@ Feature: History results respect privacy classifications, markers and secrets
     Then the first hit has classification "internal"
 
   @id:PRIVACY-018
+  @clause:C1.3-6 @clause:C2.10-20
   Scenario: privacy.remoteDefaultAllowed limits every remote provider without its own rule
     Given the global history configuration:
       """
@@ -371,6 +389,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And the first hit has classification "normal"
 
   @id:PRIVACY-019
+  @clause:C2.10-19
   Scenario: privacy.localProviders replaces the default local providers
     Given the global history configuration:
       """
@@ -392,6 +411,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And there are no hits
 
   @id:PRIVACY-020
+  @clause:C2.10-29 @clause:C3.3-16 @clause:C3.3-17 @clause:C3.3-18 @clause:C3.3-19
   Scenario: A read sanitizes again for the current provider and never lowers the reference's classification
     Given the current history session gets a user message "plain" with this text:
       """
@@ -423,6 +443,7 @@ Feature: History results respect privacy classifications, markers and secrets
     Then the result is unavailable with code "privacy-omitted"
 
   @id:PRIVACY-021
+  @clause:C2.7-8 @clause:C2.7-10 @clause:C2.7-11 @clause:C2.7-12 @clause:C2.7-13 @clause:C2.9-25 @clause:C2.10-23
   Scenario: The excerpt is cut from the sanitized text, around the first query term
     Given the current history session gets a user message "long" with this text:
       """
@@ -434,6 +455,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And the first hit's excerpt is units 401 to 2201 of the marker-free text of "long", between ellipses
 
   @id:PRIVACY-022
+  @clause:C2.7-15 @clause:C2.7-16 @clause:C2.7-17 @clause:C2.7-18 @clause:C2.9-17 @clause:C2.9-18 @clause:C2.9-19
   Scenario Outline: Ids that are not safe are shown as opaque ids
     Given the current history session gets a user message "<entry_id>" with this text:
       """
@@ -457,6 +479,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | length-129     | aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | opaque |
 
   @id:PRIVACY-023
+  @clause:C2.7-17 @clause:C2.10-26
   Scenario: An id that looks like a credential is opaque, and never shown raw
     Given the current history session gets a user message "ghp_FAKEfake0000000000" with this text:
       """
@@ -471,6 +494,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And no result contains "FAKEfake0000000000"
 
   @id:PRIVACY-024
+  @clause:C2.7-16 @clause:C2.7-17 @clause:C2.9-18
   Scenario: A session id that is not safe is shown as an opaque id
     Given the current history session with these lines:
       """
@@ -484,6 +508,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And no result contains "session one"
 
   @id:PRIVACY-025
+  @clause:C3.3-27 @clause:C3.3-31 @clause:C3.6-2
   Scenario: A 201-line entry stays within a 256-token budget in recall and read (upstream case 5)
     Given the current history session gets a user message "lines" of 201 lines that each say "LastExportUtc budget line"
     When the history host opens the current session with provider "openai"
@@ -501,6 +526,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And the result with 64 tokens of room fits 256 chars-v1 tokens
 
   @id:PRIVACY-026
+  @clause:C2.10-18 @clause:C2.11-4 @clause:C2.11-5
   Scenario Outline: The floor's Bearer and assignment bounds, and the two shapes D14 keeps whole (<case>)
     Given the current history session gets a user message "floor" with this text:
       """
@@ -530,6 +556,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | placeholder-unclosed      | password=<abcd here                       | sensitive      | password=[DS4 REDACTED SECRET] here       |
 
   @id:PRIVACY-027
+  @clause:C2.10-8 @clause:C8.4-4
   Scenario Outline: The classification walk fails closed past depth 64 and past 10,000 values, not at them (<case>)
     Given the current history session gets a user message "walked" saying "WalkMarker note" <shape>
     When the history host opens the current session with provider "ollama"
@@ -547,6 +574,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | values-10001 | with 10001 JSON values in all            | local-only |
 
   @id:PRIVACY-028
+  @clause:C2.10-19
   Scenario: A configured local provider name is compared trimmed and lower-cased, as the current provider's is
     Given the global history configuration:
       """
@@ -561,6 +589,7 @@ Feature: History results respect privacy classifications, markers and secrets
     Then the first hit has classification "local-only"
 
   @id:PRIVACY-029
+  @clause:C2.7-4 @clause:C2.10-26 @clause:C2.11-4 @clause:C3.3-16
   Scenario: The raw check reads the entry as JSON.stringify writes it: a \u00a0 escape is a space there, so a Bearer token after it is found
     Given the current history session gets these entries:
       """
@@ -575,7 +604,8 @@ Feature: History results respect privacy classifications, markers and secrets
     Then the hit entry ids are "thought"
     And the first hit has classification "sensitive"
 
-  @id:PRIVACY-030 @clause:C2.11-1 @clause:C2.11-2 @clause:C2.11-3 @clause:C2.11-4 @clause:C2.10-18
+  @id:PRIVACY-030
+  @clause:C2.10-18 @clause:C2.11-1 @clause:C2.11-2 @clause:C2.11-3 @clause:C2.11-4
   Scenario Outline: The credential and private-key families at and past their bounds, and the order the families apply in (<case>)
     Given the current history session gets a user message "family" with this text:
       """

@@ -9,6 +9,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Given a trusted history project
 
   @id:READ-002
+  @clause:C3.3-20 @clause:C3.3-25 @clause:C3.3-32 @clause:C3.4-20 @clause:C3.4-21
   Scenario: Blank lines are logical lines and are kept
     Given the current history session with these lines:
       """
@@ -42,6 +43,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Then the result is unavailable with code "range-out-of-bounds"
 
   @id:READ-003
+  @clause:C3.3-24 @clause:C3.3-27 @clause:C3.3-31 @clause:C3.6-2 @clause:C8.4-1
   Scenario: 201 lines read 5 at a time within 256 tokens stop before line 6 with room to spare
     Given the current history session with these lines:
       """
@@ -60,6 +62,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And the result with 64 tokens of room fits 256 chars-v1 tokens
 
   @id:READ-004
+  @clause:C3.1-4 @clause:C3.3-24 @clause:C3.3-30 @clause:C3.3-31 @clause:C3.3-32 @clause:C8.4-1
   Scenario: maxLines defaults to 120, and following nextLine reads the rest
     Given the current history session with these lines:
       """
@@ -86,6 +89,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And the read text is lines 2 to 201 of the message "long"
 
   @id:READ-005
+  @clause:C3.3-26 @clause:C3.3-27 @clause:C3.3-30 @clause:C3.3-31
   Scenario: The budget stops the filling at the last line that fits, and reading on continues there
     Given the current history session with these lines:
       """
@@ -107,6 +111,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Then the read of "long" holds the most lines that fit 256 chars-v1 tokens
 
   @id:READ-006
+  @clause:C1.1-4 @clause:C3.1-5 @clause:C3.3-11
   Scenario: A requested budget above the configured one is cut to the configured one
     Given the current history session with these lines:
       """
@@ -123,6 +128,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Then the read of "wide" holds the most lines that fit 3000 chars-v1 tokens
 
   @id:READ-007
+  @clause:C3.3-27 @clause:C3.3-28 @clause:C3.6-1
   Scenario: A single line longer than the budget is refused, the lines around it are not
     Given the current history session with these lines:
       """
@@ -148,6 +154,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And the read is whole
 
   @id:READ-008
+  @clause:C3.1-3 @clause:C3.1-4 @clause:C3.1-5 @clause:C3.3-8 @clause:C3.3-9 @clause:C3.3-10 @clause:C3.3-11 @clause:C3.3-20 @clause:C8.4-1
   Scenario Outline: Bad ranges after a live, in-scope ref are invalid-range; a start past the text is out of bounds
     Given the current history session with these lines:
       """
@@ -179,6 +186,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | start-past-text  | {"startLine": 2}              | range-out-of-bounds |
 
   @id:READ-009
+  @clause:C3.3-5 @clause:C3.3-12 @clause:C3.3-13 @clause:C3.5-12
   Scenario: The checks run in the contract's order: reference, scope, range, source, lines
     Given the current history session with these lines:
       """
@@ -208,6 +216,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Then the result is unavailable with code "source-changed"
 
   @id:READ-010
+  @clause:C3.4-1 @clause:C3.5-9 @clause:C3.5-12
   Scenario: One byte edited in place after recall makes the read source-changed, with no content
     Given the current history session with these lines:
       """
@@ -224,6 +233,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And no result names a session file path
 
   @id:READ-011
+  @clause:C3.4-1 @clause:C3.5-1
   Scenario: A session file truncated into the recalled entry gives a code and no content
     Given the current history session with these lines:
       """
@@ -240,6 +250,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And no result names a session file path
 
   @id:READ-012
+  @clause:C2.5-2 @clause:C3.5-13 @clause:C3.6-1
   Scenario: The current session file deleted after recall: the scope recompute fails first with ephemeral-session
     Given the current history session with these lines:
       """
@@ -255,6 +266,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
 
   @platform:posix @needs:symlink
   @id:READ-013
+  @clause:C3.5-7
   Scenario: The session file swapped for a symbolic link after recall gives a code and no content
     Given the current history session with these lines:
       """
@@ -270,6 +282,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And no result names a session file path
 
   @id:READ-014
+  @clause:C3.3-22 @clause:C3.4-1 @clause:C3.4-3 @clause:C3.5-1 @clause:C3.5-10
   Scenario: A read carries the hit's source fields and searchable text, never raw JSONL or a path
     Given the current history session with these lines:
       """
@@ -288,6 +301,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And every history session file is byte-identical to before
 
   @id:READ-015
+  @clause:C2.9-21 @clause:C3.4-2 @clause:C3.4-3 @clause:C3.4-4 @clause:C3.4-5 @clause:C3.4-6 @clause:C3.4-7 @clause:C3.4-8 @clause:C3.5-10
   Scenario Outline: Each kind of entry reads back as its searchable text
     Given the current history session with these lines:
       """
@@ -316,6 +330,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | branch-summary  | {"type":"branch_summary","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","fromId":"start","summary":"RenderMarker branch"} | start\nRenderMarker branch | branch_summary | summary |
 
   @id:READ-016
+  @clause:C2.9-8 @clause:C2.9-9 @clause:C2.9-10 @clause:C2.9-11 @clause:C2.9-12 @clause:C3.3-21 @clause:C3.3-23 @clause:C3.3-26 @clause:C3.3-31 @clause:C3.3-32 @clause:D2-1
   Scenario: The read envelope's keys come in the TypeScript implementation's byte order
     The TypeScript implementation builds the envelope with truncated and adds nextLine after
     it, so its JSON ends "startLine":1,"truncated":true,"nextLine":3 (decisions D1, D2).
@@ -346,6 +361,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       """
 
   @id:READ-017
+  @clause:C3.5-8 @clause:C8.4-1
   Scenario Outline: The header line is looked for in the first 1 MiB, not only in a first read of 64 KiB (<case>)
     Given the current history session with these lines:
       """
@@ -365,7 +381,8 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | lf-one-past-64-kib        | 65536   |
       | lf-ends-the-first-1-mib   | 1048575 |
 
-  @id:READ-018 @clause:C3.1-1 @clause:C3.6-1 @clause:C2.9-14
+  @id:READ-018
+  @clause:C2.9-14 @clause:C3.1-1 @clause:C3.6-1
   Scenario: An aborted read answers aborted before its reference or range is looked at; the ref reads again once the abort is lifted
     Given the current history session with these lines:
       """
@@ -387,7 +404,8 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     Then the read is whole
     And the read text is "Keep `LastExportUtc` stable."
 
-  @id:READ-019 @clause:C3.3-1 @clause:C3.6-1
+  @id:READ-019
+  @clause:C3.3-1 @clause:C3.6-1
   Scenario Outline: A read while the history tools or the master switch are off answers disabled, whatever its reference (<case>)
     Given the current history session with these lines:
       """
@@ -421,7 +439,8 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | tools-off      | {"historyTools": {"enabled": false}}  |
       | master-off     | {"enabled": false}                    |
 
-  @id:READ-020 @clause:C3.4-14 @clause:C3.4-2 @clause:C3.4-3 @clause:C3.4-8
+  @id:READ-020
+  @clause:C3.4-2 @clause:C3.4-3 @clause:C3.4-8 @clause:C3.4-14
   Scenario Outline: Empty parts are dropped before the parts are joined (<case>)
     Given the current history session with these lines:
       """
@@ -444,7 +463,8 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | assistant-parts | {"type":"message","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":""},{"type":"text","text":"EmptyPartMarker answer"},{"type":"text","text":""},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}],"provider":"openai","model":"gpt","usage":{"input":1,"output":1},"stopReason":"toolUse","timestamp":1767225602000}} | EmptyPartMarker answer\nbash\n{"command":"ls"} |
       | branch-summary  | {"type":"branch_summary","id":"e","parentId":"start","timestamp":"2026-01-01T00:00:02.000Z","fromId":"","summary":"EmptyPartMarker branch"} | EmptyPartMarker branch |
 
-  @id:READ-021 @clause:C3.3-4 @clause:C3.6-1
+  @id:READ-021
+  @clause:C3.3-4 @clause:C3.6-1
   Scenario: A read re-runs its scope's checks: a project-scoped ref answers project-scope-disabled, then project-untrusted, and reads again when allowed
     Given the sibling history session "other" with these lines:
       """

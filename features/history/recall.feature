@@ -16,6 +16,7 @@ Feature: Explicit history recall
     And the history host opens the current session
 
   @id:RECALL-001
+  @clause:C2.5-7 @clause:C2.5-9 @clause:C2.6-2 @clause:C2.6-8 @clause:C2.6-9 @clause:C2.6-13 @clause:C2.6-14 @clause:C2.6-39 @clause:C2.6.1-17 @clause:C2.8-4 @clause:C2.9-1 @clause:C2.9-2 @clause:C2.9-3 @clause:C2.9-4 @clause:C2.9-6 @clause:C2.9-7 @clause:C2.9-16 @clause:C2.9-24 @clause:C2.9-26
   Scenario: An ancestor is found although 150 newer siblings match the same term (scope before LIMIT)
     When recall is asked with:
       """
@@ -27,6 +28,7 @@ Feature: Explicit history recall
     And the first hit has matchReasons "['exact-identifier']"
 
   @id:RECALL-002
+  @clause:C0.3-3 @clause:C0.3-5 @clause:C2.6-3
   Scenario: A message from before the compaction is found and read back verbatim
     When recall is asked for "`LastExportUtc`"
     And the first hit is read
@@ -37,6 +39,7 @@ Feature: Explicit history recall
     And every history session file is byte-identical to before
 
   @id:RECALL-003
+  @clause:C2.5-8 @clause:C2.5-29
   Scenario: current-session scope also searches the other branches and labels them
     When recall is asked with:
       """
@@ -45,6 +48,7 @@ Feature: Explicit history recall
     Then some hit has relation "other-branch"
 
   @id:RECALL-004
+  @clause:C2.3-17 @clause:C2.6-5 @clause:C2.6-10 @clause:C2.9-20 @clause:C2.9-21 @clause:C2.9-29
   Scenario: Summaries are found only when asked for, and keep their derived type
     When recall is asked for "omitted"
     Then there are no hits
@@ -56,6 +60,7 @@ Feature: Explicit history recall
     And the first hit has role "summary"
 
   @id:RECALL-005
+  @clause:C2.5-4
   Scenario: Recalling twice gives the same hits and does not grow the index
     When recall is asked for "`LastExportUtc`"
     And the history status is asked
@@ -66,6 +71,7 @@ Feature: Explicit history recall
     Then the status reports 153 indexed entries
 
   @id:RECALL-006
+  @clause:C2.5-4
   Scenario: Deleting the index loses nothing: the next recall rebuilds it from the JSONL
     When recall is asked for "`LastExportUtc`"
     And the history index file is deleted
@@ -75,12 +81,14 @@ Feature: Explicit history recall
     And every history session file is byte-identical to before
 
   @id:RECALL-007
+  @clause:C2.6-16 @clause:C2.6.1-16 @clause:C2.8-7 @clause:D7-1
   Scenario: A query with no search terms is complete, empty and says so
     When recall is asked for "the and of"
     Then the result is complete with warnings "no-query-terms"
     And there are no hits
 
   @id:RECALL-008
+  @clause:C2.8-10 @clause:C2.8-11 @clause:C2.8-12 @clause:C2.8-13 @clause:D7-1
   Scenario: The output budget bounds the result and says so
     When the current session file gets these lines appended:
       """
@@ -95,6 +103,7 @@ Feature: Explicit history recall
     And the result with 0 tokens of room fits 256 chars-v1 tokens
 
   @id:RECALL-009
+  @clause:C2.3-18 @clause:C2.6-5 @clause:C2.6-11 @clause:C2.6-12 @clause:D4-1
   Scenario: Roles and dates filter inside the search
     When recall is asked with:
       """
@@ -113,6 +122,7 @@ Feature: Explicit history recall
     Then the hit entry ids are "old"
 
   @id:RECALL-010
+  @clause:C2.5-5
   Scenario: Recall never writes a session file, even with a torn tail appended
     When the current session file gets this line appended without a newline: {"incomplete":
     And the history session files are remembered
@@ -122,6 +132,7 @@ Feature: Explicit history recall
     And every history session file is byte-identical to before
 
   @id:RECALL-017
+  @clause:C2.6.1-3 @clause:C2.6.1-4 @clause:C2.6.1-9 @clause:C2.6.1-11 @clause:C2.6.1-12 @clause:C2.6.1-13 @clause:C2.7-10
   Scenario Outline: Each query term cap keeps the term at the cap and drops the one past it (<case>)
     Given the current history session with these lines:
       """
@@ -145,6 +156,7 @@ Feature: Explicit history recall
       | 24-terms              | `b01` `b02` `b03` `b04` `b05` `b06` `b07` `b08` `b09` `b10` `b11` `b12` `b13` `b14` `b15` `b16` `b17` `b18` `b19` `b20` kwone kwtwo kwthr kwfou kwfiv | kwfiv  | kwfou  | b01    |
 
   @id:RECALL-018
+  @clause:C2.6.1-3 @clause:C2.6.1-16 @clause:D7-1
   Scenario Outline: A quoted phrase needs 4 chars: 3 give no query term (<case>)
     Given the current history session with these lines:
       """
@@ -161,6 +173,7 @@ Feature: Explicit history recall
       | 4-chars  | "x yz"   | no warnings                |
 
   @id:RECALL-028
+  @clause:C2.7-9 @clause:C2.7-13 @clause:C2.9-25 @clause:C2.9-28 @clause:D3-1
   Scenario Outline: An excerpt holds up to 1800 UTF-16 units whole; a longer text is cut (<case>)
     Given the current history session with these lines:
       """
@@ -179,7 +192,8 @@ Feature: Explicit history recall
       | at-bound    | 1800  | False     |
       | one-past    | 1801  | True      |
 
-  @id:RECALL-029 @clause:C2.6-36
+  @id:RECALL-029
+  @clause:C2.6-36
   Scenario: Entries whose text is the same after trimming, collapsing whitespace and lower-casing give one hit
     The 150 siblings say the same text; one more says it in other case and spacing and is found only
     through its FTS term. Only the first in engine order is kept, so one sibling remains ("old" lies
@@ -196,7 +210,8 @@ Feature: Explicit history recall
     And the recall found 1 hits
     And every hit has relation "other-branch"
 
-  @id:RECALL-030 @clause:C2.6-38 @clause:C2.6-39 @clause:C2.6-40 @clause:C2.6-41 @clause:C2.9-26
+  @id:RECALL-030
+  @clause:C2.6-38 @clause:C2.6-39 @clause:C2.6-40 @clause:C2.6-41 @clause:C2.9-26
   Scenario Outline: A hit carries one match reason: an identifier over a phrase over a lexical term (<case>)
     Given the current history session with these lines:
       """
@@ -214,7 +229,8 @@ Feature: Explicit history recall
       | phrase-and-keyword    | "the export marker" nightly        | exact-phrase     |
       | keyword-only          | nightly                            | lexical-match    |
 
-  @id:RECALL-031 @clause:C2.6-12 @clause:D4-1
+  @id:RECALL-031
+  @clause:C2.6-12 @clause:D4-1
   Scenario Outline: Date filters compare the entry's own timestamp, strictly, and an undated entry never matches (<case>)
     The message's timestamp lies a day before its entry's; only the entry's counts.
     Given the current history session with these lines:
@@ -239,7 +255,8 @@ Feature: Explicit history recall
       | after-one-ms-earlier  | "after": "2026-01-01T23:59:59.999Z"                                  | 1     |
       | message-time-window   | "after": "2025-12-31T12:00:00Z", "before": "2026-01-01T12:00:00Z"    | 0     |
 
-  @id:RECALL-035 @clause:C2.6.1-2 @clause:C2.6.1-12
+  @id:RECALL-035
+  @clause:C2.6.1-2 @clause:C2.6.1-12
   Scenario Outline: A backticked span is an exact identifier from 2 to 160 characters (<case>)
     The spans hold only words too short to be symbols or keywords: outside the bounds the query has
     no term at all.
@@ -260,7 +277,8 @@ Feature: Explicit history recall
       | 160-chars  | `ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab a` | no warnings         | 1     |
       | 161-chars  | `ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab aa` | warnings "no-query-terms" | 0 |
 
-  @id:RECALL-036 @clause:C2.6.1-5 @clause:C2.6.1-6 @clause:C2.6.1-8 @clause:C2.6.1-9 @clause:C2.6.1-12
+  @id:RECALL-036
+  @clause:C2.6.1-5 @clause:C2.6.1-6 @clause:C2.6.1-8 @clause:C2.6.1-9 @clause:C2.6.1-12
   Scenario Outline: Qualified names, flags and symbol-shaped words are exact identifiers; a plain word is lexical (<case>)
     Given the current history session with these lines:
       """
@@ -282,7 +300,8 @@ Feature: Explicit history recall
       | capitalised    | Nightly     | exact-identifier |
       | plain-keyword  | nightly     | lexical-match    |
 
-  @id:RECALL-037 @clause:C2.6-15 @clause:C2.6-20
+  @id:RECALL-037
+  @clause:C2.6-15 @clause:C2.6-20
   Scenario Outline: An FTS row counts only where its term is a whole token once accents are folded (<case>)
     Given the current history session with these lines:
       """
@@ -305,7 +324,8 @@ Feature: Explicit history recall
       | phrase-across-hyphen | "ab cd" resume    | no warnings               | accented |
       | quote-in-a-term      | `said "hi`       | no warnings               | quoted   |
 
-  @id:RECALL-038 @clause:C2.6-15
+  @id:RECALL-038
+  @clause:C2.6-15
   Scenario: The FTS query holds the first 16 unique terms: a keyword past them finds nothing
     Given the current history session with these lines:
       """
@@ -318,7 +338,8 @@ Feature: Explicit history recall
     Then the result is complete with no warnings
     And the hit entry ids are "p16"
 
-  @id:RECALL-039 @clause:C2.6-7
+  @id:RECALL-039
+  @clause:C2.6-7
   Scenario Outline: retrieval.exact and retrieval.fts switch the two searches of recall (<case>)
     Given the current history session with these lines:
       """
@@ -342,7 +363,8 @@ Feature: Explicit history recall
       | exact-off | {"retrieval": {"exact": false}}   | m1 m2 | lexical-match    |
       | fts-off   | {"retrieval": {"fts": false}}     | m1    | exact-identifier |
 
-  @id:RECALL-040 @clause:C2.9-15
+  @id:RECALL-040
+  @clause:C2.9-15
   Scenario: A hit's keys come in the contract's order, role and timestamp included when known
     When recall is asked for "`LastExportUtc`"
     Then the hit entry ids are "old"

@@ -22,6 +22,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     And the history host opens the current session
 
   @id:REF-001
+  @clause:C3.2-3 @clause:C3.3-3
   Scenario: A ref read 10 minutes after minting is expired, and stays forgotten
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is kept as "minted-at-1"
@@ -36,6 +37,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the read text contains "Original constraint"
 
   @id:REF-002
+  @clause:C3.2-3 @clause:C3.3-3 @clause:C8.4-1
   Scenario: A ref expires exactly when expires <= now: one ms earlier it still reads
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is kept as "minted-at-1"
@@ -48,6 +50,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the result is unavailable with code "reference-expired"
 
   @id:REF-003
+  @clause:C3.2-3
   Scenario: A ref can be read again and again while it lives
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is kept as "ref"
@@ -58,6 +61,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     And the read source entry id is "old"
 
   @id:REF-004
+  @clause:C3.2-2 @clause:D10-1
   Scenario: A restart of the host forgets every ref, live or not
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is kept as "before-restart"
@@ -70,6 +74,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     And the read source entry id is "old"
 
   @id:REF-005
+  @clause:C3.2-5 @clause:C3.3-3
   Scenario: A ref presented while another session is current is refused and forgotten
     Given the sibling history session "other" with these lines:
       """
@@ -86,6 +91,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the result is unavailable with code "reference-expired"
 
   @id:REF-006
+  @clause:C0.3-5 @clause:C3.1-2 @clause:C3.2-1 @clause:C3.2-6 @clause:C3.3-2
   Scenario Outline: A ref never resolves a path or an id given by the caller
     When recall is asked for "`LastExportUtc`"
     And read is asked with:
@@ -109,6 +115,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
       | never-issued     | {"sourceRef": "hist_00000000000000000000000000000000"}     | reference-expired |
 
   @id:REF-007
+  @clause:C0.3-5 @clause:C3.2-1 @clause:C3.3-3
   Scenario: A ref carries no meaning: one hex digit changed is a ref never issued
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is read with its last hex digit changed
@@ -117,6 +124,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the read is whole
 
   @id:REF-008
+  @clause:C3.3-5
   Scenario: A ref is bound to the session file path string it was minted for
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is kept as "ref"
@@ -130,6 +138,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     And the read source entry id is "old"
 
   @id:REF-009
+  @clause:C3.3-5 @clause:C3.3-6
   Scenario: Moving the leaf to a sibling branch that still holds the entry keeps the ref; a reset leaf does not
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is kept as "ref"
@@ -145,6 +154,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the read is whole
 
   @id:REF-010
+  @clause:C3.3-5
   Scenario: A ref to an entry that the new branch no longer holds is out of scope
     When recall is asked for "`RecentMarker`"
     Then the hit entry ids are "recent"
@@ -154,6 +164,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the result is unavailable with code "reference-out-of-scope"
 
   @id:REF-011
+  @clause:C3.3-4
   Scenario: A read re-authorizes against the scope the ref was minted for
     When recall is asked with:
       """
@@ -175,6 +186,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the result is unavailable with code "reference-out-of-scope"
 
   @id:REF-012
+  @clause:C3.2-4 @clause:C8.4-1
   Scenario: At most 512 refs live: minting the 513th evicts the oldest inserted
     Given the current history session has 6 numbered replies under "old" that say "CapMarker"
     When recall is asked for "`LastExportUtc`"
@@ -198,6 +210,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the read is whole
 
   @id:REF-013
+  @clause:D9-1
   Scenario Outline: The clock and the abort flag refuse a value of the wrong type and keep their own
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is kept as "kept"
@@ -223,6 +236,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
       | aborted-absent       | history.setAborted | {}                            |
 
   @id:REF-014
+  @clause:D9-1
   Scenario: The clock reaches 2^53-1 ms and goes no further
     When the history host is sent clock.set with the params {"nowMs": 9007199254740990}
     Then that request answered nowMs 9007199254740990
@@ -236,6 +250,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then that request answered nowMs 0
 
   @id:REF-015
+  @clause:C2.7-14 @clause:C3.2-4
   Scenario: Only the hits a recall returns take a place among the 512 refs, not those the limit cut
     Given the current history session has 12 numbered replies under "old" that say "CapMarker"
     When recall is asked for "`LastExportUtc`"

@@ -16,6 +16,7 @@ Feature: Recall scopes decide which sessions and entries can be found
       """
 
   @id:SCOPE-001
+  @clause:C2.3-3 @clause:C2.5-7 @clause:C2.5-9 @clause:C2.6-2 @clause:C2.8-5 @clause:C2.9-5
   Scenario: current-branch, the default scope, finds only ancestors of the active leaf
     When the history host opens the current session
     And recall is asked for "`BranchMarker`"
@@ -25,6 +26,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And every hit has relation "ancestor"
 
   @id:SCOPE-002
+  @clause:C2.5-1 @clause:C2.5-7
   Scenario: Moving the leaf to another branch changes what current-branch finds
     When the history host opens the current session
     And the active leaf moves to "a1"
@@ -38,6 +40,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And there are no hits
 
   @id:SCOPE-003
+  @clause:C2.5-8 @clause:C2.5-29 @clause:C2.8-5
   Scenario: current-session searches every branch and labels non-ancestors other-branch
     When the history host opens the current session
     And recall is asked with:
@@ -51,6 +54,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And the hit "a1" has relation "other-branch"
 
   @id:SCOPE-004
+  @clause:C1.1-2 @clause:C2.3-3 @clause:C2.5-8 @clause:C2.5-29
   Scenario: A configured default scope applies when the request names none
     Given the global history configuration:
       """
@@ -63,6 +67,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And the hit "a1" has relation "other-branch"
 
   @id:SCOPE-005
+  @clause:C2.5-7 @clause:C2.8-5
   Scenario: current-lineage without any rebase behaves exactly like current-branch, with no warning
     When the history host opens the current session
     And recall is asked with:
@@ -83,6 +88,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the read source entry id is "b1"
 
   @id:SCOPE-006
+  @clause:C2.5-7 @clause:C2.5-28
   Scenario: A term found only on another branch gives no hits on the current branch: the scope never widens
     When the history host opens the current session
     And recall is asked for "alpha"
@@ -95,6 +101,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the hit entry ids are "a1"
 
   @id:SCOPE-007
+  @clause:C2.4-7 @clause:C2.5-3
   Scenario: A current session whose header names another folder is a scope mismatch
     Given the history project has a subfolder "elsewhere"
     And the current history session with these lines:
@@ -107,6 +114,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "source-scope-mismatch"
 
   @id:SCOPE-008 @planted:AUDIT-006
+  @clause:C2.5-1 @clause:C2.5-3
   Scenario: A current session whose header id changes on disk is a scope mismatch
     When the history host opens the current session
     And recall is asked for "`BranchMarker`"
@@ -115,6 +123,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "source-scope-mismatch"
 
   @id:SCOPE-009
+  @clause:C1.1-5 @clause:C2.4-7 @clause:C2.5-16 @clause:C2.12-1
   Scenario: Project scope is disabled by default
     When the history host opens the current session
     And recall is asked with:
@@ -124,6 +133,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "project-scope-disabled"
 
   @id:SCOPE-010
+  @clause:C2.4-7 @clause:C2.5-17 @clause:C2.12-1
   Scenario: Project scope allowed by the configuration still needs a trusted project
     Given an untrusted history project
     And the current history session with these lines:
@@ -143,6 +153,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "project-untrusted"
 
   @id:SCOPE-011
+  @clause:C2.5-2
   Scenario: The project checks come after the current session: a session without a file is ephemeral first
     When the history host opens a session that has no file
     And recall is asked with:
@@ -152,6 +163,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "ephemeral-session"
 
   @id:SCOPE-012
+  @clause:C2.5-18 @clause:C2.5-24 @clause:C2.5-26 @clause:C2.5-29
   Scenario: Project scope finds a sibling session of the same project, never one of a subfolder
     Given the history project has a subfolder "sub"
     And the sibling history session "same" with these lines:
@@ -192,6 +204,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And every history session file is byte-identical to before
 
   @id:SCOPE-013
+  @clause:C2.5-22 @clause:C2.5-23 @clause:C2.5-24
   Scenario Outline: Which sibling files project scope includes, by their header
     Given the history project has a subfolder "sub"
     And the sibling history session "other" with these lines:
@@ -222,6 +235,7 @@ Feature: Recall scopes decide which sessions and entries can be found
       | no-cwd           | {"type":"session","version":3,"id":"s-other","timestamp":"2026-01-01T00:01:00.000Z"}                      | 0    |
 
   @id:SCOPE-014
+  @clause:C2.5-18
   Scenario: Only direct children of the current session's folder are examined
     Given the history session "nested" in the sessions subfolder "deeper" with these lines:
       """
@@ -242,6 +256,7 @@ Feature: Recall scopes decide which sessions and entries can be found
 
   @platform:posix @needs:symlink
   @id:SCOPE-015
+  @clause:C2.5-18
   Scenario: A symbolically linked .jsonl file is not examined
     Given a symbolic link "linked.jsonl" in the sessions folder to a session with these lines:
       """
@@ -262,6 +277,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And no hit comes from the session "linked"
 
   @id:SCOPE-016
+  @clause:C1.1-7 @clause:C2.5-19 @clause:C2.5-21 @clause:C2.12-7
   Scenario: More sibling files than maxProjectSessions: the first ones in descending path order are examined, with a warning
     Given the sibling history session "alpha" with these lines:
       """
@@ -287,6 +303,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And no hit comes from the session "alpha"
 
   @id:SCOPE-017
+  @clause:C2.5-21
   Scenario: The cap counts sibling files before the cwd filter
     Given the history project has a subfolder "sub"
     And the sibling history session "alpha" with these lines:
@@ -313,6 +330,7 @@ Feature: Recall scopes decide which sessions and entries can be found
 
   @platform:posix @needs:symlink
   @id:SCOPE-018
+  @clause:C2.5-18 @clause:C2.5-21
   Scenario: Only regular sibling files count against the cap: not the current file, links or folders
     Given the sibling history session "alpha" with these lines:
       """
@@ -338,6 +356,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And the hit entry ids are "alpha-1"
 
   @id:SCOPE-019
+  @clause:C2.5-27 @clause:C2.8-4 @clause:C2.12-8
   Scenario Outline: A sibling file that cannot be examined adds project-source-unavailable and nothing else
     Given the sibling history session "alpha" with these lines:
       """
@@ -367,6 +386,7 @@ Feature: Recall scopes decide which sessions and entries can be found
       | header-no-json | {"type":"session","version":3,"id":"s-broken",                                                      |
 
   @id:SCOPE-020
+  @clause:C2.5-24 @clause:C2.5-28
   Scenario: No cross-project fallback: a term found only in another project's session gives no hits
     Given the history project has a subfolder "sub"
     And the sibling history session "cross" with these lines:
@@ -393,6 +413,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And there are no hits
 
   @id:SCOPE-021
+  @clause:C2.5-26 @clause:C2.6-10
   Scenario: A sibling session is searched on every branch, with the same filters (summaries only when asked)
     Given the sibling history session "same" with these lines:
       """
@@ -425,6 +446,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And the first hit has kind "compaction"
 
   @id:SCOPE-022
+  @clause:C2.5-1 @clause:C2.5-16
   Scenario: Scope is resolved again at every read: a project reference fails once project scope is turned off
     Given the sibling history session "same" with these lines:
       """
@@ -451,6 +473,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "project-scope-disabled"
 
   @id:SCOPE-023
+  @clause:C1.1-2 @clause:C2.3-4
   Scenario: A configured default scope of project is rejected, so recall stays on the current branch
     Given the global history configuration:
       """
@@ -463,6 +486,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And the hit entry ids are "b1"
 
   @id:SCOPE-024
+  @clause:C2.5-7
   Scenario: A leaf given as "default" is the entry with that id, not Pi's default leaf
     Given the current history session with these lines:
       """
@@ -478,6 +502,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And every hit has relation "ancestor"
 
   @id:SCOPE-025
+  @clause:C2.5-16 @clause:C2.5-17
   Scenario: In an untrusted project with project scope not allowed, the configuration is checked first
     Given an untrusted history project
     And the current history session with these lines:
@@ -493,6 +518,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "project-scope-disabled"
 
   @id:SCOPE-026
+  @clause:C2.5-18
   Scenario: Only .jsonl files are sibling sessions: another regular file neither counts against the cap nor is examined
     Given the sibling history session "alpha" with these lines:
       """
@@ -512,7 +538,8 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is complete with no warnings
     And the hit entry ids are "alpha-1"
 
-  @id:SCOPE-027 @clause:C2.8-6 @clause:C2.5-27
+  @id:SCOPE-027
+  @clause:C2.5-27 @clause:C2.8-6
   Scenario: Two sibling files that cannot be examined give the warning once
     Given the sibling history session "alpha" with these lines:
       """

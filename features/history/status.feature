@@ -16,6 +16,7 @@ Feature: History status is content-free and never catches up
       """
 
   @id:STATUS-001
+  @clause:C4-5 @clause:C4-6
   Scenario: Before any recall the index is not yet synchronized, and asking again does not synchronize it
     When the history host opens the current session
     And the history status is asked
@@ -27,6 +28,7 @@ Feature: History status is content-free and never catches up
     And every history session file is byte-identical to before
 
   @id:STATUS-002
+  @clause:C0.3-3 @clause:C2.9-13 @clause:C4-4 @clause:C4-6 @clause:C5.1-10
   Scenario: After a recall the status is complete with the count of indexed entries
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -37,6 +39,7 @@ Feature: History status is content-free and never catches up
     And every history session file is byte-identical to before
 
   @id:STATUS-003
+  @clause:C4-4 @clause:C4-6
   Scenario: Status does not run the catch-up: appended entries count only after the next recall
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -54,6 +57,7 @@ Feature: History status is content-free and never catches up
     Then the status reports 5 indexed entries and is complete
 
   @id:STATUS-004
+  @clause:C2.9-5 @clause:C4-4 @clause:C4-5
   Scenario Outline: effectiveScope is the configured default scope, before and after a recall
     Given the global history configuration:
       """
@@ -73,6 +77,7 @@ Feature: History status is content-free and never catches up
       | current-lineage | {"historyTools": {"defaultScope": "current-lineage"}} | current-lineage |
 
   @id:STATUS-005
+  @clause:C4-1
   Scenario: Status does not check the abort signal
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -83,6 +88,7 @@ Feature: History status is content-free and never catches up
     Then the result is unavailable with code "aborted"
 
   @id:STATUS-006
+  @clause:C4-4 @clause:C4-5
   Scenario: Status reports the current session's own index state
     Given the sibling history session "other" with these lines:
       """
@@ -102,6 +108,7 @@ Feature: History status is content-free and never catches up
     Then the status reports 3 indexed entries and is complete
 
   @id:STATUS-007
+  @clause:C2.12-2 @clause:C4-6
   Scenario: Status is complete although recall's coverage is partial: it only says a checkpoint exists
     When the current session file gets this line appended without a newline: {"torn":
     And the history host opens the current session
@@ -112,6 +119,7 @@ Feature: History status is content-free and never catches up
     And the status is content-free
 
   @id:STATUS-008
+  @clause:C4-3
   Scenario: Status of a current session whose file is gone is ephemeral-session
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -119,7 +127,8 @@ Feature: History status is content-free and never catches up
     And the history status is asked
     Then the result is unavailable with code "ephemeral-session"
 
-  @id:STATUS-009 @clause:C4-2 @clause:C2.12-1
+  @id:STATUS-009
+  @clause:C2.12-1 @clause:C4-2
   Scenario: An index that cannot be opened is runtime-unavailable for status and recall alike, and the host answers again once it can
     When the history index path lies inside a regular file
     And the history host opens the current session with that index

@@ -18,6 +18,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       """
 
   @id:REF-200
+  @clause:C0.2-4 @clause:C2.7-14 @clause:C3.2-3
   Scenario: A ref lives 600,000 ms from the time it was minted, whatever that time is
     Given the clock is set to 600000 ms
     And the history host opens the current session
@@ -32,6 +33,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
     Then the result is unavailable with code "reference-expired"
 
   @id:RECALL-200
+  @clause:C0.2-4 @clause:C2.9-15 @clause:C2.9-22
   Scenario: A hit carries the entry's ISO timestamp in epoch ms, and no timestamp key when it does not parse
     Given the history host opens the current session
     When recall is asked for "`LastExportUtc`"
@@ -42,6 +44,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
     And the first hit has no "timestamp" field
 
   @id:RECALL-201
+  @clause:C2.6.1-12
   Scenario Outline: A query keeps its first 24 exact identifiers: the 24th is searched, the 25th is not (<case>)
     Given the history host opens the current session
     When recall is asked for "<query>"
@@ -53,6 +56,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | 25-identifiers | `Cap01` `Cap02` `Cap03` `Cap04` `Cap05` `Cap06` `Cap07` `Cap08` `Cap09` `Cap10` `Cap11` `Cap12` `Cap13` `Cap14` `Cap15` `Cap16` `Cap17` `Cap18` `Cap19` `Cap20` `Cap21` `Cap22` `Cap23` `Cap24` `Cap25` | the hits, in any order, are "cap24"             |
 
   @id:PRIVACY-200
+  @clause:C2.10-8 @clause:C8.4-4
   Scenario Outline: The floor walk fails closed below depth 64 only (<case>)
     Given the current history session gets a user message "deep" saying "DepthCheck" whose deepest value is at depth <depth>
     When the history host opens the current session with provider "ollama"
@@ -67,6 +71,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | depth-65 | 65    | local-only     |
 
   @id:PRIVACY-201
+  @clause:C2.10-8 @clause:C8.4-4
   Scenario Outline: The floor walk fails closed past 10,000 values only (<case>)
     Given the current history session gets a user message "wide" saying "WidthCheck" of <values> JSON values in all
     When the history host opens the current session with provider "ollama"
@@ -81,6 +86,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | values-10001 | 10001  | local-only     |
 
   @id:PRIVACY-202
+  @clause:C2.11-5
   Scenario Outline: D14 keeps an assignment whole whose value is a label or a quoted placeholder, whatever the separator (<case>)
     Given the current history session gets a user message "floor" with this text:
       """
@@ -102,6 +108,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | quoted-value             | password: "abcd" is not                    | sensitive      | password: "[DS4 REDACTED SECRET]" is not   |
 
   @id:READ-200
+  @clause:C3.3-27 @clause:C8.4-1
   Scenario: A read fills one-character lines up to the budget less the 96-token reserve, to the line
     Given the current history session ends with a user message "narrow" of 600 one-character lines, the first saying "NarrowListMarker"
     And the history host opens the current session
@@ -118,6 +125,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
     Then the read of "narrow" holds the most lines that fit 280 chars-v1 tokens
 
   @id:RECALL-202
+  @clause:C2.6-4 @clause:C2.6.1-11
   Scenario Outline: Every plain word of four or more letters is a keyword, wherever it stands in the query (<case>)
     Given the current history session gets a user message "plain" with this text:
       """
@@ -135,6 +143,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | last-of-two      | zzzz deployment                |
 
   @id:READ-201
+  @clause:C3.3-5 @clause:C3.5-14
   Scenario Outline: A ref names its session's file: once the session lives in another file, the read is out of scope (<case>)
     Given the sibling history session "bravo" with these lines:
       """
@@ -165,6 +174,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       | sorts-after   | charlie  |
 
   @id:READ-202
+  @clause:C3.3-26 @clause:C3.3-27
   Scenario Outline: The fill measures each candidate with its own nextLine, also where nextLine gains a digit (<case>)
     The budget is one token short of what lines 1 to 99 need with "nextLine":100; measured with a
     nextLine one digit shorter, line 99 would seem to fit. One of the four first-line widths puts

@@ -12,6 +12,7 @@ Feature: History tool requests are validated in the contract's order
     And the history host opens the current session
 
   @id:RECALL-011
+  @clause:C2.2-1 @clause:C2.2-2 @clause:C2.2-6 @clause:C2.2-8 @clause:C2.3-1 @clause:C2.3-2 @clause:C2.3-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-10 @clause:C2.3-11 @clause:C2.3-13 @clause:C2.3-14 @clause:C2.4-9 @clause:C2.9-14 @clause:C2.12-1 @clause:D4-1
   Scenario Outline: Each bad recall argument has its own code
     When recall is asked with:
       """
@@ -32,6 +33,7 @@ Feature: History tool requests are validated in the contract's order
       | first-check-wins  | {"query": "", "scope": "world", "limit": 99}                           | invalid-query      |
 
   @id:RECALL-012
+  @clause:C2.3-13
   Scenario: An empty roles list is accepted and matches nothing
     When recall is asked with:
       """
@@ -41,6 +43,7 @@ Feature: History tool requests are validated in the contract's order
     And there are no hits
 
   @id:RECALL-013
+  @clause:C1.1-2 @clause:C2.3-3
   Scenario: Project scope is never a default
     Given the global history configuration:
       """
@@ -51,6 +54,7 @@ Feature: History tool requests are validated in the contract's order
     Then the result is complete with no warnings
 
   @id:RECALL-014
+  @clause:C1.1-1 @clause:C1.6-1 @clause:C1.6-5 @clause:C2.4-2 @clause:C2.4-6 @clause:C2.12-1 @clause:C4-2
   Scenario: Disabled tools answer disabled and nothing else
     Given the global history configuration:
       """
@@ -63,12 +67,14 @@ Feature: History tool requests are validated in the contract's order
     Then the result is unavailable with code "disabled"
 
   @id:RECALL-015
+  @clause:C2.1-5 @clause:C2.4-1 @clause:C2.12-1
   Scenario: An aborted call answers aborted
     When the tool call is aborted before it runs
     And recall is asked for "LastExportUtc"
     Then the result is unavailable with code "aborted"
 
   @id:RECALL-016
+  @clause:C2.4-7 @clause:C2.5-2 @clause:C2.12-1 @clause:C4-3
   Scenario: A session without a file is ephemeral
     When the history host opens a session that has no file
     And recall is asked for "LastExportUtc"
@@ -77,6 +83,7 @@ Feature: History tool requests are validated in the contract's order
     Then the result is unavailable with code "ephemeral-session"
 
   @id:READ-001
+  @clause:C3.2-6 @clause:C3.3-2 @clause:C3.3-3 @clause:C3.3-12 @clause:C3.6-1
   Scenario Outline: A read accepts only an issued reference, then checks ranges
     When read is asked with:
       """
@@ -91,6 +98,7 @@ Feature: History tool requests are validated in the contract's order
       | range-after   | {"sourceRef": "hist_0123456789abcdef0123456789abcdef", "startLine": -1} | reference-expired |
 
   @id:RECALL-019
+  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.2-7 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-8 @clause:C2.3-9 @clause:C2.3-11 @clause:C2.3-12 @clause:C2.3-13
   Scenario Outline: Each recall bound is accepted at its value (<case>)
     When recall is asked with:
       """
@@ -109,6 +117,7 @@ Feature: History tool requests are validated in the contract's order
       | after-1-ms-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.001Z"} |
 
   @id:RECALL-020
+  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-8 @clause:C2.3-11 @clause:C2.3-12
   Scenario Outline: Each recall bound is refused one past its value (<case>)
     When recall is asked with:
       """
@@ -126,6 +135,7 @@ Feature: History tool requests are validated in the contract's order
       | after-equals-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.000Z"} | invalid-date-range |
 
   @id:RECALL-021
+  @clause:C2.2-1 @clause:C2.3-2 @clause:D3-1
   Scenario Outline: The query is counted in UTF-16 units: 2000 are accepted, 2001 are invalid-query (<case>)
     When recall is asked for "<text>" padded with "<pad>" to <units> UTF-16 units
     Then the result is <outcome>
@@ -138,6 +148,7 @@ Feature: History tool requests are validated in the contract's order
       | astral-one-past   | LastExportUtc  | 😀  | 2001  | unavailable with code "invalid-query"   |
 
   @id:RECALL-025
+  @clause:C1.1-3 @clause:C2.3-15 @clause:C2.8-9
   Scenario: A requested limit above the configured maxResults is cut to it
     Given the global history configuration:
       """
@@ -159,6 +170,7 @@ Feature: History tool requests are validated in the contract's order
     Then the last recall returned 2 hits
 
   @id:RECALL-026
+  @clause:C1.1-4 @clause:C2.3-16 @clause:C2.8-10 @clause:C2.8-12 @clause:C2.8-15 @clause:C2.12-14
   Scenario: A requested budget above the configured maxOutputTokens is cut to it
     Given the global history configuration:
       """
@@ -181,6 +193,7 @@ Feature: History tool requests are validated in the contract's order
     And the result with 96 tokens of room fits 256 chars-v1 tokens
 
   @id:RECALL-027
+  @clause:C2.8-10 @clause:C2.8-11 @clause:C2.8-14 @clause:C2.12-14
   Scenario: A hit too big for the budget is skipped and a smaller one after it still fits
     Given the current history session gets a user message "big" with this text:
       """
@@ -199,7 +212,8 @@ Feature: History tool requests are validated in the contract's order
       """
     Then the hit entry ids are "big m1"
 
-  @id:RECALL-032 @clause:C2.4-3 @clause:C2.4-5 @clause:C2.9-14
+  @id:RECALL-032
+  @clause:C2.4-3 @clause:C2.4-5 @clause:C2.9-14
   Scenario: An index that cannot be opened answers runtime-unavailable, for recall and status alike
     When the history host opens the current session with an index path under a regular file
     And recall is asked for "LastExportUtc"

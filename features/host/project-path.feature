@@ -13,7 +13,8 @@ Feature: The runtime project path is the real path of Pi's working directory
       """
 
   @platform:posix @needs:symlink
-  @id:HOST-026 @clause:C0.2-6 @clause:C0.2-5
+  @id:HOST-026
+  @clause:C0.2-5 @clause:C0.2-6
   Scenario: A working directory reached through a symbolic link is the project its session header names
     When the history host opens the current session from the working directory "linked-cwd", a symbolic link to the project folder
     And recall is asked for "`LinkedCwdMarker`"

@@ -4,6 +4,7 @@ Feature: Primitives with one owner each
   tokens, canonical paths and Pi's session-folder name of a cwd.
 
   @id:PRIM-001
+  @clause:C0.2-3 @clause:D2-1 @clause:P1.2-2
   Scenario Outline: JSON is written exactly as JSON.stringify writes it
     When the JSON text <input> is parsed and serialized again
     Then the serialized text is <output>
@@ -29,11 +30,13 @@ Feature: Primitives with one owner each
       | exponent-bounds  | [1e-6,1.5e-7,999999999999999900000,1.5e21] | [0.000001,1.5e-7,999999999999999900000,1.5e+21] |
 
   @id:PRIM-002
+  @clause:D2-1
   Scenario: Text that JSON.parse rejects is refused
     When the JSON text {"a":NaN} is parsed and serialized again
     Then the request fails with code "invalid-json"
 
   @id:PRIM-003
+  @clause:C0.2-1 @clause:D3-1
   Scenario Outline: Lengths count UTF-16 code units and chars-v1 tokens are ceil(units / 4)
     When the text "<text>" is measured
     Then it is <units> UTF-16 units, <bytes> UTF-8 bytes and <tokens> chars-v1 tokens
@@ -46,11 +49,13 @@ Feature: Primitives with one owner each
       | cjk    | 漢字かな  | 4     | 12    | 1      |
 
   @id:PRIM-004
+  @clause:C0.2-1 @clause:D3-1
   Scenario: The empty string is 0 tokens
     When the empty text is measured
     Then it is 0 UTF-16 units, 0 UTF-8 bytes and 0 chars-v1 tokens
 
   @id:PRIM-005
+  @clause:D3-1
   Scenario: Cutting text to a UTF-16 budget never splits a surrogate pair; a budget of 0 is the empty text, a negative one is refused
     When the text "ab😀c" is cut to 3 UTF-16 units
     Then the cut text is "ab"
@@ -62,6 +67,7 @@ Feature: Primitives with one owner each
     Then the request fails with code "invalid-params"
 
   @id:PRIM-006
+  @clause:P1.1-2 @clause:P4.6-2
   Scenario Outline: Pi names a project's session folder after its resolved cwd
     When Pi's session folder name of the cwd "<cwd>" is computed
     Then the folder name is "<name>"
@@ -76,17 +82,20 @@ Feature: Primitives with one owner each
 
   @platform:posix @needs:symlink
   @id:PRIM-007
+  @clause:C0.2-5
   Scenario: A canonical path resolves symbolic links and dot segments
     Given a project folder reached through a symbolic link
     When the canonical path of the link with a trailing "/sub/.." is computed
     Then it is the real path of the project folder
 
   @id:PRIM-008
+  @clause:C0.2-5
   Scenario: A canonical path of a missing file is the resolved absolute path
     When the canonical path of "missing/../gone.txt" under the scenario folder is computed
     Then it is the scenario folder joined with "gone.txt"
 
   @id:PRIM-009
+  @clause:D2-1 @clause:P1.7-1
   Scenario Outline: JSON.parse allows only space, tab, LF and CR around the value
     When the value of the JSON string <text> is parsed as JSON text and serialized again
     Then the request fails with code "invalid-json"
@@ -101,6 +110,7 @@ Feature: Primitives with one owner each
       | next-line     | "1\u0085"         |
 
   @id:PRIM-010
+  @clause:C0.2-1 @clause:D3-1
   Scenario Outline: A lone surrogate is one UTF-16 unit and the 3 UTF-8 bytes of U+FFFD
     When the text written as the JSON string <text> is measured
     Then it is <units> UTF-16 units, <bytes> UTF-8 bytes and <tokens> chars-v1 tokens
@@ -113,6 +123,7 @@ Feature: Primitives with one owner each
       | five-units      | "abcd\ud800"         | 5     | 7     | 2      |
 
   @id:PRIM-012
+  @clause:C0.2-3 @clause:D2-1 @clause:P1.2-2
   Scenario Outline: JSON.stringify leaves DEL, line separators, NBSP and the BOM raw inside strings
     When the JSON text <text> is parsed and serialized again
     Then the result is the quoted characters of <text>, none escaped

@@ -5,6 +5,7 @@ Feature: JSON nested deeper than a recursive writer goes (issue 14, docs/suite-s
   depths a session can hold, so neither may a port.
 
   @id:PRIM-200
+  @clause:D2-1
   Scenario Outline: A value nested <depth> arrays deep is serialized exactly (<case>)
     When a JSON value of <depth> nested arrays around <inner> is parsed and serialized again
     Then its serialization is <depth> nested arrays around <inner>

@@ -30,6 +30,7 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
     And the current history session is the privacy corpus
 
   @id:PRIVACY-101
+  @clause:C2.10-26 @clause:C2.10-27 @clause:C2.11-1 @clause:D6-1
   Scenario Outline: No corpus secret leaves through recall, read or status (<case>)
     When the history host opens the current session with provider "<provider>"
     And every corpus secret is recalled by its term and every hit is read
@@ -43,6 +44,7 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
       | local  | ollama   | shown as sensitive and redacted         |
 
   @id:PRIVACY-102
+  @clause:C2.11-1 @clause:D6-1
   Scenario Outline: The corpus near-misses stay whole (<case>)
     When the history host opens the current session with provider "<provider>"
     And every corpus near-miss is recalled by its term and every hit is read
@@ -55,6 +57,7 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
       | local  | ollama   |
 
   @id:PRIVACY-103
+  @clause:C2.11-1 @clause:C6.15-5 @clause:D6-1
   Scenario Outline: No corpus secret leaves through a rebase of the corpus: preview, run, recovery and the target's context (<case>)
     When the corpus is rebased in parts and each target's context goes to provider "<provider>"
     Then every corpus secret's entry passed through a rebase handoff
@@ -71,6 +74,7 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
       | local  | ollama   | redacted                  |
 
   @id:PRIVACY-104
+  @clause:C2.11-1 @clause:C6.15-5 @clause:C6.15-13
   Scenario Outline: No corpus secret leaves through the egress sanitizer, and the near-misses stay whole (<case>)
     When every corpus entry's text goes out to provider "<provider>" as a history result excerpt and as a rebase handoff
     Then no egress output holds 8 or more consecutive characters of any corpus secret

@@ -4,6 +4,7 @@ Feature: Packaged fixtures read as Pi reads them
   facts the manifest records (checked against the real Pi 0.84.3 when the fixtures were made).
 
   @id:READER-021
+  @clause:D12-1 @clause:P1.7-2 @clause:P3.1-1
   Scenario Outline: A loadable fixture has the session id, entry count and default leaf of its manifest facts
     Given the fixture session "<fixture>"
     When the session is inspected
@@ -27,6 +28,7 @@ Feature: Packaged fixtures read as Pi reads them
       | parent-cycle     | parent-cycle     |
 
   @id:READER-022
+  @clause:C5.1-25 @clause:P2-1 @clause:P2-5
   Scenario: A legacy version 1 fixture is reported with a clear diagnostic and its bytes stay the same
     Given the fixture session "legacy-v1"
     When the session is inspected
@@ -35,6 +37,7 @@ Feature: Packaged fixtures read as Pi reads them
     And the session file is byte-identical to before
 
   @id:READER-023
+  @clause:P1.7-2
   Scenario: A torn-tail fixture reports the unterminated last line and stays the same
     Given the fixture session "torn-tail"
     When the session is inspected
@@ -43,6 +46,7 @@ Feature: Packaged fixtures read as Pi reads them
     And the session file is byte-identical to before
 
   @id:READER-024
+  @clause:P1.7-2
   Scenario: A fixture with malformed and blank lines reports both counts and stays the same
     Given the fixture session "malformed-lines"
     When the session is inspected
@@ -51,6 +55,7 @@ Feature: Packaged fixtures read as Pi reads them
     And the session file is byte-identical to before
 
   @id:READER-025
+  @clause:P1.7-3
   Scenario Outline: Fixtures that are not Pi sessions are refused with their code
     Given the fixture session "<fixture>"
     When the session is inspected
@@ -65,6 +70,7 @@ Feature: Packaged fixtures read as Pi reads them
       | bom-header | bom-header | session-no-header |
 
   @id:TREE-012
+  @clause:P1.4-4
   Scenario: A parent with 150 children lists every one of them
     Given the fixture session "siblings-150"
     When the fixture's notable entry "sibling_parent" is described

@@ -12,6 +12,7 @@ Feature: Canonical reader
       """
 
   @id:READER-001
+  @clause:P1.7-1
   Scenario: Every record has a byte locator whose end includes the LF
     When the session records are listed
     Then there are 3 records
@@ -20,11 +21,13 @@ Feature: Canonical reader
     And record 2 is of kind "entry"
 
   @id:READER-002
+  @clause:C0.2-2 @clause:C3.5-9
   Scenario: Every record carries the SHA-256 of its line without the LF
     When the session records are listed
     Then every record carries the SHA-256 of its line bytes without the LF
 
   @id:READER-003
+  @clause:C3.5-9 @clause:P1.7-1
   Scenario: A CR before the LF is kept in the hashed bytes of a CRLF file
     Given a session file with CRLF line endings and these lines:
       """
@@ -39,6 +42,7 @@ Feature: Canonical reader
     And the path ids are "c1"
 
   @id:READER-004
+  @clause:P1.7-1 @clause:P1.7-2 @clause:P3.1-1
   Scenario: An unterminated last line ends at the file size and is reported as a torn tail
     Given a session file whose last line has no newline, with these lines:
       """
@@ -57,6 +61,7 @@ Feature: Canonical reader
     And the session file is byte-identical to before
 
   @id:READER-005
+  @clause:P1.3-3 @clause:P1.7-3
   Scenario: A valid version 3 header is read with its id, version and cwd
     When the session is inspected
     Then the session id is "s-reader" and its cwd is "/home/user/projects/demo"
@@ -65,6 +70,7 @@ Feature: Canonical reader
     And the diagnostics report no unterminated tail
 
   @id:READER-006
+  @clause:C5.1-25 @clause:D12-1 @clause:P1.3-3 @clause:P2-1 @clause:P2-5
   Scenario: A version 1 file is flagged as legacy, never read as version 3, and left byte-identical
     Given a session file with these lines:
       """
@@ -79,6 +85,7 @@ Feature: Canonical reader
     And the session folder holds only the session file
 
   @id:READER-007
+  @clause:C5.1-25 @clause:D12-1 @clause:P2-2 @clause:P2-5
   Scenario: A version 2 file is flagged as legacy and left byte-identical
     Given a session file with these lines:
       """
@@ -91,6 +98,7 @@ Feature: Canonical reader
     And the session file is byte-identical to before
 
   @id:READER-008
+  @clause:D12-1 @clause:P2-5
   Scenario: A legacy file cannot be read at a leaf
     Given a session file with these lines:
       """
@@ -102,6 +110,7 @@ Feature: Canonical reader
     And the session file is byte-identical to before
 
   @id:READER-009
+  @clause:P1.7-2
   Scenario: Blank and whitespace-only lines are counted and skipped
     Given a session file with these lines, where line 2 is also followed by 3 blank lines:
       """
@@ -114,6 +123,7 @@ Feature: Canonical reader
     And the path ids are "b1 b2"
 
   @id:READER-010
+  @clause:P1.7-2
   Scenario: Malformed lines are counted, skipped, and the rest is still read
     Given a session file with these lines:
       """
@@ -130,6 +140,7 @@ Feature: Canonical reader
     And the session file is byte-identical to before
 
   @id:READER-011
+  @clause:C3.5-6 @clause:C8.4-1
   Scenario: A record over 4 MiB is reported and not decoded, and the rest is read
     Given a session file with these lines, where line 3 carries a message of 5 MiB:
       """
@@ -146,6 +157,7 @@ Feature: Canonical reader
     And every record carries the SHA-256 of its line bytes without the LF
 
   @id:READER-012
+  @clause:C8.4-1 @clause:P1.7-3 @clause:P1.7-7
   Scenario: The header must lie within the first 1 MiB
     Given a valid header followed by 1100000 bytes of malformed lines and then these lines:
       """
@@ -155,18 +167,21 @@ Feature: Canonical reader
     Then the request fails with code "session-header-scan-limit"
 
   @id:READER-013
+  @clause:C3.5-7
   Scenario: A missing session file is refused with one line
     Given a session path where no file exists
     When the session is inspected
     Then the request fails with code "session-file-missing"
 
   @id:READER-014
+  @clause:C3.5-7
   Scenario: A folder is not a session file
     Given a folder where the session file should be
     When the session is inspected
     Then the request fails with code "session-not-a-file"
 
   @id:READER-015
+  @clause:C3.5-7
   Scenario: An empty file is refused and stays empty
     Given an empty session file
     When the session is inspected
@@ -174,6 +189,7 @@ Feature: Canonical reader
     And the session file is byte-identical to before
 
   @id:READER-016
+  @clause:P1.7-3 @clause:P1.7-4
   Scenario: Binary garbage has no session header
     Given a session file of 4096 bytes of random binary data
     When the session is inspected
@@ -181,6 +197,7 @@ Feature: Canonical reader
     And the session file is byte-identical to before
 
   @id:READER-017
+  @clause:P1.3-2 @clause:P1.7-3
   Scenario: Entries without a header before them are refused
     Given a session file with these lines:
       """
@@ -191,6 +208,7 @@ Feature: Canonical reader
     Then the request fails with code "session-no-header"
 
   @id:READER-018
+  @clause:P1.7-3
   Scenario: A byte order mark makes the header unreadable, as it does for Pi
     Given a session file with a UTF-8 byte order mark before these lines:
       """
@@ -200,6 +218,7 @@ Feature: Canonical reader
     Then the request fails with code "session-no-header"
 
   @id:READER-019
+  @clause:P1.7-2
   Scenario: Non-object JSON values are kept as entries and falsy ones are skipped, as Pi does
     Given a session file with these lines:
       """
@@ -217,6 +236,7 @@ Feature: Canonical reader
     And the leaf is "o2"
 
   @id:READER-020
+  @clause:P1.3-2 @clause:P1.7-5
   Scenario: A later session header line is ignored, as Pi ignores it
     Given a session file with these lines:
       """
@@ -230,6 +250,7 @@ Feature: Canonical reader
     And the leaf is "x1"
 
   @id:READER-026
+  @clause:P1.7-2
   Scenario Outline: A line nested deeper than a recursive parser goes, or with a huge integer, is an entry, as in Pi
     Given a session file with these lines, where "@VALUE" becomes <value>:
       """
@@ -253,6 +274,7 @@ Feature: Canonical reader
       | negative-integer   | a negative integer of 4301 digits     |
 
   @id:READER-027
+  @clause:C3.5-8 @clause:C8.4-1 @clause:P1.7-7
   Scenario Outline: The header line must end, its LF included, within the first 1 MiB
     Given a session file whose first line is padded to end with its LF at byte <end>, with these lines:
       """
@@ -269,6 +291,7 @@ Feature: Canonical reader
       | one-past    | 1048577 | session-header-scan-limit |
 
   @id:READER-028
+  @clause:P1.7-2
   Scenario: A blank line is blank by JavaScript's trim, not by another language's whitespace
     Given a session file with these lines, where each "[U+XXXX]" is that raw character:
       """
@@ -287,6 +310,7 @@ Feature: Canonical reader
     And the path ids are "w1 w2"
 
   @id:READER-029
+  @clause:P1.7-1 @clause:P1.7-2 @clause:P3.1-1
   Scenario: A whole entry on an unterminated last line is read, and is the leaf
     Given a session file whose last line has no newline, with these lines:
       """
@@ -305,6 +329,7 @@ Feature: Canonical reader
     And the last record ends at the end of the file without an LF
 
   @id:READER-030
+  @clause:P1.3-4 @clause:P1.7-3
   Scenario Outline: The header's id must be a string, an empty one included
     Given a session file with these lines, where "@ID" is the JSON text <id>:
       """
@@ -323,6 +348,7 @@ Feature: Canonical reader
       | array  | ["s"] | session-no-header |
 
   @id:READER-031
+  @clause:P2-5
   Scenario Outline: The header version decides migration as Pi's header.version ?? 1 and its two comparisons do
     Given a session file with these lines, where "@VERSION" is the JSON text <version>:
       """
@@ -347,6 +373,7 @@ Feature: Canonical reader
       | string-three | "3"     | none   |
 
   @id:READER-032
+  @clause:C3.5-6 @clause:C8.4-1 @clause:D3-1
   Scenario Outline: A record is at most 4 MiB, 4194304 bytes with its LF
     Given a session file with these lines, where line 3 is padded to <size> bytes with its LF:
       """
@@ -369,7 +396,8 @@ Feature: Canonical reader
       | at-bound   | 4194304 | entry    | 0        | 3       |
       | one-past   | 4194305 | oversize | 1        | 2       |
 
-  @id:READER-033 @clause:P1.7-1
+  @id:READER-033
+  @clause:P1.7-1
   Scenario: Bytes that are not UTF-8 are read as U+FFFD, as Pi's decoder reads them, and the line stays an entry
     Given a session file with these lines, where each "[xHH]" is that raw byte:
       """
@@ -385,7 +413,8 @@ Feature: Canonical reader
       """
     And the session file is byte-identical to before
 
-  @id:READER-034 @clause:P1.7-4 @clause:P1.7-2
+  @id:READER-034
+  @clause:P1.7-2 @clause:P1.7-4
   Scenario: A file of blank lines only is not empty: it has no session header, and it stays as it was
     Given a session file with these lines, where each "[U+XXXX]" is that raw character:
       """
@@ -396,7 +425,8 @@ Feature: Canonical reader
     Then the request fails with code "session-no-header"
     And the session file is byte-identical to before
 
-  @id:READER-035 @clause:P1.7-3 @clause:P1.7-2
+  @id:READER-035
+  @clause:P1.7-2 @clause:P1.7-3
   Scenario: Lines JSON.parse rejects before the header are skipped, and the header after them is read
     Given a session file with these lines:
       """
@@ -410,7 +440,8 @@ Feature: Canonical reader
     And the path ids are "j1"
     And the session file is byte-identical to before
 
-  @id:READER-036 @clause:P1.7-3
+  @id:READER-036
+  @clause:P1.7-3
   Scenario: The header's version, cwd and timestamp are not validated: a header without them is still read
     Given a session file with these lines:
       """

@@ -10,6 +10,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And the clock is set to 1767229200000 ms
 
   @id:ATOMIC-001
+  @clause:C6.1-16 @clause:C6.1-17 @clause:C6.2-30 @clause:C6.4-3 @clause:C6.4-5 @clause:C6.4-7 @clause:C6.4-11
   Scenario: An active tool call with no result blocks with pending-or-orphan-tool-exchange and counts {1, 0}
     Given the current history session with these lines:
       """
@@ -28,6 +29,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And the rebase results name no path, tool id or message body
 
   @id:ATOMIC-002
+  @clause:C6.4-1 @clause:C6.4-2 @clause:C6.4-6 @clause:C6.4-8 @clause:C6.4-11
   Scenario: An incomplete exchange archived by compaction does not block and counts as historical
     Given the current history session with these lines:
       """
@@ -51,6 +53,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And the rebase source is byte-identical to before
 
   @id:ATOMIC-003
+  @clause:C6.4-4 @clause:C6.4-6 @clause:C6.4-8
   Scenario: An archived tool result without its call does not block either
     Given the current history session with these lines:
       """
@@ -67,6 +70,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And the handoff does not contain "ARCHIVED_TOOL_EXCHANGE_CONTENT"
 
   @id:ATOMIC-004
+  @clause:C6.4-4 @clause:C6.4-7 @clause:C6.4-9
   Scenario: An active tool result whose call exists only in archived history blocks with counts {1, 0}
     Given the current history session with these lines:
       """
@@ -85,6 +89,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And no rebase target exists
 
   @id:ATOMIC-005
+  @clause:C6.4-10
   Scenario: A complete active exchange that reuses the id of an archived incomplete call is accepted
     Given the current history session with these lines:
       """
@@ -103,6 +108,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And no rebase operations folder exists
 
   @id:ATOMIC-006
+  @clause:C6.1-17 @clause:C6.4-5 @clause:C6.4-6 @clause:C6.4-11
   Scenario: Diagnostics hold counts only, never a tool id, an argument or a body
     Given the current history session with these lines:
       """
@@ -121,6 +127,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And the rebase results name no path, tool id or message body
 
   @id:ATOMIC-007
+  @clause:C6.4-7 @clause:C6.7-1 @clause:C6.7-4
   Scenario: A dry run checks tool atomicity too: an active call with no result blocks it
     Given the current history session with these lines:
       """
@@ -134,7 +141,8 @@ Feature: Tool atomicity decides whether a session can be rebased
     And the tool exchange diagnostics count 1 active and 0 historical issues
     And no rebase operations folder exists
 
-  @id:ATOMIC-008 @clause:C6.4-4 @clause:C6.4-3
+  @id:ATOMIC-008
+  @clause:C6.4-3 @clause:C6.4-4
   Scenario: Issues are de-duplicated: two unanswered calls with one id in the context are one active issue
     Given the current history session with these lines:
       """

@@ -18,6 +18,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
       """
 
   @id:CHECKPOINT-001
+  @clause:C0.3-7 @clause:C6.1-10 @clause:C6.5-1 @clause:C6.5-2 @clause:C6.5-3 @clause:C6.6-28 @clause:C6.7-2 @clause:D1-1
   Scenario: Operation and checkpoint ids share the suffix derived from session id, leaf and source SHA-256
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -30,6 +31,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the checkpoint id shares the operation id's suffix
 
   @id:CHECKPOINT-002
+  @clause:C6.4-1 @clause:C6.6-7 @clause:C6.6-9 @clause:C6.6-14 @clause:C6.6-15 @clause:C6.6-16
   Scenario: The handoff quotes the compaction-aware context as one JSON string between the sentinels
     When the rebase host opens the current session
     And a rebase is asked
@@ -37,6 +39,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the handoff does not contain "LastExportUtc old original decision"
 
   @id:CHECKPOINT-003
+  @clause:C0.3-9 @clause:C6.6-24 @clause:C6.6-27 @clause:C6.6-30 @clause:C6.6-31 @clause:C6.8-11
   Scenario: The handoff message in the target is the checkpoint's handoff inside its classification markers
     When the rebase host opens the current session
     And a rebase is asked
@@ -44,6 +47,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the rebase target entries validate against the rebase schemas
 
   @id:CHECKPOINT-004
+  @clause:C6.1-13 @clause:C6.6-21 @clause:C6.6-22 @clause:C6.6-23 @clause:C6.6-30 @clause:C6.6-31 @clause:C6.6-33
   Scenario: The checkpoint says verification is unknown and reports its limitations as the result's warnings
     When the rebase host opens the current session
     And a rebase is asked
@@ -52,6 +56,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the rebase result counts the handoff's chars-v1 tokens as its checkpoint tokens
 
   @id:CHECKPOINT-005
+  @clause:C6.6-8
   Scenario: A privacy marker in the context raises the checkpoint classification
     When the current session file gets these lines appended:
       """
@@ -63,6 +68,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the checkpoint classification is "sensitive" and the handoff message carries it
 
   @id:CHECKPOINT-006
+  @clause:C6.6-8
   Scenario: The configured default classification is the checkpoint's lowest level
     Given the global history configuration:
       """
@@ -73,12 +79,14 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     Then the checkpoint classification is "internal" and the handoff message carries it
 
   @id:CHECKPOINT-007
+  @clause:C0.3-8 @clause:C6.8-1 @clause:C6.8-2 @clause:C6.8-3 @clause:C6.8-4 @clause:C6.8-5 @clause:C6.8-6 @clause:C6.8-7 @clause:D2-1
   Scenario: The link binds the checkpoint by its JSON.stringify hash to the source prefix and the target
     When the rebase host opens the current session
     And a rebase is asked
     Then the link binds the checkpoint by its hash to the source prefix and the target
 
   @id:CHECKPOINT-008
+  @clause:C0.3-10 @clause:C6.1-14 @clause:C6.6-25 @clause:C6.6-26
   Scenario: Pins and session memory travel whole; project scope never, a branch pin only from the captured branch
     Given the current history session with these lines:
       """
@@ -103,6 +111,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the rebase target entries validate against the rebase schemas
 
   @id:CHECKPOINT-009
+  @clause:C6.6-6 @clause:D8-1
   Scenario: More than 1000 carried pins refuse the checkpoint with checkpoint-memory-budget and write nothing
     Given the current history session also holds 1001 session pins
     When the rebase host opens the current session
@@ -113,6 +122,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the rebase source is byte-identical to before
 
   @id:CHECKPOINT-010
+  @clause:C6.6-8
   Scenario: A local-only hit inside a stored history read result makes the checkpoint local-only
     When the current session file gets these lines appended:
       """
@@ -126,6 +136,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the checkpoint classification is "local-only" and the handoff message carries it
 
   @id:CHECKPOINT-011
+  @clause:C1.2-5 @clause:C6.6-19
   Scenario Outline: A handoff exactly at the token budget fits; one token less is checkpoint-budget
     Given the current history session also holds a user message "long" of 2000 "x" characters
     When the rebase host opens the current session
@@ -141,6 +152,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
       | below-budget | 1    | unavailable | checkpoint-budget                                                           |
 
   @id:CHECKPOINT-012
+  @clause:C6.6-6
   Scenario: Exactly 1000 carried pins are within the limit
     Given the current history session also holds 1000 session pins
     When the current session file gets these lines appended:
@@ -154,6 +166,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the rebase result preserves 1000 pins and 0 memories
 
   @id:CHECKPOINT-013
+  @clause:C6.6-22
   Scenario: sourceCompactionCount counts every compaction on the captured branch, not only the one in context
     When the current session file gets these lines appended:
       """
@@ -166,12 +179,14 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the checkpoint captures the source at leaf "later" with 2 compactions
 
   @id:CHECKPOINT-014
+  @clause:C6.6-20 @clause:C6.6-21 @clause:C6.6-24 @clause:C6.6-25 @clause:C6.6-26 @clause:C6.6-27 @clause:C6.6-28 @clause:C6.6-29 @clause:C6.6-30 @clause:C6.6-31
   Scenario: The checkpoint's keys are in the contract's insertion order, the order its hash covers
     When the rebase host opens the current session
     And a rebase is asked
     Then the checkpoint keys are in the contract's order
 
-  @id:CHECKPOINT-015 @clause:C6.5-6 @clause:C6.5-3
+  @id:CHECKPOINT-015
+  @clause:C6.5-3 @clause:C6.5-6
   Scenario: A source that grew on another branch, its leaf unchanged, is a new operation
     When the rebase host opens the current session at leaf "task"
     And a rebase is asked
@@ -185,7 +200,8 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     Then the rebase result is a preview
     And the rebase operation id is not the remembered one
 
-  @id:CHECKPOINT-016 @clause:C6.6-10 @clause:C6.6-11 @clause:C6.6-12 @clause:C6.6-13
+  @id:CHECKPOINT-016
+  @clause:C6.6-10 @clause:C6.6-11 @clause:C6.6-12 @clause:C6.6-13
   Scenario: The handoff's statement lines say what it is, that verification is unknown, how pins travel and how to recall more
     When the rebase host opens the current session
     And a rebase is asked
@@ -195,7 +211,8 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And line 4 of the handoff mentions "pins memor"
     And line 5 of the handoff mentions "context_history_recall current-lineage"
 
-  @id:CHECKPOINT-017 @clause:C6.6-5 @clause:C6.6-2
+  @id:CHECKPOINT-017
+  @clause:C6.6-2 @clause:C6.6-5
   Scenario: A target never installed is not rebuilt while Pi's current session is another one: source-moved-before-checkpoint
     When the rebase host opens the current session with these facts:
       """
@@ -212,7 +229,8 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And no rebase target exists
     And the rebase journal phase is "Recoverable"
 
-  @id:CHECKPOINT-018 @clause:C6.6-32
+  @id:CHECKPOINT-018
+  @clause:C6.6-32
   Scenario: A checkpoint whose JSON is longer than 1,048,576 characters is checkpoint-memory-budget and writes nothing
     Given the current history session also holds a session pin of 1100000 characters
     When the current session file gets these lines appended:

@@ -18,6 +18,7 @@ Feature: Compaction and a running rebase exclude each other
       """
 
   @id:COMPACT-001
+  @clause:C6.12-14 @clause:C6.16-2
   Scenario: While a rebase runs, the before-compaction hook cancels the compaction
     When the rebase host opens the current session
     And a rebase is asked while Pi asks the before-compaction hook during the session switch
@@ -25,6 +26,7 @@ Feature: Compaction and a running rebase exclude each other
     And the rebase result is verified and the session was replaced
 
   @id:COMPACT-002
+  @clause:C6.16-2
   Scenario: Once the compaction's abort signal has fired, the hook cancels, with or without a rebase
     When the rebase host opens the current session
     And Pi asks the before-compaction hook with its abort signal fired
@@ -35,6 +37,7 @@ Feature: Compaction and a running rebase exclude each other
     Then the before-compaction hook answered cancel
 
   @id:COMPACT-003
+  @clause:C6.16-2
   Scenario: With no rebase running and a live abort signal, the hook does not cancel
     When the rebase host opens the current session
     And Pi asks the before-compaction hook
@@ -43,6 +46,7 @@ Feature: Compaction and a running rebase exclude each other
     Then the before-compaction hook did not cancel
 
   @id:COMPACT-004
+  @clause:C6.10-8 @clause:C6.16-2
   Scenario: After a rebase that succeeded, the hook does not cancel
     When the rebase host opens the current session
     And a rebase is asked while Pi asks the before-compaction hook during the session switch
@@ -51,6 +55,7 @@ Feature: Compaction and a running rebase exclude each other
     Then the before-compaction hook did not cancel
 
   @id:COMPACT-005
+  @clause:C6.9-10 @clause:C6.10-8 @clause:C6.16-2
   Scenario: After a rebase whose activation failed, the hook does not cancel
     When the rebase host opens the current session with these facts:
       """
@@ -63,6 +68,7 @@ Feature: Compaction and a running rebase exclude each other
     Then the before-compaction hook did not cancel
 
   @id:COMPACT-006
+  @clause:C6.2-21 @clause:C6.10-8
   Scenario: After a rebase refused before its checkpoint, the hook does not cancel
     When another process holds the rebase lock of the current session
     And the rebase host opens the current session
@@ -73,6 +79,7 @@ Feature: Compaction and a running rebase exclude each other
     Then the before-compaction hook did not cancel
 
   @id:COMPACT-007
+  @clause:C6.10-8 @clause:C6.16-2
   Scenario: After a dry run and after a recovery, the hook does not cancel
     When the rebase host opens the current session
     And a rebase dry run is asked

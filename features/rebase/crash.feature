@@ -17,6 +17,7 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
       """
 
   @id:CRASH-001 @timeout:3
+  @clause:D11-1
   Scenario Outline: A crash at a named point is recovered from the source to Verified, with one target
     When the rebase host opens the current session
     And a rebase crashes at "<point>" in a child process
@@ -56,6 +57,7 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
     And the rebase lock of the current session is free
 
   @id:CRASH-003 @timeout:3
+  @clause:C6.5-5
   Scenario: After a crash the same operation cannot be started again, only recovered
     When the rebase host opens the current session
     And a rebase crashes at "CheckpointReady" in a child process
@@ -64,6 +66,7 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
     And the rebase journal phase is "CheckpointReady"
 
   @id:CRASH-004 @timeout:3
+  @clause:C6.5-9 @clause:C6.5-24 @clause:C6.5-27 @clause:C6.5-29 @clause:C6.5-32 @clause:C6.5-33 @clause:C6.5-34 @clause:C6.5-35 @clause:C6.5-36 @clause:C6.5-37 @clause:C6.5-39 @clause:C6.5-41 @clause:C6.8-16 @clause:C6.8-17 @clause:C6.8-18 @clause:C6.9-6 @clause:D11-1
   Scenario Outline: What a crash leaves on disk shows each durable step in the contract's order
     When the rebase host opens the current session
     And a rebase crashes at "<point>" in a child process

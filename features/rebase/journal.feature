@@ -18,6 +18,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       """
 
   @id:JOURNAL-001
+  @clause:C0.2-4 @clause:C0.3-11 @clause:C6.5-7 @clause:C6.5-8 @clause:C6.5-10 @clause:C6.5-11 @clause:C6.5-12 @clause:C6.5-13 @clause:C6.5-14 @clause:C6.5-15 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.5-18 @clause:C6.5-19 @clause:C6.5-20 @clause:C6.5-27 @clause:D1-1
   Scenario: After a verified rebase the journal describes the source, the target and the operation
     When the rebase host opens the current session
     And a rebase is asked
@@ -26,18 +27,21 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase journal was created and last updated at 1767229200000 ms
 
   @id:JOURNAL-002
+  @clause:C0.2-3 @clause:C6.5-20 @clause:D2-1
   Scenario: The journal is compact JSON with no trailing newline
     When the rebase host opens the current session
     And a rebase is asked
     Then the rebase journal is compact JSON of at most 32,000 bytes with no trailing newline
 
   @id:JOURNAL-003
+  @clause:C0.2-2 @clause:C6.5-34 @clause:C6.8-15
   Scenario: The journal's target fingerprint is the size and SHA-256 of the installed target
     When the rebase host opens the current session
     And a rebase is asked
     Then the rebase journal holds the target fingerprint of the file on disk
 
   @id:JOURNAL-004
+  @clause:C6.5-20 @clause:C6.5-27
   Scenario: A failure after the journal exists leaves a Recoverable journal that records the code
     When the rebase host opens the current session with these facts:
       """
@@ -49,6 +53,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase journal is compact JSON of at most 32,000 bytes with no trailing newline
 
   @id:JOURNAL-005
+  @clause:C0.3-6 @clause:C6.2-14
   Scenario Outline: An operation id that is not rebase_ and 32 lower-case hex is invalid-operation
     When the rebase host opens the current session
     And recovery of the operation "<id>" is asked
@@ -64,6 +69,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       | empty      |                                         |
 
   @id:JOURNAL-006 @planted:AUDIT-014,AUDIT-016
+  @clause:C6.2-15
   Scenario: Recovering an operation whose journal is missing is operation-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -73,6 +79,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "operation-unavailable"
 
   @id:JOURNAL-007 @planted:AUDIT-012
+  @clause:C6.2-15 @clause:C6.5-20
   Scenario: A journal over 32,000 bytes is operation-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -82,6 +89,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "operation-unavailable"
 
   @id:JOURNAL-008 @planted:AUDIT-012,AUDIT-014,AUDIT-016
+  @clause:C6.2-15
   Scenario: A journal that is not JSON is rebase-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -91,6 +99,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "rebase-unavailable"
 
   @id:JOURNAL-009 @planted:AUDIT-012,AUDIT-013,AUDIT-016
+  @clause:C6.2-16 @clause:C6.2-17 @clause:C6.2-18
   Scenario Outline: A journal edited to name another operation, schema or source file is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -107,6 +116,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       | source-alias   | sourceSessionFile | "{source}/../current.jsonl"               |
 
   @id:JOURNAL-010 @planted:AUDIT-013,AUDIT-016
+  @clause:C6.2-20
   Scenario: A journal whose target lies outside the source folder is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -116,6 +126,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "operation-integrity"
 
   @id:JOURNAL-011
+  @clause:C6.2-36
   Scenario: A journal whose source session id is not the source header's is operation-integrity, found under the lock
     When the rebase host opens the current session
     And a rebase is asked
@@ -127,6 +138,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase source is byte-identical to before
 
   @id:JOURNAL-012
+  @clause:C6.2-15 @clause:C6.5-20 @clause:D3-1
   Scenario: A journal of exactly 32,000 bytes is still read, and the operation recovers
     When the rebase host opens the current session
     And a rebase is asked
@@ -137,6 +149,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase journal phase is "Verified"
 
   @id:JOURNAL-013
+  @clause:C6.2-19
   Scenario: A journal whose project path is another folder is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -146,6 +159,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "operation-integrity"
 
   @id:JOURNAL-014
+  @clause:C6.5-28
   Scenario: A phase write sets only the phase and updatedAt: a recovered operation keeps its error code
     When the rebase host opens the current session with these facts:
       """
@@ -161,7 +175,8 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase journal phase is "Verified"
     And the rebase journal records the error code "activation-cancelled"
 
-  @id:JOURNAL-015 @clause:C6.5-28 @clause:C6.5-18
+  @id:JOURNAL-015
+  @clause:C6.5-18 @clause:C6.5-28
   Scenario: A later phase write moves updatedAt to its own time and keeps createdAt
     When the rebase host opens the current session with these facts:
       """
@@ -177,7 +192,8 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is verified and the session was replaced
     And the rebase journal was created at 1767229200000 ms and last updated at 1767232800000 ms
 
-  @id:JOURNAL-016 @clause:C6.2-34 @clause:C6.2-31
+  @id:JOURNAL-016
+  @clause:C6.2-31 @clause:C6.2-34
   Scenario: A journal whose source size reaches past the end of the source is archive-changed, though its hash is the whole source's
     When the rebase host opens the current session with these facts:
       """
@@ -193,7 +209,8 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is recoverable with code "archive-changed"
     And the rebase source is still the host's current session
 
-  @id:JOURNAL-017 @clause:C6.2-32 @clause:C6.2-31
+  @id:JOURNAL-017
+  @clause:C6.2-31 @clause:C6.2-32
   Scenario: A journal recording a source prefix of 0 bytes, hashed as no bytes, is archive-changed
     When the rebase host opens the current session with these facts:
       """
@@ -210,7 +227,8 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is recoverable with code "archive-changed"
     And the rebase source is still the host's current session
 
-  @id:JOURNAL-018 @clause:C6.5-42 @timeout:3
+  @id:JOURNAL-018 @timeout:3
+  @clause:C6.5-42
   Scenario Outline: Resuming onto an installed target skips the first four phase writes and goes on at verification
     When the rebase host opens the current session with these facts:
       """

@@ -20,6 +20,7 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
 
   @id:LINEAGE-001
+  @clause:C2.5-13 @clause:C2.9-23
   Scenario: From the target, current-lineage recall finds an original source message as lineage-ancestor
     When the rebase host opens the current session
     And a rebase is asked
@@ -47,6 +48,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-003
+  @clause:C2.5-13
   Scenario: Lineage covers only the captured branch of the source, not its other branches
     When the rebase host opens the current session
     And a rebase is asked
@@ -59,6 +61,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And no result contains "WRONG_SIBLING_PAYLOAD"
 
   @id:LINEAGE-004
+  @clause:C2.5-15
   Scenario: A parentSession header alone grants no lineage
     Given the session "child" beside the current one, with these lines:
       """
@@ -87,6 +90,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-006 @planted:AUDIT-013
+  @clause:C2.5-11 @clause:C2.12-5
   Scenario: A tampered checkpoint is reported as lineage-integrity-unavailable and grants nothing
     When the rebase host opens the current session
     And a rebase is asked
@@ -113,6 +117,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-008
+  @clause:C5.3-7
   Scenario: Deleting the index loses no lineage: the next recall verifies and projects again
     When the rebase host opens the current session
     And a rebase is asked
@@ -149,6 +154,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And no result contains "LATER_SOURCE_PAYLOAD"
 
   @id:LINEAGE-010
+  @clause:C2.5-11 @clause:C2.12-5
   Scenario Outline: The lineage walk verifies at most 16 pairs: 15 are clean, 16 and 17 carry lineage-depth-limit
     When a hand-made lineage chain of <pairs> rebases is written from the current session
     And the history host opens the tip of the lineage chain

@@ -16,6 +16,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
       """
 
   @id:LOCK-001
+  @clause:C0.3-12 @clause:C6.2-21 @clause:D1-1
   Scenario: A lock held by another process makes a rebase rebase-busy, and nothing is written
     When another process holds the rebase lock of the current session
     And the rebase host opens the current session
@@ -26,6 +27,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase source is byte-identical to before
 
   @id:LOCK-002
+  @clause:C6.7-1
   Scenario: A dry run takes the lock too
     When another process holds the rebase lock of the current session
     And the rebase host opens the current session
@@ -86,6 +88,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase operation id is the remembered one
 
   @id:LOCK-007
+  @clause:C6.2-21
   Scenario: The lock is taken before the source is read: a held lock on a version 2 source is rebase-busy
     Given the current history session with these lines:
       """
@@ -99,6 +102,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase source is byte-identical to before
 
   @id:LOCK-008
+  @clause:C6.2-13
   Scenario: A recovery started from the target takes the lock of the source it found in lineage
     When the rebase host opens the current session
     And a rebase is asked
@@ -111,6 +115,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     Then the rebase result is verified and the session was replaced
 
   @id:LOCK-009
+  @clause:C0.2-5
   Scenario: The lock key keeps the case of the canonical path (it is lower-cased on Windows only)
     When the current history session is renamed "Current-Session.jsonl"
     And another process holds the rebase lock of the current session

@@ -19,6 +19,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       """
 
   @id:REBASE-001
+  @clause:C6.1-9 @clause:C6.1-11 @clause:C6.1-12 @clause:C6.4-11 @clause:C6.7-2 @clause:C6.7-3 @clause:C6.8-19
   Scenario: A dry run returns a preview with the counts and writes nothing
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -33,6 +34,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-002
+  @clause:C0.3-6 @clause:C6.1-9 @clause:C6.1-11 @clause:C6.1-12 @clause:C6.1-15 @clause:C6.5-41 @clause:C6.6-33 @clause:C6.8-19 @clause:C6.9-8 @clause:C6.9-10
   Scenario: A rebase is verified, replaces the session and leaves the source bytes unchanged
     When the rebase host opens the current session
     And a rebase is asked
@@ -43,6 +45,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-003
+  @clause:C6.1-17
   Scenario: No rebase result names the source path, a tool id or a message body
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -51,6 +54,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase results name no path, tool id or message body
 
   @id:REBASE-004
+  @clause:C0.3-8 @clause:C0.3-13 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.8-8 @clause:C6.8-9 @clause:C6.8-10 @clause:C6.8-12 @clause:C6.8-14 @clause:C6.9-4 @clause:D1-1 @clause:P1.2-1
   Scenario: The target is ds4-rebase_<32 hex>.jsonl beside the source, a version 3 session whose parentSession is the source
     When the rebase host opens the current session
     And a rebase is asked
@@ -60,6 +64,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase target is the host's current session
 
   @id:REBASE-005
+  @clause:C1.2-1 @clause:C1.3-1 @clause:C6.2-1 @clause:C6.2-7 @clause:C6.2-8 @clause:C6.2-10 @clause:C6.2-11 @clause:C6.16-1
   Scenario Outline: The first failing gate decides the code, in the contract's order
     Given the global history configuration:
       """
@@ -87,6 +92,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       | disabled-before-history | {"enabled": false, "historyTools": {"enabled": false}} | {}                                                    | disabled                  |
 
   @id:REBASE-006
+  @clause:C6.2-9
   Scenario: An untrusted project is refused before the busy checks
     Given an untrusted history project
     And the current history session with these lines:
@@ -103,6 +109,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
 
   @id:REBASE-007
+  @clause:C1.3-10 @clause:C6.2-6 @clause:D9-1
   Scenario: Without a usable memory bridge a session holding pins is refused with memory-state-required
     Given the current history session with these lines:
       """
@@ -120,6 +127,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
 
   @id:REBASE-008
+  @clause:C6.2-6
   Scenario: Without a memory bridge a session with no pin or memory entries still rebases
     When the rebase host opens the current session with these facts:
       """
@@ -129,6 +137,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is a preview
 
   @id:REBASE-009
+  @clause:C6.2-5 @clause:C6.2-12
   Scenario: A session with no file is a lineage failure through the runtime and ephemeral-session in the service
     When the rebase host opens a session that has no file
     And a rebase is asked
@@ -137,6 +146,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "ephemeral-session"
 
   @id:REBASE-010
+  @clause:C6.2-22 @clause:C6.3-1 @clause:D12-1
   Scenario: A version 2 source is refused before anything could migrate it, and its bytes stay as they were
     Given the current history session with these lines:
       """
@@ -150,6 +160,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
 
   @id:REBASE-011
+  @clause:C6.2-23
   Scenario: A source whose header cwd is another folder is refused with source-scope-mismatch
     Given the history project has a subfolder "elsewhere"
     And the current history session with these lines:
@@ -162,6 +173,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "source-scope-mismatch"
 
   @id:REBASE-012
+  @clause:C6.2-24 @clause:C6.3-1
   Scenario: A malformed line anywhere in the source is archive-incomplete
     Given the current history session with these lines:
       """
@@ -176,6 +188,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-013
+  @clause:C6.2-24 @clause:C6.3-1 @clause:C6.7-1
   Scenario: An unterminated last line is archive-incomplete in a dry run and in a real run
     When the current session file gets this line appended without a newline: {"partial":
     And the rebase host opens the current session
@@ -187,6 +200,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-014
+  @clause:C6.2-25 @clause:C6.3-1
   Scenario Outline: Entries that are not valid Pi entries with unique ids are archive-invalid-ids
     When the current session file gets these lines appended:
       """
@@ -206,6 +220,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       | numeric-type      | {"type":7,"id":"late","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Odd type","timestamp":1767225605000}}            |
 
   @id:REBASE-015
+  @clause:C6.2-26
   Scenario: A session with a header and no entry has no leaf: source-empty
     Given the current history session with these lines:
       """
@@ -216,6 +231,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "source-empty"
 
   @id:REBASE-016
+  @clause:C6.2-27 @clause:C6.3-1
   Scenario Outline: A leaf whose ancestry does not reach a root is archive-branch-invalid
     Given the current history session with these lines:
       """
@@ -234,6 +250,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       | self-cycle     | "old"       |
 
   @id:REBASE-017
+  @clause:C6.2-37 @clause:C6.5-5 @clause:C6.7-1
   Scenario: A second plain rebase of the unchanged source, dry run included, must use recovery
     When the rebase host opens the current session
     And a rebase is asked
@@ -246,6 +263,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase journal phase is "Verified"
 
   @id:REBASE-018
+  @clause:C6.2-26 @clause:C6.2-28 @clause:C6.5-1 @clause:C6.6-21 @clause:D9-1
   Scenario: The host's active leaf is captured, not the last line of the file
     When the current session file gets these lines appended:
       """
@@ -260,6 +278,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the handoff does not contain "WRONG_SIBLING_PAYLOAD"
 
   @id:REBASE-019
+  @clause:C6.2-38 @clause:C6.6-19 @clause:C6.7-1 @clause:C6.7-4 @clause:D8-1
   Scenario: A handoff over the token budget writes nothing, so a bigger budget can rebase later
     Given the current history session also holds a user message "long" of 4000 "x" characters
     And the global history configuration:
@@ -282,6 +301,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is verified and the session was replaced
 
   @id:REBASE-020
+  @clause:C6.1-9 @clause:C6.9-10 @clause:D9-1
   Scenario: A cancelled session switch leaves a Recoverable journal and the source active
     When the rebase host opens the current session with these facts:
       """
@@ -297,6 +317,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-021
+  @clause:C6.2-38 @clause:C6.9-5 @clause:C6.9-6 @clause:D9-1
   Scenario: A switch that opens a session with another id is target-identity, Recoverable
     When the rebase host opens the current session with these facts:
       """
@@ -310,6 +331,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-024
+  @clause:C6.1-6 @clause:C6.1-7 @clause:C6.9-8
   Scenario: A replaced session shows an info notification naming the operation; a dry run shows none
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -318,6 +340,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the host showed one info notification naming the operation
 
   @id:REBASE-025
+  @clause:C6.1-6 @clause:C6.1-8 @clause:C6.9-9
   Scenario: A failure inside the fresh session context shows a warning notification naming the operation
     When the rebase host opens the current session with these facts:
       """
@@ -328,6 +351,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the host showed one warning notification naming the operation
 
   @id:REBASE-022 @planted:AUDIT-013
+  @clause:C6.2-2 @clause:C6.2-3 @clause:C6.3-1
   Scenario: A current session whose own lineage does not verify is refused by the runtime
     When the rebase host opens the current session
     And a rebase is asked
@@ -338,6 +362,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
 
   @platform:posix @needs:symlink
   @id:REBASE-023
+  @clause:C6.5-3 @clause:C6.5-4 @clause:C6.5-17
   Scenario: A symbolic link alias of the source is the same operation, with its target beside the real file
     When the rebase host opens the current session through the symbolic link "aliases/alias.jsonl"
     And a rebase dry run is asked
@@ -355,6 +380,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-026
+  @clause:C6.2-3 @clause:C6.2-6
   Scenario: A session whose lineage fails and that holds pins without a memory bridge is a lineage failure first
     Given the current history session with these lines:
       """
@@ -373,6 +399,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
 
   @id:REBASE-027
+  @clause:C6.2-22 @clause:C6.2-23
   Scenario: A version 2 source whose header cwd is another folder is unsupported-source-version, checked first
     Given the current history session with these lines:
       """
@@ -385,6 +412,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-028
+  @clause:C6.2-24 @clause:C6.2-25
   Scenario: A source with a duplicate id and a malformed line is archive-incomplete, checked before the ids
     Given the current history session with these lines:
       """
@@ -399,7 +427,8 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "archive-incomplete"
     And the rebase source is byte-identical to before
 
-  @id:REBASE-029 @clause:C6.2-29
+  @id:REBASE-029
+  @clause:C6.2-29
   Scenario: Called directly, the service refuses a source that is a rebase target whose own lineage does not verify
     When the rebase host opens the current session
     And a rebase is asked
@@ -409,14 +438,16 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "lineage-integrity-unavailable"
     And exactly one rebase target exists, named after the operation, beside the source
 
-  @id:REBASE-030 @clause:C6.8-13 @clause:C6.8-14
+  @id:REBASE-030
+  @clause:C6.8-13 @clause:C6.8-14
   Scenario: Every line of the target is the compact JSON of one record, and the file ends with a newline
     When the rebase host opens the current session
     And a rebase is asked
     Then the rebase result is verified and the session was replaced
     And every line of the rebase target is compact JSON
 
-  @id:REBASE-031 @clause:C6.9-3
+  @id:REBASE-031
+  @clause:C6.9-3
   Scenario: Recovery onto a target whose staged bytes are intact but whose leaf holds no checkpoint is target-integrity
     When the rebase host opens the current session with these facts:
       """
@@ -436,7 +467,8 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase journal phase is "Recoverable"
     And the rebase source is still the host's current session
 
-  @id:REBASE-032 @clause:C6.1-7 @clause:C6.1-8
+  @id:REBASE-032
+  @clause:C6.1-7 @clause:C6.1-8
   Scenario: The info notification says the source is preserved and verification unknown; the warning one warns against deleting the source
     When the rebase host opens the current session
     And a rebase is asked
@@ -451,7 +483,8 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the host showed one warning notification naming the operation
     And the warning notification also mentions "delete source"
 
-  @id:REBASE-033 @clause:C6.2-25
+  @id:REBASE-033
+  @clause:C6.2-25
   Scenario: A second session record inside the source is skipped, not taken for an entry
     When the current session file gets these lines appended:
       """
@@ -462,7 +495,8 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is a preview
     And the rebase result counts the source's entries and bytes
 
-  @id:REBASE-034 @clause:C6.2-23
+  @id:REBASE-034
+  @clause:C6.2-23
   Scenario: A source whose header cwd is not a string is refused with source-scope-mismatch
     Given the current history session with these lines:
       """
@@ -475,7 +509,8 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
     And the rebase source is byte-identical to before
 
-  @id:REBASE-035 @clause:C6.2-25
+  @id:REBASE-035
+  @clause:C6.2-25
   Scenario Outline: An entry whose id is missing or not a string is archive-invalid-ids
     When the current session file gets these lines appended:
       """

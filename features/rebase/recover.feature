@@ -18,6 +18,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
       """
 
   @id:RECOVER-001
+  @clause:C6.5-42
   Scenario: A Recoverable operation recovered from the source is verified with the same operation id
     When the rebase host opens the current session with these facts:
       """
@@ -37,6 +38,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-002
+  @clause:C6.2-13
   Scenario: Recovery from the target takes the source from its verified lineage
     When the rebase host opens the current session
     And a rebase is asked
@@ -50,6 +52,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And exactly one rebase target exists, named after the operation, beside the source
 
   @id:RECOVER-003
+  @clause:C6.5-42
   Scenario: Recovering a verified operation again is idempotent and creates no second target
     When the rebase host opens the current session
     And a rebase is asked
@@ -63,6 +66,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-004
+  @clause:C6.6-1 @clause:C6.9-2
   Scenario: A target the user appended to after activation still recovers; only the staged prefix counts
     When the rebase host opens the current session
     And a rebase is asked
@@ -73,6 +77,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-005
+  @clause:C6.5-38 @clause:C6.9-2
   Scenario: A changed staged byte fails with target-integrity even though lineage still verifies
     When the rebase host opens the current session
     And a rebase is asked
@@ -86,6 +91,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-006
+  @clause:C6.5-42
   Scenario: A journal rewritten back to CheckpointReady still verifies with the installed target
     When the rebase host opens the current session
     And a rebase is asked
@@ -114,6 +120,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal describes the source, the target and the operation
 
   @id:RECOVER-008
+  @clause:C6.6-1
   Scenario: A target that was never installed is rebuilt byte for byte from the journal
     When the rebase host opens the current session with these facts:
       """
@@ -132,6 +139,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal phase is "Verified"
 
   @id:RECOVER-009
+  @clause:C6.2-31 @clause:C6.2-35
   Scenario: A source whose captured prefix changed cannot be recovered: archive-changed
     When the rebase host opens the current session with these facts:
       """
@@ -144,6 +152,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal phase is "Recoverable"
 
   @id:RECOVER-010
+  @clause:C6.6-2 @clause:C6.6-3 @clause:C6.6-4
   Scenario: A target never installed is not rebuilt once the source moved: source-moved-before-checkpoint
     When the rebase host opens the current session with these facts:
       """
@@ -165,6 +174,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source still starts with its bytes from before
 
   @id:RECOVER-011
+  @clause:D8-1
   Scenario: A recovery whose rebuilt checkpoint no longer fits the budget writes nothing: the journal stays as it was
     Given the current history session also holds a user message "long" of 4000 "x" characters
     When the rebase host opens the current session with these facts:
@@ -185,6 +195,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And no rebase target exists
 
   @id:RECOVER-012
+  @clause:C6.6-23
   Scenario: A target rebuilt later is byte for byte the one first staged: its times are the operation's
     When the rebase host opens the current session with these facts:
       """
@@ -203,6 +214,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase target is byte-identical to the remembered one
 
   @id:RECOVER-013
+  @clause:C6.6-2 @clause:C6.6-3
   Scenario: A source that grew is a move even when Pi's leaf is still the captured one: source-moved-before-checkpoint
     When the rebase host opens the current session with these facts:
       """

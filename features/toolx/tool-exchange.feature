@@ -4,6 +4,7 @@ Feature: Tool exchange analysis
   compaction-aware context; historical ones are on the branch but not active. Only counts leave.
 
   @id:TOOLX-001
+  @clause:C6.4-3 @clause:C6.4-11 @clause:P5-1
   Scenario: A complete exchange has no issue
     Given a session file with these lines:
       """
@@ -18,6 +19,7 @@ Feature: Tool exchange analysis
     And the tool exchange diagnostics hold counts only
 
   @id:TOOLX-002
+  @clause:C6.4-3 @clause:C6.4-5 @clause:P5-7
   Scenario: A call without a result in the context is an active issue
     Given a session file with these lines:
       """
@@ -30,6 +32,7 @@ Feature: Tool exchange analysis
     Then the tool exchange has 1 active and 0 historical issues
 
   @id:TOOLX-003
+  @clause:C6.4-3 @clause:P5-8
   Scenario: An aborted reply with a partial tool call and no result is an active issue
     Given a session file with these lines:
       """
@@ -40,6 +43,7 @@ Feature: Tool exchange analysis
     Then the tool exchange has 1 active and 0 historical issues
 
   @id:TOOLX-004
+  @clause:C6.4-6 @clause:C6.4-8
   Scenario: An incomplete exchange that the compaction archived is historical, not active
     Given a session file with these lines:
       """
@@ -53,6 +57,7 @@ Feature: Tool exchange analysis
     Then the tool exchange has 0 active and 1 historical issues
 
   @id:TOOLX-005
+  @clause:C6.4-4 @clause:C6.4-9
   Scenario: An active result whose call exists only in archived history is an active issue
     Given a session file with these lines:
       """
@@ -65,6 +70,7 @@ Feature: Tool exchange analysis
     Then the tool exchange has 1 active and 0 historical issues
 
   @id:TOOLX-006
+  @clause:C6.4-10 @clause:P5-1
   Scenario: A complete active exchange that reuses the id of an archived incomplete call is accepted
     Given a session file with these lines:
       """
@@ -79,6 +85,7 @@ Feature: Tool exchange analysis
     Then the tool exchange has 0 active and 0 historical issues
 
   @id:TOOLX-007
+  @clause:C6.4-1 @clause:C6.4-5
   Scenario: Issues are counted at the leaf the host gives
     Given a session file with these lines:
       """
@@ -92,7 +99,8 @@ Feature: Tool exchange analysis
     When the session is inspected
     Then the tool exchange has 0 active and 0 historical issues
 
-  @id:TOOLX-008 @clause:P5-9 @clause:P5-7 @clause:P5-8 @clause:P5-6
+  @id:TOOLX-008
+  @clause:P5-6 @clause:P5-7 @clause:P5-8 @clause:P5-9
   Scenario: The context keeps incomplete exchanges as stored: no result is made up for an unanswered call
     Given a session file with these lines:
       """

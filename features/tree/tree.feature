@@ -18,6 +18,7 @@ Feature: Session tree
       """
 
   @id:TREE-001
+  @clause:D12-1 @clause:P3.1-1 @clause:P4.1-3
   Scenario: The active leaf is the last entry in file order, even a label
     When the session is inspected
     Then the default leaf is "l1"
@@ -25,6 +26,7 @@ Feature: Session tree
     And the path ids are "u1 a1 u2 l1"
 
   @id:TREE-002
+  @clause:P3.1-1 @clause:P4.1-3
   Scenario: A leaf given by the host wins over the last line of the file
     When the session is inspected at leaf "a3"
     Then the leaf is "a3"
@@ -32,6 +34,7 @@ Feature: Session tree
     And the path ids are "u1 a1 u3 a3"
 
   @id:TREE-003
+  @clause:P3.2-2 @clause:P4.1-1
   Scenario: The null leaf has an empty path and an empty context
     When the session is inspected at the null leaf
     Then the leaf is null
@@ -39,16 +42,19 @@ Feature: Session tree
     And the context is empty
 
   @id:TREE-004
+  @clause:P3.2-1
   Scenario: An unknown leaf is refused
     When the session is inspected at leaf "nope"
     Then the request fails with code "unknown-leaf"
 
   @id:TREE-005
+  @clause:P1.4-4 @clause:P4.1-3
   Scenario: A second root has its own one-entry path
     When the session is inspected at leaf "r2"
     Then the path ids are "r2"
 
   @id:TREE-006
+  @clause:P4.1-3
   Scenario: Children and siblings follow file order
     When the tree node "a1" is described
     Then its ancestors are "u1"
@@ -58,12 +64,14 @@ Feature: Session tree
     And its children are "a3"
 
   @id:TREE-007
+  @clause:P1.4-4
   Scenario: Roots are siblings of each other
     When the tree node "r2" is described
     Then it has no ancestors
     And its siblings are "u1"
 
   @id:TREE-008
+  @clause:P1.7-6
   Scenario: A duplicate id resolves to the last entry with that id and is reported
     Given a session file with these lines:
       """
@@ -81,6 +89,7 @@ Feature: Session tree
     Then the path ids are "d1 d2"
 
   @id:TREE-009
+  @clause:P4.1-3
   Scenario: A missing parent ends the walk as a root would, and is reported
     Given a session file with these lines:
       """
@@ -97,6 +106,7 @@ Feature: Session tree
     Then its missing parent is "gone"
 
   @id:TREE-010
+  @clause:P4.1-3
   Scenario: A parent cycle is reported instead of hanging
     Given a session file with these lines:
       """
@@ -112,6 +122,7 @@ Feature: Session tree
     Then its ancestry is reported as a cycle
 
   @id:TREE-011
+  @clause:P1.7-2
   Scenario: An entry id that is not a string is kept but can never be a leaf by id
     Given a session file with these lines:
       """
@@ -124,6 +135,7 @@ Feature: Session tree
     And the entry count is 2
 
   @id:TREE-013
+  @clause:P1.7-6
   Scenario: Of two entries with the same id, the later one is the parent of every child that names it
     Given a session file with these lines:
       """
@@ -148,6 +160,7 @@ Feature: Session tree
     Then its ancestors are "b"
 
   @id:TREE-014
+  @clause:P4.1-3
   Scenario: A parentId that is absent or empty makes a root, and no parent is reported missing
     Given a session file with these lines:
       """
@@ -164,6 +177,7 @@ Feature: Session tree
     And its siblings are "r1"
 
   @id:TREE-015
+  @clause:P4.1-3
   Scenario: An entry whose parent is missing is a root among the other roots
     Given a session file with these lines:
       """
@@ -178,6 +192,7 @@ Feature: Session tree
     And its missing parent is "gone"
 
   @id:TREE-016
+  @clause:P3.1-1 @clause:P4.1-2
   Scenario: When the last entry has no id, or an empty one, the context falls back to it as Pi's leaf
     Given a session file with these lines:
       """
@@ -201,6 +216,7 @@ Feature: Session tree
     And the context roles are "user custom"
 
   @id:TREE-017
+  @clause:P1.7-6 @clause:P4.1-3
   Scenario: An id that is a number is still a key that a parentId of the same number finds
     Given a session file with these lines:
       """
