@@ -106,6 +106,11 @@ def clause_link(item: ClauseCoverage) -> str:
     return f"[{item.clause.id}](spec/{item.clause.document}#{item.clause.id})"
 
 
+#: The line of docs/coverage.md after which the page is ``render_markdown``'s output
+#: (``python tools/clauses.py page`` rewrites it).
+GENERATED: Final = "<!-- generated: recall-rebase conformance coverage --format markdown -->\n"
+
+
 def render_markdown(report: Coverage) -> str:
     missing = uncovered(report)
     out = [headline(report), "", f"### Uncovered clauses ({len(missing)})", ""]

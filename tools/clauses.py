@@ -3,6 +3,7 @@
     python tools/clauses.py check            # exit 1 on any problem, the index included
     python tools/clauses.py mark             # give an id to every normative unit without one
     python tools/clauses.py index            # write docs/spec/clauses.json from the text
+    python tools/clauses.py page             # rewrite docs/coverage.md's generated tables
 
 ``mark`` never renumbers: a new unit of a section gets the section's next number (past every id
 the section has had, retired ones included), so an id once given keeps naming its clause.
@@ -21,9 +22,12 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from conformance import clauses as spec  # noqa: E402
+from conformance.coverage import coverage, read_citations  # noqa: E402
+from conformance.coverage_render import GENERATED, render_markdown  # noqa: E402
 
 SPEC_DIR: Final = ROOT / "docs" / "spec"
 INDEX: Final = SPEC_DIR / "clauses.json"
+PAGE: Final = ROOT / "docs" / "coverage.md"
 
 
 def _next_numbers(units: list[spec.Unit]) -> dict[str, int]:
@@ -62,8 +66,14 @@ def index_text(index: dict[str, object]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=("check", "mark", "index"))
+    parser.add_argument("command", choices=("check", "mark", "index", "page"))
     args = parser.parse_args(argv)
+    if args.command == "page":
+        report = coverage(read_citations())
+        text = PAGE.read_text(encoding="utf-8")
+        PAGE.write_text(text.split(GENERATED, 1)[0] + GENERATED + render_markdown(report), encoding="utf-8")
+        print(f"{PAGE.relative_to(ROOT)}: {report.totals.clauses} clauses, {report.totals.uncovered} uncovered")
+        return 0
     if args.command == "mark":
         print(f"marked {mark()} clauses")
         return 0

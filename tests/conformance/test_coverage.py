@@ -21,7 +21,7 @@ from conformance import schemas
 from conformance.clause_rules import citation_problems
 from conformance.clauses import Clause
 from conformance.coverage import Citations, Citing, Sources, State, Unobservable, coverage, read_citations
-from conformance.coverage_render import Format, render, render_markdown
+from conformance.coverage_render import GENERATED, Format, render, render_markdown
 from conformance.mutant_catalogue import Mutant
 from conformance.suite import features_dir, suite_root
 
@@ -325,15 +325,13 @@ def test_unobservable_toml_ships_with_the_features() -> None:
     assert read_citations().unreadable == ()
 
 
-GENERATED = "<!-- generated: recall-rebase conformance coverage --format markdown -->\n"
 
 
 def test_docs_coverage_md_holds_the_current_coverage() -> None:
     page = (REPO_ROOT / "docs/coverage.md").read_text(encoding="utf-8")
     assert GENERATED in page
     assert page.split(GENERATED, 1)[1] == render_markdown(coverage(read_citations())), (
-        "docs/coverage.md is stale: keep the text up to its generated-marker line and append "
-        "`recall-rebase conformance coverage --format markdown`")
+        "docs/coverage.md is stale: run python tools/clauses.py page")
 
 
 # --- any assignment adds up -----------------------------------------------------------------------
