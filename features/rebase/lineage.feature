@@ -220,3 +220,37 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
     Then the result carries the warning "lineage-integrity-unavailable"
     And there are no hits
+
+  @id:LINEAGE-015 @clause:C6.13-6 @clause:C6.13-9 @clause:C6.13-11 @clause:C6.13-14 @clause:C6.13-5
+  Scenario Outline: A link edited where only one pair check looks no longer verifies (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And line 2 of the rebase target is edited, "<old>" becoming "<new>"
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+    Examples:
+      | case                | old                        | new                          |
+      | link-schema-version | "schemaVersion":1          | "schemaVersion":2            |
+      | link-checkpoint-id  | "checkpointId":"checkpoint_ | "checkpointId":"checkpoint_0 |
+      | link-source-leaf    | "sourceLeafId":"task"      | "sourceLeafId":"answer"      |
+      | link-project-path   | "projectPath":"            | "projectPath":"/elsewhere    |
+
+  @id:LINEAGE-016 @clause:C6.13-8 @clause:C6.13-25 @clause:C6.2-29 @clause:C6.2-3
+  Scenario Outline: A target whose own header fails the pair check cannot be rebased again: lineage-integrity-unavailable comes first (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And line 0 of the rebase target is edited, "<old>" becoming "<new>"
+    And the rebase host opens the rebase target
+    And a rebase is asked
+    Then the rebase result is unavailable with code "lineage-integrity-unavailable"
+
+    Examples:
+      | case           | old           | new                |
+      | header-version | "version":3   | "version":2        |
+      | header-cwd     | "cwd":"       | "cwd":"/elsewhere  |
