@@ -11,6 +11,8 @@ import sqlite3
 
 from pytest_bdd import parsers, then, when
 
+from conformance.protocol import Adapter
+from conformance.steps.rebase_calls import open_rebase
 from conformance.steps.rebase_files import checkpoint_data, records
 from conformance.world import RebaseWorld
 
@@ -49,3 +51,8 @@ def then_lock_file_tables(rebase: RebaseWorld) -> None:
         assert rows == 0, f"the lock table holds {rows} rows"
     finally:
         connection.close()
+
+
+@when(parsers.parse('the rebase host opens the session "{name}" beside the current one'))
+def when_open_beside(adapter: Adapter, rebase: RebaseWorld, name: str) -> None:
+    open_rebase(adapter, rebase, str(rebase.history.project.folder / f"{name}.jsonl"))

@@ -254,3 +254,20 @@ Feature: A verified link makes the target a continuation of its source for histo
       | case           | old           | new                |
       | header-version | "version":3   | "version":2        |
       | header-cwd     | "cwd":"       | "cwd":"/elsewhere  |
+
+  @id:LINEAGE-018 @clause:C8.3-20 @clause:C8.3-16
+  Scenario: Project scope examines a rebase target beside the session as one more sibling session
+    Given the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    And a user message is appended to the rebase target
+    And the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "Carry continuation", "scope": "project"}
+      """
+    Then the hit entry ids are "c0ffee01"
+    And the hit "c0ffee01" has relation "other-branch"
