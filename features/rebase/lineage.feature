@@ -271,3 +271,41 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
     Then the hit entry ids are "c0ffee01"
     And the hit "c0ffee01" has relation "other-branch"
+
+  @id:LINEAGE-019 @clause:C6.13-7 @clause:C6.13-24 @clause:C6.13-16 @clause:C6.13-32 @clause:C6.13-37 @clause:C6.17-11 @clause:C8.4-3
+  Scenario Outline: A checkpoint edited where only one check looks, its hash following, no longer verifies (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the checkpoint of the rebase target is edited, "<old>" becoming "<new>" in its data and "<old message>" becoming "<new message>" in its handoff message, its hash following
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the recall result is partial with the lineage warnings "<warnings>" and the hits "<hits>"
+
+    Examples:
+      | case                       | old                       | new                               | old message | new message | warnings                             | hits |
+      | checkpoint-schema-version  | "schemaVersion":1         | "schemaVersion":2                 | ds4:normal] | ds4:normal] | lineage-integrity-unavailable        |      |
+      | classification-not-a-level | "classification":"normal" | "classification":"secret"         | ds4:normal] | ds4:secret] | lineage-integrity-unavailable        |      |
+      | pins-at-limit              | "pins":[]                 | "pins":[{1000 empty objects}]     | ds4:normal] | ds4:normal] | checkpoint-memory-provenance-invalid | old  |
+      | pins-past-limit            | "pins":[]                 | "pins":[{1001 empty objects}]     | ds4:normal] | ds4:normal] | lineage-integrity-unavailable        |      |
+      | memories-at-limit          | "memories":[]             | "memories":[{1000 empty objects}] | ds4:normal] | ds4:normal] | checkpoint-memory-provenance-invalid | old  |
+      | memories-past-limit        | "memories":[]             | "memories":[{1001 empty objects}] | ds4:normal] | ds4:normal] | lineage-integrity-unavailable        |      |
+
+  @id:LINEAGE-020 @clause:C6.13-17 @clause:C8.3-5 @clause:C8.4-3
+  Scenario Outline: The handoff is checked during verification: 120,000 UTF-16 units verify, 120,001 do not (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the handoff of the rebase target's checkpoint is padded to <units> UTF-16 units, in its data and in its message, its hash following
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the recall result is <status> with the lineage warnings "<warnings>" and the hits "<hits>"
+
+    Examples:
+      | case       | units  | status   | warnings                      | hits |
+      | at-limit   | 120000 | complete |                               | old  |
+      | past-limit | 120001 | partial  | lineage-integrity-unavailable |      |
