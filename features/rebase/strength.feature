@@ -36,8 +36,8 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
     And the effective scope is "current-lineage"
     And the hit "old" has relation "lineage-ancestor"
 
-  @id:LINEAGE-017 @clause:C6.14-8 @clause:C6.14-11 @clause:C6.14-12 @clause:C6.14-13 @clause:C6.14-14 @clause:C6.14-15 @clause:C6.14-17 @clause:C6.14-18 @clause:C8.3-41
-  Scenario: The continuation's own unpin, supersede and invalidate overlay what it inherited: its next rebase carries only what is still active
+  @id:LINEAGE-017 @clause:C6.13-28 @clause:C6.14-8 @clause:C6.14-11 @clause:C6.14-12 @clause:C6.14-13 @clause:C6.14-14 @clause:C6.14-15 @clause:C6.14-17 @clause:C6.14-18 @clause:C8.3-41
+  Scenario: The continuation's own unpin, supersede and invalidate overlay what it inherited: its next rebases carry only what is still active, from the nearest checkpoint
     Given the current history session with these lines:
       """
       {"type":"session","version":3,"id":"s-overlay","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
@@ -59,9 +59,23 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
       {"type":"message","id":"t4","parentId":"t3","timestamp":"2026-01-02T00:00:04.000Z","message":{"role":"user","content":"Next step in the continuation","timestamp":1767312004000}}
       """
     And the history index file is deleted
-    And the rebase host opens the rebase target
+    And the rebase host opens the rebase target with these facts:
+      """
+      {"targetSessionIds": ["7a2e0c1d-0000-4000-8000-000000000002"]}
+      """
     And a rebase is asked
     Then the rebase result is verified and the session was replaced
     And the rebase result preserves 1 pins and 1 memories
     And the checkpoint carries exactly the active pins "pin-keep" and the active memories "mem-new"
     And the rebase source is byte-identical to before
+    When the global history configuration is changed to:
+      """
+      {"sessionRebase": {"checkpointTargetTokens": 24000}}
+      """
+    And the rebase host opens the rebase target with these facts:
+      """
+      {"targetSessionIds": ["7a2e0c1d-0000-4000-8000-000000000003"]}
+      """
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the checkpoint carries exactly the active pins "pin-keep" and the active memories "mem-new"
