@@ -79,7 +79,8 @@ def _utf16_units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _rewrite_pair(rebase: RebaseWorld, data_change: Callable[[str], str], message_change: Callable[[str], str]) -> None:
+def _rewrite_pair(rebase: RebaseWorld, data_change: Callable[[str], str], message_change: Callable[[str], str],
+                  link_fields: dict[str, Any] | None = None) -> None:
     """Edit the checkpoint data (line 1) and the handoff message (line 3) of the target, then set
     the link's checkpointHash (line 2) to SHA-256 of the new data's JSON.stringify, so that only
     the edited checks can fail (contract §6.13 step 3)."""
@@ -91,6 +92,7 @@ def _rewrite_pair(rebase: RebaseWorld, data_change: Callable[[str], str], messag
     data = json.loads(data_change(_compact(checkpoint["data"])))
     checkpoint["data"] = data
     handoff["content"] = message_change(handoff["content"])
+    link["data"].update(link_fields or {})
     link["data"]["checkpointHash"] = hashlib.sha256(_compact(data).encode("utf-8")).hexdigest()
     lines[1], lines[2], lines[3] = _compact(checkpoint), _compact(link), _compact(handoff)
     path.write_bytes("\n".join(lines).encode("utf-8"))
@@ -127,3 +129,20 @@ def when_pad_handoff(rebase: RebaseWorld, units: int) -> None:
         assert handoff in content, "the handoff message does not repeat the checkpoint's handoff"
         return content.replace(handoff, padded)
     _rewrite_pair(rebase, data_change, message_change)
+
+
+@when(parsers.parse('the current session file is edited in place, "{old}" becoming "{new}", '
+                    'and the pair in the rebase target follows its new size and SHA-256'))
+def when_edit_source_pair(rebase: RebaseWorld, old: str, new: str) -> None:
+    """A source the pair still binds by size and hash, so that only the source checks after the
+    prefix check can fail (contract §6.13 step 3)."""
+    path = rebase.source
+    text = path.read_bytes().decode("utf-8")
+    assert text.count(old) == 1, f"{old!r} is not once in the current session file"
+    data = text.replace(old, new).encode("utf-8")
+    path.write_bytes(data)
+    fields = {"sourceSize": len(data), "sourceHash": hashlib.sha256(data).hexdigest()}
+
+    def data_change(checkpoint: str) -> str:
+        return _compact({**json.loads(checkpoint), **fields})
+    _rewrite_pair(rebase, data_change, lambda content: content, fields)

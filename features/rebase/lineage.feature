@@ -309,3 +309,24 @@ Feature: A verified link makes the target a continuation of its source for histo
       | case       | units  | status   | warnings                      | hits |
       | at-limit   | 120000 | complete |                               | old  |
       | past-limit | 120001 | partial  | lineage-integrity-unavailable |      |
+
+  @id:LINEAGE-021 @clause:C6.13-19 @clause:C6.13-20 @clause:C6.13-21
+  Scenario Outline: A source the pair still binds by size and hash, but whose header, ids or ancestry fail, grants nothing (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file is edited in place, "<old>" becoming "<new>", and the pair in the rebase target follows its new size and SHA-256
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the recall result is <status> with the lineage warnings "<warnings>" and the hits "<hits>"
+
+    Examples:
+      | case             | old                            | new                             | status   | warnings                      | hits |
+      | harmless-edit    | keeps its column.              | keeps its columns.              | complete |                               | old  |
+      | source-version   | "version":3                    | "version":2                     | partial  | lineage-integrity-unavailable |      |
+      | source-id        | "id":"s-lineage"               | "id":"s-other"                  | partial  | lineage-integrity-unavailable |      |
+      | source-cwd       | "cwd":"                        | "cwd":"/elsewhere               | partial  | lineage-integrity-unavailable |      |
+      | duplicate-id     | "id":"sibling"                 | "id":"task"                     | partial  | lineage-integrity-unavailable |      |
+      | broken-ancestry  | "id":"answer","parentId":"old" | "id":"answer","parentId":"gone" | partial  | lineage-integrity-unavailable |      |
