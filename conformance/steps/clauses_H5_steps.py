@@ -146,3 +146,15 @@ def when_edit_source_pair(rebase: RebaseWorld, old: str, new: str) -> None:
     def data_change(checkpoint: str) -> str:
         return _compact({**json.loads(checkpoint), **fields})
     _rewrite_pair(rebase, data_change, lambda content: content, fields)
+
+
+@when("the rebase target is replaced by the remembered one, the journal's target fingerprint following")
+def when_swap_target(rebase: RebaseWorld) -> None:
+    """Another operation's installed target under this operation's name, with a journal whose
+    fingerprint matches it: only the checkpoint id can tell them apart (contract §6.11 step 4)."""
+    data = rebase.target_bytes
+    assert data is not None, "no rebase target was remembered"
+    rebase.target.write_bytes(data)
+    record = json.loads(rebase.journal.read_bytes())
+    record["targetSize"], record["targetHash"] = len(data), hashlib.sha256(data).hexdigest()
+    rebase.journal.write_bytes(_compact(record).encode("utf-8"))

@@ -330,3 +330,20 @@ Feature: A verified link makes the target a continuation of its source for histo
       | source-cwd       | "cwd":"                        | "cwd":"/elsewhere               | partial  | lineage-integrity-unavailable |      |
       | duplicate-id     | "id":"sibling"                 | "id":"task"                     | partial  | lineage-integrity-unavailable |      |
       | broken-ancestry  | "id":"answer","parentId":"old" | "id":"answer","parentId":"gone" | partial  | lineage-integrity-unavailable |      |
+
+  @id:LINEAGE-022 @clause:C6.13-22
+  Scenario: A source that grew by a record reusing a branch id, so that Pi's branch to the captured leaf leaves the prefix, no longer verifies
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"later-root","parentId":null,"timestamp":"2026-01-01T02:00:00.000Z","message":{"role":"user","content":"A new root after the rebase","timestamp":1767232800000}}
+      {"type":"message","id":"compact","parentId":"later-root","timestamp":"2026-01-01T02:00:01.000Z","message":{"role":"user","content":"A record that reuses the id of the compaction","timestamp":1767232801000}}
+      """
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits

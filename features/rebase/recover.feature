@@ -240,3 +240,28 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal phase is "Recoverable"
     And the rebase journal records the error code "activation-cancelled"
     And the rebase source is byte-identical to before
+
+  @id:RECOVER-015 @clause:C6.11-7
+  Scenario: An installed target that verifies but holds another operation's checkpoint fails recovery with target-integrity
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase files are remembered
+    And the current history session grows by one user message
+    And the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase target is replaced by the remembered one, the journal's target fingerprint following
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "target-integrity"
+    And the rebase journal phase is "Recoverable"
+    And the rebase journal records the error code "target-integrity"
+    And the rebase source is still the host's current session
