@@ -347,3 +347,24 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
     Then the result carries the warning "lineage-integrity-unavailable"
     And there are no hits
+
+  @id:LINEAGE-023 @clause:C8.3-21
+  Scenario: Project scope does not add the lineage source of the target when the discovery cap leaves it out
+    Given the sibling history session "zeta" with these lines:
+      """
+      {"type":"session","version":3,"id":"s-zeta","timestamp":"2026-01-01T00:02:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"zeta-1","parentId":null,"timestamp":"2026-01-01T00:02:01.000Z","message":{"role":"user","content":"LastExportUtc in zeta.","timestamp":1767225721000}}
+      """
+    And the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true, "maxProjectSessions": 1}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "project"}
+      """
+    Then the result is partial with warnings "project-discovery-limit"
+    And the hit entry ids are "zeta-1"
