@@ -20,7 +20,14 @@ from pytest_bdd import parsers, then, when
 
 from conformance.protocol import Adapter
 from conformance.steps.rebase_calls import open_rebase
-from conformance.steps.rebase_files import CHECKPOINT_TYPE, HANDOFF_CLOSE, HANDOFF_TYPE, LINK_TYPE, checkpoint_data, records
+from conformance.steps.rebase_files import (
+    CHECKPOINT_TYPE,
+    HANDOFF_CLOSE,
+    HANDOFF_TYPE,
+    LINK_TYPE,
+    checkpoint_data,
+    records,
+)
 from conformance.world import RebaseWorld
 
 
