@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from pytest_bdd import parsers, then, when
@@ -87,7 +87,7 @@ def _utf16_units(text: str) -> int:
 
 
 def _rewrite_pair(rebase: RebaseWorld, data_change: Callable[[str], str], message_change: Callable[[str], str],
-                  link_fields: dict[str, Any] | None = None) -> None:
+                  link_fields: Mapping[str, int | str] | None = None) -> None:
     """Edit the checkpoint data (line 1) and the handoff message (line 3) of the target, then set
     the link's checkpointHash (line 2) to SHA-256 of the new data's JSON.stringify, so that only
     the edited checks can fail (contract §6.13 step 3)."""
@@ -148,7 +148,7 @@ def when_edit_source_pair(rebase: RebaseWorld, old: str, new: str) -> None:
     assert text.count(old) == 1, f"{old!r} is not once in the current session file"
     data = text.replace(old, new).encode("utf-8")
     path.write_bytes(data)
-    fields = {"sourceSize": len(data), "sourceHash": hashlib.sha256(data).hexdigest()}
+    fields: dict[str, int | str] = {"sourceSize": len(data), "sourceHash": hashlib.sha256(data).hexdigest()}
 
     def data_change(checkpoint: str) -> str:
         return _compact({**json.loads(checkpoint), **fields})
