@@ -226,3 +226,151 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
     Then the result carries the warning "lineage-integrity-unavailable"
     And there are no hits
+
+  @id:LINEAGE-015 @clause:C6.13-6 @clause:C6.13-9 @clause:C6.13-11 @clause:C6.13-14 @clause:C6.13-5
+  Scenario Outline: A link edited where only one pair check looks no longer verifies (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And line 2 of the rebase target is edited, "<old>" becoming "<new>"
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+    Examples:
+      | case                | old                        | new                          |
+      | link-schema-version | "schemaVersion":1          | "schemaVersion":2            |
+      | link-checkpoint-id  | "checkpointId":"checkpoint_ | "checkpointId":"checkpoint_0 |
+      | link-source-leaf    | "sourceLeafId":"task"      | "sourceLeafId":"answer"      |
+      | link-project-path   | "projectPath":"            | "projectPath":"/elsewhere    |
+
+  @id:LINEAGE-016 @clause:C6.13-8 @clause:C6.13-25 @clause:C6.2-29 @clause:C6.2-3
+  Scenario Outline: A target whose own header fails the pair check cannot be rebased again: lineage-integrity-unavailable comes first (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And line 0 of the rebase target is edited, "<old>" becoming "<new>"
+    And the rebase host opens the rebase target
+    And a rebase is asked
+    Then the rebase result is unavailable with code "lineage-integrity-unavailable"
+
+    Examples:
+      | case           | old           | new                |
+      | header-version | "version":3   | "version":2        |
+      | header-cwd     | "cwd":"       | "cwd":"/elsewhere  |
+
+  @id:LINEAGE-018 @clause:C8.3-20 @clause:C8.3-16
+  Scenario: Project scope examines a rebase target beside the session as one more sibling session
+    Given the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    And a user message is appended to the rebase target
+    And the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": "Carry continuation", "scope": "project"}
+      """
+    Then the hit entry ids are "c0ffee01"
+    And the hit "c0ffee01" has relation "other-branch"
+
+  @id:LINEAGE-019 @clause:C6.13-7 @clause:C6.13-24 @clause:C6.13-16 @clause:C6.13-32 @clause:C6.13-37 @clause:C6.17-11 @clause:C8.4-3
+  Scenario Outline: A checkpoint edited where only one check looks, its hash following, no longer verifies (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the checkpoint of the rebase target is edited, "<old>" becoming "<new>" in its data and "<old message>" becoming "<new message>" in its handoff message, its hash following
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the recall result is partial with the lineage warnings "<warnings>" and the hits "<hits>"
+
+    Examples:
+      | case                       | old                       | new                               | old message | new message | warnings                             | hits |
+      | checkpoint-schema-version  | "schemaVersion":1         | "schemaVersion":2                 | ds4:normal] | ds4:normal] | lineage-integrity-unavailable        |      |
+      | classification-not-a-level | "classification":"normal" | "classification":"secret"         | ds4:normal] | ds4:secret] | lineage-integrity-unavailable        |      |
+      | pins-at-limit              | "pins":[]                 | "pins":[{1000 empty objects}]     | ds4:normal] | ds4:normal] | checkpoint-memory-provenance-invalid | old  |
+      | pins-past-limit            | "pins":[]                 | "pins":[{1001 empty objects}]     | ds4:normal] | ds4:normal] | lineage-integrity-unavailable        |      |
+      | memories-at-limit          | "memories":[]             | "memories":[{1000 empty objects}] | ds4:normal] | ds4:normal] | checkpoint-memory-provenance-invalid | old  |
+      | memories-past-limit        | "memories":[]             | "memories":[{1001 empty objects}] | ds4:normal] | ds4:normal] | lineage-integrity-unavailable        |      |
+
+  @id:LINEAGE-020 @clause:C6.13-17 @clause:C8.3-5 @clause:C8.4-3
+  Scenario Outline: The handoff is checked during verification: 120,000 UTF-16 units verify, 120,001 do not (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the handoff of the rebase target's checkpoint is padded to <units> UTF-16 units, in its data and in its message, its hash following
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the recall result is <status> with the lineage warnings "<warnings>" and the hits "<hits>"
+
+    Examples:
+      | case       | units  | status   | warnings                      | hits |
+      | at-limit   | 120000 | complete |                               | old  |
+      | past-limit | 120001 | partial  | lineage-integrity-unavailable |      |
+
+  @id:LINEAGE-021 @clause:C6.13-19 @clause:C6.13-20 @clause:C6.13-21
+  Scenario Outline: A source the pair still binds by size and hash, but whose header, ids or ancestry fail, grants nothing (<case>)
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file is edited in place, "<old>" becoming "<new>", and the pair in the rebase target follows its new size and SHA-256
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the recall result is <status> with the lineage warnings "<warnings>" and the hits "<hits>"
+
+    Examples:
+      | case             | old                            | new                             | status   | warnings                      | hits |
+      | harmless-edit    | keeps its column.              | keeps its columns.              | complete |                               | old  |
+      | source-version   | "version":3                    | "version":2                     | partial  | lineage-integrity-unavailable |      |
+      | source-id        | "id":"s-lineage"               | "id":"s-other"                  | partial  | lineage-integrity-unavailable |      |
+      | source-cwd       | "cwd":"                        | "cwd":"/elsewhere               | partial  | lineage-integrity-unavailable |      |
+      | duplicate-id     | "id":"sibling"                 | "id":"task"                     | partial  | lineage-integrity-unavailable |      |
+      | broken-ancestry  | "id":"answer","parentId":"old" | "id":"answer","parentId":"gone" | partial  | lineage-integrity-unavailable |      |
+
+  @id:LINEAGE-022 @clause:C6.13-22
+  Scenario: A source that grew by a record reusing a branch id, so that Pi's branch to the captured leaf leaves the prefix, no longer verifies
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the current session file gets these lines appended:
+      """
+      {"type":"message","id":"later-root","parentId":null,"timestamp":"2026-01-01T02:00:00.000Z","message":{"role":"user","content":"A new root after the rebase","timestamp":1767232800000}}
+      {"type":"message","id":"compact","parentId":"later-root","timestamp":"2026-01-01T02:00:01.000Z","message":{"role":"user","content":"A record that reuses the id of the compaction","timestamp":1767232801000}}
+      """
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "current-lineage"}
+      """
+    Then the result carries the warning "lineage-integrity-unavailable"
+    And there are no hits
+
+  @id:LINEAGE-023 @clause:C8.3-21
+  Scenario: Project scope does not add the lineage source of the target when the discovery cap leaves it out
+    Given the sibling history session "zeta" with these lines:
+      """
+      {"type":"session","version":3,"id":"s-zeta","timestamp":"2026-01-01T00:02:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"zeta-1","parentId":null,"timestamp":"2026-01-01T00:02:01.000Z","message":{"role":"user","content":"LastExportUtc in zeta.","timestamp":1767225721000}}
+      """
+    And the global history configuration:
+      """
+      {"historyTools": {"allowProjectScope": true, "maxProjectSessions": 1}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    And the history host opens the rebase target
+    And recall is asked with:
+      """
+      {"query": "`LastExportUtc`", "scope": "project"}
+      """
+    Then the result is partial with warnings "project-discovery-limit"
+    And the hit entry ids are "zeta-1"

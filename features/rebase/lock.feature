@@ -132,3 +132,12 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase host opens the current session
     And the rebase operation is recovered
     Then the rebase result is unavailable with code "operation-unavailable"
+
+  @id:LOCK-011 @clause:C6.12-6 @clause:C6.12-12
+  Scenario: The lock file holds one empty lock_state table and nothing else, after a dry run and after a run
+    When the rebase host opens the current session
+    And a rebase dry run is asked
+    Then the rebase lock file of the current session holds one empty table, lock_state (id INTEGER PRIMARY KEY)
+    When a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the rebase lock file of the current session holds one empty table, lock_state (id INTEGER PRIMARY KEY)

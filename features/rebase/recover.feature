@@ -232,3 +232,48 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     Then the rebase result is recoverable with code "source-moved-before-checkpoint"
     And the rebase operation id is the remembered one
     And no rebase target exists
+
+  @id:RECOVER-014 @clause:C8.3-45 @clause:C6.2-18
+  Scenario: Recovery asked from an unrelated session of the same folder is operation-integrity, and the journal stays as it was
+    Given the session "unrelated" beside the current one, with these lines:
+      """
+      {"type":"session","version":3,"id":"s-unrelated","timestamp":"2026-01-02T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-02T00:00:01.000Z","message":{"role":"user","content":"Another piece of work","timestamp":1767312001000}}
+      """
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase operation id is remembered
+    And the rebase host opens the session "unrelated" beside the current one
+    And the rebase operation is recovered
+    Then the rebase result is unavailable with code "operation-integrity"
+    And the rebase journal phase is "Recoverable"
+    And the rebase journal records the error code "activation-cancelled"
+    And the rebase source is byte-identical to before
+
+  @id:RECOVER-015 @clause:C6.11-7
+  Scenario: An installed target that verifies but holds another operation's checkpoint fails recovery with target-integrity
+    When the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase files are remembered
+    And the current history session grows by one user message
+    And the rebase host opens the current session with these facts:
+      """
+      {"activation": "cancel"}
+      """
+    And a rebase is asked
+    And the rebase target is replaced by the remembered one, the journal's target fingerprint following
+    And the rebase host facts change to:
+      """
+      {"activation": "switch"}
+      """
+    And the rebase operation is recovered
+    Then the rebase result is recoverable with code "target-integrity"
+    And the rebase journal phase is "Recoverable"
+    And the rebase journal records the error code "target-integrity"
+    And the rebase source is still the host's current session

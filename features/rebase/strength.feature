@@ -35,3 +35,47 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
     Then the result is complete with no warnings
     And the effective scope is "current-lineage"
     And the hit "old" has relation "lineage-ancestor"
+
+  @id:LINEAGE-017 @clause:C6.13-28 @clause:C6.14-8 @clause:C6.14-11 @clause:C6.14-12 @clause:C6.14-13 @clause:C6.14-14 @clause:C6.14-15 @clause:C6.14-17 @clause:C6.14-18 @clause:C8.3-41
+  Scenario: The continuation's own unpin, supersede and invalidate overlay what it inherited: its next rebases carry only what is still active, from the nearest checkpoint
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-overlay","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"old","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"LastExportUtc old original decision","timestamp":1767225601000}}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m1","operation":"add","createdAt":1767225602000,"item":{"id":"pin-keep","scope":"session","content":"Keep LastExportUtc nullable","createdAt":1767225602000}},"id":"p1","parentId":"old","timestamp":"2026-01-01T00:00:02.000Z"}
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"m2","operation":"add","createdAt":1767225603000,"item":{"id":"pin-drop","scope":"session","content":"Export as CSV only","createdAt":1767225603000}},"id":"p2","parentId":"p1","timestamp":"2026-01-01T00:00:03.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"n1","operation":"add","createdAt":1767225604000,"item":{"id":"mem-old","scope":"session","claim":"The export runs nightly","createdAt":1767225604000,"sourceEntryIds":["old"]}},"id":"n1","parentId":"p2","timestamp":"2026-01-01T00:00:04.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"n2","operation":"add","createdAt":1767225605000,"item":{"id":"mem-bad","scope":"session","claim":"The export has no tests","createdAt":1767225605000,"sourceEntryIds":["old"]}},"id":"n2","parentId":"n1","timestamp":"2026-01-01T00:00:05.000Z"}
+      {"type":"message","id":"task","parentId":"n2","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225606000}}
+      """
+    When the rebase host opens the current session
+    And a rebase is asked
+    Then the rebase result preserves 2 pins and 2 memories
+    When the rebase target gets these lines appended, "{last}" naming its last entry:
+      """
+      {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"t1","operation":"status","createdAt":1767312001000,"pinId":"pin-drop","status":"deleted","reason":"no longer true"},"id":"t1","parentId":"{last}","timestamp":"2026-01-02T00:00:01.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"t2","operation":"supersede","createdAt":1767312002000,"previousId":"mem-old","item":{"id":"mem-new","scope":"session","claim":"The export runs hourly","createdAt":1767312002000,"sourceEntryIds":[]}},"id":"t2","parentId":"t1","timestamp":"2026-01-02T00:00:02.000Z"}
+      {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"t3","operation":"status","createdAt":1767312003000,"memoryId":"mem-bad","status":"invalid","reason":"tests were added"},"id":"t3","parentId":"t2","timestamp":"2026-01-02T00:00:03.000Z"}
+      {"type":"message","id":"t4","parentId":"t3","timestamp":"2026-01-02T00:00:04.000Z","message":{"role":"user","content":"Next step in the continuation","timestamp":1767312004000}}
+      """
+    And the history index file is deleted
+    And the rebase host opens the rebase target with these facts:
+      """
+      {"targetSessionIds": ["7a2e0c1d-0000-4000-8000-000000000002"]}
+      """
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the rebase result preserves 1 pins and 1 memories
+    And the checkpoint carries exactly the active pins "pin-keep" and the active memories "mem-new"
+    And the rebase source is byte-identical to before
+    When the global history configuration is changed to:
+      """
+      {"sessionRebase": {"checkpointTargetTokens": 24000}}
+      """
+    And the rebase host opens the rebase target with these facts:
+      """
+      {"targetSessionIds": ["7a2e0c1d-0000-4000-8000-000000000003"]}
+      """
+    And a rebase is asked
+    Then the rebase result is verified and the session was replaced
+    And the checkpoint carries exactly the active pins "pin-keep" and the active memories "mem-new"
