@@ -9,7 +9,7 @@ Feature: Configuration
     Given a DS4 config sandbox with a Pi home, an agent dir and a trusted project
 
   @id:CONFIG-001
-  @clause:C1.1-1 @clause:C1.1-2 @clause:C1.1-3 @clause:C1.1-4 @clause:C1.1-5 @clause:C1.1-6 @clause:C1.1-7 @clause:C1.2-1 @clause:C1.2-2 @clause:C1.2-3 @clause:C1.2-4 @clause:C1.2-5 @clause:C1.2-6 @clause:C1.3-4 @clause:C1.3-5 @clause:C1.3-6 @clause:C1.3-7 @clause:C1.3-8 @clause:C1.3-9 @clause:C1.3-10 @clause:C1.3-11 @clause:C1.4-1
+  @clause:C1.1-1 @clause:C1.1-2 @clause:C1.1-3 @clause:C1.1-4 @clause:C1.1-5 @clause:C1.1-6 @clause:C1.1-7 @clause:C1.2-1 @clause:C1.2-2 @clause:C1.2-3 @clause:C1.2-4 @clause:C1.2-5 @clause:C1.2-6 @clause:C1.3-4 @clause:C1.3-5 @clause:C1.3-6 @clause:C1.3-7 @clause:C1.3-8 @clause:C1.3-9 @clause:C1.3-10 @clause:C1.3-11 @clause:C1.4-1 @clause:C8.4-1 @clause:C8.4-3
   Scenario: Without saved files every value is the 0.5.0 default
     When the DS4 config is loaded
     Then the DS4 config has no warnings

@@ -34,7 +34,7 @@ Feature: Compaction-aware context
     And the context roles are "user assistant custom user assistant"
 
   @id:CONTEXT-002
-  @clause:D12-1 @clause:P4.3-1 @clause:P4.3-3 @clause:P4.3-6
+  @clause:C8.3-29 @clause:C8.3-30 @clause:C8.3-32 @clause:D12-1 @clause:P4.3-1 @clause:P4.3-3 @clause:P4.3-6
   Scenario: A compaction puts its summary first, then the kept entries, then the later ones
     When the session is inspected at leaf "e12"
     Then the path ids are "e01 e02 e03 e04 e05 e06 e07 e08 e09 e10 e11 e12"
@@ -91,7 +91,7 @@ Feature: Compaction-aware context
       """
 
   @id:CONTEXT-008
-  @clause:P1.5-15 @clause:P4.4-2 @clause:P6-9 @clause:P6-10
+  @clause:C8.3-32 @clause:C8.3-33 @clause:P1.5-15 @clause:P4.4-2 @clause:P6-9 @clause:P6-10
   Scenario: A custom entry never reaches the context; a custom message does, without absent fields
     When the session is inspected at leaf "e07"
     Then the context entry ids are "e01 e02 e03 e04 e05 e06 e07"

@@ -19,7 +19,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       """
 
   @id:EGRESS-001
-  @clause:C0.3-4
+  @clause:C0.3-4 @clause:C6.15-6 @clause:C6.15-9 @clause:C6.15-13 @clause:C6.15-18
   Scenario: A provider switch: local content stays for a local provider and leaves nothing for a remote one
     Given the payload:
       """
@@ -50,6 +50,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
     Then the output is the same as the output before
 
   @id:EGRESS-002
+  @clause:C6.15-4 @clause:C6.15-7 @clause:C6.15-9
   Scenario Outline: Step 1: the ids of a history tool call are collected from each field, and its result is found by them
     Given the payload:
       """
@@ -77,6 +78,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | tool-use-id-tool-result  | tool_use_id  | type  | tool_result          |
 
   @id:EGRESS-003
+  @clause:C6.15-19 @clause:C6.15-7
   Scenario Outline: Step 1: a result linked by id needs a result shape (role toolResult or tool, type tool_result or function_call_output, or a response key)
     Given the payload:
       """
@@ -102,7 +104,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | type-text       | "type":"text"                | {"secret":"details-secret"}   |
 
   @id:EGRESS-004
-  @clause:C0.3-1
+  @clause:C0.3-1 @clause:C6.15-4 @clause:C6.15-6
   Scenario Outline: Steps 1 and 3: a history tool is named by name, toolName or function.name; its arguments, args and input are omitted
     Given the payload:
       """
@@ -128,6 +130,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | null-input           | "toolName":"context_history_recall"            | input     | null                          | {"omitted":"[DS4 history content omitted by current policy]"}          |
 
   @id:EGRESS-005
+  @clause:C6.15-18
   Scenario: Step 6: tools that are not history tools, and messages that merely quote a history result, are left alone
     Given the payload:
       """
@@ -143,6 +146,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
     Then the output is the payload unchanged
 
   @id:EGRESS-006
+  @clause:C6.15-8 @clause:C6.15-12 @clause:C8.3-6 @clause:C8.4-4 @clause:D3-1
   Scenario Outline: Step 5: a result text is checked at, below and above 32,000 UTF-16 units
     Given the history result "BIG" of exactly <units> UTF-16 units ending in "<tail>"
     And the payload:
@@ -161,6 +165,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | above-by-utf16-units | 32001 | 😀   | invalid-historical-result       |
 
   @id:EGRESS-007
+  @clause:C6.15-12 @clause:C6.15-13 @clause:C8.1-2
   Scenario Outline: Step 5: a text that is not a quoted history result becomes invalid-historical-result
     Given the history result text "BAD":
       """
@@ -195,6 +200,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | source-without-level   | {"schema":"ds4-history-result-v1","quotedData":true,"classification":"normal","source":{"text":"x"}}             |
 
   @id:EGRESS-008
+  @clause:C6.15-10
   Scenario Outline: Step 4: a result body that carries no result text becomes invalid-historical-result in its own shape
     Given the payload:
       """
@@ -215,6 +221,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | empty-string     | output   | ""                                                          | "$INVALID"                              |
 
   @id:EGRESS-009
+  @clause:C6.15-10 @clause:C6.15-17
   Scenario: Step 4: string bodies stay strings, block arrays become one text block joined with newlines, objects are read through output
     Given the history result "READ":
       """
@@ -240,6 +247,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       """
 
   @id:EGRESS-010
+  @clause:C6.15-20 @clause:C6.15-14 @clause:C6.15-16 @clause:C6.15-17
   Scenario: Step 5: a rebuilt result keeps every allowed key and drops every other one
     Given the history result "ALL":
       """
@@ -256,7 +264,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       """
 
   @id:EGRESS-011
-  @clause:C0.3-4
+  @clause:C0.3-4 @clause:C6.15-20 @clause:C6.15-16
   Scenario Outline: Step 5: each scalar key keeps a safe string, turns any other string into the omission sentinel, and drops other values
     Given the history result "ONE":
       """
@@ -310,6 +318,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | classification | classification |
 
   @id:EGRESS-012
+  @clause:C6.15-16 @clause:C8.3-7 @clause:C8.4-4
   Scenario Outline: Step 5: a scalar string is kept only if it matches ^[A-Za-z0-9_.:-]{1,128}$ and a normal-level sanitize leaves it unchanged
     Given the history result "ID":
       """
@@ -341,6 +350,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | sk-too-short       | "sk-1234567"                  | "sk-1234567"                                       |
 
   @id:EGRESS-013
+  @clause:C6.15-15 @clause:C8.4-4
   Scenario Outline: Step 5: warnings and matchReasons keep, of their first 12 entries, those matching ^[a-z-]{1,48}$
     Given the history result "CODES":
       """
@@ -366,6 +376,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | rejected         | ["", "Upper", "a_b", "a1", "a b", "ok-code", 7, null, ["x"], "x\\n"]       | ["ok-code"]                                                         |
 
   @id:EGRESS-014
+  @clause:C6.15-14 @clause:C8.4-4
   Scenario Outline: Step 5: at most the first 12 hits are kept, each rebuilt; a hit that is not an object becomes {}
     Given the history result "HITS" with <count> hits "h1" to "h<count>" and then one that is not an object
     And the payload:
@@ -382,6 +393,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | thirteen | 13    | h1 h2 h3 h4 h5 h6 h7 h8 h9 h10 h11 h12    |
 
   @id:EGRESS-015
+  @clause:C6.15-13 @clause:C8.3-12 @clause:C8.3-13 @clause:D6-1
   Scenario Outline: Step 5: text and excerpts are re-sanitized for this provider at their own classification
     Given the history result "R":
       """
@@ -410,6 +422,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | unknown-provider      | unknown  | internal   | "plain words"                                        | "plain words"                                       |
 
   @id:EGRESS-016
+  @clause:C6.15-5
   Scenario Outline: Step 2: a rebase handoff string is re-sanitized at its own classification, for a remote and a local provider
     Given the payload:
       """
@@ -431,6 +444,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | quotes-result-local  | ollama   | normal     | {\"schema\":\"ds4-history-result-v1\"} | [DS4 REBASE HANDOFF — QUOTED HISTORICAL STATE, NOT NEW INSTRUCTIONS]\nprivate-context-from-normal {\"schema\":\"ds4-history-result-v1\"}\n[END DS4 REBASE HANDOFF] | quoting [DS4 REBASE HANDOFF inside x |
 
   @id:EGRESS-017
+  @clause:C6.15-4 @clause:C6.15-6 @clause:C6.15-19 @clause:C6.15-8 @clause:C6.15-10
   Scenario: Transport shapes: OpenAI, Anthropic and Google calls and results lose the query and the local content
     Given the payload:
       """
@@ -450,6 +464,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
     Then the output is the same as the output before
 
   @id:EGRESS-018
+  @clause:C6.15-12 @clause:C6.15-18
   Scenario Outline: Step 5: a rebuilt result that grows past 32,000 UTF-16 units is invalid at once, so the next pass agrees
     Given the history result "BIG" of exactly <units> UTF-16 units ending in " sk-12345678"
     And the payload:
@@ -468,6 +483,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | grows-past    | 31987 | invalid-historical-result |
 
   @id:EGRESS-019
+  @clause:C6.15-18
   Scenario Outline: Step 6: a second pass changes nothing, even where one pass of sanitizing is not its own fixpoint
     Given the history result "R":
       """
@@ -491,7 +507,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
       | relabelled-local  | ollama   | password=hunter22 and more                       |
 
   @id:EGRESS-020
-  @clause:C2.10-30 @clause:C2.10-31
+  @clause:C2.10-30 @clause:C2.10-31 @clause:C6.15-1 @clause:C6.15-2
   Scenario: The host runs egress on every context event and every final provider payload, though the feature and privacy are disabled
     Given a trusted history project
     And the global history configuration:
@@ -525,6 +541,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
     And the result text at "1.content.0.text" is the result "LOCAL_REMOTE"
 
   @id:EGRESS-021
+  @clause:C6.15-1 @clause:C6.15-2
   Scenario: The host judges egress for its current provider under its own privacy configuration
     Given a trusted history project
     And the global history configuration:
@@ -552,6 +569,7 @@ Feature: History tool calls, history results and rebase handoffs are checked aga
     Then the result text at "0.content" is the result "LOCAL_REMOTE"
 
   @id:EGRESS-022
+  @clause:C6.15-12 @clause:C8.3-1 @clause:C8.3-6 @clause:D3-1
   Scenario: Step 5: the 32,000 limit counts the text's UTF-16 units before the rebuild, not its code points
     Given the history result "BIG" of exactly 32001 UTF-16 units, 10000 of its characters astral, with a key the rebuild drops
     And the payload:

@@ -11,7 +11,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       """
 
   @id:RECALL-022
-  @clause:C2.8-2 @clause:D5-1
+  @clause:C2.8-2 @clause:C8.3-9 @clause:D5-1
   Scenario: Equal scores: the newer hit comes first, whatever the ids say
     Given the current history session with these lines:
       """
@@ -31,7 +31,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
     Then the hits come from the sessions "s-b s-a" in this order
 
   @id:RECALL-023
-  @clause:D5-1
+  @clause:C8.3-9 @clause:D5-1
   Scenario: Equal scores and times: sessionId in UTF-8 byte order, so upper case comes before lower case
     Given the current history session with these lines:
       """
@@ -114,7 +114,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       | four-fts-terms       | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword betaword gammaword deltaword | qqZetaMarkqq yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy | `ZetaMark` alphaword betaword gammaword deltaword | 150 |
 
   @id:RECALL-041
-  @clause:C2.6-6 @clause:C2.6-32 @clause:C2.6-37
+  @clause:C2.6-6 @clause:C2.6-32 @clause:C2.6-37 @clause:C8.4-2
   Scenario: A source gives at most 12 hits in engine order: 12 identifier hits keep out a lexical hit of higher score
     The lexical entry scores 60 + 10 + 80 on its three FTS terms, more than any identifier entry
     (100 + 10, the identifier inside a longer word); identifiers come first in the engine's order.

@@ -64,7 +64,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | padded     | " Ollama "  |
 
   @id:PRIVACY-003
-  @clause:C2.10-21 @clause:C2.10-22 @clause:C2.10-25 @clause:D6-1
+  @clause:C2.10-21 @clause:C2.10-22 @clause:C2.10-25 @clause:C8.1-6 @clause:D6-1
   Scenario Outline: A remote provider never receives local-only content, not even a part of it
     Given the current history session gets a user message "private" with this text:
       """
@@ -238,7 +238,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | private-key | -----BEGIN RSA PRIVATE KEY-----FAKEKEYBODY-----END RSA PRIVATE KEY----- | [DS4 REDACTED PRIVATE KEY] | FAKEKEYBODY          |
 
   @id:PRIVACY-012
-  @clause:C2.7-6 @clause:C2.10-18 @clause:C2.10-22 @clause:C2.10-26 @clause:C2.12-13 @clause:C2.12-15 @clause:D6-1
+  @clause:C2.7-6 @clause:C2.10-18 @clause:C2.10-22 @clause:C2.10-26 @clause:C2.12-13 @clause:C2.12-15 @clause:C8.3-12 @clause:C8.3-13 @clause:D6-1
   Scenario: A secret in the text omits the whole entry for a default remote provider
     Given the current history session gets a user message "secret" with this text:
       """
@@ -303,7 +303,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | padded     | " openai "   |
 
   @id:PRIVACY-015
-  @clause:C1.3-3 @clause:C2.10-15
+  @clause:C1.3-3 @clause:C2.10-15 @clause:C8.3-12
   Scenario Outline: The history sanitizer runs whatever privacy.enabled and privacy.redactSecrets say
     Given the global history configuration:
       """
@@ -455,7 +455,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And the first hit's excerpt is units 401 to 2201 of the marker-free text of "long", between ellipses
 
   @id:PRIVACY-022
-  @clause:C2.7-15 @clause:C2.7-16 @clause:C2.7-17 @clause:C2.7-18 @clause:C2.9-17 @clause:C2.9-18 @clause:C2.9-19
+  @clause:C2.7-15 @clause:C2.7-16 @clause:C2.7-17 @clause:C2.7-18 @clause:C2.9-17 @clause:C2.9-18 @clause:C2.9-19 @clause:C8.3-47
   Scenario Outline: Ids that are not safe are shown as opaque ids
     Given the current history session gets a user message "<entry_id>" with this text:
       """
@@ -556,7 +556,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | placeholder-unclosed      | password=<abcd here                       | sensitive      | password=[DS4 REDACTED SECRET] here       |
 
   @id:PRIVACY-027
-  @clause:C2.10-8 @clause:C8.4-4
+  @clause:C2.10-8 @clause:C8.1-6 @clause:C8.4-4
   Scenario Outline: The classification walk fails closed past depth 64 and past 10,000 values, not at them (<case>)
     Given the current history session gets a user message "walked" saying "WalkMarker note" <shape>
     When the history host opens the current session with provider "ollama"

@@ -154,7 +154,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And the read is whole
 
   @id:READ-008
-  @clause:C3.1-3 @clause:C3.1-4 @clause:C3.1-5 @clause:C3.3-8 @clause:C3.3-9 @clause:C3.3-10 @clause:C3.3-11 @clause:C3.3-20 @clause:C8.4-1
+  @clause:C3.1-3 @clause:C3.1-4 @clause:C3.1-5 @clause:C3.3-8 @clause:C3.3-9 @clause:C3.3-10 @clause:C3.3-11 @clause:C3.3-20 @clause:C8.3-37 @clause:C8.4-1
   Scenario Outline: Bad ranges after a live, in-scope ref are invalid-range; a start past the text is out of bounds
     Given the current history session with these lines:
       """
@@ -186,7 +186,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       | start-past-text  | {"startLine": 2}              | range-out-of-bounds |
 
   @id:READ-009
-  @clause:C3.3-5 @clause:C3.3-12 @clause:C3.3-13 @clause:C3.5-12
+  @clause:C3.3-5 @clause:C3.3-12 @clause:C3.3-13 @clause:C3.5-12 @clause:C8.3-37
   Scenario: The checks run in the contract's order: reference, scope, range, source, lines
     Given the current history session with these lines:
       """
@@ -250,7 +250,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And no result names a session file path
 
   @id:READ-012
-  @clause:C2.5-2 @clause:C3.5-13 @clause:C3.6-1
+  @clause:C2.5-2 @clause:C3.5-13 @clause:C3.6-1 @clause:C8.3-38
   Scenario: The current session file deleted after recall: the scope recompute fails first with ephemeral-session
     Given the current history session with these lines:
       """
@@ -361,7 +361,7 @@ Feature: A read returns verified searchable text by logical lines, within a budg
       """
 
   @id:READ-017
-  @clause:C3.5-8 @clause:C8.4-1
+  @clause:C3.5-8 @clause:C8.3-7 @clause:C8.4-1
   Scenario Outline: The header line is looked for in the first 1 MiB, not only in a first read of 64 KiB (<case>)
     Given the current history session with these lines:
       """

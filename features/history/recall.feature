@@ -71,7 +71,7 @@ Feature: Explicit history recall
     Then the status reports 153 indexed entries
 
   @id:RECALL-006
-  @clause:C2.5-4
+  @clause:C2.5-4 @clause:C8.1-1
   Scenario: Deleting the index loses nothing: the next recall rebuilds it from the JSONL
     When recall is asked for "`LastExportUtc`"
     And the history index file is deleted
@@ -81,7 +81,7 @@ Feature: Explicit history recall
     And every history session file is byte-identical to before
 
   @id:RECALL-007
-  @clause:C2.6-16 @clause:C2.6.1-16 @clause:C2.8-7 @clause:D7-1
+  @clause:C2.6-16 @clause:C2.6.1-16 @clause:C2.8-7 @clause:C8.3-23 @clause:C8.3-24 @clause:D7-1
   Scenario: A query with no search terms is complete, empty and says so
     When recall is asked for "the and of"
     Then the result is complete with warnings "no-query-terms"
@@ -103,7 +103,7 @@ Feature: Explicit history recall
     And the result with 0 tokens of room fits 256 chars-v1 tokens
 
   @id:RECALL-009
-  @clause:C2.3-18 @clause:C2.6-5 @clause:C2.6-11 @clause:C2.6-12 @clause:D4-1
+  @clause:C2.3-18 @clause:C2.6-5 @clause:C2.6-11 @clause:C2.6-12 @clause:C8.3-8 @clause:D4-1
   Scenario: Roles and dates filter inside the search
     When recall is asked with:
       """
@@ -122,7 +122,7 @@ Feature: Explicit history recall
     Then the hit entry ids are "old"
 
   @id:RECALL-010
-  @clause:C2.5-5
+  @clause:C2.5-5 @clause:C8.1-3
   Scenario: Recall never writes a session file, even with a torn tail appended
     When the current session file gets this line appended without a newline: {"incomplete":
     And the history session files are remembered
@@ -173,7 +173,7 @@ Feature: Explicit history recall
       | 4-chars  | "x yz"   | no warnings                |
 
   @id:RECALL-028
-  @clause:C2.7-9 @clause:C2.7-13 @clause:C2.9-25 @clause:C2.9-28 @clause:D3-1
+  @clause:C2.7-9 @clause:C2.7-13 @clause:C2.9-25 @clause:C2.9-28 @clause:C8.3-3 @clause:C8.4-1 @clause:D3-1
   Scenario Outline: An excerpt holds up to 1800 UTF-16 units whole; a longer text is cut (<case>)
     Given the current history session with these lines:
       """

@@ -74,7 +74,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     And the read source entry id is "old"
 
   @id:REF-005
-  @clause:C3.2-5 @clause:C3.3-3
+  @clause:C3.2-5 @clause:C3.3-3 @clause:C8.1-8
   Scenario: A ref presented while another session is current is refused and forgotten
     Given the sibling history session "other" with these lines:
       """
@@ -91,7 +91,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the result is unavailable with code "reference-expired"
 
   @id:REF-006
-  @clause:C0.3-5 @clause:C3.1-2 @clause:C3.2-1 @clause:C3.2-6 @clause:C3.3-2
+  @clause:C0.3-5 @clause:C3.1-2 @clause:C3.2-1 @clause:C3.2-6 @clause:C3.3-2 @clause:C8.1-8
   Scenario Outline: A ref never resolves a path or an id given by the caller
     When recall is asked for "`LastExportUtc`"
     And read is asked with:
@@ -115,7 +115,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
       | never-issued     | {"sourceRef": "hist_00000000000000000000000000000000"}     | reference-expired |
 
   @id:REF-007
-  @clause:C0.3-5 @clause:C3.2-1 @clause:C3.3-3
+  @clause:C0.3-5 @clause:C3.2-1 @clause:C3.3-3 @clause:C8.1-8
   Scenario: A ref carries no meaning: one hex digit changed is a ref never issued
     When recall is asked for "`LastExportUtc`"
     And the first hit's reference is read with its last hex digit changed
@@ -164,7 +164,7 @@ Feature: Source references are opaque, expiring, capped and bound to the session
     Then the result is unavailable with code "reference-out-of-scope"
 
   @id:REF-011
-  @clause:C3.3-4
+  @clause:C3.3-4 @clause:C8.1-8
   Scenario: A read re-authorizes against the scope the ref was minted for
     When recall is asked with:
       """

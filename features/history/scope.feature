@@ -16,7 +16,7 @@ Feature: Recall scopes decide which sessions and entries can be found
       """
 
   @id:SCOPE-001
-  @clause:C2.3-3 @clause:C2.5-7 @clause:C2.5-9 @clause:C2.6-2 @clause:C2.8-5 @clause:C2.9-5
+  @clause:C2.3-3 @clause:C2.5-7 @clause:C2.5-9 @clause:C2.6-2 @clause:C2.8-5 @clause:C2.9-5 @clause:C8.1-4
   Scenario: current-branch, the default scope, finds only ancestors of the active leaf
     When the history host opens the current session
     And recall is asked for "`BranchMarker`"
@@ -26,7 +26,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And every hit has relation "ancestor"
 
   @id:SCOPE-002
-  @clause:C2.5-1 @clause:C2.5-7
+  @clause:C2.5-1 @clause:C2.5-7 @clause:C8.1-4 @clause:C8.3-31
   Scenario: Moving the leaf to another branch changes what current-branch finds
     When the history host opens the current session
     And the active leaf moves to "a1"
@@ -88,7 +88,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the read source entry id is "b1"
 
   @id:SCOPE-006
-  @clause:C2.5-7 @clause:C2.5-28
+  @clause:C2.5-7 @clause:C2.5-28 @clause:C8.1-5
   Scenario: A term found only on another branch gives no hits on the current branch: the scope never widens
     When the history host opens the current session
     And recall is asked for "alpha"
@@ -153,7 +153,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "project-untrusted"
 
   @id:SCOPE-011
-  @clause:C2.5-2
+  @clause:C2.5-2 @clause:C8.3-37
   Scenario: The project checks come after the current session: a session without a file is ephemeral first
     When the history host opens a session that has no file
     And recall is asked with:
@@ -163,7 +163,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     Then the result is unavailable with code "ephemeral-session"
 
   @id:SCOPE-012
-  @clause:C2.5-18 @clause:C2.5-24 @clause:C2.5-26 @clause:C2.5-29
+  @clause:C2.5-18 @clause:C2.5-24 @clause:C2.5-26 @clause:C2.5-29 @clause:C8.3-16
   Scenario: Project scope finds a sibling session of the same project, never one of a subfolder
     Given the history project has a subfolder "sub"
     And the sibling history session "same" with these lines:
@@ -277,7 +277,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And no hit comes from the session "linked"
 
   @id:SCOPE-016
-  @clause:C1.1-7 @clause:C2.5-19 @clause:C2.5-21 @clause:C2.12-7
+  @clause:C1.1-7 @clause:C2.5-19 @clause:C2.5-21 @clause:C2.12-7 @clause:C8.3-18
   Scenario: More sibling files than maxProjectSessions: the first ones in descending path order are examined, with a warning
     Given the sibling history session "alpha" with these lines:
       """
@@ -303,7 +303,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And no hit comes from the session "alpha"
 
   @id:SCOPE-017
-  @clause:C2.5-21
+  @clause:C2.5-21 @clause:C8.3-17
   Scenario: The cap counts sibling files before the cwd filter
     Given the history project has a subfolder "sub"
     And the sibling history session "alpha" with these lines:
@@ -386,7 +386,7 @@ Feature: Recall scopes decide which sessions and entries can be found
       | header-no-json | {"type":"session","version":3,"id":"s-broken",                                                      |
 
   @id:SCOPE-020
-  @clause:C2.5-24 @clause:C2.5-28
+  @clause:C2.5-24 @clause:C2.5-28 @clause:C8.1-5
   Scenario: No cross-project fallback: a term found only in another project's session gives no hits
     Given the history project has a subfolder "sub"
     And the sibling history session "cross" with these lines:

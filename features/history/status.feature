@@ -39,7 +39,7 @@ Feature: History status is content-free and never catches up
     And every history session file is byte-identical to before
 
   @id:STATUS-003
-  @clause:C4-4 @clause:C4-6
+  @clause:C4-4 @clause:C4-6 @clause:C8.3-26
   Scenario: Status does not run the catch-up: appended entries count only after the next recall
     When the history host opens the current session
     And recall is asked for "`LastExportUtc`"
@@ -108,7 +108,7 @@ Feature: History status is content-free and never catches up
     Then the status reports 3 indexed entries and is complete
 
   @id:STATUS-007
-  @clause:C2.12-2 @clause:C4-6
+  @clause:C2.12-2 @clause:C4-6 @clause:C8.3-26
   Scenario: Status is complete although recall's coverage is partial: it only says a checkpoint exists
     When the current session file gets this line appended without a newline: {"torn":
     And the history host opens the current session

@@ -18,7 +18,7 @@ Feature: Bounds and fields the mutation tool found unguarded (issue 14, docs/sui
       """
 
   @id:REF-200
-  @clause:C0.2-4 @clause:C2.7-14 @clause:C3.2-3
+  @clause:C0.2-4 @clause:C2.7-14 @clause:C3.2-3 @clause:C8.4-1
   Scenario: A ref lives 600,000 ms from the time it was minted, whatever that time is
     Given the clock is set to 600000 ms
     And the history host opens the current session

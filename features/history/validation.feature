@@ -12,7 +12,7 @@ Feature: History tool requests are validated in the contract's order
     And the history host opens the current session
 
   @id:RECALL-011
-  @clause:C2.2-1 @clause:C2.2-2 @clause:C2.2-6 @clause:C2.2-8 @clause:C2.3-1 @clause:C2.3-2 @clause:C2.3-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-10 @clause:C2.3-11 @clause:C2.3-13 @clause:C2.3-14 @clause:C2.4-9 @clause:C2.9-14 @clause:C2.12-1 @clause:D4-1
+  @clause:C2.2-1 @clause:C2.2-2 @clause:C2.2-6 @clause:C2.2-8 @clause:C2.3-1 @clause:C2.3-2 @clause:C2.3-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-10 @clause:C2.3-11 @clause:C2.3-13 @clause:C2.3-14 @clause:C2.4-9 @clause:C2.9-14 @clause:C2.12-1 @clause:C8.3-8 @clause:D4-1
   Scenario Outline: Each bad recall argument has its own code
     When recall is asked with:
       """
@@ -33,7 +33,7 @@ Feature: History tool requests are validated in the contract's order
       | first-check-wins  | {"query": "", "scope": "world", "limit": 99}                           | invalid-query      |
 
   @id:RECALL-012
-  @clause:C2.3-13
+  @clause:C2.3-13 @clause:C8.3-22
   Scenario: An empty roles list is accepted and matches nothing
     When recall is asked with:
       """
@@ -98,7 +98,7 @@ Feature: History tool requests are validated in the contract's order
       | range-after   | {"sourceRef": "hist_0123456789abcdef0123456789abcdef", "startLine": -1} | reference-expired |
 
   @id:RECALL-019
-  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.2-7 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-8 @clause:C2.3-9 @clause:C2.3-11 @clause:C2.3-12 @clause:C2.3-13
+  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.2-7 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-8 @clause:C2.3-9 @clause:C2.3-11 @clause:C2.3-12 @clause:C2.3-13 @clause:C8.4-1
   Scenario Outline: Each recall bound is accepted at its value (<case>)
     When recall is asked with:
       """
@@ -117,7 +117,7 @@ Feature: History tool requests are validated in the contract's order
       | after-1-ms-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.001Z"} |
 
   @id:RECALL-020
-  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-8 @clause:C2.3-11 @clause:C2.3-12
+  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-8 @clause:C2.3-11 @clause:C2.3-12 @clause:C8.3-37 @clause:C8.4-1
   Scenario Outline: Each recall bound is refused one past its value (<case>)
     When recall is asked with:
       """
@@ -135,7 +135,7 @@ Feature: History tool requests are validated in the contract's order
       | after-equals-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.000Z"} | invalid-date-range |
 
   @id:RECALL-021
-  @clause:C2.2-1 @clause:C2.3-2 @clause:D3-1
+  @clause:C2.2-1 @clause:C2.3-2 @clause:C8.3-1 @clause:C8.3-4 @clause:C8.4-1 @clause:D3-1
   Scenario Outline: The query is counted in UTF-16 units: 2000 are accepted, 2001 are invalid-query (<case>)
     When recall is asked for "<text>" padded with "<pad>" to <units> UTF-16 units
     Then the result is <outcome>

@@ -4,7 +4,7 @@ Feature: Primitives with one owner each
   tokens, canonical paths and Pi's session-folder name of a cwd.
 
   @id:PRIM-001
-  @clause:C0.2-3 @clause:D2-1 @clause:P1.2-2
+  @clause:C0.2-3 @clause:C8.3-28 @clause:D2-1 @clause:P1.2-2
   Scenario Outline: JSON is written exactly as JSON.stringify writes it
     When the JSON text <input> is parsed and serialized again
     Then the serialized text is <output>
@@ -36,7 +36,7 @@ Feature: Primitives with one owner each
     Then the request fails with code "invalid-json"
 
   @id:PRIM-003
-  @clause:C0.2-1 @clause:D3-1
+  @clause:C0.2-1 @clause:C8.3-1 @clause:C8.3-2 @clause:D3-1
   Scenario Outline: Lengths count UTF-16 code units and chars-v1 tokens are ceil(units / 4)
     When the text "<text>" is measured
     Then it is <units> UTF-16 units, <bytes> UTF-8 bytes and <tokens> chars-v1 tokens

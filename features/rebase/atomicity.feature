@@ -10,7 +10,7 @@ Feature: Tool atomicity decides whether a session can be rebased
     And the clock is set to 1767229200000 ms
 
   @id:ATOMIC-001
-  @clause:C6.1-16 @clause:C6.1-17 @clause:C6.2-30 @clause:C6.4-3 @clause:C6.4-5 @clause:C6.4-7 @clause:C6.4-11
+  @clause:C6.1-16 @clause:C6.1-17 @clause:C6.2-30 @clause:C6.4-3 @clause:C6.4-5 @clause:C6.4-7 @clause:C6.4-11 @clause:C6.17-5 @clause:C8.1-9
   Scenario: An active tool call with no result blocks with pending-or-orphan-tool-exchange and counts {1, 0}
     Given the current history session with these lines:
       """

@@ -31,7 +31,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the checkpoint id shares the operation id's suffix
 
   @id:CHECKPOINT-002
-  @clause:C6.4-1 @clause:C6.6-7 @clause:C6.6-9 @clause:C6.6-14 @clause:C6.6-15 @clause:C6.6-16
+  @clause:C6.4-1 @clause:C6.6-7 @clause:C6.6-9 @clause:C6.6-14 @clause:C6.6-15 @clause:C6.6-16 @clause:C8.1-2
   Scenario: The handoff quotes the compaction-aware context as one JSON string between the sentinels
     When the rebase host opens the current session
     And a rebase is asked
@@ -47,7 +47,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the rebase target entries validate against the rebase schemas
 
   @id:CHECKPOINT-004
-  @clause:C6.1-13 @clause:C6.6-21 @clause:C6.6-22 @clause:C6.6-23 @clause:C6.6-30 @clause:C6.6-31 @clause:C6.6-33
+  @clause:C6.1-13 @clause:C6.6-21 @clause:C6.6-22 @clause:C6.6-23 @clause:C6.6-30 @clause:C6.6-31 @clause:C6.6-33 @clause:C6.17-10
   Scenario: The checkpoint says verification is unknown and reports its limitations as the result's warnings
     When the rebase host opens the current session
     And a rebase is asked
@@ -79,14 +79,14 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     Then the checkpoint classification is "internal" and the handoff message carries it
 
   @id:CHECKPOINT-007
-  @clause:C0.3-8 @clause:C6.8-1 @clause:C6.8-2 @clause:C6.8-3 @clause:C6.8-4 @clause:C6.8-5 @clause:C6.8-6 @clause:C6.8-7 @clause:D2-1
+  @clause:C0.3-8 @clause:C6.8-1 @clause:C6.8-2 @clause:C6.8-3 @clause:C6.8-4 @clause:C6.8-5 @clause:C6.8-6 @clause:C6.8-7 @clause:C8.3-28 @clause:D2-1
   Scenario: The link binds the checkpoint by its JSON.stringify hash to the source prefix and the target
     When the rebase host opens the current session
     And a rebase is asked
     Then the link binds the checkpoint by its hash to the source prefix and the target
 
   @id:CHECKPOINT-008
-  @clause:C0.3-10 @clause:C6.1-14 @clause:C6.6-25 @clause:C6.6-26
+  @clause:C0.3-10 @clause:C6.1-14 @clause:C6.6-25 @clause:C6.6-26 @clause:C6.14-2 @clause:C6.14-3 @clause:C6.14-4 @clause:C6.14-5 @clause:C6.14-6
   Scenario: Pins and session memory travel whole; project scope never, a branch pin only from the captured branch
     Given the current history session with these lines:
       """
@@ -111,7 +111,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the rebase target entries validate against the rebase schemas
 
   @id:CHECKPOINT-009
-  @clause:C6.6-6 @clause:D8-1
+  @clause:C6.6-6 @clause:C6.17-7 @clause:C8.4-3 @clause:D8-1
   Scenario: More than 1000 carried pins refuse the checkpoint with checkpoint-memory-budget and write nothing
     Given the current history session also holds 1001 session pins
     When the rebase host opens the current session
@@ -136,7 +136,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the checkpoint classification is "local-only" and the handoff message carries it
 
   @id:CHECKPOINT-011
-  @clause:C1.2-5 @clause:C6.6-19
+  @clause:C1.2-5 @clause:C6.6-19 @clause:C6.17-7 @clause:C8.1-9 @clause:C8.4-3
   Scenario Outline: A handoff exactly at the token budget fits; one token less is checkpoint-budget
     Given the current history session also holds a user message "long" of 2000 "x" characters
     When the rebase host opens the current session
@@ -152,7 +152,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
       | below-budget | 1    | unavailable | checkpoint-budget                                                           |
 
   @id:CHECKPOINT-012
-  @clause:C6.6-6
+  @clause:C6.6-6 @clause:C8.4-3
   Scenario: Exactly 1000 carried pins are within the limit
     Given the current history session also holds 1000 session pins
     When the current session file gets these lines appended:
@@ -179,7 +179,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     And the checkpoint captures the source at leaf "later" with 2 compactions
 
   @id:CHECKPOINT-014
-  @clause:C6.6-20 @clause:C6.6-21 @clause:C6.6-24 @clause:C6.6-25 @clause:C6.6-26 @clause:C6.6-27 @clause:C6.6-28 @clause:C6.6-29 @clause:C6.6-30 @clause:C6.6-31
+  @clause:C6.6-20 @clause:C6.6-21 @clause:C6.6-24 @clause:C6.6-25 @clause:C6.6-26 @clause:C6.6-27 @clause:C6.6-28 @clause:C6.6-29 @clause:C6.6-30 @clause:C6.6-31 @clause:C8.3-28
   Scenario: The checkpoint's keys are in the contract's insertion order, the order its hash covers
     When the rebase host opens the current session
     And a rebase is asked

@@ -55,7 +55,7 @@ Feature: Compaction and a running rebase exclude each other
     Then the before-compaction hook did not cancel
 
   @id:COMPACT-005
-  @clause:C6.9-10 @clause:C6.10-8 @clause:C6.16-2
+  @clause:C6.9-10 @clause:C6.10-8 @clause:C6.12-14 @clause:C6.16-2
   Scenario: After a rebase whose activation failed, the hook does not cancel
     When the rebase host opens the current session with these facts:
       """

@@ -17,7 +17,7 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
       """
 
   @id:CRASH-001 @timeout:3
-  @clause:D11-1
+  @clause:C6.11-4 @clause:C6.11-8 @clause:C6.11-12 @clause:C6.11-13 @clause:C6.11-14 @clause:C6.12-10 @clause:C8.1-1 @clause:C8.1-3 @clause:D11-1
   Scenario Outline: A crash at a named point is recovered from the source to Verified, with one target
     When the rebase host opens the current session
     And a rebase crashes at "<point>" in a child process
@@ -50,6 +50,7 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
       | verified         | Verified        | Verified        |
 
   @id:CRASH-002 @timeout:3
+  @clause:C6.12-10 @clause:D11-1
   Scenario: A crash leaves no lock behind: the kernel released it with the process
     When the rebase host opens the current session
     And a rebase crashes at "TargetCreated" in a child process
@@ -57,7 +58,7 @@ Feature: A rebase process that dies at any crash point loses nothing and recover
     And the rebase lock of the current session is free
 
   @id:CRASH-003 @timeout:3
-  @clause:C6.5-5
+  @clause:C6.2-37 @clause:C6.5-5 @clause:C6.17-6
   Scenario: After a crash the same operation cannot be started again, only recovered
     When the rebase host opens the current session
     And a rebase crashes at "CheckpointReady" in a child process

@@ -18,7 +18,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       """
 
   @id:JOURNAL-001
-  @clause:C0.2-4 @clause:C0.3-11 @clause:C6.5-7 @clause:C6.5-8 @clause:C6.5-10 @clause:C6.5-11 @clause:C6.5-12 @clause:C6.5-13 @clause:C6.5-14 @clause:C6.5-15 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.5-18 @clause:C6.5-19 @clause:C6.5-20 @clause:C6.5-27 @clause:D1-1
+  @clause:C0.2-4 @clause:C0.3-11 @clause:C6.5-7 @clause:C6.5-8 @clause:C6.5-10 @clause:C6.5-11 @clause:C6.5-12 @clause:C6.5-13 @clause:C6.5-14 @clause:C6.5-15 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.5-18 @clause:C6.5-19 @clause:C6.5-20 @clause:C6.5-27 @clause:C8.3-44 @clause:D1-1
   Scenario: After a verified rebase the journal describes the source, the target and the operation
     When the rebase host opens the current session
     And a rebase is asked
@@ -41,7 +41,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase journal holds the target fingerprint of the file on disk
 
   @id:JOURNAL-004
-  @clause:C6.5-20 @clause:C6.5-27
+  @clause:C6.5-20 @clause:C6.5-27 @clause:C6.10-2 @clause:C6.10-3
   Scenario: A failure after the journal exists leaves a Recoverable journal that records the code
     When the rebase host opens the current session with these facts:
       """
@@ -53,7 +53,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase journal is compact JSON of at most 32,000 bytes with no trailing newline
 
   @id:JOURNAL-005
-  @clause:C0.3-6 @clause:C6.2-14
+  @clause:C0.3-6 @clause:C6.2-14 @clause:C6.17-3
   Scenario Outline: An operation id that is not rebase_ and 32 lower-case hex is invalid-operation
     When the rebase host opens the current session
     And recovery of the operation "<id>" is asked
@@ -69,7 +69,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       | empty      |                                         |
 
   @id:JOURNAL-006 @planted:AUDIT-014,AUDIT-016
-  @clause:C6.2-15
+  @clause:C6.2-15 @clause:C6.17-3
   Scenario: Recovering an operation whose journal is missing is operation-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -79,7 +79,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "operation-unavailable"
 
   @id:JOURNAL-007 @planted:AUDIT-012
-  @clause:C6.2-15 @clause:C6.5-20
+  @clause:C6.2-15 @clause:C6.5-20 @clause:C8.3-7 @clause:C8.4-3
   Scenario: A journal over 32,000 bytes is operation-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -89,7 +89,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "operation-unavailable"
 
   @id:JOURNAL-008 @planted:AUDIT-012,AUDIT-014,AUDIT-016
-  @clause:C6.2-15
+  @clause:C6.2-15 @clause:C6.10-1 @clause:C6.17-9
   Scenario: A journal that is not JSON is rebase-unavailable
     When the rebase host opens the current session
     And a rebase is asked
@@ -99,7 +99,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "rebase-unavailable"
 
   @id:JOURNAL-009 @planted:AUDIT-012,AUDIT-013,AUDIT-016
-  @clause:C6.2-16 @clause:C6.2-17 @clause:C6.2-18
+  @clause:C6.2-16 @clause:C6.2-17 @clause:C6.2-18 @clause:C6.17-3
   Scenario Outline: A journal edited to name another operation, schema or source file is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -138,7 +138,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase source is byte-identical to before
 
   @id:JOURNAL-012
-  @clause:C6.2-15 @clause:C6.5-20 @clause:D3-1
+  @clause:C6.2-15 @clause:C6.5-20 @clause:C8.4-3 @clause:D3-1
   Scenario: A journal of exactly 32,000 bytes is still read, and the operation recovers
     When the rebase host opens the current session
     And a rebase is asked

@@ -20,7 +20,7 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
 
   @id:LINEAGE-001
-  @clause:C2.5-13 @clause:C2.9-23
+  @clause:C2.5-13 @clause:C2.9-23 @clause:C6.13-2 @clause:C6.13-27 @clause:C8.3-43
   Scenario: From the target, current-lineage recall finds an original source message as lineage-ancestor
     When the rebase host opens the current session
     And a rebase is asked
@@ -36,6 +36,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And the rebase source is byte-identical to before
 
   @id:LINEAGE-002
+  @clause:C8.1-4 @clause:C8.3-43
   Scenario: current-branch recall from the target does not reach into the source
     When the rebase host opens the current session
     And a rebase is asked
@@ -48,7 +49,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-003
-  @clause:C2.5-13
+  @clause:C2.5-13 @clause:C6.13-27
   Scenario: Lineage covers only the captured branch of the source, not its other branches
     When the rebase host opens the current session
     And a rebase is asked
@@ -61,7 +62,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And no result contains "WRONG_SIBLING_PAYLOAD"
 
   @id:LINEAGE-004
-  @clause:C2.5-15
+  @clause:C2.5-15 @clause:C6.13-3
   Scenario: A parentSession header alone grants no lineage
     Given the session "child" beside the current one, with these lines:
       """
@@ -77,6 +78,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-005
+  @clause:C6.13-1 @clause:C6.13-3
   Scenario: Moving the target's leaf to before the link removes the lineage
     When the rebase host opens the current session
     And a rebase is asked
@@ -90,7 +92,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-006 @planted:AUDIT-013
-  @clause:C2.5-11 @clause:C2.12-5
+  @clause:C2.5-11 @clause:C2.12-5 @clause:C6.13-4 @clause:C6.13-5 @clause:C6.13-10 @clause:C6.17-11
   Scenario: A tampered checkpoint is reported as lineage-integrity-unavailable and grants nothing
     When the rebase host opens the current session
     And a rebase is asked
@@ -104,6 +106,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-007 @planted:AUDIT-013
+  @clause:C6.13-5 @clause:C6.13-18
   Scenario: A source whose captured prefix was edited no longer verifies
     When the rebase host opens the current session
     And a rebase is asked
@@ -117,7 +120,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-008
-  @clause:C5.3-7
+  @clause:C5.3-7 @clause:C6.13-38 @clause:C6.13-40 @clause:C8.1-1 @clause:C8.3-39
   Scenario: Deleting the index loses no lineage: the next recall verifies and projects again
     When the rebase host opens the current session
     And a rebase is asked
@@ -137,6 +140,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And the hit "old" has relation "lineage-ancestor"
 
   @id:LINEAGE-009
+  @clause:C6.13-18 @clause:C6.13-27 @clause:C8.3-42
   Scenario: Source entries written after the rebase are not part of the lineage
     When the rebase host opens the current session
     And a rebase is asked
@@ -154,7 +158,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And no result contains "LATER_SOURCE_PAYLOAD"
 
   @id:LINEAGE-010
-  @clause:C2.5-11 @clause:C2.12-5
+  @clause:C2.5-11 @clause:C2.12-5 @clause:C6.13-2 @clause:C6.13-30 @clause:C6.13-31 @clause:C6.13-39 @clause:C6.17-11 @clause:C8.3-50 @clause:C8.4-3
   Scenario Outline: The lineage walk verifies at most 16 pairs: 15 are clean, 16 and 17 carry lineage-depth-limit
     When a hand-made lineage chain of <pairs> rebases is written from the current session
     And the history host opens the tip of the lineage chain
@@ -171,6 +175,7 @@ Feature: A verified link makes the target a continuation of its source for histo
       | past-limit  | 17    | partial  | lineage-depth-limit |           |
 
   @id:LINEAGE-011
+  @clause:C6.13-15 @clause:C6.13-26
   Scenario: A lineage that names one source session twice is a cycle: lineage-integrity-unavailable
     When a hand-made lineage chain whose targets are the sessions "t-one s-lineage t-three" is written from the current session
     And the history host opens the tip of the lineage chain
@@ -182,6 +187,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-012
+  @clause:C6.13-10 @clause:C6.13-12 @clause:C6.13-23
   Scenario Outline: A target edited where only one lineage check looks no longer verifies
     When the rebase host opens the current session
     And a rebase is asked
@@ -201,6 +207,7 @@ Feature: A verified link makes the target a continuation of its source for histo
       | target-header-id      | 0    | "id":"7a2e0c1d-0000-4000-8000-000000000001" | "id":"7a2e0c1d-0000-4000-8000-000000000009" |
 
   @id:LINEAGE-013
+  @clause:C6.13-13
   Scenario: A link naming a byte-identical copy of the source in another folder grants nothing
     When the rebase host opens the current session
     And a rebase is asked
@@ -214,6 +221,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And there are no hits
 
   @id:LINEAGE-014
+  @clause:C6.13-18
   Scenario: A source that grew after the rebase and whose captured prefix was edited no longer verifies
     When the rebase host opens the current session
     And a rebase is asked
@@ -227,7 +235,8 @@ Feature: A verified link makes the target a continuation of its source for histo
     Then the result carries the warning "lineage-integrity-unavailable"
     And there are no hits
 
-  @id:LINEAGE-015 @clause:C6.13-6 @clause:C6.13-9 @clause:C6.13-11 @clause:C6.13-14 @clause:C6.13-5
+  @id:LINEAGE-015
+  @clause:C6.13-5 @clause:C6.13-6 @clause:C6.13-9 @clause:C6.13-11 @clause:C6.13-14
   Scenario Outline: A link edited where only one pair check looks no longer verifies (<case>)
     When the rebase host opens the current session
     And a rebase is asked
@@ -247,7 +256,8 @@ Feature: A verified link makes the target a continuation of its source for histo
       | link-source-leaf    | "sourceLeafId":"task"      | "sourceLeafId":"answer"      |
       | link-project-path   | "projectPath":"            | "projectPath":"/elsewhere    |
 
-  @id:LINEAGE-016 @clause:C6.13-8 @clause:C6.13-25 @clause:C6.2-29 @clause:C6.2-3
+  @id:LINEAGE-016
+  @clause:C6.2-3 @clause:C6.2-29 @clause:C6.13-8 @clause:C6.13-25
   Scenario Outline: A target whose own header fails the pair check cannot be rebased again: lineage-integrity-unavailable comes first (<case>)
     When the rebase host opens the current session
     And a rebase is asked
@@ -261,7 +271,8 @@ Feature: A verified link makes the target a continuation of its source for histo
       | header-version | "version":3   | "version":2        |
       | header-cwd     | "cwd":"       | "cwd":"/elsewhere  |
 
-  @id:LINEAGE-018 @clause:C8.3-20 @clause:C8.3-16
+  @id:LINEAGE-018
+  @clause:C8.3-16 @clause:C8.3-20
   Scenario: Project scope examines a rebase target beside the session as one more sibling session
     Given the global history configuration:
       """
@@ -278,7 +289,8 @@ Feature: A verified link makes the target a continuation of its source for histo
     Then the hit entry ids are "c0ffee01"
     And the hit "c0ffee01" has relation "other-branch"
 
-  @id:LINEAGE-019 @clause:C6.13-7 @clause:C6.13-24 @clause:C6.13-16 @clause:C6.13-32 @clause:C6.13-37 @clause:C6.17-11 @clause:C8.4-3
+  @id:LINEAGE-019
+  @clause:C6.13-7 @clause:C6.13-16 @clause:C6.13-24 @clause:C6.13-32 @clause:C6.13-37 @clause:C6.17-11 @clause:C8.4-3
   Scenario Outline: A checkpoint edited where only one check looks, its hash following, no longer verifies (<case>)
     When the rebase host opens the current session
     And a rebase is asked
@@ -299,7 +311,8 @@ Feature: A verified link makes the target a continuation of its source for histo
       | memories-at-limit          | "memories":[]             | "memories":[{1000 empty objects}] | ds4:normal] | ds4:normal] | checkpoint-memory-provenance-invalid | old  |
       | memories-past-limit        | "memories":[]             | "memories":[{1001 empty objects}] | ds4:normal] | ds4:normal] | lineage-integrity-unavailable        |      |
 
-  @id:LINEAGE-020 @clause:C6.13-17 @clause:C8.3-5 @clause:C8.4-3
+  @id:LINEAGE-020
+  @clause:C6.13-17 @clause:C8.3-5 @clause:C8.4-3
   Scenario Outline: The handoff is checked during verification: 120,000 UTF-16 units verify, 120,001 do not (<case>)
     When the rebase host opens the current session
     And a rebase is asked
@@ -316,7 +329,8 @@ Feature: A verified link makes the target a continuation of its source for histo
       | at-limit   | 120000 | complete |                               | old  |
       | past-limit | 120001 | partial  | lineage-integrity-unavailable |      |
 
-  @id:LINEAGE-021 @clause:C6.13-19 @clause:C6.13-20 @clause:C6.13-21
+  @id:LINEAGE-021
+  @clause:C6.13-19 @clause:C6.13-20 @clause:C6.13-21
   Scenario Outline: A source the pair still binds by size and hash, but whose header, ids or ancestry fail, grants nothing (<case>)
     When the rebase host opens the current session
     And a rebase is asked
@@ -337,7 +351,8 @@ Feature: A verified link makes the target a continuation of its source for histo
       | duplicate-id     | "id":"sibling"                 | "id":"task"                     | partial  | lineage-integrity-unavailable |      |
       | broken-ancestry  | "id":"answer","parentId":"old" | "id":"answer","parentId":"gone" | partial  | lineage-integrity-unavailable |      |
 
-  @id:LINEAGE-022 @clause:C6.13-22
+  @id:LINEAGE-022
+  @clause:C6.13-22
   Scenario: A source that grew by a record reusing a branch id, so that Pi's branch to the captured leaf leaves the prefix, no longer verifies
     When the rebase host opens the current session
     And a rebase is asked
@@ -354,7 +369,8 @@ Feature: A verified link makes the target a continuation of its source for histo
     Then the result carries the warning "lineage-integrity-unavailable"
     And there are no hits
 
-  @id:LINEAGE-023 @clause:C8.3-21
+  @id:LINEAGE-023
+  @clause:C8.3-21
   Scenario: Project scope does not add the lineage source of the target when the discovery cap leaves it out
     Given the sibling history session "zeta" with these lines:
       """

@@ -16,7 +16,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
       """
 
   @id:LOCK-001
-  @clause:C0.3-12 @clause:C6.2-21 @clause:D1-1
+  @clause:C0.3-12 @clause:C6.2-21 @clause:C6.10-7 @clause:C6.12-2 @clause:C6.12-4 @clause:C6.12-7 @clause:C6.12-11 @clause:C6.17-4 @clause:D1-1
   Scenario: A lock held by another process makes a rebase rebase-busy, and nothing is written
     When another process holds the rebase lock of the current session
     And the rebase host opens the current session
@@ -27,7 +27,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase source is byte-identical to before
 
   @id:LOCK-002
-  @clause:C6.7-1
+  @clause:C6.7-1 @clause:C6.12-7 @clause:C6.12-9
   Scenario: A dry run takes the lock too
     When another process holds the rebase lock of the current session
     And the rebase host opens the current session
@@ -35,6 +35,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     Then the rebase result is unavailable with code "rebase-busy"
 
   @id:LOCK-003
+  @clause:C6.12-7
   Scenario: Once the other process lets go, the rebase runs
     When another process holds the rebase lock of the current session
     And the rebase host opens the current session
@@ -44,6 +45,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     Then the rebase result is verified and the session was replaced
 
   @id:LOCK-004
+  @clause:C6.2-37 @clause:C6.10-8 @clause:C6.12-8
   Scenario: The lock is released after a run, whatever its outcome
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -57,6 +59,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase lock of the current session is free
 
   @id:LOCK-005
+  @clause:C6.11-2 @clause:C6.12-7 @clause:C6.17-4
   Scenario: A held lock also stops a recovery, which succeeds once the lock is free
     When the rebase host opens the current session with these facts:
       """
@@ -74,6 +77,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
 
   @platform:posix @needs:symlink
   @id:LOCK-006
+  @clause:C6.5-4 @clause:C6.12-1 @clause:C6.12-13
   Scenario: A symbolic link alias of the source shares its lock and its operation id
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -88,7 +92,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase operation id is the remembered one
 
   @id:LOCK-007
-  @clause:C6.2-21
+  @clause:C6.2-21 @clause:C6.2-22 @clause:C6.12-9
   Scenario: The lock is taken before the source is read: a held lock on a version 2 source is rebase-busy
     Given the current history session with these lines:
       """
@@ -102,7 +106,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase source is byte-identical to before
 
   @id:LOCK-008
-  @clause:C6.2-13
+  @clause:C6.2-13 @clause:C6.11-1 @clause:C6.11-2
   Scenario: A recovery started from the target takes the lock of the source it found in lineage
     When the rebase host opens the current session
     And a rebase is asked
@@ -115,7 +119,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     Then the rebase result is verified and the session was replaced
 
   @id:LOCK-009
-  @clause:C0.2-5
+  @clause:C0.2-5 @clause:C6.12-3
   Scenario: The lock key keeps the case of the canonical path (it is lower-cased on Windows only)
     When the current history session is renamed "Current-Session.jsonl"
     And another process holds the rebase lock of the current session
@@ -124,6 +128,7 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     Then the rebase result is unavailable with code "rebase-busy"
 
   @id:LOCK-010
+  @clause:C6.2-15 @clause:C6.11-2 @clause:C6.12-9
   Scenario: A recovery checks its journal before it takes the lock: a missing journal is operation-unavailable even under a held lock
     When the rebase host opens the current session
     And a rebase is asked
@@ -133,7 +138,8 @@ Feature: One inter-process lock per canonical source keeps two rebases of it apa
     And the rebase operation is recovered
     Then the rebase result is unavailable with code "operation-unavailable"
 
-  @id:LOCK-011 @clause:C6.12-6 @clause:C6.12-12
+  @id:LOCK-011
+  @clause:C6.12-6 @clause:C6.12-12
   Scenario: The lock file holds one empty lock_state table and nothing else, after a dry run and after a run
     When the rebase host opens the current session
     And a rebase dry run is asked

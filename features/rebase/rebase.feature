@@ -19,7 +19,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       """
 
   @id:REBASE-001
-  @clause:C6.1-9 @clause:C6.1-11 @clause:C6.1-12 @clause:C6.4-11 @clause:C6.7-2 @clause:C6.7-3 @clause:C6.8-19
+  @clause:C6.1-9 @clause:C6.1-11 @clause:C6.1-12 @clause:C6.4-11 @clause:C6.7-2 @clause:C6.7-3 @clause:C6.8-19 @clause:C8.3-48
   Scenario: A dry run returns a preview with the counts and writes nothing
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -34,7 +34,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-002
-  @clause:C0.3-6 @clause:C6.1-9 @clause:C6.1-11 @clause:C6.1-12 @clause:C6.1-15 @clause:C6.5-41 @clause:C6.6-33 @clause:C6.8-19 @clause:C6.9-8 @clause:C6.9-10
+  @clause:C0.3-6 @clause:C6.1-9 @clause:C6.1-11 @clause:C6.1-12 @clause:C6.1-15 @clause:C6.5-41 @clause:C6.6-33 @clause:C6.8-19 @clause:C6.9-8 @clause:C6.9-10 @clause:C8.1-3
   Scenario: A rebase is verified, replaces the session and leaves the source bytes unchanged
     When the rebase host opens the current session
     And a rebase is asked
@@ -45,7 +45,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-003
-  @clause:C6.1-17
+  @clause:C6.1-17 @clause:C8.3-44
   Scenario: No rebase result names the source path, a tool id or a message body
     When the rebase host opens the current session
     And a rebase dry run is asked
@@ -54,7 +54,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase results name no path, tool id or message body
 
   @id:REBASE-004
-  @clause:C0.3-8 @clause:C0.3-13 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.8-8 @clause:C6.8-9 @clause:C6.8-10 @clause:C6.8-12 @clause:C6.8-14 @clause:C6.9-4 @clause:D1-1 @clause:P1.2-1
+  @clause:C0.3-8 @clause:C0.3-13 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.8-8 @clause:C6.8-9 @clause:C6.8-10 @clause:C6.8-12 @clause:C6.8-14 @clause:C6.9-4 @clause:C8.3-34 @clause:D1-1 @clause:P1.2-1
   Scenario: The target is ds4-rebase_<32 hex>.jsonl beside the source, a version 3 session whose parentSession is the source
     When the rebase host opens the current session
     And a rebase is asked
@@ -64,7 +64,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase target is the host's current session
 
   @id:REBASE-005
-  @clause:C1.2-1 @clause:C1.3-1 @clause:C6.2-1 @clause:C6.2-7 @clause:C6.2-8 @clause:C6.2-10 @clause:C6.2-11 @clause:C6.16-1
+  @clause:C1.2-1 @clause:C1.3-1 @clause:C6.2-1 @clause:C6.2-7 @clause:C6.2-8 @clause:C6.2-10 @clause:C6.2-11 @clause:C6.16-1 @clause:C6.17-1 @clause:C6.17-2 @clause:C8.1-9
   Scenario Outline: The first failing gate decides the code, in the contract's order
     Given the global history configuration:
       """
@@ -92,7 +92,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       | disabled-before-history | {"enabled": false, "historyTools": {"enabled": false}} | {}                                                    | disabled                  |
 
   @id:REBASE-006
-  @clause:C6.2-9
+  @clause:C6.2-9 @clause:C6.17-2 @clause:C8.1-9
   Scenario: An untrusted project is refused before the busy checks
     Given an untrusted history project
     And the current history session with these lines:
@@ -109,7 +109,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
 
   @id:REBASE-007
-  @clause:C1.3-10 @clause:C6.2-6 @clause:D9-1
+  @clause:C1.3-10 @clause:C6.2-6 @clause:C6.17-1 @clause:D9-1
   Scenario: Without a usable memory bridge a session holding pins is refused with memory-state-required
     Given the current history session with these lines:
       """
@@ -137,7 +137,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is a preview
 
   @id:REBASE-009
-  @clause:C6.2-5 @clause:C6.2-12
+  @clause:C6.2-5 @clause:C6.2-12 @clause:C6.13-42 @clause:C6.17-2 @clause:C8.3-49
   Scenario: A session with no file is a lineage failure through the runtime and ephemeral-session in the service
     When the rebase host opens a session that has no file
     And a rebase is asked
@@ -146,7 +146,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "ephemeral-session"
 
   @id:REBASE-010
-  @clause:C6.2-22 @clause:C6.3-1 @clause:D12-1
+  @clause:C6.2-22 @clause:C6.3-1 @clause:C6.17-5 @clause:D12-1
   Scenario: A version 2 source is refused before anything could migrate it, and its bytes stay as they were
     Given the current history session with these lines:
       """
@@ -173,7 +173,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "source-scope-mismatch"
 
   @id:REBASE-012
-  @clause:C6.2-24 @clause:C6.3-1
+  @clause:C6.2-24 @clause:C6.3-1 @clause:C6.17-5 @clause:C8.1-9
   Scenario: A malformed line anywhere in the source is archive-incomplete
     Given the current history session with these lines:
       """
@@ -200,7 +200,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-014
-  @clause:C6.2-25 @clause:C6.3-1
+  @clause:C6.2-25 @clause:C6.3-1 @clause:C6.17-5
   Scenario Outline: Entries that are not valid Pi entries with unique ids are archive-invalid-ids
     When the current session file gets these lines appended:
       """
@@ -220,7 +220,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       | numeric-type      | {"type":7,"id":"late","parentId":"task","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"Odd type","timestamp":1767225605000}}            |
 
   @id:REBASE-015
-  @clause:C6.2-26
+  @clause:C6.2-26 @clause:C6.17-5
   Scenario: A session with a header and no entry has no leaf: source-empty
     Given the current history session with these lines:
       """
@@ -231,7 +231,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is unavailable with code "source-empty"
 
   @id:REBASE-016
-  @clause:C6.2-27 @clause:C6.3-1
+  @clause:C6.2-27 @clause:C6.3-1 @clause:C6.17-5
   Scenario Outline: A leaf whose ancestry does not reach a root is archive-branch-invalid
     Given the current history session with these lines:
       """
@@ -250,7 +250,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
       | self-cycle     | "old"       |
 
   @id:REBASE-017
-  @clause:C6.2-37 @clause:C6.5-5 @clause:C6.7-1
+  @clause:C6.2-37 @clause:C6.5-5 @clause:C6.7-1 @clause:C6.17-6
   Scenario: A second plain rebase of the unchanged source, dry run included, must use recovery
     When the rebase host opens the current session
     And a rebase is asked
@@ -278,7 +278,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the handoff does not contain "WRONG_SIBLING_PAYLOAD"
 
   @id:REBASE-019
-  @clause:C6.2-38 @clause:C6.6-19 @clause:C6.7-1 @clause:C6.7-4 @clause:D8-1
+  @clause:C6.2-38 @clause:C6.6-19 @clause:C6.7-1 @clause:C6.7-4 @clause:C6.17-7 @clause:C8.3-27 @clause:D8-1
   Scenario: A handoff over the token budget writes nothing, so a bigger budget can rebase later
     Given the current history session also holds a user message "long" of 4000 "x" characters
     And the global history configuration:
@@ -301,7 +301,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     Then the rebase result is verified and the session was replaced
 
   @id:REBASE-020
-  @clause:C6.1-9 @clause:C6.9-10 @clause:D9-1
+  @clause:C6.1-9 @clause:C6.9-10 @clause:C6.10-2 @clause:C6.10-3 @clause:C6.10-6 @clause:C6.10-8 @clause:C6.17-8 @clause:C8.1-9 @clause:C8.3-36 @clause:D9-1
   Scenario: A cancelled session switch leaves a Recoverable journal and the source active
     When the rebase host opens the current session with these facts:
       """
@@ -317,7 +317,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-021
-  @clause:C6.2-38 @clause:C6.9-5 @clause:C6.9-6 @clause:D9-1
+  @clause:C6.2-38 @clause:C6.9-5 @clause:C6.9-6 @clause:C6.10-6 @clause:C6.17-8 @clause:C8.3-36 @clause:D9-1
   Scenario: A switch that opens a session with another id is target-identity, Recoverable
     When the rebase host opens the current session with these facts:
       """
@@ -351,7 +351,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the host showed one warning notification naming the operation
 
   @id:REBASE-022 @planted:AUDIT-013
-  @clause:C6.2-2 @clause:C6.2-3 @clause:C6.3-1
+  @clause:C6.2-2 @clause:C6.2-3 @clause:C6.3-1 @clause:C6.13-41 @clause:C6.17-1
   Scenario: A current session whose own lineage does not verify is refused by the runtime
     When the rebase host opens the current session
     And a rebase is asked

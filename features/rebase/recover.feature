@@ -18,7 +18,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
       """
 
   @id:RECOVER-001
-  @clause:C6.5-42
+  @clause:C6.5-42 @clause:C6.11-8 @clause:C6.11-13 @clause:C8.1-3
   Scenario: A Recoverable operation recovered from the source is verified with the same operation id
     When the rebase host opens the current session with these facts:
       """
@@ -38,7 +38,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-002
-  @clause:C6.2-13
+  @clause:C6.2-13 @clause:C6.11-1
   Scenario: Recovery from the target takes the source from its verified lineage
     When the rebase host opens the current session
     And a rebase is asked
@@ -52,7 +52,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And exactly one rebase target exists, named after the operation, beside the source
 
   @id:RECOVER-003
-  @clause:C6.5-42
+  @clause:C6.5-42 @clause:C6.11-8 @clause:C6.11-14
   Scenario: Recovering a verified operation again is idempotent and creates no second target
     When the rebase host opens the current session
     And a rebase is asked
@@ -66,7 +66,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-004
-  @clause:C6.6-1 @clause:C6.9-2
+  @clause:C6.6-1 @clause:C6.9-2 @clause:C6.11-14
   Scenario: A target the user appended to after activation still recovers; only the staged prefix counts
     When the rebase host opens the current session
     And a rebase is asked
@@ -77,7 +77,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-005
-  @clause:C6.5-38 @clause:C6.9-2
+  @clause:C6.5-38 @clause:C6.9-2 @clause:C6.10-3 @clause:C6.10-6 @clause:C6.10-8 @clause:C6.11-5 @clause:C6.11-14 @clause:C6.17-8
   Scenario: A changed staged byte fails with target-integrity even though lineage still verifies
     When the rebase host opens the current session
     And a rebase is asked
@@ -91,7 +91,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source is byte-identical to before
 
   @id:RECOVER-006
-  @clause:C6.5-42
+  @clause:C6.5-42 @clause:C6.11-4 @clause:C6.11-8
   Scenario: A journal rewritten back to CheckpointReady still verifies with the installed target
     When the rebase host opens the current session
     And a rebase is asked
@@ -103,6 +103,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And exactly one rebase target exists, named after the operation, beside the source
 
   @id:RECOVER-007
+  @clause:C6.11-3
   Scenario: A source that grew after the operation still recovers, because only its prefix must match
     When the rebase host opens the current session with these facts:
       """
@@ -120,7 +121,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal describes the source, the target and the operation
 
   @id:RECOVER-008
-  @clause:C6.6-1
+  @clause:C6.6-1 @clause:C6.11-11 @clause:C6.11-12
   Scenario: A target that was never installed is rebuilt byte for byte from the journal
     When the rebase host opens the current session with these facts:
       """
@@ -139,7 +140,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal phase is "Verified"
 
   @id:RECOVER-009
-  @clause:C6.2-31 @clause:C6.2-35
+  @clause:C6.2-31 @clause:C6.2-35 @clause:C6.10-2 @clause:C6.10-3 @clause:C6.11-3 @clause:C6.17-5
   Scenario: A source whose captured prefix changed cannot be recovered: archive-changed
     When the rebase host opens the current session with these facts:
       """
@@ -152,7 +153,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal phase is "Recoverable"
 
   @id:RECOVER-010
-  @clause:C6.6-2 @clause:C6.6-3 @clause:C6.6-4
+  @clause:C6.6-2 @clause:C6.6-3 @clause:C6.6-4 @clause:C6.11-10 @clause:C6.17-7
   Scenario: A target never installed is not rebuilt once the source moved: source-moved-before-checkpoint
     When the rebase host opens the current session with these facts:
       """
@@ -174,7 +175,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase source still starts with its bytes from before
 
   @id:RECOVER-011
-  @clause:D8-1
+  @clause:C6.6-19 @clause:D8-1
   Scenario: A recovery whose rebuilt checkpoint no longer fits the budget writes nothing: the journal stays as it was
     Given the current history session also holds a user message "long" of 4000 "x" characters
     When the rebase host opens the current session with these facts:
@@ -195,7 +196,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And no rebase target exists
 
   @id:RECOVER-012
-  @clause:C6.6-23
+  @clause:C6.6-23 @clause:C6.11-11 @clause:C8.3-35
   Scenario: A target rebuilt later is byte for byte the one first staged: its times are the operation's
     When the rebase host opens the current session with these facts:
       """
@@ -214,7 +215,7 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase target is byte-identical to the remembered one
 
   @id:RECOVER-013
-  @clause:C6.6-2 @clause:C6.6-3
+  @clause:C6.6-2 @clause:C6.6-3 @clause:C6.11-10
   Scenario: A source that grew is a move even when Pi's leaf is still the captured one: source-moved-before-checkpoint
     When the rebase host opens the current session with these facts:
       """
@@ -233,7 +234,8 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase operation id is the remembered one
     And no rebase target exists
 
-  @id:RECOVER-014 @clause:C8.3-45 @clause:C6.2-18
+  @id:RECOVER-014
+  @clause:C6.2-18 @clause:C8.3-45
   Scenario: Recovery asked from an unrelated session of the same folder is operation-integrity, and the journal stays as it was
     Given the session "unrelated" beside the current one, with these lines:
       """
@@ -253,7 +255,8 @@ Feature: Recovery finishes or re-verifies an operation, from the source or from 
     And the rebase journal records the error code "activation-cancelled"
     And the rebase source is byte-identical to before
 
-  @id:RECOVER-015 @clause:C6.11-7
+  @id:RECOVER-015
+  @clause:C6.11-7
   Scenario: An installed target that verifies but holds another operation's checkpoint fails recovery with target-integrity
     When the rebase host opens the current session with these facts:
       """

@@ -10,6 +10,7 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
     And the clock is set to 1767229200000 ms
 
   @id:LINEAGE-200
+  @clause:C6.13-32 @clause:C6.13-33 @clause:C6.13-34 @clause:C6.13-35 @clause:C6.13-36 @clause:C6.13-37 @clause:C6.14-1 @clause:C6.14-2 @clause:C6.14-3 @clause:C6.14-4 @clause:C6.14-5
   Scenario: A checkpoint carrying a branch pin, a session pin and a session memory verifies: lineage with no warning
     Given the current history session with these lines:
       """
@@ -36,7 +37,8 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
     And the effective scope is "current-lineage"
     And the hit "old" has relation "lineage-ancestor"
 
-  @id:LINEAGE-017 @clause:C6.13-28 @clause:C6.14-8 @clause:C6.14-11 @clause:C6.14-12 @clause:C6.14-13 @clause:C6.14-14 @clause:C6.14-15 @clause:C6.14-17 @clause:C6.14-18 @clause:C8.3-41
+  @id:LINEAGE-017
+  @clause:C6.13-28 @clause:C6.14-8 @clause:C6.14-11 @clause:C6.14-12 @clause:C6.14-13 @clause:C6.14-14 @clause:C6.14-15 @clause:C6.14-17 @clause:C6.14-18 @clause:C8.3-41
   Scenario: The continuation's own unpin, supersede and invalidate overlay what it inherited: its next rebases carry only what is still active, from the nearest checkpoint
     Given the current history session with these lines:
       """
