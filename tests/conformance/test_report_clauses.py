@@ -2,8 +2,8 @@
 (``@clause:`` tags) with their text and a link to their anchor, in the NDJSON report, in JUnit and
 in the summary's failure view; the report schema holds rows of contract version 4 to it.
 
-The real runs use a copy of the suite whose PRIM-003 cites two clauses (the features of this
-branch cite none yet), against ``testkit.ports.wrong_answer``, which gets one PRIM-003 row wrong.
+The real runs use a copy of the suite whose primitives features cite no clause but in PRIM-003,
+which cites two, against ``testkit.ports.wrong_answer``, which gets one PRIM-003 row wrong.
 """
 
 from __future__ import annotations
@@ -41,10 +41,15 @@ def spec_text(clause_id: str) -> str:
 
 @pytest.fixture(scope="module")
 def cited_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the suite whose PRIM-003 (an outline of four rows) cites :data:`CITED`."""
+    """A copy of the suite whose primitives features cite no clause but in PRIM-003 (an outline of
+    four rows), which cites :data:`CITED`."""
     suite = tmp_path_factory.mktemp("cited") / "suite"
     for part in ("features", "schemas", "fixtures", "docs"):
         shutil.copytree(suite_root() / part, suite / part)
+    for path in (suite / "features/primitives").glob("*.feature"):
+        untagged = re.sub(r"^[ \t]*@clause:.*\n", "", path.read_text(encoding="utf-8"), flags=re.MULTILINE)
+        assert "@clause:" not in untagged
+        path.write_text(untagged, encoding="utf-8")
     feature = suite / "features/primitives/primitives.feature"
     text = feature.read_text(encoding="utf-8")
     tags = " ".join(f"@clause:{clause_id}" for clause_id in CITED)
