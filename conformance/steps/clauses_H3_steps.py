@@ -8,6 +8,8 @@ from pathlib import Path
 
 from pytest_bdd import given, parsers, then, when
 
+from conformance.protocol import Adapter
+from conformance.steps.history_calls import open_history
 from conformance.steps.history_index_path_steps import GivenIndexPath
 from conformance.world import HistoryWorld
 
@@ -34,3 +36,11 @@ def given_index_under_a_file(workdir: Path, given_index_path: GivenIndexPath) ->
     blocker = others / "not-a-folder"
     blocker.write_text("a regular file where the index folder would be\n", encoding="utf-8")
     given_index_path.path = blocker / "index.sqlite"
+
+
+@when("the history host opens a session that has no file with that index")
+def when_open_ephemeral_with_index(adapter: Adapter, history: HistoryWorld, given_index_path: GivenIndexPath) -> None:
+    """A session that was never written (``ephemeral-session``) over the index path given before,
+    so a call fails two checks at once (contract §2.4, §4: runtime access comes first)."""
+    open_history(adapter, history, provider="openai", sessionFile=str(history.project.folder / "never-written.jsonl"),
+                 indexPath=str(given_index_path.given))

@@ -104,8 +104,10 @@ def given_missing(workdir: Path, session_file: SessionFile) -> None:
     session_file.path = workdir / "missing.jsonl"
 
 
-@given(parsers.parse("a valid header followed by {size:d} bytes of malformed lines and then these lines:"))
+@given(parsers.parse("a session file that starts with at least {size:d} bytes of malformed lines and then has these lines:"))
 def given_late_header(workdir: Path, session_file: SessionFile, size: int, docstring: str) -> None:
+    """Whole malformed lines of about 1 KB, at least ``size`` bytes of them, then the given lines
+    (READER-012 gives a valid header there: a header that comes too late)."""
     junk_line = b"{not json" + b"x" * 1000 + b"\n"
     junk = junk_line * (size // len(junk_line) + 1)
     text = "".join(line + "\n" for line in _lines(docstring)).encode("utf-8")

@@ -506,3 +506,60 @@ Feature: A read returns verified searchable text by logical lines, within a budg
     And the first hit is read
     Then the read is whole
     And the read source has relation "other-branch"
+
+  @id:READ-022
+  @clause:C3.3-1 @clause:C3.3-2 @clause:C3.3-3 @clause:C3.3-12
+  Scenario Outline: Runtime access is checked before the reference: with an index that cannot be opened, a read answers runtime-unavailable whatever its reference (<case>)
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-gate","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` stable.","timestamp":1767225601000}}
+      """
+    And the history index path lies inside a regular file
+    When the history host opens the current session with that index
+    And read is asked with:
+      """
+      <arguments>
+      """
+    Then the result is unavailable with code "runtime-unavailable"
+    When the history host opens the current session
+    And read is asked with:
+      """
+      <arguments>
+      """
+    Then the result is unavailable with code "<code>"
+
+    Examples:
+      | case                 | arguments                                                          | code              |
+      | not-a-reference      | {"sourceRef": "not a reference"}                                   | invalid-reference |
+      | no-reference         | {"startLine": 0}                                                   | invalid-reference |
+      | never-issued         | {"sourceRef": "hist_0123456789abcdef0123456789abcdef"}             | reference-expired |
+      | never-issued-range-0 | {"sourceRef": "hist_0123456789abcdef0123456789abcdef", "startLine": 0} | reference-expired |
+
+  @id:READ-023
+  @clause:C3.3-13 @clause:C3.3-18 @clause:C3.3-20
+  Scenario: Source verification comes before privacy, and privacy before the line bounds
+    Given the current history session with these lines:
+      """
+      {"type":"session","version":3,"id":"s-steps","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}
+      {"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Keep `LastExportUtc` stable. [ds4:local-only]Original note[/ds4:local-only]","timestamp":1767225601000}}
+      {"type":"message","id":"m2","parentId":"m1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"Nothing else.","timestamp":1767225602000}}
+      """
+    When the history host opens the current session with provider "ollama"
+    And recall is asked for "`LastExportUtc`"
+    Then the hit entry ids are "m1"
+    When the model provider becomes "openai"
+    And the first hit is read with:
+      """
+      {"startLine": 99}
+      """
+    Then the result is unavailable with code "privacy-omitted"
+    When the current session file is edited in place, "Original" becoming "Modified"
+    And the first hit is read
+    Then the result is unavailable with code "source-changed"
+    When the model provider becomes "ollama"
+    And the first hit is read with:
+      """
+      {"startLine": 99}
+      """
+    Then the result is unavailable with code "source-changed"

@@ -141,3 +141,18 @@ Feature: History status is content-free and never catches up
     Then the hit entry ids are "status-ask"
     When the history status is asked
     Then the status reports 3 indexed entries and is complete
+
+  @id:STATUS-010
+  @clause:C2.4-10 @clause:C2.4-11 @clause:C2.5-2 @clause:C4-2 @clause:C4-3
+  Scenario: No runtime access is answered before a session without a file, by status and recall alike
+    When the history index path lies inside a regular file
+    And the history host opens a session that has no file with that index
+    And the history status is asked
+    Then the result is unavailable with code "runtime-unavailable"
+    When recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "runtime-unavailable"
+    When the history host opens a session that has no file
+    And the history status is asked
+    Then the result is unavailable with code "ephemeral-session"
+    When recall is asked for "`LastExportUtc`"
+    Then the result is unavailable with code "ephemeral-session"

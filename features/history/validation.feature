@@ -220,3 +220,43 @@ Feature: History tool requests are validated in the contract's order
     Then the result is unavailable with code "runtime-unavailable"
     When the history status is asked
     Then the result is unavailable with code "runtime-unavailable"
+
+  @id:RECALL-044
+  @clause:C2.4-10 @clause:C2.4-1 @clause:C2.4-2 @clause:C2.4-11 @clause:C2.4-5 @clause:C3.3-1 @clause:C4-2
+  Scenario: The gates run in the contract's order: aborted, then disabled, then runtime access, then the request's own checks
+    Given the history index path lies inside a regular file
+    When the history host opens the current session with that index
+    And recall is asked with:
+      """
+      {"query": ""}
+      """
+    Then the result is unavailable with code "runtime-unavailable"
+    When the history host opens the current session
+    And recall is asked with:
+      """
+      {"query": ""}
+      """
+    Then the result is unavailable with code "invalid-query"
+    When the global history configuration is changed to:
+      """
+      {"historyTools": {"enabled": false}}
+      """
+    And the history host opens the current session with that index
+    And recall is asked with:
+      """
+      {"query": ""}
+      """
+    Then the result is unavailable with code "disabled"
+    When read is asked with:
+      """
+      {"sourceRef": "not a reference"}
+      """
+    Then the result is unavailable with code "disabled"
+    When the history status is asked
+    Then the result is unavailable with code "disabled"
+    When the tool call is aborted before it runs
+    And recall is asked with:
+      """
+      {"query": ""}
+      """
+    Then the result is unavailable with code "aborted"

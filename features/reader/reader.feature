@@ -159,7 +159,7 @@ Feature: Canonical reader
   @id:READER-012
   @clause:C8.4-1 @clause:P1.7-3 @clause:P1.7-7
   Scenario: The header must lie within the first 1 MiB
-    Given a valid header followed by 1100000 bytes of malformed lines and then these lines:
+    Given a session file that starts with at least 1100000 bytes of malformed lines and then has these lines:
       """
       {"type":"session","version":3,"id":"s-late","timestamp":"2025-06-01T12:00:00.000Z","cwd":"/w"}
       """

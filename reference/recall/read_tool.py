@@ -22,11 +22,11 @@ from reference.recall.source_verify import entry_locator, verify_source
 
 
 def run_read(service: HistoryState, params: Mapping[str, Any]) -> ReadResult:
-    ref_text = check_reference(params)
-    ref = service.refs.resolve(ref_text, service.host.session_id)
-    if ref is None:
-        raise ContractViolation(Code.REFERENCE_EXPIRED, "the reference expired or was never issued here")
-    with service.connection() as conn:
+    with service.connection() as conn:  # runtime access first: step 1 comes before the reference's steps
+        ref_text = check_reference(params)
+        ref = service.refs.resolve(ref_text, service.host.session_id)
+        if ref is None:
+            raise ContractViolation(Code.REFERENCE_EXPIRED, "the reference expired or was never issued here")
         scope = service.scopes.resolve(conn, ref.scope, service.host)
         if not _in_scope(ref, scope):
             raise ContractViolation(Code.REFERENCE_OUT_OF_SCOPE, "the entry is no longer in the reference's scope")

@@ -21,9 +21,9 @@ from reference.recall.source_verify import SourceFiles
 
 
 def run_recall(service: HistoryState, params: Mapping[str, Any]) -> RecallResult:
-    query = validate_recall(params, service.history_config)
     host = service.host
     with service.connection() as conn, SourceFiles() as files:  # the catch-up and every hit on one descriptor
+        query = validate_recall(params, service.history_config)  # after the runtime access (§2.4 step 3)
         scope = service.scopes.resolve(conn, query.scope, host, files)
         warnings = list(scope.warnings)
         retrieval_config = host.config.get("retrieval", {})

@@ -11,8 +11,8 @@ from reference.recall.scope import current_session
 
 
 def run_status(service: HistoryState) -> StatusResult:
-    _session_file, session_id = current_session(service.host)  # else ephemeral-session
-    with service.connection() as conn:
+    with service.connection() as conn:  # runtime access comes before the session (§4)
+        _session_file, session_id = current_session(service.host)  # else ephemeral-session
         state = index_state(conn, session_id)
         if (state is not None and load_seal(conn, session_id) is None
                 and rows_missing(conn, session_id, state.indexed_entries)):  # a valid seal proves none
