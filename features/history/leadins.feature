@@ -15,7 +15,7 @@ Feature: The order a recall's gates and a hit's checks run in
       {"type":"message","id":"recent","parentId":"secret","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"Keep LastExportUtc stable.","timestamp":1767225603000}}
       """
 
-  @id:RECALL-901
+  @id:RECALL-045
   @clause:C2.4-10 @clause:C2.4-1 @clause:C2.4-2
   Scenario: The gates answer in the contract's order: aborted before disabled, disabled before the index is opened
     Given the global history configuration:
@@ -36,7 +36,7 @@ Feature: The order a recall's gates and a hit's checks run in
       """
     Then the result is unavailable with code "disabled"
 
-  @id:RECALL-902
+  @id:RECALL-046
   @clause:C2.7-19 @clause:C2.7-2
   Scenario: A hit whose record changed is dropped as changed before its privacy is judged
     When the history host opens the current session with provider "openai"

@@ -4,7 +4,7 @@ Feature: Project scope's own checks come after the current session is synced
   session and this project before anything else is looked at. Only then does project scope ask
   whether it is allowed and whether the project is trusted.
 
-  @id:SCOPE-901
+  @id:SCOPE-028
   @clause:C2.5-3 @clause:C2.5-32
   Scenario: A current session of another project is source-scope-mismatch, before project scope is refused as disabled or untrusted
     Given an untrusted history project

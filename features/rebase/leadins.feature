@@ -16,7 +16,7 @@ Feature: The runtime's checks come before the rebase service's gates
       {"type":"message","id":"task","parentId":"compact","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"Continue the implementation","timestamp":1767225604000}}
       """
 
-  @id:REBASE-901
+  @id:REBASE-036
   @clause:C6.2-39 @clause:C6.2-1
   Scenario Outline: A runtime that cannot run answers runtime-unavailable before any gate of the service (<case>)
     Given the global history configuration:
@@ -38,7 +38,7 @@ Feature: The runtime's checks come before the rebase service's gates
       | rebase-off    | {"sessionRebase": {"enabled": false}} |
       | history-off   | {"historyTools": {"enabled": false}}  |
 
-  @id:REBASE-902
+  @id:REBASE-037
   @clause:C6.2-39 @clause:C6.2-2 @clause:C6.2-3
   Scenario: A session whose own lineage does not verify is refused by the runtime even with rebase switched off
     When the rebase host opens the current session
@@ -52,7 +52,7 @@ Feature: The runtime's checks come before the rebase service's gates
     And a rebase is asked
     Then the rebase result is unavailable with code "lineage-integrity-unavailable"
 
-  @id:REBASE-903
+  @id:REBASE-038
   @clause:C6.2-39 @clause:C6.2-6
   Scenario: A session holding pins without a memory bridge is memory-state-required even with rebase switched off
     Given the global history configuration:
@@ -74,7 +74,7 @@ Feature: The runtime's checks come before the rebase service's gates
     Then the rebase result is unavailable with code "memory-state-required"
     And no rebase operations folder exists
 
-  @id:REBASE-904
+  @id:REBASE-039
   @clause:C6.2-40
   Scenario: A plain rebase asked from a rebase target rebases the target itself: only recovery takes the source from lineage
     When the rebase host opens the current session
