@@ -145,7 +145,7 @@ Feature: Configuration
       | unknown | branch  |
 
   @id:CONFIG-008
-  @clause:C1.2-7 @clause:C1.2-8 @clause:C1.2-9
+  @clause:C1.2-11 @clause:C1.2-7 @clause:C1.2-8 @clause:C1.2-9
   Scenario Outline: The first failing rule names the error, in the upstream order
     Given the global DS4 config file sets "<first>" to <first value>
     And the global DS4 config file sets "<second>" to <second value>
@@ -560,7 +560,7 @@ Feature: Configuration
     And the effective DS4 config value "historyTools.maxResults" is 4 after a new start
 
   @id:CONFIG-038
-  @clause:C1.5-3 @clause:C1.5-17 @clause:C1.5-18 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-21 @clause:C1.5-22
+  @clause:C1.5-3 @clause:C1.5-24 @clause:C1.5-17 @clause:C1.5-18 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-21 @clause:C1.5-22
   Scenario: Show hints the catalog kind of every historyTools and sessionRebase path, with the enum values
     When the DS4 config is loaded
     Then the DS4 config show text has the lines:
@@ -581,7 +581,7 @@ Feature: Configuration
       """
 
   @id:CONFIG-039
-  @clause:C1.5-5 @clause:C1.5-6 @clause:C1.5-17 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-22
+  @clause:C1.5-5 @clause:C1.5-6 @clause:C1.5-24 @clause:C1.5-17 @clause:C1.5-19 @clause:C1.5-20 @clause:C1.5-22
   Scenario Outline: Set parses each historyTools and sessionRebase path by its kind (<case>)
     When DS4 config set "<path>" to "<bad>" is run with --global
     Then the DS4 config command fails with code "config-invalid-value"

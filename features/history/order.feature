@@ -11,7 +11,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       """
 
   @id:RECALL-022
-  @clause:C2.8-2 @clause:C8.3-9 @clause:D5-1
+  @clause:C2.8-16 @clause:C2.8-2 @clause:C8.3-9 @clause:D5-1
   Scenario: Equal scores: the newer hit comes first, whatever the ids say
     Given the current history session with these lines:
       """
@@ -64,7 +64,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
     Then the hit entry ids are "x12 y13"
 
   @id:RECALL-033
-  @clause:C2.6-23 @clause:C2.8-1 @clause:C2.8-3
+  @clause:C2.6-43 @clause:C2.6-23 @clause:C2.8-16 @clause:C2.8-1 @clause:C2.8-3
   Scenario: The final order is by score alone: a lexical hit of three terms outranks an identifier hit
     "preZetaPost" holds the identifier as a substring only, so its entry matches no FTS term: 100 for
     the identifier and 10 for the symbol; the other entry matches three FTS terms, 60 + 10 + 80.
@@ -80,7 +80,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
     And the first hit has matchReasons "['lexical-match']"
 
   @id:RECALL-034
-  @clause:C2.6-21 @clause:C2.6-22 @clause:C2.6-23 @clause:C2.6-24 @clause:C2.6-25 @clause:C2.6-26 @clause:C2.6-28 @clause:C2.6-29 @clause:C2.6-31 @clause:C2.6.1-5 @clause:C2.6.1-7 @clause:C2.6.1-14
+  @clause:C2.6-43 @clause:C2.6-21 @clause:C2.6-22 @clause:C2.6-23 @clause:C2.6-24 @clause:C2.6-25 @clause:C2.6-26 @clause:C2.6-28 @clause:C2.6-29 @clause:C2.6-31 @clause:C2.6.1-5 @clause:C2.6.1-7 @clause:C2.6.1-14
   Scenario Outline: Each part of the score, seen as the difference between two hits that differ in it alone (<case>)
     Both entries hold "ZetaMark" inside a longer word, so the identifier matches them as a substring
     and no FTS term matches it; the parts compared are the only difference between the two.
@@ -114,7 +114,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       | four-fts-terms       | user      | user       | 2026-01-01T00:00:01.000Z | qqZetaMarkqq alphaword betaword gammaword deltaword | qqZetaMarkqq yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy | `ZetaMark` alphaword betaword gammaword deltaword | 150 |
 
   @id:RECALL-041
-  @clause:C2.6-6 @clause:C2.6-32 @clause:C2.6-37 @clause:C8.4-2
+  @clause:C2.6-6 @clause:C2.6-44 @clause:C2.6-32 @clause:C2.6-37 @clause:C8.4-2
   Scenario: A source gives at most 12 hits in engine order: 12 identifier hits keep out a lexical hit of higher score
     The lexical entry scores 60 + 10 + 80 on its three FTS terms, more than any identifier entry
     (100 + 10, the identifier inside a longer word); identifiers come first in the engine's order.
@@ -140,7 +140,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
     And no hit has the entry id "lx"
 
   @id:RECALL-042
-  @clause:C2.6-33 @clause:C2.6-34 @clause:C2.6-35 @clause:C2.6-36
+  @clause:C2.6-44 @clause:C2.6-33 @clause:C2.6-34 @clause:C2.6-35 @clause:C2.6-36
   Scenario Outline: Of two duplicates the first in engine order is kept: the higher score, else the newer, else the smaller entry id (<case>)
     Given the current history session with these lines:
       """
@@ -160,7 +160,7 @@ Feature: The order of recall hits where scores tie, and the score's parts that d
       | the-dated-one    | user      | user   | not a date               | 2026-01-01T00:00:01.000Z | dup-b |
 
   @id:RECALL-043
-  @clause:C2.6-27 @clause:C2.6-30 @clause:C2.9-27
+  @clause:C2.6-43 @clause:C2.6-27 @clause:C2.6-30 @clause:C2.9-27
   Scenario Outline: A lone identifier hit scores 100 + 10 + 15 + 8 less its length, by at most 12 (<case>)
     The identifier sits inside a longer word (no FTS term matches) and is a symbol (10); the user
     role adds 8 and every recall hit the fixed 15; one candidate has no recency span.

@@ -14,7 +14,7 @@ Feature: History results respect privacy classifications, markers and secrets
       """
 
   @id:PRIVACY-001
-  @clause:C2.7-3 @clause:C2.10-19 @clause:C2.10-21 @clause:C2.10-22 @clause:C2.10-23 @clause:C2.10-29 @clause:C2.12-13 @clause:C3.3-18 @clause:C3.3-19 @clause:D6-1
+  @clause:C2.7-20 @clause:C2.7-3 @clause:C2.10-19 @clause:C2.10-21 @clause:C2.10-22 @clause:C2.10-23 @clause:C2.10-29 @clause:C2.12-13 @clause:C3.3-18 @clause:C3.3-19 @clause:D6-1
   Scenario: The whole entry is classified, though its local-only span lies beyond the excerpt
     Given the current history session gets a user message "big" with this text:
       """
@@ -178,7 +178,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | mismatched       | [ds4:internal]MarkerCheck note[/ds4:local-only]                                     |
 
   @id:PRIVACY-009
-  @clause:C2.10-9 @clause:C2.10-10 @clause:C2.10-11 @clause:C2.10-12 @clause:C2.10-14
+  @clause:C2.10-34 @clause:C2.10-9 @clause:C2.10-10 @clause:C2.10-11 @clause:C2.10-12 @clause:C2.10-14
   Scenario Outline: Nested or serialized history results keep their classification
     Given the current history session gets a user message "nested" with this text:
       """
@@ -197,7 +197,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | marker-in-excerpt   | {"schema":"ds4-history-result-v1","quotedData":true,"hits":[{"excerpt":"NestedMarker [ds4:sensitive]x[/ds4:sensitive]"}]}  |
 
   @id:PRIVACY-010
-  @clause:C2.10-12 @clause:C2.10-14
+  @clause:C2.10-34 @clause:C2.10-12 @clause:C2.10-14
   Scenario: A nested result's classification raises the entry it sits in
     Given the current history session gets a user message "nested" with this text:
       """
@@ -252,7 +252,7 @@ Feature: History results respect privacy classifications, markers and secrets
     And no result contains "deploy with"
 
   @id:PRIVACY-013
-  @clause:C2.7-4 @clause:C2.7-7 @clause:C2.10-26 @clause:C3.3-16
+  @clause:C2.7-20 @clause:C2.7-4 @clause:C2.7-7 @clause:C2.10-26 @clause:C3.3-16
   Scenario: A secret only in the entry's raw JSON (a thinking block) omits it remotely and makes it sensitive locally
     Given the current history session gets these entries:
       """
@@ -556,7 +556,7 @@ Feature: History results respect privacy classifications, markers and secrets
       | placeholder-unclosed      | password=<abcd here                       | sensitive      | password=[DS4 REDACTED SECRET] here       |
 
   @id:PRIVACY-027
-  @clause:C2.10-8 @clause:C8.1-6 @clause:C8.4-4
+  @clause:C2.10-34 @clause:C2.10-8 @clause:C8.1-6 @clause:C8.4-4
   Scenario Outline: The classification walk fails closed past depth 64 and past 10,000 values, not at them (<case>)
     Given the current history session gets a user message "walked" saying "WalkMarker note" <shape>
     When the history host opens the current session with provider "ollama"

@@ -48,7 +48,7 @@ Feature: Explicit history recall
     Then some hit has relation "other-branch"
 
   @id:RECALL-004
-  @clause:C2.3-17 @clause:C2.6-5 @clause:C2.6-10 @clause:C2.9-20 @clause:C2.9-21 @clause:C2.9-29
+  @clause:C2.3-20 @clause:C2.3-17 @clause:C2.6-5 @clause:C2.6-10 @clause:C2.9-20 @clause:C2.9-21 @clause:C2.9-29
   Scenario: Summaries are found only when asked for, and keep their derived type
     When recall is asked for "omitted"
     Then there are no hits
@@ -103,7 +103,7 @@ Feature: Explicit history recall
     And the result with 0 tokens of room fits 256 chars-v1 tokens
 
   @id:RECALL-009
-  @clause:C2.3-18 @clause:C2.6-5 @clause:C2.6-11 @clause:C2.6-12 @clause:C8.3-8 @clause:D4-1
+  @clause:C2.3-20 @clause:C2.3-18 @clause:C2.6-5 @clause:C2.6-11 @clause:C2.6-12 @clause:C8.3-8 @clause:D4-1
   Scenario: Roles and dates filter inside the search
     When recall is asked with:
       """
@@ -132,7 +132,7 @@ Feature: Explicit history recall
     And every history session file is byte-identical to before
 
   @id:RECALL-017
-  @clause:C2.6.1-3 @clause:C2.6.1-4 @clause:C2.6.1-9 @clause:C2.6.1-11 @clause:C2.6.1-12 @clause:C2.6.1-13 @clause:C2.7-10
+  @clause:C2.6.1-3 @clause:C2.6.1-4 @clause:C2.6.1-18 @clause:C2.6.1-9 @clause:C2.6.1-11 @clause:C2.6.1-12 @clause:C2.6.1-13 @clause:C2.7-10
   Scenario Outline: Each query term cap keeps the term at the cap and drops the one past it (<case>)
     Given the current history session with these lines:
       """
@@ -301,7 +301,7 @@ Feature: Explicit history recall
       | plain-keyword  | nightly     | lexical-match    |
 
   @id:RECALL-037
-  @clause:C2.6-15 @clause:C2.6-20
+  @clause:C2.6-15 @clause:C2.6-42 @clause:C2.6-20
   Scenario Outline: An FTS row counts only where its term is a whole token once accents are folded (<case>)
     Given the current history session with these lines:
       """

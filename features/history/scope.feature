@@ -204,7 +204,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And every history session file is byte-identical to before
 
   @id:SCOPE-013
-  @clause:C2.5-22 @clause:C2.5-23 @clause:C2.5-24
+  @clause:C2.5-33 @clause:C2.5-22 @clause:C2.5-23 @clause:C2.5-24
   Scenario Outline: Which sibling files project scope includes, by their header
     Given the history project has a subfolder "sub"
     And the sibling history session "other" with these lines:
@@ -502,7 +502,7 @@ Feature: Recall scopes decide which sessions and entries can be found
     And every hit has relation "ancestor"
 
   @id:SCOPE-025
-  @clause:C2.5-16 @clause:C2.5-17
+  @clause:C2.5-32 @clause:C2.5-16 @clause:C2.5-17
   Scenario: In an untrusted project with project scope not allowed, the configuration is checked first
     Given an untrusted history project
     And the current history session with these lines:

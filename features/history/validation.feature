@@ -12,7 +12,7 @@ Feature: History tool requests are validated in the contract's order
     And the history host opens the current session
 
   @id:RECALL-011
-  @clause:C2.2-1 @clause:C2.2-2 @clause:C2.2-6 @clause:C2.2-8 @clause:C2.3-1 @clause:C2.3-2 @clause:C2.3-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-10 @clause:C2.3-11 @clause:C2.3-13 @clause:C2.3-14 @clause:C2.4-9 @clause:C2.9-14 @clause:C2.12-1 @clause:C8.3-8 @clause:D4-1
+  @clause:C2.2-1 @clause:C2.2-2 @clause:C2.2-6 @clause:C2.2-8 @clause:C2.3-1 @clause:C2.3-2 @clause:C2.3-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-19 @clause:C2.3-10 @clause:C2.3-11 @clause:C2.3-13 @clause:C2.3-14 @clause:C2.4-9 @clause:C2.9-14 @clause:C2.12-1 @clause:C8.3-8 @clause:D4-1
   Scenario Outline: Each bad recall argument has its own code
     When recall is asked with:
       """
@@ -117,7 +117,7 @@ Feature: History tool requests are validated in the contract's order
       | after-1-ms-before | {"query": "LastExportUtc", "after": "2026-01-01T00:00:00.000Z", "before": "2026-01-01T00:00:00.001Z"} |
 
   @id:RECALL-020
-  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-8 @clause:C2.3-11 @clause:C2.3-12 @clause:C8.3-37 @clause:C8.4-1
+  @clause:C2.2-3 @clause:C2.2-4 @clause:C2.2-5 @clause:C2.3-6 @clause:C2.3-7 @clause:C2.3-19 @clause:C2.3-8 @clause:C2.3-11 @clause:C2.3-12 @clause:C8.3-37 @clause:C8.4-1
   Scenario Outline: Each recall bound is refused one past its value (<case>)
     When recall is asked with:
       """
@@ -148,7 +148,7 @@ Feature: History tool requests are validated in the contract's order
       | astral-one-past   | LastExportUtc  | 😀  | 2001  | unavailable with code "invalid-query"   |
 
   @id:RECALL-025
-  @clause:C1.1-3 @clause:C2.3-15 @clause:C2.8-9
+  @clause:C1.1-3 @clause:C2.3-20 @clause:C2.3-15 @clause:C2.8-9
   Scenario: A requested limit above the configured maxResults is cut to it
     Given the global history configuration:
       """
@@ -170,7 +170,7 @@ Feature: History tool requests are validated in the contract's order
     Then the last recall returned 2 hits
 
   @id:RECALL-026
-  @clause:C1.1-4 @clause:C2.3-16 @clause:C2.8-10 @clause:C2.8-12 @clause:C2.8-15 @clause:C2.12-14
+  @clause:C1.1-4 @clause:C2.3-20 @clause:C2.3-16 @clause:C2.8-10 @clause:C2.8-12 @clause:C2.8-15 @clause:C2.12-14
   Scenario: A requested budget above the configured maxOutputTokens is cut to it
     Given the global history configuration:
       """
@@ -213,7 +213,7 @@ Feature: History tool requests are validated in the contract's order
     Then the hit entry ids are "big m1"
 
   @id:RECALL-032
-  @clause:C2.4-3 @clause:C2.4-5 @clause:C2.9-14
+  @clause:C2.4-11 @clause:C2.4-3 @clause:C2.4-5 @clause:C2.9-14
   Scenario: An index that cannot be opened answers runtime-unavailable, for recall and status alike
     When the history host opens the current session with an index path under a regular file
     And recall is asked for "LastExportUtc"

@@ -79,7 +79,7 @@ Feature: The rebase checkpoint is deterministic quoted state, bound to its sourc
     Then the checkpoint classification is "internal" and the handoff message carries it
 
   @id:CHECKPOINT-007
-  @clause:C0.3-8 @clause:C6.8-1 @clause:C6.8-2 @clause:C6.8-3 @clause:C6.8-4 @clause:C6.8-5 @clause:C6.8-6 @clause:C6.8-7 @clause:C8.3-28 @clause:D2-1
+  @clause:C0.3-8 @clause:C6.8-20 @clause:C6.8-1 @clause:C6.8-2 @clause:C6.8-3 @clause:C6.8-4 @clause:C6.8-5 @clause:C6.8-6 @clause:C6.8-7 @clause:C8.3-28 @clause:D2-1
   Scenario: The link binds the checkpoint by its JSON.stringify hash to the source prefix and the target
     When the rebase host opens the current session
     And a rebase is asked

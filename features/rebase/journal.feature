@@ -18,7 +18,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       """
 
   @id:JOURNAL-001
-  @clause:C0.2-4 @clause:C0.3-11 @clause:C6.5-7 @clause:C6.5-8 @clause:C6.5-10 @clause:C6.5-11 @clause:C6.5-12 @clause:C6.5-13 @clause:C6.5-14 @clause:C6.5-15 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.5-18 @clause:C6.5-19 @clause:C6.5-20 @clause:C6.5-27 @clause:C8.3-44 @clause:D1-1
+  @clause:C0.2-4 @clause:C0.3-11 @clause:C6.5-43 @clause:C6.5-7 @clause:C6.5-8 @clause:C6.5-10 @clause:C6.5-11 @clause:C6.5-12 @clause:C6.5-13 @clause:C6.5-14 @clause:C6.5-15 @clause:C6.5-16 @clause:C6.5-17 @clause:C6.5-18 @clause:C6.5-19 @clause:C6.5-20 @clause:C6.5-27 @clause:C8.3-44 @clause:D1-1
   Scenario: After a verified rebase the journal describes the source, the target and the operation
     When the rebase host opens the current session
     And a rebase is asked
@@ -99,7 +99,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "rebase-unavailable"
 
   @id:JOURNAL-009 @planted:AUDIT-012,AUDIT-013,AUDIT-016
-  @clause:C6.2-16 @clause:C6.2-17 @clause:C6.2-18 @clause:C6.17-3
+  @clause:C6.2-41 @clause:C6.2-16 @clause:C6.2-17 @clause:C6.2-18 @clause:C6.17-3
   Scenario Outline: A journal edited to name another operation, schema or source file is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -116,7 +116,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
       | source-alias   | sourceSessionFile | "{source}/../current.jsonl"               |
 
   @id:JOURNAL-010 @planted:AUDIT-013,AUDIT-016
-  @clause:C6.2-20
+  @clause:C6.2-41 @clause:C6.2-20
   Scenario: A journal whose target lies outside the source folder is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -149,7 +149,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase journal phase is "Verified"
 
   @id:JOURNAL-013
-  @clause:C6.2-19
+  @clause:C6.2-41 @clause:C6.2-19
   Scenario: A journal whose project path is another folder is operation-integrity
     When the rebase host opens the current session
     And a rebase is asked
@@ -159,7 +159,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     Then the rebase result is unavailable with code "operation-integrity"
 
   @id:JOURNAL-014
-  @clause:C6.5-28
+  @clause:C6.5-44 @clause:C6.5-28
   Scenario: A phase write sets only the phase and updatedAt: a recovered operation keeps its error code
     When the rebase host opens the current session with these facts:
       """
@@ -176,7 +176,7 @@ Feature: The rebase journal is the durable, metadata-only record of one operatio
     And the rebase journal records the error code "activation-cancelled"
 
   @id:JOURNAL-015
-  @clause:C6.5-18 @clause:C6.5-28
+  @clause:C6.5-18 @clause:C6.5-44 @clause:C6.5-28
   Scenario: A later phase write moves updatedAt to its own time and keeps createdAt
     When the rebase host opens the current session with these facts:
       """

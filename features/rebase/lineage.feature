@@ -20,7 +20,7 @@ Feature: A verified link makes the target a continuation of its source for histo
       """
 
   @id:LINEAGE-001
-  @clause:C2.5-13 @clause:C2.9-23 @clause:C6.13-2 @clause:C6.13-27 @clause:C8.3-43
+  @clause:C2.5-30 @clause:C2.5-31 @clause:C2.5-13 @clause:C2.9-23 @clause:C6.13-2 @clause:C6.13-27 @clause:C8.3-43
   Scenario: From the target, current-lineage recall finds an original source message as lineage-ancestor
     When the rebase host opens the current session
     And a rebase is asked
@@ -36,7 +36,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And the rebase source is byte-identical to before
 
   @id:LINEAGE-002
-  @clause:C8.1-4 @clause:C8.3-43
+  @clause:C2.5-30 @clause:C8.1-4 @clause:C8.3-43
   Scenario: current-branch recall from the target does not reach into the source
     When the rebase host opens the current session
     And a rebase is asked
@@ -158,7 +158,7 @@ Feature: A verified link makes the target a continuation of its source for histo
     And no result contains "LATER_SOURCE_PAYLOAD"
 
   @id:LINEAGE-010
-  @clause:C2.5-11 @clause:C2.12-5 @clause:C6.13-2 @clause:C6.13-30 @clause:C6.13-31 @clause:C6.13-39 @clause:C6.17-11 @clause:C8.3-50 @clause:C8.4-3
+  @clause:C2.5-11 @clause:C2.5-31 @clause:C2.12-5 @clause:C6.13-2 @clause:C6.13-30 @clause:C6.13-31 @clause:C6.13-39 @clause:C6.17-11 @clause:C8.3-50 @clause:C8.4-3
   Scenario Outline: The lineage walk verifies at most 16 pairs: 15 are clean, 16 and 17 carry lineage-depth-limit
     When a hand-made lineage chain of <pairs> rebases is written from the current session
     And the history host opens the tip of the lineage chain

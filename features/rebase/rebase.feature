@@ -64,7 +64,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase target is the host's current session
 
   @id:REBASE-005
-  @clause:C1.2-1 @clause:C1.3-1 @clause:C6.2-1 @clause:C6.2-7 @clause:C6.2-8 @clause:C6.2-10 @clause:C6.2-11 @clause:C6.16-1 @clause:C6.17-1 @clause:C6.17-2 @clause:C8.1-9
+  @clause:C1.2-1 @clause:C1.3-1 @clause:C6.2-39 @clause:C6.2-1 @clause:C6.2-7 @clause:C6.2-8 @clause:C6.2-10 @clause:C6.2-11 @clause:C6.16-1 @clause:C6.17-1 @clause:C6.17-2 @clause:C8.1-9
   Scenario Outline: The first failing gate decides the code, in the contract's order
     Given the global history configuration:
       """
@@ -109,7 +109,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
 
   @id:REBASE-007
-  @clause:C1.3-10 @clause:C6.2-6 @clause:C6.17-1 @clause:D9-1
+  @clause:C1.3-10 @clause:C6.2-39 @clause:C6.2-6 @clause:C6.17-1 @clause:D9-1
   Scenario: Without a usable memory bridge a session holding pins is refused with memory-state-required
     Given the current history session with these lines:
       """
@@ -399,7 +399,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And no rebase operations folder exists
 
   @id:REBASE-027
-  @clause:C6.2-22 @clause:C6.2-23
+  @clause:C6.2-42 @clause:C6.2-22 @clause:C6.2-23
   Scenario: A version 2 source whose header cwd is another folder is unsupported-source-version, checked first
     Given the current history session with these lines:
       """
@@ -412,7 +412,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And the rebase source is byte-identical to before
 
   @id:REBASE-028
-  @clause:C6.2-24 @clause:C6.2-25
+  @clause:C6.2-42 @clause:C6.2-24 @clause:C6.2-25
   Scenario: A source with a duplicate id and a malformed line is archive-incomplete, checked before the ids
     Given the current history session with these lines:
       """
@@ -447,7 +447,7 @@ Feature: Session rebase moves a long session onto a verified target and never to
     And every line of the rebase target is compact JSON
 
   @id:REBASE-031
-  @clause:C6.9-3
+  @clause:C6.9-11 @clause:C6.9-3
   Scenario: Recovery onto a target whose staged bytes are intact but whose leaf holds no checkpoint is target-integrity
     When the rebase host opens the current session with these facts:
       """
