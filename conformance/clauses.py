@@ -53,7 +53,7 @@ RETIRED: Final[frozenset[str]] = frozenset({
     "C2.12-16", "C5.4-8", "C5.4-9", "P6-1",
     # bold titles of the list after them
     "C6.15-11", "C8.3-10", "C8.3-15", "C8.3-40", "P6-2", "P6-7", "P6-12", "P6-16", "P6-21",
-    "P4.3-7",  # "a compaction leaf gives just [compaction]": Pi keeps the kept entries too (helper H6, on Pi)
+    "P4.3-7",  # "a compaction leaf gives just [compaction]": Pi keeps the kept entries too (seen on Pi 0.84.3; CONTEXT-005)
 })
 
 #: A unit that only cites upstream files (``src/…``, ``tests/…``): where a rule was read, not a rule.
