@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 
 from conformance.protocol import Adapter, ContractError
@@ -37,6 +39,13 @@ def given_trusted_project(workdir: Path, history: HistoryWorld) -> None:
 @given("an untrusted history project")
 def given_untrusted_project(workdir: Path, history: HistoryWorld) -> None:
     _project(workdir, history, trusted=False)
+
+
+@when(parsers.parse("the history project becomes {trust}"))
+def when_trust_changes(history: HistoryWorld, trust: str) -> None:
+    """Pi's trust decision for the project changes; the next ``history.open`` carries it."""
+    assert trust in ("trusted", "untrusted"), trust
+    history.setup = replace(history.project, trusted=trust == "trusted")
 
 
 @given("the global history configuration:")
@@ -96,6 +105,19 @@ def when_open_provider(adapter: Adapter, history: HistoryWorld, provider: str) -
 @when(parsers.parse('the history host opens the current session at leaf "{leaf}"'))
 def when_open_leaf(adapter: Adapter, history: HistoryWorld, leaf: str) -> None:
     open_history(adapter, history, provider="openai", leaf=leaf)
+
+
+@when(parsers.parse('the history host opens the current session from the working directory "{name}", '
+                    'a symbolic link to the project folder'))
+def when_open_through_link(adapter: Adapter, history: HistoryWorld, workdir: Path, name: str) -> None:
+    """The runtime project path is the real path of Pi's working directory (contract §0.2): a
+    ``cwd`` that is a symbolic link to the project folder is the same project."""
+    link = workdir / name
+    try:
+        link.symlink_to(history.project.cwd, target_is_directory=True)
+    except OSError as exc:  # Windows without the symlink privilege
+        pytest.fail(f"this platform cannot create the symbolic link this scenario needs: {exc}")
+    open_history(adapter, history, provider="openai", cwd=str(link))
 
 
 @when("the history host opens a session that has no file")

@@ -110,9 +110,29 @@ def given_index_kind(workdir: Path, history: HistoryWorld, given_index_path: Giv
         given_index_path.pictures[folder] = _picture(folder)
 
 
+@given("the history index path lies inside a regular file")
+@when("the history index path lies inside a regular file")
+def given_index_under_a_file(workdir: Path, given_index_path: GivenIndexPath) -> None:
+    """An index path no implementation can open or create: its folder is a regular file (contract
+    §2.4: no database, runtime-unavailable)."""
+    others = workdir / "others"
+    others.mkdir(parents=True, exist_ok=True)
+    blocker = others / "not-a-folder"
+    blocker.write_text("a regular file where the index folder would be\n", encoding="utf-8")
+    given_index_path.path = blocker / "index.sqlite"
+
+
 @when("the history host opens the current session with that index")
 def when_open_with_index(adapter: Adapter, history: HistoryWorld, given_index_path: GivenIndexPath) -> None:
     open_history(adapter, history, provider="openai", indexPath=str(given_index_path.given))
+
+
+@when("the history host opens a session that has no file with that index")
+def when_open_ephemeral_with_index(adapter: Adapter, history: HistoryWorld, given_index_path: GivenIndexPath) -> None:
+    """A session that was never written (``ephemeral-session``) over the index path given before,
+    so a call fails two checks at once (contract §2.4, §4: runtime access comes first)."""
+    open_history(adapter, history, provider="openai", sessionFile=str(history.project.folder / "never-written.jsonl"),
+                 indexPath=str(given_index_path.given))
 
 
 @then("every path in the folders of the given index and of the session kept its name, kind, mode and bytes")

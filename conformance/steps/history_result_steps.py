@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Final
 
 from pytest_bdd import parsers, then
 
@@ -39,6 +40,12 @@ def then_has_warning(history: HistoryWorld, code: str) -> None:
     assert code in history.last["warnings"], history.last
 
 
+@then(parsers.parse('the result has coverage "{coverage}"'))
+def then_coverage(history: HistoryWorld, coverage: str) -> None:
+    """§2.12: any warning makes status and coverage partial; coverage is its own field."""
+    assert history.last["coverage"] == coverage, history.last
+
+
 @then(parsers.parse('the hit entry ids are "{ids}"'))
 def then_hit_ids(history: HistoryWorld, ids: str) -> None:
     assert [h["entryId"] for h in history.last["hits"]] == ids.split(), history.last
@@ -65,6 +72,40 @@ def then_every_relation(history: HistoryWorld, relation: str) -> None:
 def then_first_hit_field(history: HistoryWorld, field: str, value: str) -> None:
     hit = history.last["hits"][0]
     assert str(hit.get(field)) == value, hit
+
+
+@then(parsers.parse('the first hit\'s keys are "{keys}"'))
+def then_first_hit_keys(history: HistoryWorld, keys: str) -> None:
+    """The keys as the envelope's JSON text gave them, in that order (contract §2.9)."""
+    hit = history.last["hits"][0]
+    assert list(hit) == keys.split(), list(hit)
+
+
+@then(parsers.parse("the first hit's score lies between {low:g} and {high:g}"))
+def then_score_between(history: HistoryWorld, low: float, high: float) -> None:
+    """Both bounds included; the score is rounded to 6 decimals (contract §2.9)."""
+    score = history.last["hits"][0]["score"]
+    assert low <= score <= high, score
+    assert round(score, 6) == score, score
+
+
+#: The length penalty (contract §2.6: tokenEstimate / 1000) of two short entries differs by far less.
+_PENALTY_SLACK: Final = 0.05
+
+
+@then(parsers.parse('the hit "{first}" scores {difference:g} more than the hit "{second}"'))
+def then_score_difference(history: HistoryWorld, first: str, second: str, difference: float) -> None:
+    """Two hits of one recall that differ in one part of the score: its weight, up to the length
+    penalty of two short texts (the spec leaves tokenEstimate to the index)."""
+    scores = {hit["entryId"]: hit["score"] for hit in history.last["hits"]}
+    assert first in scores and second in scores, history.last
+    assert abs(scores[first] - scores[second] - difference) < _PENALTY_SLACK, (scores, difference)
+
+
+@then(parsers.parse('no hit has the entry id "{entry_id}"'))
+def then_no_hit_with_id(history: HistoryWorld, entry_id: str) -> None:
+    hits = history.last["hits"]
+    assert all(hit["entryId"] != entry_id for hit in hits), [hit["entryId"] for hit in hits]
 
 
 @then(parsers.parse('no hit comes from the session "{name}"'))

@@ -80,6 +80,16 @@ def then_handoff_lacks(rebase: RebaseWorld, text: str) -> None:
     assert text not in handoff_entry(rebase)["content"]
 
 
+@then(parsers.parse('line {number:d} of the handoff mentions "{words}"'))
+def then_handoff_line_mentions(rebase: RebaseWorld, number: int, words: str) -> None:
+    """Line ``number`` (1-based) holds every word, in any case: the wording of lines 2-6 is the
+    port's own (contract §6.6), what each statement says is not."""
+    lines = checkpoint_data(rebase)["handoff"].split("\n")
+    line = lines[number - 1].lower()
+    missing = [word for word in words.split() if word.lower() not in line]
+    assert not missing, (missing, lines[number - 1])
+
+
 @then("the link binds the checkpoint by its hash to the source prefix and the target")
 def then_link(adapter: Adapter, rebase: RebaseWorld) -> None:
     checkpoint = checkpoint_data(rebase)
@@ -105,6 +115,18 @@ def then_items(rebase: RebaseWorld, pins: str, memories: str) -> None:
         provenance = item["provenance"]
         assert provenance["sourceSessionId"] == checkpoint["sourceSessionId"], provenance
         assert provenance["sourceSessionFile"] == rebase.canonical_source, provenance
+
+
+@then(parsers.parse('the checkpoint carries the active pins "{pins}" and the active memories "{memories}", '
+                    'inherited or its own, in any order'))
+def then_carried_ids(rebase: RebaseWorld, pins: str, memories: str) -> None:
+    """A continuation's checkpoint (§6.14), whose items may come from an ancestor: only their ids,
+    in any order, and their status are checked, not the scope and provenance the step above checks."""
+    checkpoint = checkpoint_data(rebase)
+    assert sorted(p["id"] for p in checkpoint["pins"]) == sorted(pins.split()), checkpoint["pins"]
+    assert sorted(m["id"] for m in checkpoint["memories"]) == sorted(memories.split()), checkpoint["memories"]
+    for item in (*checkpoint["pins"], *checkpoint["memories"]):
+        assert item["status"] == "active", item
 
 
 @then(parsers.parse('the carried pin "{pin_id}" keeps its original content "{content}" and its {field} "{value}"'))

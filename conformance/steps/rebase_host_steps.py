@@ -65,6 +65,17 @@ def given_many_pins(rebase: RebaseWorld, count: int) -> None:
         handle.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
+@given(parsers.parse("the current history session also holds a session pin of {count:d} characters"))
+def given_big_pin(rebase: RebaseWorld, count: int) -> None:
+    """One confirmed session pin whose content is ``count`` characters, after the last entry."""
+    path = rebase.source
+    parent = records(path)[-1]["id"]
+    data = {"schemaVersion": 1, "mutationId": "m-big", "operation": "add", "createdAt": 1767225640000,
+            "item": {"id": "pin-big", "scope": "session", "content": "p" * count, "createdAt": 1767225640000}}
+    entry = {"type": "custom", "customType": "ds4-context-pin-v1", "data": data, "id": "pinbig",
+             "parentId": parent, "timestamp": "2026-01-01T00:00:40.000Z"}
+    with path.open("ab") as handle:
+        handle.write((json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8"))
 
 
 @when("the rebase host opens the current session")
@@ -85,6 +96,11 @@ def when_open_facts(adapter: Adapter, rebase: RebaseWorld, docstring: str) -> No
 @when("the rebase host opens a session that has no file")
 def when_open_ephemeral(adapter: Adapter, rebase: RebaseWorld) -> None:
     open_rebase(adapter, rebase, str(rebase.history.project.folder / "never-written.jsonl"))
+
+
+@when(parsers.parse('the rebase host opens the session "{name}" beside the current one'))
+def when_open_beside(adapter: Adapter, rebase: RebaseWorld, name: str) -> None:
+    open_rebase(adapter, rebase, str(rebase.history.project.folder / f"{name}.jsonl"))
 
 
 @when("the rebase host opens the rebase target")
@@ -134,12 +150,24 @@ def when_recover_id(adapter: Adapter, rebase: RebaseWorld, operation_id: str) ->
     run_rebase(adapter, rebase, {"mode": "recover", "operationId": operation_id})
 
 
-@when(parsers.parse('a rebase crashes at "{point}" in a child process'))
-def when_crash(adapter: Adapter, rebase: RebaseWorld, point: str) -> None:
-    response = adapter.request("rebase.crash", {"point": point})
+def _crash(adapter: Adapter, rebase: RebaseWorld, params: dict[str, str]) -> None:
+    """``rebase.crash``: a child process armed to die at ``params["point"]``; its report is kept."""
+    response = adapter.request("rebase.crash", params)
     problems = [schemas.describe(e) for e in schemas.errors(response, CRASH_SCHEMA)]
     assert not problems, (problems, response)
     rebase.last_crash = response
+
+
+@when(parsers.parse('a rebase crashes at "{point}" in a child process'))
+def when_crash(adapter: Adapter, rebase: RebaseWorld, point: str) -> None:
+    _crash(adapter, rebase, {"point": point})
+
+
+@when(parsers.parse('a recovery of the rebase operation crashes at "{point}" in a child process'))
+def when_recovery_crash(adapter: Adapter, rebase: RebaseWorld, point: str) -> None:
+    """``rebase.crash`` armed at ``point`` for ``--recover`` of the scenario's operation: a
+    resumed operation that never reaches ``point`` runs to its end (exit code 0)."""
+    _crash(adapter, rebase, {"point": point, "operationId": rebase.operation_id})
 
 
 @when("the rebase files are remembered")

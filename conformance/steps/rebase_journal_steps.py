@@ -73,6 +73,12 @@ def then_journal_fingerprint(rebase: RebaseWorld) -> None:
     assert record["targetSize"] == len(data) and record["targetHash"] == sha256_hex(data), record
 
 
+@then(parsers.parse("the rebase journal was created at {created:d} ms and last updated at {updated:d} ms"))
+def then_journal_created_updated(rebase: RebaseWorld, created: int, updated: int) -> None:
+    record = journal_value(rebase)
+    assert (record["createdAt"], record["updatedAt"]) == (created, updated), record
+
+
 # ------------------------------------------------------------------ then: notifications
 
 
@@ -81,6 +87,17 @@ def then_notification(rebase: RebaseWorld, level: str) -> None:
     notifications = rebase.response["notifications"]
     assert [n["level"] for n in notifications] == [level], notifications
     assert rebase.operation_id in notifications[0]["message"], notifications
+
+
+@then(parsers.parse('the {level} notification also mentions "{words}"'))
+def then_notification_mentions(rebase: RebaseWorld, level: str, words: str) -> None:
+    """The one notification of ``level`` holds every word, in any case (its wording is the port's
+    own, contract §6.1; what it says is not)."""
+    notifications = [n for n in rebase.response["notifications"] if n["level"] == level]
+    assert len(notifications) == 1, rebase.response["notifications"]
+    message = notifications[0]["message"].lower()
+    missing = [word for word in words.split() if word.lower() not in message]
+    assert not missing, (missing, notifications[0]["message"])
 
 
 @then("the host showed no notification")

@@ -109,6 +109,12 @@ def then_same_operation(rebase: RebaseWorld) -> None:
     assert rebase.last.get("operationId", rebase.reported_operation) == rebase.remembered_operation
 
 
+@then("the rebase operation id is not the remembered one")
+def then_other_operation(rebase: RebaseWorld) -> None:
+    operation = rebase.last.get("operationId")
+    assert operation is not None and operation != rebase.remembered_operation, (operation, rebase.remembered_operation)
+
+
 @when("the rebase operation id is remembered")
 def when_remember_operation(rebase: RebaseWorld) -> None:
     rebase.remembered_operation = rebase.last["operationId"]

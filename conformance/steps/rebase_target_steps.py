@@ -15,6 +15,7 @@ from conformance.interop_layout import (
     sha256_hex,
     target_name,
 )
+from conformance.protocol import Adapter
 from conformance.steps.rebase_calls import TARGET_IDS
 from conformance.steps.rebase_files import (
     CHECKPOINT_TYPE,
@@ -106,6 +107,16 @@ def then_target_appended(rebase: RebaseWorld) -> None:
     assert rebase.target.read_bytes() == rebase.appended_target
 
 
+@then("every line of the rebase target is compact JSON")
+def then_target_compact(adapter: Adapter, rebase: RebaseWorld) -> None:
+    """Compact JSON is asked of the implementation (``json.canonicalize``), line by line."""
+    text = rebase.target.read_bytes().decode("utf-8")
+    assert text.endswith("\n"), "the target does not end with a newline"
+    for number, line in enumerate(text[:-1].split("\n")):
+        compact = adapter.request("json.canonicalize", {"text": line})["text"]
+        assert compact == line, f"line {number} of the target is not compact JSON: {line[:120]!r}"
+
+
 @then("the rebase target is the host's current session")
 def then_current_target(rebase: RebaseWorld) -> None:
     assert rebase.response["currentSession"] == str(rebase.target)
@@ -125,6 +136,24 @@ def then_lock_free(rebase: RebaseWorld) -> None:
     try:
         connection.execute("BEGIN IMMEDIATE")
         connection.execute("ROLLBACK")
+    finally:
+        connection.close()
+
+
+@then("the rebase lock file of the current session holds one empty table, lock_state (id INTEGER PRIMARY KEY)")
+def then_lock_file_tables(rebase: RebaseWorld) -> None:
+    """Read with Python's own ``sqlite3``, read-only: the lock file's location and schema are interop (D1)."""
+    path = rebase.lock_file
+    assert path.is_file(), f"no lock file at {path}"
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = connection.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
+        names = [name for name, _ in tables]
+        assert names == ["lock_state"], f"the lock file holds the tables {names}"
+        assert " ".join(tables[0][1].split()) == "CREATE TABLE lock_state (id INTEGER PRIMARY KEY)", tables[0][1]
+        rows = connection.execute("SELECT COUNT(*) FROM lock_state").fetchone()[0]
+        assert rows == 0, f"the lock table holds {rows} rows"
     finally:
         connection.close()
 

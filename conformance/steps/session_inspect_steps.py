@@ -79,6 +79,13 @@ def then_not_torn(response: Response) -> None:
     assert response.value()["diagnostics"]["unterminatedTail"] is False
 
 
+@then(parsers.parse('the header fields "{names}" are reported as not strings'))
+def then_invalid_header_fields(response: Response, names: str) -> None:
+    """The header's fields read but not validated (pi-session-model.md §1.7): named, not refused."""
+    diagnostics = response.value()["diagnostics"]
+    assert diagnostics["invalidHeaderFields"] == names.split(), diagnostics
+
+
 @then(parsers.parse("the entry count is {count:d}"))
 def then_entry_count(response: Response, count: int) -> None:
     assert response.value()["entryCount"] == count

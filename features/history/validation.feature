@@ -215,7 +215,8 @@ Feature: History tool requests are validated in the contract's order
   @id:RECALL-032
   @clause:C2.4-11 @clause:C2.4-3 @clause:C2.4-5 @clause:C2.9-14
   Scenario: An index that cannot be opened answers runtime-unavailable, for recall and status alike
-    When the history host opens the current session with an index path under a regular file
+    When the history index path lies inside a regular file
+    And the history host opens the current session with that index
     And recall is asked for "LastExportUtc"
     Then the result is unavailable with code "runtime-unavailable"
     When the history status is asked

@@ -53,7 +53,7 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
     When the rebase host opens the current session
     And a rebase is asked
     Then the rebase result preserves 2 pins and 2 memories
-    When the rebase target gets these lines appended, "{last}" naming its last entry:
+    When the rebase target gets these lines appended:
       """
       {"type":"custom","customType":"ds4-context-pin-v1","data":{"schemaVersion":1,"mutationId":"t1","operation":"status","createdAt":1767312001000,"pinId":"pin-drop","status":"deleted","reason":"no longer true"},"id":"t1","parentId":"{last}","timestamp":"2026-01-02T00:00:01.000Z"}
       {"type":"custom","customType":"ds4-context-memory-v1","data":{"schemaVersion":1,"mutationId":"t2","operation":"supersede","createdAt":1767312002000,"previousId":"mem-old","item":{"id":"mem-new","scope":"session","claim":"The export runs hourly","createdAt":1767312002000,"sourceEntryIds":[]}},"id":"t2","parentId":"t1","timestamp":"2026-01-02T00:00:02.000Z"}
@@ -68,7 +68,7 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
     And a rebase is asked
     Then the rebase result is verified and the session was replaced
     And the rebase result preserves 1 pins and 1 memories
-    And the checkpoint carries exactly the active pins "pin-keep" and the active memories "mem-new"
+    And the checkpoint carries the active pins "pin-keep" and the active memories "mem-new", inherited or its own, in any order
     And the rebase source is byte-identical to before
     When the global history configuration is changed to:
       """
@@ -80,4 +80,4 @@ Feature: Lineage through a checkpoint that carries pins and memories (issue 14, 
       """
     And a rebase is asked
     Then the rebase result is verified and the session was replaced
-    And the checkpoint carries exactly the active pins "pin-keep" and the active memories "mem-new"
+    And the checkpoint carries the active pins "pin-keep" and the active memories "mem-new", inherited or its own, in any order

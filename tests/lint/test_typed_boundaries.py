@@ -45,7 +45,7 @@ LONG_SIGNATURES: frozenset[str] = frozenset({
     "conformance/failure_details.py::pytest_bdd_step_error",
     "conformance/stdio.py::serve",
     "conformance/steps/history_bound_steps.py::given_spread_message",
-    "conformance/steps/session_reader_steps.py::given_hostile_value",
+    "conformance/steps/session_file_steps.py::given_hostile_value",
     "reference/artifacts/checkpoint.py::build_checkpoint",
     "reference/lineage/chain.py::load_rebase_state",
     "reference/pi/context_messages.py::_proven_run",
