@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 
@@ -14,6 +15,7 @@ from conformance.interop_layout import (
     operations_folder,
     sha256_hex,
     target_name,
+    target_path,
 )
 from conformance.protocol import Adapter
 from conformance.steps.rebase_calls import TARGET_IDS
@@ -163,3 +165,15 @@ def then_child_exit(rebase: RebaseWorld, code: int) -> None:
     crash = rebase.crash
     assert crash["exitCode"] == code, crash
     assert "Error:" not in crash.get("stderr", ""), crash
+
+
+@then("the newest rebase target names the first rebase target as its parentSession")
+def then_target_of_target(rebase: RebaseWorld) -> None:
+    """A plain rebase asked from a rebase target rebases that target: the lineage source is taken
+    only when recovering (contract §6.2 steps 10 to 13)."""
+    assert len(rebase.results) >= 2, rebase.results
+    first = target_path(rebase.source_dir, rebase.results[0]["operationId"])
+    newest = rebase.target
+    assert newest != first and newest.is_file(), (newest, first)
+    header = json.loads(newest.read_text(encoding="utf-8").splitlines()[0])
+    assert header.get("parentSession") == os.path.realpath(first), (header.get("parentSession"), str(first))
