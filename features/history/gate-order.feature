@@ -22,7 +22,8 @@ Feature: The order a recall's gates and a hit's checks run in
       """
       {"historyTools": {"enabled": false}}
       """
-    When the history host opens the current session with an index path under a regular file
+    When the history index path lies inside a regular file
+    And the history host opens the current session with that index
     And the tool call is aborted before it runs
     And recall is asked with:
       """

@@ -40,6 +40,7 @@ AFTER_FAILURES = """\
 implementation = "partial-port"  # as its hello says
 
 [[expectation]]
+# checks {checks_5}
 id = "PRIM-005"
 status = "xfail"
 reason = "{reason_5}"
@@ -51,11 +52,13 @@ status = "skip"
 reason = "no cwd rules yet"
 
 [[expectation]]
+# checks {checks_7}
 id = "PRIM-007"
 status = "xfail"
 reason = "{reason_7}"
 
 [[expectation]]
+# checks {checks_8}
 id = "PRIM-008"
 status = "xfail"
 reason = "{reason_8}"
@@ -86,6 +89,8 @@ def test_failures_become_xfail_entries_and_fixed_ones_go_comments_kept_ids_sorte
     assert update.code == 0, update.stderr
     assert update.stdout == f"{manifest}: 3 added, 1 removed\n"
     reasons = {f"reason_{n}": _last_line(broken.result(f"PRIM-00{n}")["message"]) for n in (5, 7, 8)}
+    reasons |= {f"checks_{n}": ", ".join(c["id"] for c in broken.result(f"PRIM-00{n}")["clauses"]) for n in (5, 7, 8)}
+    assert all(reasons[f"checks_{n}"] for n in (5, 7, 8))  # every scenario cites a clause
     assert manifest.read_text(encoding="utf-8") == AFTER_FAILURES.format(**reasons)
 
     again = conformance("update-expectations", report, "--write", manifest, timeout=60)
@@ -151,8 +156,9 @@ def test_a_new_manifest_is_named_after_the_reports_implementation(tmp_path: Path
     broken = run_partial_port(tmp_path, "--break", "text.slice", only="PRIM-005")
     manifest = tmp_path / "new.toml"
     assert conformance("update-expectations", tmp_path / "report.ndjson", "--write", manifest, timeout=60).code == 0
+    checks = ", ".join(clause["id"] for clause in broken.result("PRIM-005")["clauses"])
     assert manifest.read_text(encoding="utf-8").startswith(
-        'implementation = "partial-port"\n\n[[expectation]]\nid = "PRIM-005"\nstatus = "xfail"\n')
+        f'implementation = "partial-port"\n\n[[expectation]]\n# checks {checks}\nid = "PRIM-005"\nstatus = "xfail"\n')
     assert broken.code == 1
 
 
