@@ -29,17 +29,11 @@ ISO_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 @pytest.fixture(scope="module")
 def pi_did(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What Pi did in every experiment (one Node run for the module)."""
-    problem = _pi.problem()
-    if problem:
-        pytest.fail(f"the Pi oracle is not available: {problem}; {_pi.HOW_TO_FIX}", pytrace=False)
-    facts: dict[str, Any] = json.loads(_pi.run_node(SCRIPT, [str(tmp_path_factory.mktemp("pi-clauses"))]))
-    return facts
+    return _pi.experiments(SCRIPT, tmp_path_factory.mktemp("pi-clauses"))
 
 
 def _facts(pi_did: dict[str, Any], name: str) -> dict[str, Any]:
-    facts: dict[str, Any] = pi_did[name]
-    assert "error" not in facts, facts.get("error")
-    return facts
+    return _pi.experiment(pi_did, name)
 
 
 def test_a_new_session_is_written_whole_at_its_first_assistant_message(pi_did: dict[str, Any]) -> None:

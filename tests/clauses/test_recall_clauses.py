@@ -10,15 +10,13 @@ from typing import Any
 
 import pytest
 from testkit import history_service as testkit_session
-from testkit.pilines import jsonl, message, ts
+from testkit.rebased import rebased_source
 
 from reference.cli.history_command import render_recall
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
-from reference.rebase.host import RebaseHost
-from reference.rebase.service import RebaseRequest, RebaseService
 from reference.recall import hits as hit_module
 from reference.recall import request
 from reference.recall import scope as scope_module
@@ -118,33 +116,12 @@ def test_a_hit_whose_source_fails_verification_is_skipped(
     assert result.hits == () and list(result.warnings) == [Code.SOURCE_UNAVAILABLE_OR_CHANGED]
 
 
-def _rebased_target(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
-    """A source with a compaction, rebased: (project, source, target, index)."""
-    project, sessions = tmp_path / "project", tmp_path / "sessions"
-    project.mkdir()
-    sessions.mkdir()
-    source = sessions / "2025-06-01T12-00-00-000Z_source.jsonl"
-    source.write_bytes(jsonl([
-        {"type": "session", "version": 3, "id": "s-source", "timestamp": ts(0), "cwd": str(project)},
-        message("old", None, 1, "user", "LastExportUtc old original decision"),
-        message("answer", "old", 2, "assistant", "Noted."),
-        {"type": "compaction", "id": "compact", "parentId": "answer", "timestamp": ts(3),
-         "summary": "Earlier work summarized", "firstKeptEntryId": "answer", "tokensBefore": 1000},
-        message("task", "compact", 4, "user", "Continue the implementation"),
-    ]))
-    index = tmp_path / "agent" / "index.sqlite"
-    host = RebaseHost(session_file=str(source), project_path=str(project), project_trusted=True,
-                      config=default_config())
-    result = RebaseService(host, clock=ManualClock(1_767_229_200_000), index_path=str(index)).rebase(
-        RebaseRequest.of()).result.to_json()
-    return project, source, sessions / f"ds4-{result['operationId']}.jsonl", index
-
 
 def test_a_lineage_source_that_cannot_be_synced_adds_lineage_source_unavailable(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """C2.5-14: the pair verifies, then the catch-up of the source fails (here: the source turned
     unreadable between the two, which the adapter protocol cannot time)."""
-    project, source, target, index = _rebased_target(tmp_path)
+    project, source, target, index = rebased_source(tmp_path)
     real_catch_up = catch_up
 
     def failing_for_the_source(conn: Any, session_file: str, **kwargs: Any) -> Any:

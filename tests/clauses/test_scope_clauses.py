@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 from testkit.pilines import jsonl, message, ts
+from testkit.rebased import rebased_source
 
 from reference.config.defaults import default_config
 from reference.primitives.clock import ManualClock
 from reference.primitives.codes import Code
-from reference.rebase.host import RebaseHost
-from reference.rebase.service import RebaseRequest, RebaseService
 from reference.recall.envelope import RecallResult
 from reference.recall.service import HistoryHost, HistoryService
 
@@ -80,24 +79,7 @@ def test_project_scope_skips_no_session_for_an_exclusion_list(tmp_path: Path) ->
 def test_a_lineage_ancestor_is_never_skipped_as_excluded(tmp_path: Path) -> None:
     """C2.5-12: with no exclusion list (H3) a verified lineage ancestor is always synced and
     searched as lineage-ancestor, and lineage-source-excluded is never added."""
-    project, sessions = tmp_path / "project", tmp_path / "sessions"
-    project.mkdir()
-    sessions.mkdir()
-    source = sessions / "2025-06-01T12-00-00-000Z_source.jsonl"
-    source.write_bytes(jsonl([
-        {"type": "session", "version": 3, "id": "s-source", "timestamp": ts(0), "cwd": str(project)},
-        message("old", None, 1, "user", "LastExportUtc old original decision"),
-        message("answer", "old", 2, "assistant", "Noted."),
-        {"type": "compaction", "id": "compact", "parentId": "answer", "timestamp": ts(3),
-         "summary": "Earlier work summarized", "firstKeptEntryId": "answer", "tokensBefore": 1000},
-        message("task", "compact", 4, "user", "Continue the implementation"),
-    ]))
-    index = tmp_path / "agent" / "index.sqlite"
-    rebase_host = RebaseHost(session_file=str(source), project_path=str(project), project_trusted=True,
-                             config=default_config())
-    rebased = RebaseService(rebase_host, clock=ManualClock(1_767_229_200_000), index_path=str(index)).rebase(
-        RebaseRequest.of()).result.to_json()
-    target = sessions / f"ds4-{rebased['operationId']}.jsonl"
+    project, _source, target, index = rebased_source(tmp_path)
     header = json.loads(target.read_text(encoding="utf-8").splitlines()[0])
     host = HistoryHost(session_file=str(target), project_path=str(project), project_trusted=True,
                        config=default_config(), session_id=header["id"], provider="ollama")

@@ -10,7 +10,6 @@ and fail, never skip, without it.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -26,17 +25,11 @@ AGENT_SCRIPT = Path(__file__).resolve().parent / "pi_agent_clauses.mjs"
 @pytest.fixture(scope="module")
 def agent_did(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What Pi's agent loop, AgentSession and runtime did with pi-ai's scripted faux model."""
-    problem = _pi.problem()
-    if problem:
-        pytest.fail(f"the Pi oracle is not available: {problem}; {_pi.HOW_TO_FIX}", pytrace=False)
-    facts: dict[str, Any] = json.loads(_pi.run_node(AGENT_SCRIPT, [str(tmp_path_factory.mktemp("pi-agent"))]))
-    return facts
+    return _pi.experiments(AGENT_SCRIPT, tmp_path_factory.mktemp("pi-agent"))
 
 
 def _facts(did: dict[str, Any], name: str) -> dict[str, Any]:
-    facts: dict[str, Any] = did[name]
-    assert "error" not in facts, facts.get("error")
-    return facts
+    return _pi.experiment(did, name)
 
 
 def _loop(agent_did: dict[str, Any], name: str) -> list[tuple[Any, ...]]:

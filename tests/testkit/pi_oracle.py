@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+import pytest
+
 REPO: Final = Path(__file__).resolve().parents[2]
 ORACLE_DIR: Final = REPO / "oracle"
 PI_PACKAGE: Final = "@earendil-works/pi-coding-agent"
@@ -101,6 +103,23 @@ def run_node(script: Path, args: Sequence[str], *, stdin: bytes = b"", timeout: 
             f"stderr:\n{proc.stderr.decode('utf-8', 'replace')[-4000:]}"
         )
     return proc.stdout
+
+
+def experiments(script: Path, folder: Path) -> dict[str, Any]:
+    """What Pi did in each experiment of ``script`` (one Node run, its JSON: experiment name to facts);
+    the test fails, with how to fix it, where the oracle is not installed."""
+    missing = problem()
+    if missing:
+        pytest.fail(f"the Pi oracle is not available: {missing}; {HOW_TO_FIX}", pytrace=False)
+    facts: dict[str, Any] = json.loads(run_node(script, [str(folder)]))
+    return facts
+
+
+def experiment(done: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """One experiment's facts; an error the script caught fails the test with its text."""
+    facts: dict[str, Any] = done[name]
+    assert "error" not in facts, facts.get("error")
+    return facts
 
 
 def generate_sessions(out_dir: Path, *, seed: int, count: int, tour: bool = False) -> dict[str, Any]:
