@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final, NoReturn
 
+from conformance.suite import SuiteNotFound
+
 EXIT_BAD_INPUT: Final = 2
 EXIT_INTERRUPTED: Final = 130
 EXIT_PIPE_CLOSED: Final = 1
@@ -117,4 +119,6 @@ def run_handler(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_PIPE_CLOSED
+    except SuiteNotFound as exc:
+        return fail(exc.code, exc.message, as_json=bool(getattr(args, "json", False)))
     return result

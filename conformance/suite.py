@@ -15,11 +15,25 @@ from typing import Any
 SUITE_ENV = "RECALL_REBASE_SUITE"
 
 
+class SuiteNotFound(Exception):
+    """No suite where one was looked for (``RECALL_REBASE_SUITE`` names a folder without
+    ``features/``): the command says so in one line."""
+
+    code = "suite-not-found"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 @cache
 def suite_root() -> Path:
     """The folder holding ``features/``, ``schemas/``, ``fixtures/`` and ``docs/``."""
     override = os.environ.get(SUITE_ENV)
     if override:
+        if not (Path(override) / "features").is_dir():
+            raise SuiteNotFound(f"{SUITE_ENV}={override} holds no features/ folder: point it at a suite "
+                                "(a checkout, or a copy with features/, schemas/, fixtures/ and docs/), or unset it")
         return Path(override).resolve()
     packaged = Path(__file__).resolve().parent / "_suite"
     if (packaged / "features").is_dir():
@@ -27,7 +41,7 @@ def suite_root() -> Path:
     checkout = Path(__file__).resolve().parent.parent
     if (checkout / "features").is_dir():
         return checkout
-    raise FileNotFoundError("the recall-rebase suite data (features/, schemas/, fixtures/) was not found")
+    raise SuiteNotFound("the recall-rebase suite data (features/, schemas/, fixtures/) was not found: reinstall")
 
 
 def features_dir() -> Path:

@@ -22,6 +22,7 @@ from testkit.paths import REPO_ROOT
 from conformance.audit.cli import main as audit_main
 from conformance.cli import main as conformance_main
 from conformance.selection import Selection, selected_rows
+from conformance.suite import suite_root
 
 NODE_README = REPO_ROOT / "examples" / "ports" / "node" / "README.md"
 NODE_EXPECTATIONS = REPO_ROOT / "examples" / "ports" / "node" / "expectations.toml"
@@ -168,3 +169,28 @@ def test_the_node_port_readme_counts_the_rows_and_areas_of_the_suite() -> None:
 def test_interpreting_shows_a_port_command_without_a_made_up_flag() -> None:
     commands = re.findall(r"--stdio -- (\./my-port[^`]*)`", INTERPRETING.read_text(encoding="utf-8"))
     assert commands and all(command.strip() == "./my-port" for command in commands), commands
+
+
+@pytest.mark.parametrize("folder", ["missing", "empty", "a-file"])
+@pytest.mark.parametrize("command", [["check"], ["coverage"], ["coverage", "--json"], ["list"]])
+def test_a_suite_folder_that_holds_no_suite_is_one_coded_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str], folder: str,
+                                                              command: list[str]) -> None:
+    """RECALL_REBASE_SUITE pointing at a folder without features/ (a typo, an empty folder, a file):
+    one coded line and exit 2, never a traceback."""
+    where = tmp_path / folder
+    if folder == "empty":
+        where.mkdir()
+    elif folder == "a-file":
+        where.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("RECALL_REBASE_SUITE", str(where))
+    suite_root.cache_clear()  # the root is cached per process: this test's variable must be read
+    try:
+        assert conformance_main(command) == 2
+    finally:
+        suite_root.cache_clear()
+    captured = capsys.readouterr()
+    assert captured.err.startswith("recall-rebase: suite-not-found: ") and captured.err.count("\n") == 1, captured.err
+    assert str(where) in captured.err
+    if "--json" in command:
+        assert json.loads(captured.out)["code"] == "suite-not-found"
