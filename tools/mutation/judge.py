@@ -155,8 +155,11 @@ def provenance(setup: Setup, scratch: Path) -> list[str]:
     probe = ("import json, importlib.metadata as m, conformance, conformance.suite as s, reference\n"
              "points = m.entry_points(group='recall_rebase.adapters', name='reference')\n"
              "adapter = [p.load() for p in points]\n"
+             "try:\n  suite = str(s.suite_root())\n"
+             "except s.SuiteNotFound as missing:  # said below as the features not being the checkout's\n"
+             "  suite = missing.message\n"
              "print(json.dumps({'reference': reference.__file__, 'conformance': conformance.__file__,\n"
-             "  'suite': str(s.suite_root()), 'adapter': [a.__module__ for a in adapter]}))\n"
+             "  'suite': suite, 'adapter': [a.__module__ for a in adapter]}))\n"
              "import sys; print(json.dumps([sys.modules[a.__module__].__file__ for a in adapter]))\n")
     done = subprocess.run([setup.python, "-c", probe], cwd=tree, env=environment(setup, tree),
                           capture_output=True, text=True, check=False, timeout=setup.timeout)
