@@ -25,7 +25,7 @@ from conformance.commandline import (
     parse_arguments,
     run_handler,
 )
-from conformance.outputs import OUTPUT_UNWRITABLE, OutputKind, unwritable
+from conformance.summary_command import cmd_summary
 
 #: What ``--stdio`` without ``--`` is told (the port's command comes after ``--``, whole).
 STDIO_WITHOUT_SEPARATOR: Final = "--stdio takes the port's command after --: --stdio -- ./port"
@@ -149,39 +149,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_summary(args: argparse.Namespace) -> int:
-    """Several reports side by side per area (``conformance.summary``); a bad report is exit 2."""
-    from conformance.outputs import write_owner_only
-    from conformance.reports import ReportError
-    from conformance.summary import summarize
-    from conformance.summary_render import Format, render
-
-    try:
-        summary = summarize(args.reports, show_failures=args.show == "failures")
-    except ReportError as error:
-        return fail(error.code, error.message)
-    text = render(summary, Format(args.format))
-    if args.output is None:
-        sys.stdout.write(text)
-        return 0
-    if (problem := unwritable(args.output, OutputKind("summary", _is_summary))) is not None:
-        return fail(OUTPUT_UNWRITABLE, problem)
-    try:
-        write_owner_only(Path(args.output), text)
-    except OSError as exc:
-        return fail(OUTPUT_UNWRITABLE, f"cannot write the summary to {args.output}: {exc.strerror or exc}")
-    return 0
-
-
-#: How each ``--format`` of ``summary`` begins: an existing ``--output`` is replaced only if it is one.
-_SUMMARY_HEADS: Final = (b"area ", b"| area |", b'{\n  "$schema": "https://recall-rebase.invalid/schemas/summary/',
-                         b"<!DOCTYPE html>")
-
-
-def _is_summary(head: bytes) -> bool:
-    return head.startswith(_SUMMARY_HEADS)
-
-
 def cmd_validate_report(args: argparse.Namespace) -> int:
     """Every problem of each report (``conformance.report_validation``): exit 0 valid, 1 invalid."""
     from conformance.report_validation import print_verdicts, validate
@@ -259,6 +226,29 @@ def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     validate.add_argument("--json", action="store_true",
                           help="print schemas/validate-report/v1/verdicts.schema.json instead of text")
     validate.set_defaults(handler=cmd_validate_report)
+
+
+def _add_diff(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``diff OLD NEW``: what changed between two runs (``conformance.report_diff``, imported when it runs)."""
+
+    def cmd_diff(args: argparse.Namespace) -> int:
+        from conformance.report_diff import Format, run_diff
+
+        return run_diff(args.old, args.new, Format.JSON if args.json else Format(args.format))
+
+    diff = commands.add_parser(
+        "diff", help="what changed between two runs' reports: rows regressed, fixed, newly failing, new, removed",
+        description="Compare two NDJSON reports row by row: regressed (passed or expected before, failing now), "
+        "fixed, newly failing (only in NEW, failing), changed in reason (failing in both, with another status, "
+        "step or message), new and removed. Exit 0: no row regressed; 1: a row regressed; 2: bad input.",
+    )
+    diff.add_argument("old", metavar="OLD", help="the NDJSON report of the earlier run")
+    diff.add_argument("new", metavar="NEW", help="the NDJSON report of the later run")
+    diff.add_argument("--format", choices=["text", "markdown", "json"], default="text",
+                      help="text (default), markdown (a pull-request comment) or json "
+                      "(schemas/diff/v1/diff.schema.json)")
+    diff.add_argument("--json", action="store_true", help="the same as --format json")
+    diff.set_defaults(handler=cmd_diff)
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -367,6 +357,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     _add_coverage(commands)
     _add_report_commands(commands)
     _add_privacy(commands)
+    _add_diff(commands)
     return parser
 
 
