@@ -40,12 +40,14 @@ class Change(StrEnum):
     CHANGED = "changed in reason"
     NEW = "new"
     REMOVED = "removed"
+    OTHER_STATUS = "other status"
     UNCHANGED = "unchanged"
 
     @property
     def key(self) -> str:
         """The JSON name: ``newly_failing``, ``changed``, ..."""
-        return {Change.NEWLY_FAILING: "newly_failing", Change.CHANGED: "changed"}.get(self, self.value)
+        return {Change.NEWLY_FAILING: "newly_failing", Change.CHANGED: "changed",
+                Change.OTHER_STATUS: "other_status"}.get(self, self.value)
 
 
 #: What each listed change means, in the order the outputs list them (unchanged rows are only counted).
@@ -56,6 +58,7 @@ MEANINGS: Final = {
     Change.CHANGED: "failing in both, with another status, step or message",
     Change.NEW: "rows only the new report has, not failing",
     Change.REMOVED: "rows only the old report has",
+    Change.OTHER_STATUS: "failing in neither, with another status (PASS now SKIP or UNSUPPORTED: no longer run)",
 }
 
 
@@ -82,6 +85,8 @@ def change_of(old: RowResult | None, new: RowResult | None) -> Change:
         return Change.REGRESSED if fails(new) else Change.FIXED
     if fails(new) and (old.status, old.message) != (new.status, new.message):
         return Change.CHANGED
+    if old.status != new.status:
+        return Change.OTHER_STATUS
     return Change.UNCHANGED
 
 

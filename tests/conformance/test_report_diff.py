@@ -46,7 +46,7 @@ def _changes(old: str, new: str) -> dict[str, Change]:
 def test_every_row_falls_in_one_change(pair: tuple[str, str]) -> None:
     assert _changes(*pair) == {
         "PRIM-001": Change.UNCHANGED, "PRIM-002": Change.REGRESSED, "PRIM-003": Change.FIXED,
-        "PRIM-004": Change.CHANGED, "PRIM-005": Change.UNCHANGED, "PRIM-006": Change.UNCHANGED,
+        "PRIM-004": Change.CHANGED, "PRIM-005": Change.UNCHANGED, "PRIM-006": Change.OTHER_STATUS,
         "PRIM-007": Change.NEW, "READER-001[linear]": Change.NEWLY_FAILING, "READER-002": Change.NEW,
         "TREE-001": Change.REMOVED,
     }
@@ -64,7 +64,7 @@ def test_text_counts_each_change_and_lists_the_rows_with_both_statuses(
     out = capsys.readouterr().out
     assert out.splitlines()[:3] == [
         f"old: {pair[0]} (my-port 0.1)", f"new: {pair[1]} (my-port 0.2)",
-        "1 REGRESSED, 1 fixed, 1 newly failing, 1 changed in reason, 2 new, 1 removed, 3 unchanged"]
+        "1 REGRESSED, 1 fixed, 1 newly failing, 1 changed in reason, 2 new, 1 removed, 1 other status, 2 unchanged"]
     assert "REGRESSED (1): passed or expected before, failing now\n  PRIM-002  PASS -> CRASH  the port died" in out
     assert "  PRIM-004  FAIL -> FAIL  AssertionError: b" in out
     assert "removed (1): rows only the old report has\n  TREE-001  PASS -> —\n" in out
@@ -77,7 +77,7 @@ def test_no_regression_is_exit_0(pair: tuple[str, str], capsys: pytest.CaptureFi
     capsys.readouterr()
     assert main(["diff", pair[0], pair[0]]) == 0
     out = capsys.readouterr().out
-    assert "0 regressed, 0 fixed, 0 newly failing, 0 changed in reason, 0 new, 0 removed, 7 unchanged" in out
+    assert "0 regressed, 0 fixed, 0 newly failing, 0 changed in reason, 0 new, 0 removed, 0 other status, 7 unchanged" in out
 
 
 def test_markdown_is_a_pull_request_comment_with_a_table_per_change(
@@ -102,7 +102,7 @@ def test_json_follows_its_schema(pair: tuple[str, str], capsys: pytest.CaptureFi
     document = json.loads(capsys.readouterr().out)
     assert schemas.errors(document, SCHEMA) == []
     assert document["counts"] == {"regressed": 1, "fixed": 1, "newly_failing": 1, "changed": 1, "new": 2,
-                                  "removed": 1, "unchanged": 3}
+                                  "removed": 1, "other_status": 1, "unchanged": 2}
     assert document["rows"][0] == {"id": "PRIM-002", "title": "the scenario PRIM-002", "change": "regressed",
                                    "old": {"status": "PASS", "reason": ""},
                                    "new": {"status": "CRASH", "reason": "the port died"}}
