@@ -186,7 +186,8 @@ def run_conformance(options: RunOptions) -> int:
         return EXIT_USAGE
     not_run = sum(1 for r in results if r["status"] == "NOTRUN")
     if options.as_json:
-        print(json.dumps({"implementation": header["implementation"], "summary": summary,
+        shard = {"shard": header["shard"]} if "shard" in header else {}
+        print(json.dumps({"implementation": header["implementation"], **shard, "summary": summary,
                           "results": [{"id": r["id"], "status": r["status"]} for r in results],
                           "not_run": not_run}))
     else:
@@ -286,7 +287,8 @@ def _details(row: dict[str, Any]) -> list[str]:
 
 def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any]) -> None:
     impl = header["implementation"]
-    print(f"implementation: {impl['name']} {impl['version']} ({impl['language']})")
+    shard = f", shard {header['shard']['index']}/{header['shard']['count']}" if "shard" in header else ""
+    print(f"implementation: {impl['name']} {impl['version']} ({impl['language']}){shard}")
     by_area: dict[str, list[dict[str, Any]]] = {}
     for result in results:
         by_area.setdefault(result["id"].split("-")[0], []).append(result)

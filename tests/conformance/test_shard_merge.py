@@ -149,8 +149,10 @@ def test_a_shard_run_says_its_shard_and_runs_only_its_rows_and_an_empty_shard_is
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     one, two = tmp_path / "one.ndjson", tmp_path / "two.ndjson"
     assert conformance_main(["run", "--area", "prim", "--shard", "1/2", "--report", str(one), "--no-progress"]) == 0
+    assert "implementation: recall-rebase-reference 0.1.0 (python), shard 1/2\n" in capsys.readouterr().out
     assert conformance_main(["run", "--area", "PRIM", "--shard", "2/2", "-j", "2", "--report", str(two),
-                             "--no-progress"]) == 0
+                             "--no-progress", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["shard"] == {"index": 2, "count": 2, "selection": "--area PRIM"}
     first, second = reports.read_report(one), reports.read_report(two)
     assert first.header["shard"] == {"index": 1, "count": 2, "selection": "--area PRIM"}
     assert second.header["shard"] == {"index": 2, "count": 2, "selection": "--area PRIM"}  # -j: its workers' merge
