@@ -186,3 +186,15 @@ def test_the_whole_suite_sharded_on_three_machines_and_merged_is_the_unsharded_r
     assert merged.statuses() == unsharded.statuses() and len(merged.statuses()) == len(ALL_ROWS)
     assert conformance("validate-report", full).code == 0
     assert merged.lines[-1]["counts"] == unsharded.lines[-1]["counts"]
+
+
+def test_a_shard_header_is_valid_and_a_shard_numbered_from_zero_is_not(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = _shard_report(tmp_path / "s1.ndjson", 1, 2)
+    assert conformance_main(["validate-report", str(path)]) == 0
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["shard"]["index"] = 0
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    assert conformance_main(["validate-report", str(path)]) == 1
+    assert "shard" in capsys.readouterr().out
