@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list|coverage|update-expectations|summary|validate-report|privacy``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|coverage|update-expectations|summary|validate-report|privacy|merge``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -25,6 +25,7 @@ from conformance.commandline import (
     parse_arguments,
     run_handler,
 )
+from conformance.coverage_command import add_coverage as _add_coverage
 from conformance.summary_command import cmd_summary
 
 #: What ``--stdio`` without ``--`` is told (the port's command comes after ``--``, whole).
@@ -86,6 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         cucumber_json=args.cucumber_json,
         audit=args.audit,
+        shard=args.shard,
     ))
 
 
@@ -106,19 +108,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     if (problem := _manifest_problem(args)) is not None:
         return problem
     return run_check(as_json=args.json, expectations=args.expectations)
-
-
-def cmd_coverage(args: argparse.Namespace) -> int:
-    """The clause coverage (``conformance.coverage``): exit 0 when every clause is covered or reasoned, else 1."""
-    from conformance.coverage import coverage, read_citations
-    from conformance.coverage_render import Format, render
-
-    citations = read_citations()
-    for problem in citations.unreadable:
-        print(f"recall-rebase: {problem} (conformance check lists every problem)", file=sys.stderr)
-    report = coverage(citations)
-    sys.stdout.write(render(report, Format.JSON if args.json else Format(args.format)))
-    return 0 if report.complete else 1
 
 
 def cmd_update_expectations(args: argparse.Namespace) -> int:
@@ -185,19 +174,33 @@ def _add_privacy(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     privacy.set_defaults(handler=cmd_privacy)
 
 
-def _add_coverage(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    coverage = commands.add_parser(
-        "coverage", help="which scenarios and mutants check each clause of docs/spec/, uncovered clauses first",
-        description="Join the clauses of docs/spec/ (docs/spec/clauses.json) to the scenarios' @clause: tags, the "
-        "mutant entries' clauses and features/unobservable.toml: the uncovered clauses first, then one table per "
-        "spec section and one per area. Exit 0: every clause is covered by a scenario or reasoned unobservable; "
-        "1: some clause is neither; 2: usage. 'conformance check' lists what is wrong with the citations.",
+def _shard(text: str) -> str:
+    """``--shard K/N`` (checked here, so a bad one is a usage line before anything runs)."""
+    from conformance.shards import MachineShard, ShardSyntaxError
+
+    try:
+        return str(MachineShard.parse(text))
+    except ShardSyntaxError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from conformance.shard_merge import run_merge
+
+    return run_merge(args.reports, args.output, as_json=args.json)
+
+
+def _add_merge(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    merge = commands.add_parser(
+        "merge", help="the reports of 'conformance run --shard K/N' on N machines as one run's report",
+        description="Merge the NDJSON reports of shards 1/N to N/N of one run (same implementation, suite, "
+        "selection and N, each shard once) into the report one unsharded run writes. Exit 0: written; "
+        "2: a report is invalid, the shards do not add up (shards-mismatch), or the output cannot be written.",
     )
-    coverage.add_argument("--format", choices=["text", "markdown", "html", "json"], default="text",
-                          help="text (default), markdown (docs/coverage.md holds it), html (one self-contained "
-                          "page listing every clause) or json (schemas/clauses/v1/coverage.schema.json)")
-    coverage.add_argument("--json", action="store_true", help="the same as --format json")
-    coverage.set_defaults(handler=cmd_coverage)
+    merge.add_argument("reports", metavar="REPORT", nargs="+", help="the shards' NDJSON reports, in any order")
+    merge.add_argument("-o", "--output", metavar="FULL.ndjson", required=True, help="write the merged report here")
+    merge.add_argument("--json", action="store_true", help="print what was merged as one JSON object")
+    merge.set_defaults(handler=cmd_merge)
 
 
 def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -334,6 +337,8 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      "through the mapping the implementation's hello declares (docs/audit.md): any finding "
                      "fails the scenario with its AUDIT-NNN ids")
     run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
+    run.add_argument("--shard", metavar="K/N", type=_shard, help="run only shard K of N (by a hash of each "
+                     "scenario id: the same on every machine); 'conformance merge' adds the N reports up")
     _add_parallel(run)
     run.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
     run.set_defaults(handler=cmd_run)
@@ -358,6 +363,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     _add_report_commands(commands)
     _add_privacy(commands)
     _add_diff(commands)
+    _add_merge(commands)
     return parser
 
 

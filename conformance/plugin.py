@@ -33,6 +33,7 @@ from conformance.message_checks import MessageChecks, ValidatingAdapter
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 from conformance.row_clauses import CitedClause, ClauseTexts
 from conformance.selection import Selection, scenario_of, tags_by_scenario
+from conformance.shards import MachineShard, ShardSyntaxError
 from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
 from conformance.supervisor import PortSupervisor
 
@@ -64,6 +65,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--rr-only", default=None, help="comma-separated scenario id patterns (fnmatch), e.g. TREE-*")
     group.addoption("--rr-area", default=None, help="comma-separated areas, e.g. READER,TREE")
     group.addoption("--rr-tag", default=None, help="comma-separated Gherkin tags (without @, globs allowed)")
+    group.addoption("--rr-machine-shard", default=None,
+                    help="K/N: only the rows whose scenario id hashes to shard K of N (conformance run --shard)")
     group.addoption("--rr-expectations", default=None, help="the implementation's expectations manifest (TOML)")
     group.addoption("--rr-timeout", type=float, default=DEFAULT_REQUEST_TIMEOUT,
                     help="seconds a --rr-stdio port may take per request (0: no timeout); @timeout:N scales it")
@@ -144,18 +147,32 @@ def timeout_factor_of(item: pytest.Item) -> float:
     return factor
 
 
+def _selection(config: pytest.Config) -> Selection:
+    return Selection.parse([config.getoption("--rr-only")], config.getoption("--rr-area"), config.getoption("--rr-tag"))
+
+
+def machine_shard_of(config: pytest.Config) -> MachineShard | None:
+    """The run's ``--rr-machine-shard`` (``conformance run --shard``), None when not given."""
+    text = config.getoption("--rr-machine-shard")
+    try:
+        return MachineShard.parse(str(text)) if text else None
+    except ShardSyntaxError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--rr-only``/``--rr-area``/``--rr-tag``: keep the rows :mod:`conformance.selection` selects."""
-    selection = Selection.parse([config.getoption("--rr-only")], config.getoption("--rr-area"),
-                                config.getoption("--rr-tag"))
-    if not selection:
+    """``--rr-only``/``--rr-area``/``--rr-tag``: keep the rows :mod:`conformance.selection` selects;
+    ``--rr-machine-shard``: of them, the machine's shard's (:class:`conformance.shards.MachineShard`)."""
+    selection, shard = _selection(config), machine_shard_of(config)
+    if not selection and shard is None:
         return
     tags = tags_by_scenario() if selection.tags else {}
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
         row = scenario_id_of(item) or ""
-        (keep if selection.matches(row, tags.get(scenario_of(row), ())) else drop).append(item)
+        held = selection.matches(row, tags.get(scenario_of(row), ())) and (shard is None or shard.holds(row))
+        (keep if held else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -333,6 +350,8 @@ class _Reporter:
             },
             "started": self.started,
         }
+        if (shard := machine_shard_of(self.config)) is not None:
+            header["shard"] = {"index": shard.index, "count": shard.count, "selection": _selection_text(self.config)}
         results = [self.results[key] for key in sorted(self.results)]
         reports.write_report(Path(path), reports.Report(header, results, reports.summary_line(results, stopped)))
 
@@ -344,6 +363,12 @@ class _Reporter:
             return None
         reason = interruption.received() or "SIGINT"  # a bare KeyboardInterrupt is Ctrl-C
         return {"reason": reason, "message": f"the run was interrupted by {reason}"}
+
+
+def _selection_text(config: pytest.Config) -> str:
+    """The run's selection as ``conformance merge`` compares it: ``--id``, ``--area``, ``--tag``, ``-k``."""
+    keyword = config.getoption("keyword")
+    return " ".join(part for part in (_selection(config).describe(), f"-k {keyword}" if keyword else "") if part)
 
 
 def _platform_info(config: pytest.Config) -> dict[str, str]:

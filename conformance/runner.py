@@ -49,7 +49,8 @@ class RunOptions:
     """What ``conformance run`` was asked: the port, the rows, the outputs and how to run them.
 
     ``stdio_command`` None: the in-process reference; ``timeout``/``start_timeout`` None: the
-    defaults, 0: none. ``select`` is ``-k``, ``only`` the ``--id`` patterns."""
+    defaults, 0: none. ``select`` is ``-k``, ``only`` the ``--id`` patterns; ``shard`` ``K/N``
+    (:class:`conformance.shards.MachineShard`): only that shard of the selected rows."""
 
     stdio_command: Sequence[str] | None = None
     timeout: float | None = None
@@ -69,6 +70,7 @@ class RunOptions:
     validate_messages: bool = False
     jobs: int = 1
     audit: bool = False
+    shard: str | None = None
 
     @property
     def selects(self) -> bool:
@@ -104,6 +106,8 @@ def _pytest_args(bound_module: str, scratch_path: Path, ini: Path, report_path: 
         args += ["--rr-only", options.only]
     if options.expectations:
         args += ["--rr-expectations", options.expectations]
+    if options.shard:
+        args += ["--rr-machine-shard", options.shard]
     timeouts = (options.timeout, options.start_timeout)
     for option, seconds in zip(("--rr-timeout", "--rr-start-timeout"), timeouts, strict=True):
         if seconds is not None:
@@ -148,7 +152,8 @@ def run_conformance(options: RunOptions) -> int:
         if options.cucumber_json and options.jobs == 1:  # into the scratch folder: the runner writes it owner-only
             args += ["--cucumberjson", str(scratch_path / CUCUMBER_FILE)]
         target = "--stdio " + shlex.join(options.stdio_command) if options.stdio_command else "the in-process reference"
-        print(f"recall-rebase: running the conformance suite ({features_dir()}) against {target}{audit_note}",
+        which = f"shard {options.shard} of " if options.shard else ""
+        print(f"recall-rebase: running {which}the conformance suite ({features_dir()}) against {target}{audit_note}",
               file=sys.stderr)
         code, captured = _execute(args, scratch_path, report_path, options)
         if not report_path.exists():
@@ -170,6 +175,10 @@ def run_conformance(options: RunOptions) -> int:
     stopped = summary.get("interrupted")
     if stopped is not None:
         return _report_interrupted(header, results, summary, as_json=options.as_json)
+    if summary["total"] == 0 and options.shard:  # a hash split may leave a shard of a small selection empty
+        print(f"recall-rebase: shard {options.shard} holds none of the selected rows; its report has none",
+              file=sys.stderr)
+        return 0
     if summary["total"] == 0 and options.selects:  # -k: known only once collected
         words = selection_words(options.select, options.only, options.area, options.tag)
         print(f"recall-rebase: usage: {words} selects no scenario",
@@ -177,7 +186,8 @@ def run_conformance(options: RunOptions) -> int:
         return EXIT_USAGE
     not_run = sum(1 for r in results if r["status"] == "NOTRUN")
     if options.as_json:
-        print(json.dumps({"implementation": header["implementation"], "summary": summary,
+        shard = {"shard": header["shard"]} if "shard" in header else {}
+        print(json.dumps({"implementation": header["implementation"], **shard, "summary": summary,
                           "results": [{"id": r["id"], "status": r["status"]} for r in results],
                           "not_run": not_run}))
     else:
@@ -277,7 +287,8 @@ def _details(row: dict[str, Any]) -> list[str]:
 
 def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any]) -> None:
     impl = header["implementation"]
-    print(f"implementation: {impl['name']} {impl['version']} ({impl['language']})")
+    shard = f", shard {header['shard']['index']}/{header['shard']['count']}" if "shard" in header else ""
+    print(f"implementation: {impl['name']} {impl['version']} ({impl['language']}){shard}")
     by_area: dict[str, list[dict[str, Any]]] = {}
     for result in results:
         by_area.setdefault(result["id"].split("-")[0], []).append(result)

@@ -1,16 +1,23 @@
-"""One worker's share of a parallel run (``-j N``), and the stop file all workers obey.
+"""The one owner of splitting a run's rows: one machine's shard (``--shard K/N``), one worker's
+share of it (``-j N``), and the stop file all workers obey.
 
-A pytest plugin the runner loads with ``-p conformance.shards`` in every worker. ``--rr-shard
-i/N`` keeps the k-th selected row when ``k % N == i``: applied last, after ``--id``, ``--area``,
-``--tag`` and ``-k``, over the collection's own (deterministic) order, so the N shards are a
-partition of the selection. ``--rr-stop-file PATH``: once the file exists (the runner writes it
+:class:`MachineShard` (``conformance run --shard K/N``, the suite plugin's ``--rr-machine-shard``,
+applied with the selection) keeps the rows whose scenario id hashes to K: the same row lands in
+the same shard on every machine, whatever the selection, so N machines each given the same
+selection run a partition of it, and ``conformance merge`` adds their reports up to one run's.
+
+This module is also a pytest plugin the runner loads with ``-p conformance.shards`` in every
+worker. ``--rr-shard i/N`` (a worker's :class:`Shard`) keeps the k-th selected row when
+``k % N == i``: applied last, after ``--id``, ``--area``, ``--tag``, ``-k`` and the machine
+shard, over the collection's own (deterministic) order, so the N workers' shares are a partition. ``--rr-stop-file PATH``: once the file exists (the runner writes it
 when ``--max-fail`` is reached across the workers, or a worker's port could not start), the
 worker runs no further scenario; the rows it did not reach stay NOTRUN in its report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -43,6 +50,47 @@ class Shard:
     def share(self, rows: Sequence[Row]) -> list[Row]:
         """This shard's rows of ``rows``: every ``count``-th, from the ``index``-th on."""
         return [row for position, row in enumerate(rows) if position % self.count == self.index]
+
+
+class ShardSyntaxError(ValueError):
+    """A ``--shard`` value that is not ``K/N`` with ``1 <= K <= N``."""
+
+
+@dataclass(frozen=True)
+class MachineShard:
+    """Shard ``index`` of ``count`` (``1 <= index <= count``) of a run split across machines.
+
+    A row belongs to the shard its scenario id's SHA-256 names (:meth:`of`): not Python's
+    ``hash()``, which differs between processes, and not a position, which moves with the
+    selection; every row of an outline lands with its scenario."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> MachineShard:
+        """``K/N`` as typed on ``--shard``; anything else is :class:`ShardSyntaxError`."""
+        index, slash, count = text.partition("/")
+        if not (slash and index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+            raise ShardSyntaxError(f"--shard {text!r} is not K/N with 1 <= K <= N (e.g. 1/4)")
+        return cls(int(index), int(count))
+
+    @staticmethod
+    def of(row_id: str, count: int) -> int:
+        """The shard (1 to ``count``) the row ``row_id`` (``ID`` or ``ID[case]``) belongs to."""
+        scenario = row_id.split("[", 1)[0]
+        digest = hashlib.sha256(scenario.encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big") % count + 1
+
+    def holds(self, row_id: str) -> bool:
+        return self.of(row_id, self.count) == self.index
+
+    def share(self, rows: Sequence[Row], row_id: Callable[[Row], str]) -> list[Row]:
+        """This shard's rows of ``rows``, in their order."""
+        return [row for row in rows if self.holds(row_id(row))]
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -114,6 +114,7 @@ class Code(StrEnum):
     SESSION_NO_HEADER = "session-no-header"
     SESSION_NOT_A_FILE = "session-not-a-file"
     SESSION_UNREADABLE = "session-unreadable"
+    SHARDS_MISMATCH = "shards-mismatch"
     SOURCE_CHANGED = "source-changed"
     SOURCE_COVERAGE_PARTIAL = "source-coverage-partial"
     SOURCE_EMPTY = "source-empty"
@@ -155,5 +156,5 @@ GROUPS: Final[dict[str, frozenset[Code]]] = {
     "Session rebase: crash points": frozenset({Code.INVALID_CRASH_POINT}),
     "Index": frozenset({Code.INDEX_SCHEMA_NEWER, Code.INDEX_MIGRATION_CHANGED, Code.INDEX_REBUILT, Code.INDEX_NOT_OURS}),
     "Protocol": frozenset({Code.UNKNOWN_OPERATION, Code.UNSUPPORTED_PROTOCOL_VERSION, Code.UNKNOWN_COMMAND, Code.INVALID_REQUEST, Code.REQUEST_TOO_LARGE, Code.NOT_STARTED, Code.INVALID_PARAMS}),
-    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.SUITE_NOT_FOUND, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.PORT_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID, Code.AUDIT_INPUT, Code.AUDIT_MAPPING, Code.AUDIT_QUERY}),
+    "Command line": frozenset({Code.USAGE, Code.BAD_OPTION, Code.IO, Code.NO_MANIFEST, Code.EXPECTATIONS_INVALID, Code.EXPECTATIONS_REPORT, Code.SUITE_NOT_FOUND, Code.PORT_START_FAILED, Code.PORT_HANDSHAKE_FAILED, Code.PORT_FAILED, Code.OUTPUT_UNWRITABLE, Code.REPORT_INVALID, Code.AUDIT_INPUT, Code.AUDIT_MAPPING, Code.AUDIT_QUERY, Code.SHARDS_MISMATCH}),
 }
