@@ -23,6 +23,7 @@ from conformance import schemas
 from conformance.cli import main
 from conformance.protocol import OPERATIONS, ContractError, ImplInfo, JsonObject
 from conformance.smoke import Verdict, answer_of, contract_codes
+from conformance.smoke import smoke as smoke_of
 from conformance.smoke_requests import SmokeFolder, minimal_requests
 from conformance.supervisor import PortSupervisor
 
@@ -152,3 +153,32 @@ def test_a_refusal_is_well_formed_only_with_a_contract_code(code: str, verdict: 
     answer = answer_of(supervisor, "text.measure", {"text": "x"})
     assert answer.verdict is verdict and answer.well_formed is (verdict is Verdict.REFUSED)
     assert code in answer.detail
+
+
+def test_a_port_that_hangs_is_malformed_within_the_timeout_and_the_next_operation_is_answered(state: Path) -> None:
+    began = time.monotonic()
+    done = smoke("--timeout", "1", "--stdio", "--", *faulty_port("hang", state, op="text.measure"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    answers = answer_lines(done.stdout)
+    assert answers["text.measure"].startswith("malformed: no answer to request ")
+    assert answers["text.slice"].startswith("ok ")
+    assert time.monotonic() - began < 20 and "Traceback" not in done.stderr
+    assert live_pids(state) == []
+
+
+def test_a_port_declaring_no_operation_is_only_its_handshake(tmp_path: Path) -> None:
+    supervisor = PortSupervisor(lambda: Declaring(()), request_timeout=None)
+    result = smoke_of(supervisor, tmp_path)
+    assert result.answers == () and result.well_formed
+    assert result.render().splitlines()[0].endswith("protocol 1, 0 operations declared")
+
+
+class Declaring(Refusing):
+    """A port that declares ``operations`` (and refuses them all with ``invalid-params``)."""
+
+    def __init__(self, operations: tuple[str, ...]) -> None:
+        super().__init__("invalid-params")
+        self.operations = operations
+
+    def start(self) -> ImplInfo:
+        return ImplInfo("declaring", "0", "python", 1, self.operations)
