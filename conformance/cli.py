@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list|coverage|update-expectations|summary|validate-report|privacy|merge``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|coverage|update-expectations|summary|validate-report|privacy|diff|merge|smoke``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final
 
 from conformance import __version__
 from conformance.commandline import (
@@ -26,10 +25,8 @@ from conformance.commandline import (
     run_handler,
 )
 from conformance.coverage_command import add_coverage as _add_coverage
+from conformance.port_options import StdioOption, add_port_options, seconds
 from conformance.summary_command import cmd_summary
-
-#: What ``--stdio`` without ``--`` is told (the port's command comes after ``--``, whole).
-STDIO_WITHOUT_SEPARATOR: Final = "--stdio takes the port's command after --: --stdio -- ./port"
 
 
 def refuse(args: argparse.Namespace, code: str, message: str) -> int:
@@ -89,17 +86,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         audit=args.audit,
         shard=args.shard,
     ))
-
-
-def seconds(text: str) -> float:
-    """A number of seconds, not negative (``--timeout 0`` turns the request timeout off)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
-    return value
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -162,16 +148,28 @@ def _add_privacy(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "the in-process reference; '--stdio -- CMD ARGS...' any implementation of the adapter protocol. "
         "Exit 0: no leak and at most 2%% false positives on every path; 1: not so; 2: bad input.",
     )
-    privacy.add_argument("--json", action="store_true", help="print the rows and the verdict as one JSON object")
-    privacy.add_argument("--adapter", metavar="NAME", default="reference",
-                         help="in-process adapter: a recall_rebase.adapters entry point or module:attr "
-                         "(default: reference)")
-    privacy.add_argument("--timeout", metavar="SECONDS", type=seconds, default=None,
-                         help="seconds a --stdio port may take per request (default 10; 0: none)")
-    privacy.add_argument("--start-timeout", metavar="SECONDS", type=seconds, default=None,
-                         help="seconds a --stdio port may take to start (default 30)")
-    privacy.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
+    add_port_options(privacy, json_help="print the rows and the verdict as one JSON object")
     privacy.set_defaults(handler=cmd_privacy)
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    """The handshake, then each declared operation once (``conformance.smoke``)."""
+    from conformance.smoke import run_smoke
+
+    return run_smoke(stdio_command=args.stdio_command, adapter_name=args.adapter, as_json=args.json,
+                     timeout=args.timeout, start_timeout=args.start_timeout)
+
+
+def _add_smoke(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    smoke = commands.add_parser(
+        "smoke", help="the handshake, then every operation the implementation declares, once, in seconds",
+        description="The handshake, then each operation the hello declares once with a minimal valid request, "
+        "every message held to schemas/adapter/v1: one line each, ok, refused CODE (a code of schemas/codes/v1: "
+        "well-formed) or malformed: why. In-process reference by default, or '--stdio -- CMD ARGS...'. Exit 0: "
+        "every answer well-formed; 1: one is not; 2: bad input; 3: the port does not start.",
+    )
+    add_port_options(smoke, json_help="print the hello and the answers as one JSON object")
+    smoke.set_defaults(handler=cmd_smoke)
 
 
 def _shard(text: str) -> str:
@@ -267,23 +265,6 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                         help="only scenarios with one of these Gherkin tags (no @), comma-separated; repeatable")
 
 
-class _StdioOption(argparse.Action):
-    """``--stdio``: shown as ``--stdio -- PORT ...``; :func:`main` takes it and the command after
-    ``--`` off the line before argparse, so argparse meets it only without ``--``: refused."""
-
-    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=None,
-                         help="run the implementation PORT ... (every word after --) over the adapter protocol "
-                         "on its stdio, instead of the in-process one")
-
-    def format_usage(self) -> str:
-        return "--stdio -- PORT ..."
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
-        parser.error(STDIO_WITHOUT_SEPARATOR)
-
-
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive count")
@@ -340,7 +321,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     run.add_argument("--shard", metavar="K/N", type=_shard, help="run only shard K of N (by a hash of each "
                      "scenario id: the same on every machine); 'conformance merge' adds the N reports up")
     _add_parallel(run)
-    run.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
+    run.add_argument("--stdio", dest="stdio_command", action=StdioOption)
     run.set_defaults(handler=cmd_run)
     check = commands.add_parser(
         "check", help="suite sanity: ids unique, fixtures resolve, schemas valid, fixtures as declared"
@@ -364,6 +345,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     _add_privacy(commands)
     _add_diff(commands)
     _add_merge(commands)
+    _add_smoke(commands)
     return parser
 
 
@@ -371,7 +353,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "recall-rebase confor
     arguments = list(sys.argv[1:] if argv is None else argv)
     stdio_command: list[str] | None = None
     split = arguments.index("--") if "--" in arguments else len(arguments)
-    if "--stdio" in arguments[:split] and split < len(arguments) and arguments[:1] in (["run"], ["privacy"]):
+    if "--stdio" in arguments[:split] and split < len(arguments) and arguments[:1] in (["run"], ["privacy"], ["smoke"]):
         stdio_command = arguments[split + 1 :]
         arguments = [a for a in arguments[:split] if a != "--stdio"]
         if not stdio_command:
