@@ -157,7 +157,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from conformance.summary_render import Format, render
 
     try:
-        summary = summarize(args.reports, show_failures=args.show == "failures")
+        summary = summarize(args.reports, show_failures="failures" in args.show,
+                            show_unsupported="unsupported" in args.show)
     except ReportError as error:
         return fail(error.code, error.message)
     text = render(summary, Format(args.format))
@@ -245,9 +246,11 @@ def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
                          help="text (default: aligned columns), markdown (a GFM table), json "
                          "(schemas/summary/v1/summary.schema.json) or html (one self-contained page)")
     summary.add_argument("--output", metavar="PATH", help="write here instead of stdout")
-    summary.add_argument("--show", choices=["areas", "failures"], default="areas",
+    summary.add_argument("--show", metavar="areas|failures|failures,unsupported", type=_shown,
+                         default=frozenset({"areas"}),
                          help="failures: also list, per report, the rows that are not PASS with the first "
-                         "line of their message")
+                         "line of their message, UNSUPPORTED ones counted only; failures,unsupported: "
+                         "list the UNSUPPORTED rows too")
     summary.set_defaults(handler=cmd_summary)
     validate = commands.add_parser(
         "validate-report", help="check NDJSON reports against schemas/report/v1 and list every problem",
@@ -295,6 +298,14 @@ def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive count")
     return int(text)
+
+
+def _shown(text: str) -> frozenset[str]:
+    """``--show`` of ``summary``: ``areas``, ``failures``, or ``failures,unsupported``."""
+    words = frozenset(text.split(","))
+    if text in ("areas", "failures") or words == {"failures", "unsupported"}:
+        return words
+    raise argparse.ArgumentTypeError(f"{text!r} is none of areas, failures, failures,unsupported")
 
 
 def _jobs(text: str) -> int:
