@@ -354,7 +354,9 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      help="after each recall or rebase scenario, audit the sessions folder and index it left "
                      "through the mapping the implementation's hello declares (docs/audit.md): any finding "
                      "fails the scenario with its AUDIT-NNN ids")
-    run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
+    run.add_argument("-v", "--verbose", action="store_true",
+                     help="show pytest's own output, and list every row: the PASS ids, and the UNSUPPORTED and "
+                     "SKIP rows one by one (without it they are counted per area with what they lack)")
     _add_parallel(run)
     run.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
     run.set_defaults(handler=cmd_run)
