@@ -63,6 +63,8 @@ def _table_lines(summary: Summary, mark: Callable[[Part], str], escape: Callable
 
 
 def _aligned(lines: Sequence[Sequence[str]]) -> list[str]:
+    if not lines:  # a report with no row to list under --show failures
+        return []
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     return ["  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip()
             for line in lines]

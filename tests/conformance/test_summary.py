@@ -240,3 +240,11 @@ def test_a_show_word_of_no_meaning_is_one_usage_line(two: list[str], show: str) 
     done = conformance("summary", *two, "--show", show)
     assert done.code == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "usage" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("rows", [[row("PRIM-001")], [row("TREE-003", "UNSUPPORTED", "UNSUPPORTED: needs operation 'x'")]])
+def test_show_failures_of_a_report_with_none_listed_says_so(tmp_path: Path, rows: list[dict[str, object]],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = report_files.write(tmp_path / "r.ndjson", rows, name="p", version="1")
+    assert main(["summary", str(path), "--show", "failures"]) == 0
+    assert re.search(r"^p 1: 0 rows not PASS", capsys.readouterr().out, re.M)
