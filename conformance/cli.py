@@ -246,11 +246,9 @@ def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
                          help="text (default: aligned columns), markdown (a GFM table), json "
                          "(schemas/summary/v1/summary.schema.json) or html (one self-contained page)")
     summary.add_argument("--output", metavar="PATH", help="write here instead of stdout")
-    summary.add_argument("--show", metavar="areas|failures|failures,unsupported", type=_shown,
-                         default=frozenset({"areas"}),
-                         help="failures: also list, per report, the rows that are not PASS with the first "
-                         "line of their message, UNSUPPORTED ones counted only; failures,unsupported: "
-                         "list the UNSUPPORTED rows too")
+    summary.add_argument("--show", metavar="areas|failures|failures,unsupported", type=_shown, default={"areas"},
+                         help="failures: also list, per report, the rows not PASS with their message's first line "
+                         "(UNSUPPORTED ones counted only); failures,unsupported: list those too")
     summary.set_defaults(handler=cmd_summary)
     validate = commands.add_parser(
         "validate-report", help="check NDJSON reports against schemas/report/v1 and list every problem",
@@ -354,9 +352,8 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      help="after each recall or rebase scenario, audit the sessions folder and index it left "
                      "through the mapping the implementation's hello declares (docs/audit.md): any finding "
                      "fails the scenario with its AUDIT-NNN ids")
-    run.add_argument("-v", "--verbose", action="store_true",
-                     help="show pytest's own output, and list every row: the PASS ids, and the UNSUPPORTED and "
-                     "SKIP rows one by one (without it they are counted per area with what they lack)")
+    run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output and list every row: "
+                     "PASS ids, UNSUPPORTED and SKIP rows (else counted per area with what they lack)")
     _add_parallel(run)
     run.add_argument("--stdio", dest="stdio_command", action=_StdioOption)
     run.set_defaults(handler=cmd_run)

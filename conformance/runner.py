@@ -30,6 +30,7 @@ from conformance import (
 )
 from conformance.judging import verdict_line
 from conformance.progress import watching
+from conformance.protocol import JsonObject
 from conformance.selection import pytest_selection_args, selection_words
 from conformance.statuses import Status
 from conformance.suite import features_dir
@@ -281,7 +282,7 @@ def _details(row: dict[str, Any]) -> list[str]:
 COUNTED_NOT_LISTED: Final = (Status.UNSUPPORTED, Status.SKIP)
 
 
-def _missing(row: dict[str, Any]) -> tuple[str, str]:
+def _missing(row: JsonObject) -> tuple[str, str]:
     """What a counted row lacks, as ``(kind, item)``: ``("needs operation", "text.slice")``,
     ``("needs", "symlink on windows")``, or the message's headline for a skip (or an older report)."""
     missing = row.get("unsupported")
@@ -292,7 +293,7 @@ def _missing(row: dict[str, Any]) -> tuple[str, str]:
     return "", reports.headline(row["message"] or "") or str(row["status"]).lower()
 
 
-def _counted(status: Status, rows: list[dict[str, Any]]) -> list[str]:
+def _counted(status: Status, rows: list[JsonObject]) -> list[str]:
     """``UNSUPPORTED 37: needs operation text.slice (30), session.node (7)``, wrapped."""
     kinds: dict[str, Counter[str]] = {}
     for row in rows:
