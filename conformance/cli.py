@@ -213,9 +213,9 @@ def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
                          help="text (default: aligned columns), markdown (a GFM table), json "
                          "(schemas/summary/v1/summary.schema.json) or html (one self-contained page)")
     summary.add_argument("--output", metavar="PATH", help="write here instead of stdout")
-    summary.add_argument("--show", choices=["areas", "failures"], default="areas",
-                         help="failures: also list, per report, the rows that are not PASS with the first "
-                         "line of their message")
+    summary.add_argument("--show", metavar="areas|failures|failures,unsupported", type=_shown, default={"areas"},
+                         help="failures: also list, per report, the rows not PASS with their message's first line "
+                         "(UNSUPPORTED ones counted only); failures,unsupported: list those too")
     summary.set_defaults(handler=cmd_summary)
     validate = commands.add_parser(
         "validate-report", help="check NDJSON reports against schemas/report/v1 and list every problem",
@@ -271,6 +271,14 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _shown(text: str) -> frozenset[str]:
+    """``--show`` of ``summary``: ``areas``, ``failures``, or ``failures,unsupported``."""
+    words = frozenset(text.split(","))
+    if text in ("areas", "failures") or words == {"failures", "unsupported"}:
+        return words
+    raise argparse.ArgumentTypeError(f"{text!r} is none of areas, failures, failures,unsupported")
+
+
 def _jobs(text: str) -> int:
     """``-j N`` (a positive count) or ``-j auto`` (one worker per CPU)."""
     if text == "auto":
@@ -317,7 +325,8 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      help="after each recall or rebase scenario, audit the sessions folder and index it left "
                      "through the mapping the implementation's hello declares (docs/audit.md): any finding "
                      "fails the scenario with its AUDIT-NNN ids")
-    run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output")
+    run.add_argument("-v", "--verbose", action="store_true", help="show pytest's own output and list every row: "
+                     "PASS ids, UNSUPPORTED and SKIP rows (else counted per area with what they lack)")
     run.add_argument("--shard", metavar="K/N", type=_shard, help="run only shard K of N (by a hash of each "
                      "scenario id: the same on every machine); 'conformance merge' adds the N reports up")
     _add_parallel(run)

@@ -301,7 +301,10 @@ class _Reporter:
             doc = getattr(getattr(item, "obj", None), "__doc__", None) or ""
             _, separator, title = doc.partition(": ")  # pytest-bdd sets "<feature>: <scenario>"
             feature, line = locations.row_location(item) or (module, None)
-            self.results[scenario] = row_status.new_row(scenario, feature, title if separator else item.name, line,
+            callspec = getattr(item, "callspec", None)
+            example = callspec.params.get(locations.EXAMPLE_PARAM) if callspec is not None else None
+            title = row_status.filled_title(title, example) if separator else item.name
+            self.results[scenario] = row_status.new_row(scenario, feature, title, line,
                                                         clauses_of(item, self.clause_texts))
         return self.results[scenario]
 

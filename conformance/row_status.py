@@ -14,7 +14,7 @@ platform lacks UNSUPPORTED (the row's ``unsupported`` names it).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import pytest
@@ -44,6 +44,18 @@ def drop_harness_frames(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
 def failure_text(report: pytest.TestReport) -> str:
     """pytest's traceback of a failed phase, without its advice to rerun with ``-v``."""
     return "\n".join(line for line in str(report.longreprtext).splitlines() if not NOISE_LINE.fullmatch(line.strip()))
+
+
+#: An Examples column named in an outline's title: ``<case>``.
+OUTLINE_PARAMETER: Final = re.compile(r"<([^<>]+)>")
+
+
+def filled_title(title: str, example: Mapping[str, Any] | None) -> str:
+    """An outline's title with each ``<name>`` its Examples row fills replaced by the row's value
+    (a name the row lacks stays as written); a plain scenario's title as it is."""
+    if not example:
+        return title
+    return OUTLINE_PARAMETER.sub(lambda found: str(example.get(found.group(1), found.group(0))), title)
 
 
 def new_row(scenario: str, feature: str, title: str, line: int | None = None,

@@ -9,6 +9,7 @@ import shlex
 import sys
 import tempfile
 import textwrap
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,9 @@ from conformance import (
 )
 from conformance.judging import verdict_line
 from conformance.progress import watching
+from conformance.protocol import JsonObject
 from conformance.selection import pytest_selection_args, selection_words
+from conformance.statuses import Status
 from conformance.suite import features_dir
 from conformance.untrusted_text import for_terminal
 
@@ -174,7 +177,7 @@ def run_conformance(options: RunOptions) -> int:
         header, results, summary = read.header, read.results, read.summary
     stopped = summary.get("interrupted")
     if stopped is not None:
-        return _report_interrupted(header, results, summary, as_json=options.as_json)
+        return _report_interrupted(header, results, summary, as_json=options.as_json, verbose=options.verbose)
     if summary["total"] == 0 and options.shard:  # a hash split may leave a shard of a small selection empty
         print(f"recall-rebase: shard {options.shard} holds none of the selected rows; its report has none",
               file=sys.stderr)
@@ -191,7 +194,7 @@ def run_conformance(options: RunOptions) -> int:
                           "results": [{"id": r["id"], "status": r["status"]} for r in results],
                           "not_run": not_run}))
     else:
-        _print_summary(header, results, summary)
+        _print_summary(header, results, summary, verbose=options.verbose)
         if code not in (0, 5) and summary["conformant"]:
             print(f"recall-rebase: pytest exited {code}", file=sys.stderr)
         if not_run and options.max_fail is not None:
@@ -252,7 +255,7 @@ def _without_foreign_settings() -> Iterator[None]:
 
 
 def _report_interrupted(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any], *,
-                        as_json: bool) -> int:
+                        as_json: bool, verbose: bool = False) -> int:
     """A run a signal or a dead port ended early: what ran, then one line; the exit code says which."""
     stopped = summary["interrupted"]
     ran = any(r["status"] != "NOTRUN" for r in results)
@@ -260,7 +263,7 @@ def _report_interrupted(header: dict[str, Any], results: list[dict[str, Any]], s
         print(json.dumps({"implementation": header["implementation"], "summary": summary,
                           "results": [{"id": r["id"], "status": r["status"]} for r in results]}))
     elif ran or stopped["reason"] != "port-start-failed":
-        _print_summary(header, results, summary)
+        _print_summary(header, results, summary, verbose=verbose)
     if stopped["reason"] == "port-start-failed":
         print(f"recall-rebase: {stopped['message']}", file=sys.stderr)
         return EXIT_PORT_START
@@ -285,7 +288,37 @@ def _details(row: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+#: Statuses a run counts per area, with what is missing, and lists one by one only with ``-v``.
+COUNTED_NOT_LISTED: Final = (Status.UNSUPPORTED, Status.SKIP)
+
+
+def _missing(row: JsonObject) -> tuple[str, str]:
+    """What a counted row lacks, as ``(kind, item)``: ``("needs operation", "text.slice")``,
+    ``("needs", "symlink on windows")``, or the message's headline for a skip (or an older report)."""
+    missing = row.get("unsupported")
+    if isinstance(missing, dict) and "operation" in missing:
+        return "needs operation", str(missing["operation"])
+    if isinstance(missing, dict) and "primitives" in missing:
+        return "needs", f"{', '.join(missing['primitives'])} on {missing['platform']}"
+    return "", reports.headline(row["message"] or "") or str(row["status"]).lower()
+
+
+def _counted(status: Status, rows: list[JsonObject]) -> list[str]:
+    """``UNSUPPORTED 37: needs operation text.slice (30), session.node (7)``, wrapped."""
+    kinds: dict[str, Counter[str]] = {}
+    for row in rows:
+        kind, item = _missing(row)
+        kinds.setdefault(kind, Counter())[item] += 1
+    said = "; ".join(" ".join(filter(None, [kind, ", ".join(f"{item} ({n})" for item, n in sorted(items.items()))]))
+                     for kind, items in sorted(kinds.items()))
+    return textwrap.wrap(f"{status} {len(rows)}: {said}", width=100, initial_indent="    ",
+                         subsequent_indent="      ", break_on_hyphens=False, break_long_words=False)
+
+
+def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summary: dict[str, Any], *,
+                   verbose: bool = False) -> None:
+    """Per area: how many passed; UNSUPPORTED and SKIP rows counted with what they lack; every other
+    row that is not PASS with its details. ``verbose``: the PASS ids and every counted row too."""
     impl = header["implementation"]
     shard = f", shard {header['shard']['index']}/{header['shard']['count']}" if "shard" in header else ""
     print(f"implementation: {impl['name']} {impl['version']} ({impl['language']}){shard}")
@@ -297,13 +330,17 @@ def _print_summary(header: dict[str, Any], results: list[dict[str, Any]], summar
         passed = [r["id"] for r in items if r["status"] == "PASS"]
         never_ran = [r["id"] for r in items if r["status"] == "NOTRUN" and r["message"] == row_status.NOT_RUN]
         print(f"  {area:<10} {len(passed)}/{len(items)} passed")
-        for label, ids in (("PASS", passed), ("NOTRUN", never_ran)):
+        for label, ids in (("PASS", passed if verbose else []), ("NOTRUN", never_ran)):
             for line in textwrap.wrap(" ".join(ids), width=96, break_on_hyphens=False, break_long_words=False):
                 print(f"    {label:<5} {line}")
+        for status in COUNTED_NOT_LISTED if not verbose else ():
+            if counted := [r for r in items if r["status"] == status]:
+                print("\n".join(for_terminal(line) for line in _counted(status, counted)))
         for r in items:
-            if r["status"] != "PASS" and r["id"] not in never_ran:
-                print(f"    {r['status']:<5} {r['id']}  {r['title']}")
-                for line in _details(r):  # the port's words among them: no terminal control reaches the screen
-                    print(f"           {for_terminal(line)}")
+            if r["status"] == "PASS" or r["id"] in never_ran or (r["status"] in COUNTED_NOT_LISTED and not verbose):
+                continue
+            print(f"    {r['status']:<5} {r['id']}  {r['title']}")
+            for line in _details(r):  # the port's words among them: no terminal control reaches the screen
+                print(f"           {for_terminal(line)}")
     interrupted = summary["interrupted"]["reason"] if "interrupted" in summary else None
     print(verdict_line(summary["total"], summary["counts"], summary["conformant"], interrupted))

@@ -22,6 +22,8 @@ from conformance.statuses import Status
 from conformance.untrusted_text import first_line
 
 NOT_RUN_THERE: Final = "—"
+#: How to have ``--show failures`` list the UNSUPPORTED rows too.
+SHOW_UNSUPPORTED: Final = "--show failures,unsupported"
 STATUS_ORDER: Final = tuple(Status)
 
 
@@ -131,11 +133,24 @@ class Summary:
     areas: tuple[AreaLine, ...]
     total: tuple[Cell, ...]
     show_failures: bool = False
+    show_unsupported: bool = False
 
-    def failures(self, column: int) -> list[tuple[RowLine, RowResult]]:
-        """The rows of one report that are not PASS, in id order."""
+    def _not_pass(self, column: int) -> list[tuple[RowLine, RowResult]]:
         return [(row, result) for area in self.areas for row in area.rows
                 if (result := row.results[column]) is not None and result.status != Status.PASS]
+
+    def failures(self, column: int) -> list[tuple[RowLine, RowResult]]:
+        """The rows of one report that are not PASS, in id order; UNSUPPORTED ones only when
+        ``show_unsupported`` (``--show failures,unsupported``)."""
+        return [(row, result) for row, result in self._not_pass(column)
+                if self.show_unsupported or result.status != Status.UNSUPPORTED]
+
+    def failures_heading(self, column: int) -> str:
+        """``3 rows not PASS``, and how many UNSUPPORTED rows were left out of the list."""
+        listed = len(self.failures(column))
+        left_out = len(self._not_pass(column)) - listed
+        return f"{listed} rows not PASS" + (f", {left_out} UNSUPPORTED not listed ({SHOW_UNSUPPORTED})"
+                                            if left_out else "")
 
 
 def column_labels(found: Sequence[reports.Report]) -> list[str]:
@@ -169,7 +184,8 @@ def _row_line(row_id: str, columns: Sequence[dict[str, dict[str, Any]]]) -> RowL
     return RowLine(row_id, reports.area_of(row_id), title, results)
 
 
-def build(paths: Sequence[str], found: Sequence[reports.Report], *, show_failures: bool = False) -> Summary:
+def build(paths: Sequence[str], found: Sequence[reports.Report], *, show_failures: bool = False,
+          show_unsupported: bool = False) -> Summary:
     """The summary of these reports (read from ``paths``), columns in the order given."""
     columns = tuple(Column(label, path, report)
                     for label, path, report in zip(column_labels(found), paths, found, strict=True))
@@ -182,10 +198,11 @@ def build(paths: Sequence[str], found: Sequence[reports.Report], *, show_failure
                       for report in found)
         areas.append(AreaLine(area, cells, lines))
     total = tuple(_cell(report.results) for report in found)
-    return Summary(columns, tuple(areas), total, show_failures)
+    return Summary(columns, tuple(areas), total, show_failures, show_unsupported)
 
 
-def summarize(paths: Sequence[str], *, show_failures: bool = False) -> Summary:
+def summarize(paths: Sequence[str], *, show_failures: bool = False, show_unsupported: bool = False) -> Summary:
     """Read each report (:class:`conformance.reports.ReportError` for the first bad one) and build
     the summary."""
-    return build(paths, [reports.read_report(Path(path)) for path in paths], show_failures=show_failures)
+    return build(paths, [reports.read_report(Path(path)) for path in paths], show_failures=show_failures,
+                 show_unsupported=show_unsupported)

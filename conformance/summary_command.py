@@ -24,7 +24,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from conformance.summary_render import Format, render
 
     try:
-        summary = summarize(args.reports, show_failures=args.show == "failures")
+        summary = summarize(args.reports, show_failures="failures" in args.show,
+                            show_unsupported="unsupported" in args.show)
     except ReportError as error:
         return fail(error.code, error.message)
     text = render(summary, Format(args.format))

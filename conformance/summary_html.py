@@ -107,7 +107,7 @@ def _failures(summary: Summary) -> list[str]:
     out = ["<h2>Rows not PASS</h2>"]
     for index, column in enumerate(summary.columns):
         failures = summary.failures(index)
-        out.append(f"<h3>{for_html(column.label)}: {len(failures)} rows not PASS</h3>")
+        out.append(f"<h3>{for_html(column.label)}: {for_html(summary.failures_heading(index))}</h3>")
         if failures:
             out += ["<table>", "<tr><th>row</th><th>title</th><th>status</th></tr>"]
             out += [f"<tr><td><code>{for_html(row.id)}</code></td><td>{for_html(row.title)}{_clauses(result)}</td>"

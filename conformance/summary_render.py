@@ -63,6 +63,8 @@ def _table_lines(summary: Summary, mark: Callable[[Part], str], escape: Callable
 
 
 def _aligned(lines: Sequence[Sequence[str]]) -> list[str]:
+    if not lines:  # a report with no row to list under --show failures
+        return []
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     return ["  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip()
             for line in lines]
@@ -83,7 +85,7 @@ def _text_failures(summary: Summary) -> list[str]:
     out: list[str] = []
     for index, column in enumerate(summary.columns):
         failures = summary.failures(index)
-        out += ["", f"{for_terminal(column.label)}: {len(failures)} rows not PASS"]
+        out += ["", f"{for_terminal(column.label)}: {summary.failures_heading(index)}"]
         rows = [[row.id, str(result.status), for_terminal(result.message)]
                 for row, result in failures]
         for line, (_, result) in zip(_aligned(rows), failures, strict=True):
@@ -115,7 +117,7 @@ def render_markdown(summary: Summary) -> str:
     if summary.show_failures:
         for index, column in enumerate(summary.columns):
             failures = summary.failures(index)
-            out += ["", f"**{for_markdown(column.label)}**: {len(failures)} rows not PASS"]
+            out += ["", f"**{for_markdown(column.label)}**: {for_markdown(summary.failures_heading(index))}"]
             if failures:
                 out += ["", _md_line(["row", "status", "message"]), _md_line(["---"] * 3)]
                 out += [_md_line([f"`{row.id}`", _bold_status(result.status), for_markdown(result.message)])

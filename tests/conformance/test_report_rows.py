@@ -205,3 +205,11 @@ def result_line(**extra: Any) -> dict[str, Any]:
 ])
 def test_the_row_schema_takes_the_new_fields_as_optional(extra: dict[str, Any], valid: bool) -> None:
     assert (schemas.errors(result_line(**extra), reports.REPORT_SCHEMA) == []) is valid
+
+
+def test_an_outline_title_is_filled_with_its_example_row() -> None:
+    from conformance.row_status import filled_title
+
+    title = "walks to <depth> (<case>) of <missing>"
+    assert filled_title(title, {"case": "depth-63", "depth": "63"}) == "walks to 63 (depth-63) of <missing>"
+    assert filled_title(title, None) == title and filled_title(title, {}) == title

@@ -98,7 +98,8 @@ def test_show_failures_lists_each_reports_rows_not_pass_with_the_first_message_l
     assert re.search(r"^  TREE-002\s+FAIL\s+AssertionError: leaf$", listing, re.M)
     assert re.search(r"^  TREE-003\s+XFAIL\s+expected failure: leaf rule$", listing, re.M)
     assert "Traceback" not in listing
-    assert "other 1.0: 2 rows not PASS" in listing
+    assert "other 1.0: 1 rows not PASS, 1 UNSUPPORTED not listed (--show failures,unsupported)" in listing
+    assert "TREE-003" not in listing[listing.index("other 1.0"):]  # UNSUPPORTED: counted, not listed
     assert "not PASS" not in render(summary.summarize(two), Format.TEXT)
 
 
@@ -212,3 +213,38 @@ def test_a_missing_report_and_an_unwritable_output_are_one_line_each(
     assert capsys.readouterr().err.startswith("recall-rebase: report-invalid: cannot read the report ")
     assert main(["summary", *two, "--output", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith(f"recall-rebase: output-unwritable: cannot write the summary to {tmp_path}")
+
+
+def test_show_failures_lists_unsupported_rows_only_when_asked(two: list[str]) -> None:
+    asked = render(summary.summarize(two, show_failures=True, show_unsupported=True), Format.TEXT)
+    listing = asked[asked.index("other 1.0: 2 rows not PASS"):]
+    assert re.search(r"^  TREE-003\s+UNSUPPORTED\s+UNSUPPORTED: needs operation 'session.node'$", listing, re.M)
+    for form in (Format.MARKDOWN, Format.HTML):  # the HTML page lists every row after its failures: theirs only
+        def listing(show_unsupported: bool, form: Format = form) -> str:
+            made = render(summary.summarize(two, show_failures=True, show_unsupported=show_unsupported), form)
+            start = made.index("not PASS")
+            return made[start:made.find("<details", start) % (len(made) + 1)]
+        assert "session.node" not in listing(False) and "session.node" in listing(True)
+
+
+@pytest.mark.parametrize(("show", "listed"), [("failures", False), ("failures,unsupported", True),
+                                              ("unsupported,failures", True)])
+def test_the_show_option_takes_unsupported_after_failures(two: list[str], show: str, listed: bool,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", *two, "--show", show]) == 0
+    assert ("session.node" in capsys.readouterr().out) is listed
+
+
+@pytest.mark.parametrize("show", ["unsupported", "failures,bogus", "failures,", ""])
+def test_a_show_word_of_no_meaning_is_one_usage_line(two: list[str], show: str) -> None:
+    done = conformance("summary", *two, "--show", show)
+    assert done.code == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "usage" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("rows", [[row("PRIM-001")], [row("TREE-003", "UNSUPPORTED", "UNSUPPORTED: needs operation 'x'")]])
+def test_show_failures_of_a_report_with_none_listed_says_so(tmp_path: Path, rows: list[dict[str, object]],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = report_files.write(tmp_path / "r.ndjson", rows, name="p", version="1")
+    assert main(["summary", str(path), "--show", "failures"]) == 0
+    assert re.search(r"^p 1: 0 rows not PASS", capsys.readouterr().out, re.M)
