@@ -65,7 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if (problem := _manifest_problem(args) or _selection_problem(args)) is not None:
         return problem
-    return run_conformance(RunOptions(
+    options = RunOptions(
         stdio_command=args.stdio_command,
         report=args.report,
         junitxml=args.junitxml,
@@ -85,7 +85,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         cucumber_json=args.cucumber_json,
         audit=args.audit,
         shard=args.shard,
-    ))
+    )
+    if args.repeat is not None:
+        from conformance.repeat import run_repeated
+
+        return run_repeated(options, args.repeat)
+    return run_conformance(options)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -271,6 +276,15 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _repeat(text: str) -> int:
+    """``--repeat N``: 1 to 100 runs of the selection (``conformance.repeat``)."""
+    from conformance.repeat import MAX_REPEAT
+
+    if not text.isdigit() or not 1 <= int(text) <= MAX_REPEAT:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count from 1 to {MAX_REPEAT}")
+    return int(text)
+
+
 def _shown(text: str) -> frozenset[str]:
     """``--show`` of ``summary``: ``areas``, ``failures``, or ``failures,unsupported``."""
     words = frozenset(text.split(","))
@@ -329,6 +343,8 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
                      "PASS ids, UNSUPPORTED and SKIP rows (else counted per area with what they lack)")
     run.add_argument("--shard", metavar="K/N", type=_shard, help="run only shard K of N (by a hash of each "
                      "scenario id: the same on every machine); 'conformance merge' adds the N reports up")
+    run.add_argument("--repeat", metavar="N", type=_repeat, help="run the selection N times (1-100) and fold: "
+                     "a row with mixed outcomes is FLAKY, with the expectations entry to paste")
     _add_parallel(run)
     run.add_argument("--stdio", dest="stdio_command", action=StdioOption)
     run.set_defaults(handler=cmd_run)
