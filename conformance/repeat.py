@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from conformance import reports
+from conformance import outputs, reports
 from conformance.protocol import JsonObject
-from conformance.runner import EXIT_NOT_CONFORMANT, RunOptions, run_conformance
+from conformance.runner import EXIT_NOT_CONFORMANT, EXIT_USAGE, RunOptions, run_conformance
 from conformance.statuses import Status
 
 MAX_REPEAT: Final = 100
@@ -88,9 +88,8 @@ def fold(runs: Sequence[reports.Report]) -> tuple[reports.Report, list[RepeatedR
             if kept is None or SEVERITY.index(Status(row["status"])) < SEVERITY.index(Status(kept["status"])):
                 worst_rows[row["id"]] = row
     results = [{**worst_rows[r.id], "repeat": r.counts} for r in repeated]
-    last = runs[-1]
     interrupted = next((run.summary["interrupted"] for run in runs if "interrupted" in run.summary), None)
-    return reports.Report(last.header, results, reports.summary_line(results, interrupted)), repeated
+    return reports.Report(runs[0].header, results, reports.summary_line(results, interrupted)), repeated
 
 
 def _print_fold(repeated: list[RepeatedRow], runs: int) -> None:
@@ -110,7 +109,11 @@ def _print_fold(repeated: list[RepeatedRow], runs: int) -> None:
 
 
 def run_repeated(options: RunOptions, runs: int) -> int:
-    """Run the selection ``runs`` times and fold; exit 1 when a row is flaky or a run was not conformant."""
+    """Run the selection ``runs`` times and fold; exit 1 when a row is flaky or a run was not conformant.
+    An interrupted run (SIGINT, SIGTERM) is the last: the fold covers the runs made."""
+    if (problem := outputs.first_unwritable({outputs.REPORT: options.report})) is not None:
+        print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     codes: list[int] = []
     read: list[reports.Report] = []
     with tempfile.TemporaryDirectory(prefix="recall-rebase-repeat-") as scratch:
@@ -127,6 +130,9 @@ def run_repeated(options: RunOptions, runs: int) -> int:
             except reports.ReportError as error:
                 print(f"recall-rebase: {error.code}: {error.message}", file=sys.stderr)
                 return EXIT_NOT_CONFORMANT
+            if "interrupted" in read[-1].summary:
+                break
+    runs = len(read)
     folded, repeated = fold(read)
     if options.report:
         reports.write_report(Path(options.report), folded)

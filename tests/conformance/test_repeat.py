@@ -51,6 +51,7 @@ def test_a_row_that_fails_in_one_run_of_three_is_flaky_with_the_entry_to_paste(t
     entry = parse_manifest(manifest, where="pasted").expectations[0]
     assert (entry.id, entry.status.value, entry.outcomes) == ("PRIM-004", "flaky", ("FAIL", "PASS"))
     assert "1 rows run 3 times: 0 stable, 1 flaky" in run.stdout
+    assert read_report(tmp_path / "report.ndjson").summary["counts"] == {"FAIL": 1}  # the folded report is valid
 
 
 @pytest.mark.parametrize("value", ["0", "101", "x", "-1", "2.5", ""])
@@ -93,3 +94,24 @@ def test_json_is_one_object_with_every_row(tmp_path: Path) -> None:
     printed = json.loads(run.stdout)
     assert printed["repeat"] == 2 and printed["exit_codes"] == [0, 0]
     assert printed["rows"] == [{"id": "PRIM-004", "status": "PASS", "counts": {"PASS": 2}, "flaky": False}]
+
+
+def test_an_unwritable_report_is_refused_before_any_run(tmp_path: Path) -> None:
+    report = tmp_path  # a folder
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "conformance", "run", "--only", "PRIM-004",
+                           "--repeat", "2", "--report", str(report)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("recall-rebase: output-unwritable: cannot write the report to ")
+    assert "repeat 1/2" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_folded_report_has_the_first_runs_header_and_stops_at_an_interrupted_run() -> None:
+    first, second = _report(("A-001", "PASS")), _report(("A-001", "NOTRUN"))
+    first.header["started"], second.header["started"] = "early", "late"
+    second.summary["interrupted"] = {"signal": "SIGINT"}
+    folded, rows = fold([first, second])
+    assert folded.header["started"] == "early"
+    assert folded.summary["interrupted"] == {"signal": "SIGINT"}
+    assert rows[0].counts == {"NOTRUN": 1, "PASS": 1}
