@@ -111,6 +111,10 @@ def _print_fold(repeated: list[RepeatedRow], runs: int) -> None:
 def run_repeated(options: RunOptions, runs: int) -> int:
     """Run the selection ``runs`` times and fold; exit 1 when a row is flaky or a run was not conformant.
     An interrupted run (SIGINT, SIGTERM) is the last: the fold covers the runs made."""
+    for option, given in (("--junitxml", options.junitxml), ("--cucumber-json", options.cucumber_json)):
+        if given:
+            print(f"recall-rebase: usage: {option} is one run's output: not with --repeat", file=sys.stderr)
+            return EXIT_USAGE
     if (problem := outputs.first_unwritable({outputs.REPORT: options.report})) is not None:
         print(f"recall-rebase: {outputs.OUTPUT_UNWRITABLE}: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -120,7 +124,7 @@ def run_repeated(options: RunOptions, runs: int) -> int:
         for number in range(1, runs + 1):
             print(f"recall-rebase: repeat {number}/{runs}", file=sys.stderr)
             path = Path(scratch) / f"run-{number}.ndjson"
-            once = replace(options, report=str(path), as_json=False, junitxml=None, cucumber_json=None)
+            once = replace(options, report=str(path), as_json=False)
             with contextlib.redirect_stdout(sys.stderr):
                 codes.append(run_conformance(once))
             if not path.exists():  # the run could not start (a usage line, an unstartable port): its code

@@ -115,3 +115,13 @@ def test_the_folded_report_has_the_first_runs_header_and_stops_at_an_interrupted
     assert folded.header["started"] == "early"
     assert folded.summary["interrupted"] == {"signal": "SIGINT"}
     assert rows[0].counts == {"NOTRUN": 1, "PASS": 1}
+
+
+@pytest.mark.parametrize("option", ["--junitxml", "--cucumber-json"])
+def test_junit_and_cucumber_output_are_refused_with_repeat(tmp_path: Path, option: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "reference.cli", "conformance", "run", "--only", "PRIM-004",
+                           "--repeat", "2", option, str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"recall-rebase: usage: {option} is one run's output: not with --repeat"]
+    assert not (tmp_path / "out").exists()
