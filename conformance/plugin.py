@@ -27,15 +27,15 @@ from conformance import suite as suite_data
 from conformance.capabilities import DeclaredOperations
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
-from conformance.implementations import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, AdapterNotFound, adapter_class
+from conformance.implementations import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, AdapterNotFound
 from conformance.judging import ExpectationsPlugin
-from conformance.message_checks import MessageChecks, ValidatingAdapter
+from conformance.message_checks import MessageChecks
 from conformance.protocol import PROTOCOL_VERSION, Adapter
 from conformance.row_clauses import CitedClause, ClauseTexts
 from conformance.selection import Selection, scenario_of, tags_by_scenario
 from conformance.shards import MachineShard, ShardSyntaxError
-from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
-from conformance.supervisor import PortSupervisor
+from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT
+from conformance.supervisor import PortSupervisor, supervisor_of
 
 STEP_MODULES_PACKAGE = "conformance.steps"
 WORLD_MODULE = "conformance.world"
@@ -181,20 +181,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _supervisor(config: pytest.Config) -> PortSupervisor:
     """The run's supervisor: a ``--rr-stdio`` port with timeouts, or the in-process adapter (none)."""
     stdio = config.getoption("--rr-stdio")
-    checks = MessageChecks() if config.getoption("--rr-validate-messages") else None
-    if stdio:
-        command, timeout = shlex.split(stdio), float(config.getoption("--rr-timeout"))
-        start_timeout = float(config.getoption("--rr-start-timeout"))
-        return PortSupervisor(
-            lambda: SubprocessAdapter(command, start_timeout=start_timeout or None, checks=checks),
-            request_timeout=timeout or None)
     try:
-        implementation = adapter_class(str(config.getoption("--rr-adapter")))
+        return supervisor_of(shlex.split(stdio) if stdio else None, str(config.getoption("--rr-adapter")),
+                             request_timeout=float(config.getoption("--rr-timeout")) or None,
+                             start_timeout=float(config.getoption("--rr-start-timeout")) or None,
+                             checks=MessageChecks() if config.getoption("--rr-validate-messages") else None)
     except AdapterNotFound as error:
         raise pytest.UsageError(str(error)) from None
-    if checks is not None:
-        return PortSupervisor(lambda: ValidatingAdapter(implementation(), checks), request_timeout=None)
-    return PortSupervisor(implementation, request_timeout=None)
 
 
 def port_of(config: pytest.Config) -> PortSupervisor:

@@ -26,6 +26,13 @@ def seconds(text: str) -> float:
     return value
 
 
+def timeout_seconds(value: float | None, default: float) -> float | None:
+    """A timeout option as a port takes it: ``default`` when not given, none at all for 0."""
+    if value is None:
+        return default
+    return value or None
+
+
 class StdioOption(argparse.Action):
     """``--stdio``: shown as ``--stdio -- PORT ...``; ``conformance.cli.main`` takes it and the command
     after ``--`` off the line before argparse, so argparse meets it only without ``--``: refused."""

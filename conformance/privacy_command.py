@@ -23,6 +23,7 @@ from typing import Any, Final
 from conformance.commandline import fail
 from conformance.faults import PortStartFailed
 from conformance.implementations import AdapterNotFound, adapter_class
+from conformance.port_options import timeout_seconds
 from conformance.privacy_corpus import load_corpus
 from conformance.privacy_rebase import PATHS, walk_rebase
 from conformance.privacy_walk import (
@@ -118,18 +119,12 @@ def render(info: ImplInfo, walk: JsonObject, final: JsonObject) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _seconds(value: float | None, default: float) -> float | None:
-    """A timeout option: its default when not given, none at all for 0."""
-    if value is None:
-        return default
-    return value or None
-
-
 def run_privacy(*, stdio_command: Sequence[str] | None, adapter_name: str, as_json: bool,
                 timeout: float | None, start_timeout: float | None) -> int:
     try:
-        adapter = (SubprocessAdapter(list(stdio_command), request_timeout=_seconds(timeout, DEFAULT_REQUEST_TIMEOUT),
-                                     start_timeout=_seconds(start_timeout, DEFAULT_START_TIMEOUT))
+        adapter = (SubprocessAdapter(list(stdio_command),
+                                     request_timeout=timeout_seconds(timeout, DEFAULT_REQUEST_TIMEOUT),
+                                     start_timeout=timeout_seconds(start_timeout, DEFAULT_START_TIMEOUT))
                    if stdio_command else in_process(adapter_name))
         info = adapter.start()
     except AdapterNotFound as exc:

@@ -17,7 +17,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -27,14 +27,15 @@ from conformance.check import CODE_CATALOGUE
 from conformance.codes import catalogue_codes
 from conformance.commandline import fail
 from conformance.faults import PortFault, PortStartFailed
-from conformance.implementations import AdapterNotFound, adapter_class
-from conformance.message_checks import MessageChecks, MessageOffSchema, ValidatingAdapter
-from conformance.protocol import Adapter, ContractError, ImplInfo, JsonObject
+from conformance.implementations import AdapterNotFound
+from conformance.message_checks import MessageChecks, MessageOffSchema
+from conformance.port_options import timeout_seconds
+from conformance.protocol import ContractError, ImplInfo, JsonObject
 from conformance.runner import EXIT_NOT_CONFORMANT, EXIT_PORT_START, EXIT_USAGE
 from conformance.smoke_requests import SmokeFolder, minimal_requests
-from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT, SubprocessAdapter
+from conformance.stdio import DEFAULT_REQUEST_TIMEOUT, DEFAULT_START_TIMEOUT
 from conformance.suite import schemas_dir
-from conformance.supervisor import PortSupervisor
+from conformance.supervisor import PortSupervisor, supervisor_of
 from conformance.untrusted_text import first_line, for_terminal
 
 EXIT_WELL_FORMED: Final = 0
@@ -141,30 +142,14 @@ def smoke(supervisor: PortSupervisor, root: Path) -> SmokeResult:
     return SmokeResult(info, answers, time.monotonic() - began)
 
 
-def _seconds(value: float | None, default: float) -> float | None:
-    """A timeout option: its default when not given, none at all for 0 (as ``conformance run``)."""
-    if value is None:
-        return default
-    return value or None
-
-
-def supervisor_for(stdio_command: Sequence[str] | None, adapter_name: str, *, timeout: float | None,
-                   start_timeout: float | None) -> PortSupervisor:
-    """A port with the run's timeouts, or the in-process adapter; either way every message checked."""
-    checks = MessageChecks()
-    if stdio_command:
-        command, started = list(stdio_command), _seconds(start_timeout, DEFAULT_START_TIMEOUT)
-        return PortSupervisor(lambda: SubprocessAdapter(command, start_timeout=started, checks=checks),
-                              request_timeout=_seconds(timeout, DEFAULT_REQUEST_TIMEOUT))
-    implementation: Callable[[], Adapter] = adapter_class(adapter_name)
-    return PortSupervisor(lambda: ValidatingAdapter(implementation(), checks), request_timeout=None)
-
-
 def run_smoke(*, stdio_command: Sequence[str] | None, adapter_name: str, as_json: bool,
               timeout: float | None, start_timeout: float | None) -> int:
     """The command: one line per operation (or one JSON object), and its exit code."""
     try:
-        supervisor = supervisor_for(stdio_command, adapter_name, timeout=timeout, start_timeout=start_timeout)
+        supervisor = supervisor_of(stdio_command, adapter_name,  # every message held to the schemas
+                                   request_timeout=timeout_seconds(timeout, DEFAULT_REQUEST_TIMEOUT),
+                                   start_timeout=timeout_seconds(start_timeout, DEFAULT_START_TIMEOUT),
+                                   checks=MessageChecks())
     except AdapterNotFound as exc:
         fail("usage", str(exc), as_json=as_json)
         return EXIT_USAGE

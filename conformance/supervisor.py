@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from conformance.faults import (
@@ -23,7 +23,8 @@ from conformance.faults import (
     PortFault,
     PortStartFailed,
 )
-from conformance.message_checks import MessageOffSchema
+from conformance.implementations import adapter_class
+from conformance.message_checks import MessageChecks, MessageOffSchema, ValidatingAdapter
 from conformance.protocol import PROTOCOL_VERSION, Adapter, ContractError, ImplInfo, JsonObject
 from conformance.stdio import SubprocessAdapter
 
@@ -143,3 +144,18 @@ def _started(port: Adapter) -> ImplInfo:
 def _stop_quietly(port: Adapter) -> None:
     with contextlib.suppress(Exception):  # a broken port's stop is no news: its scenario already failed
         port.stop()
+
+
+def supervisor_of(stdio_command: Sequence[str] | None, adapter_name: str, *, request_timeout: float | None,
+                  start_timeout: float | None, checks: MessageChecks | None) -> PortSupervisor:
+    """The supervisor of a ``--stdio`` port (its timeouts in seconds, None: none) or of the in-process
+    adapter named (no timeout), every message held to ``checks`` when given
+    (:class:`conformance.implementations.AdapterNotFound` for a name that names none)."""
+    if stdio_command:
+        command = list(stdio_command)
+        return PortSupervisor(lambda: SubprocessAdapter(command, start_timeout=start_timeout, checks=checks),
+                              request_timeout=request_timeout)
+    implementation = adapter_class(adapter_name)
+    if checks is not None:
+        return PortSupervisor(lambda: ValidatingAdapter(implementation(), checks), request_timeout=None)
+    return PortSupervisor(implementation, request_timeout=None)
