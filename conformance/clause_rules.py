@@ -17,10 +17,9 @@ import re
 from pathlib import Path
 from typing import Final
 
-from conformance.clauses import CLAUSE_ID
+from conformance.clauses import WELL_FORMED
 from conformance.coverage import Citations, Sources, Unobservable
 
-WELL_FORMED: Final = re.compile(rf"^{CLAUSE_ID}$")
 UNOBSERVABLE_WHERE: Final = "features/unobservable.toml"
 
 
@@ -28,7 +27,7 @@ def _unknown(clause_id: str, known: set[str]) -> str | None:
     """Why ``clause_id`` names no clause, else None."""
     if clause_id in known:
         return None
-    if not WELL_FORMED.match(clause_id):
+    if not WELL_FORMED.fullmatch(clause_id):
         return f"{clause_id!r} is not a clause id (C6.12-3, D7-1, P1.5-2)"
     return f"{clause_id} is no clause of docs/spec/"
 

@@ -30,6 +30,10 @@ from conformance.speclinks import HEADING
 DOCUMENTS: Final = {"contract.md": "C", "decisions.md": "D", "pi-session-model.md": "P"}
 
 CLAUSE_ID: Final = r"(?:[CP](?:0|[1-9][0-9]*)(?:\.[0-9]+)*|D[1-9][0-9]*)-[1-9][0-9]*"
+#: A clause id alone (use ``fullmatch``), as a tag, a mutant entry or ``unobservable.toml`` gives it.
+WELL_FORMED: Final = re.compile(CLAUSE_ID)
+#: The scenario tag that cites a clause, without its ``@``: ``@clause:C6.12-3``.
+CLAUSE_TAG: Final = "clause:"
 MARK: Final = re.compile(rf'<a id="(?P<id>{CLAUSE_ID})"></a><sup>(?P=id)</sup> ')
 ANY_ANCHOR: Final = re.compile(r'<a id="(?P<id>[^"]*)"></a>')
 

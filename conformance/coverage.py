@@ -26,11 +26,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from conformance.clauses import Clause, clauses
+from conformance.clauses import CLAUSE_TAG, Clause, clauses
 from conformance.mutant_catalogue import Mutant, catalogue_dir, load
 from conformance.suite import SUITE_ENV, docs_dir, features_dir, suite_root
 
-CLAUSE_TAG: Final = "clause:"
 UNOBSERVABLE: Final = "unobservable.toml"
 
 

@@ -25,6 +25,7 @@ import pytest
 from conformance import __version__, failure_details, interruption, locations, platforms, reports, row_status
 from conformance import suite as suite_data
 from conformance.capabilities import DeclaredOperations
+from conformance.clauses import CLAUSE_TAG
 from conformance.expectations import Manifest, ManifestError, load_manifest
 from conformance.faults import PORT_START_FAILED, PortStartFailed
 from conformance.implementations import ADAPTER_ENTRY_POINTS, DEFAULT_ADAPTER, AdapterNotFound
@@ -42,12 +43,11 @@ WORLD_MODULE = "conformance.world"
 ID_TAG_PREFIX = "id:"
 TIMEOUT_TAG_PREFIX = "timeout:"
 PLANTED_TAG_PREFIX = "planted:"
-CLAUSE_TAG_PREFIX = "clause:"
 VALUE_TAGS = {
     platforms.PLATFORM_TAG: "platform",
     platforms.NEEDS_TAG: "needs",
     PLANTED_TAG_PREFIX: "planted",
-    CLAUSE_TAG_PREFIX: "clauses",
+    CLAUSE_TAG: "clauses",
 }
 PORT_KEY = pytest.StashKey[PortSupervisor]()
 

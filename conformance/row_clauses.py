@@ -11,7 +11,6 @@ is refused (:class:`ValueError`), as a malformed ``@timeout:`` is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,11 +18,10 @@ from typing import Any, Final
 
 import msgspec
 
-from conformance.clauses import CLAUSE_ID, DOCUMENTS, clauses
+from conformance.clauses import DOCUMENTS, WELL_FORMED, clauses
 
 #: Where the spec's documents are, relative to the suite root: the links start here.
 SPEC_FOLDER: Final = "docs/spec"
-WELL_FORMED: Final = re.compile(CLAUSE_ID)
 _DOCUMENT_OF: Final = {letter: name for name, letter in DOCUMENTS.items()}
 NOT_IN_SPEC: Final = "(not in the suite's spec: conformance check names it)"
 
