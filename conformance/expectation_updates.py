@@ -114,6 +114,19 @@ def _xfail(row: str, reason: str, comments: list[Comment] | None = None) -> Tabl
     return table
 
 
+def flaky_entry(row: str, outcomes: Sequence[str], reason: str) -> str:
+    """The ``[[expectation]]`` table of a ``flaky`` entry, as TOML text to paste into a manifest."""
+    table = _table([])
+    table.add("id", row)
+    table.add("status", str(Expected.FLAKY))
+    table.add("outcomes", list(outcomes))
+    table.add("reason", reason)
+    document = tomlkit.document()
+    document.add("expectation", tomlkit.aot())
+    cast(AoT, document["expectation"]).append(table)
+    return tomlkit.dumps(document).rstrip("\n")
+
+
 def _failure_reason(result: dict[str, Any]) -> str:
     """The last line of the failure (pytest's ``E`` margin dropped), as the first guess of a reason."""
     lines = [line.strip() for line in str(result.get("message", "")).splitlines() if line.strip()]

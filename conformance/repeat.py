@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Final
 
 from conformance import outputs, reports
+from conformance.expectation_updates import flaky_entry
 from conformance.protocol import JsonObject
 from conformance.runner import EXIT_NOT_CONFORMANT, EXIT_USAGE, RunOptions, run_conformance
 from conformance.statuses import Status
@@ -64,9 +65,7 @@ class RepeatedRow:
         if len(self.outcomes) < 2:
             return (f"# {self.id}: {seen}: no flaky entry fits (a flaky entry allows only PASS, FAIL and "
                     "ERROR): fix the port")
-        outcomes = ", ".join(json.dumps(o) for o in self.outcomes)
-        return (f"[[expectation]]\nid = {json.dumps(self.id)}\nstatus = \"flaky\"\noutcomes = [{outcomes}]\n"
-                f"reason = {json.dumps(f'flaky under --repeat {runs}: {seen}')}")
+        return flaky_entry(self.id, self.outcomes, f"flaky under --repeat {runs}: {seen}")
 
     def to_json(self, runs: int) -> JsonObject:
         return {"id": self.id, "status": self.worst.value, "counts": self.counts, "flaky": self.flaky,
