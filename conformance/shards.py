@@ -17,7 +17,7 @@ worker runs no further scenario; the rows it did not reach stay NOTRUN in its re
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -84,10 +84,6 @@ class MachineShard:
 
     def holds(self, row_id: str) -> bool:
         return self.of(row_id, self.count) == self.index
-
-    def share(self, rows: Sequence[Row], row_id: Callable[[Row], str]) -> list[Row]:
-        """This shard's rows of ``rows``, in their order."""
-        return [row for row in rows if self.holds(row_id(row))]
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
