@@ -22,7 +22,7 @@ from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
 
 from conformance import schemas
-from conformance.codes import catalogue_codes, code_problems
+from conformance.codes import code_problems, every_code
 from conformance.expectations import load_manifest
 from conformance.gherkin_documents import scenarios_of
 from conformance.platforms import tag_problems
@@ -209,7 +209,7 @@ def check_codes(problems: list[str]) -> int:
     found = code_problems(catalogue, sorted(features_dir().rglob("*.feature")),
                           errors_doc if errors_doc.is_file() else None)
     problems.extend(f"code {p.code!r}: {p.problem}" for p in found)
-    return len(set().union(*catalogue_codes(catalogue).values()))
+    return len(every_code(catalogue))
 
 
 def check_clauses(problems: list[str]) -> int:

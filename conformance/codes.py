@@ -28,6 +28,11 @@ def catalogue_codes(schema_file: Path) -> dict[str, frozenset[str]]:
     return {group["title"]: frozenset(group["enum"]) for group in document["$defs"].values()}
 
 
+def every_code(schema_file: Path) -> frozenset[str]:
+    """Every code of the catalogue, whatever its group."""
+    return frozenset().union(*catalogue_codes(schema_file).values())
+
+
 def _table_rows(text: str) -> Iterator[list[list[str]]]:
     """Each Markdown or Gherkin table as its rows of cells (the header row first)."""
     table: list[list[str]] = []
@@ -82,7 +87,7 @@ class CodeProblem:
 
 def code_problems(schema_file: Path, features: Iterable[Path], errors_doc: Path | None) -> list[CodeProblem]:
     """Codes used or documented but not catalogued, and catalogued but not documented."""
-    catalogued = set().union(*catalogue_codes(schema_file).values())
+    catalogued = every_code(schema_file)
     problems = [
         CodeProblem(code, f"expected by {', '.join(sorted(p.name for p in files))} but not in the catalogue")
         for code, files in sorted(feature_codes(features).items()) if code not in catalogued

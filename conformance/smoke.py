@@ -19,12 +19,11 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Final
 
 from conformance.check import CODE_CATALOGUE
-from conformance.codes import catalogue_codes
+from conformance.codes import every_code
 from conformance.commandline import fail
 from conformance.faults import PortFault, PortStartFailed
 from conformance.implementations import AdapterNotFound
@@ -104,20 +103,15 @@ class SmokeResult:
                 "answers": [answer.to_json() for answer in self.answers], "seconds": round(self.seconds, 3)}
 
 
-@cache
-def contract_codes() -> frozenset[str]:
-    """Every code of ``schemas/codes/v1/codes.schema.json``: what a refusal may carry."""
-    return frozenset().union(*catalogue_codes(schemas_dir() / CODE_CATALOGUE).values())
-
-
-def answer_of(supervisor: PortSupervisor, operation: str, params: JsonObject) -> Answer:
-    """Send one request and judge its answer; a port that broke is restarted for the next one."""
+def answer_of(supervisor: PortSupervisor, operation: str, params: JsonObject, codes: frozenset[str]) -> Answer:
+    """Send one request and judge its answer (a refusal is well-formed with one of ``codes``, the
+    catalogue's); a port that broke is restarted for the next one."""
     began = time.monotonic()
     try:
         supervisor.begin_scenario()
         supervisor.request(operation, params)
     except ContractError as refusal:
-        known = refusal.code in contract_codes()
+        known = refusal.code in codes
         verdict, detail = ((Verdict.REFUSED, refusal.code) if known else
                            (Verdict.MALFORMED, f"refused with {refusal.code!r}, not a code of schemas/codes/v1"))
     except (MessageOffSchema, PortFault) as broken:
@@ -134,9 +128,10 @@ def smoke(supervisor: PortSupervisor, root: Path) -> SmokeResult:
     began = time.monotonic()
     info = supervisor.start()
     requests = minimal_requests(SmokeFolder.make(root))
+    codes = every_code(schemas_dir() / CODE_CATALOGUE)
     declared = [op for op in requests if op in info.capabilities]
     declared += [op for op in info.capabilities if op not in requests]
-    answers = tuple(answer_of(supervisor, op, requests[op]) if op in requests else
+    answers = tuple(answer_of(supervisor, op, requests[op], codes) if op in requests else
                     Answer(op, Verdict.MALFORMED, "declared, but not an operation of protocol v1", 0.0)
                     for op in declared)
     return SmokeResult(info, answers, time.monotonic() - began)

@@ -20,11 +20,14 @@ import pytest
 from testkit.ports import HOST, faulty_port, live_pids
 
 from conformance import schemas
+from conformance.check import CODE_CATALOGUE
 from conformance.cli import main
+from conformance.codes import every_code
 from conformance.protocol import OPERATIONS, ContractError, ImplInfo, JsonObject
-from conformance.smoke import Verdict, answer_of, contract_codes
+from conformance.smoke import Verdict, answer_of
 from conformance.smoke import smoke as smoke_of
 from conformance.smoke_requests import SmokeFolder, minimal_requests
+from conformance.suite import schemas_dir
 from conformance.supervisor import PortSupervisor
 
 SMOKE = [sys.executable, "-m", "reference.cli", "conformance", "smoke"]
@@ -147,10 +150,11 @@ class Refusing:
 @pytest.mark.parametrize(("code", "verdict"), [("invalid-params", Verdict.REFUSED),
                                                ("made-up-code", Verdict.MALFORMED)])
 def test_a_refusal_is_well_formed_only_with_a_contract_code(code: str, verdict: Verdict) -> None:
-    assert ("invalid-params" in contract_codes()) and ("made-up-code" not in contract_codes())
+    codes = every_code(schemas_dir() / CODE_CATALOGUE)
+    assert ("invalid-params" in codes) and ("made-up-code" not in codes)
     supervisor = PortSupervisor(lambda: Refusing(code), request_timeout=None)
     supervisor.start()
-    answer = answer_of(supervisor, "text.measure", {"text": "x"})
+    answer = answer_of(supervisor, "text.measure", {"text": "x"}, codes)
     assert answer.verdict is verdict and answer.well_formed is (verdict is Verdict.REFUSED)
     assert code in answer.detail
 
