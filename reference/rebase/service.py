@@ -292,7 +292,6 @@ class RebaseRun:
         source_file = self._source_file()
         self.lock = RebaseLock(source_file)
         self.lock.acquire()  # rebase-busy
-        remove_journal_temporaries(source_file)
         operation = self.journal.record
         leaf = operation["sourceLeafId"] if operation is not None else self.host.leaf
         scans = tuple(self.lineage.scans) if self.lineage is not None else ()
@@ -321,6 +320,7 @@ class RebaseRun:
             if journal_path(source_file, operation["id"]).exists():  # step 26
                 raise ContractViolation(Code.OPERATION_EXISTS_USE_RECOVER,
                                         f"operation {operation['id']} exists; use --recover {operation['id']}")
+        remove_journal_temporaries(source_file, operation["id"])
         target_file = operation["targetSessionFile"]
         opened: OpenedSession | None = None
         if os.path.lexists(target_file):
@@ -340,12 +340,16 @@ class RebaseRun:
         return verified_result(result)
 
 
-def remove_journal_temporaries(source_file: str) -> int:
+def remove_journal_temporaries(source_file: str, operation: str) -> int:
     """Journal temporaries that a run of this source killed inside a write left behind (issue 12).
 
     Called with the source's lock held, so no live process is writing one of this source's
-    journals; a temporary that names another source, or none (torn before that field), is
-    left alone, since another source's run may be writing it right now."""
+    journals. A temporary that names this source is ours; so is one that names no source (torn, or
+    empty when the kill came between its creation and its first byte) whose name is this run's own
+    operation's journal, since that id is derived from this source's header, leaf and bytes (issue
+    28). One that names another source, or none under another operation's name, is left alone:
+    another source's run may be writing it right now."""
+    own_journal = journal_path(source_file, operation).name
     own = []
     for temporary, name in temporaries_in(operations_dir(source_file)):
         if not name.endswith(JOURNAL_SUFFIX):
@@ -355,6 +359,6 @@ def remove_journal_temporaries(source_file: str) -> int:
                 named = journal_source_file(handle.read(MAX_JOURNAL_BYTES))
         except OSError:
             continue
-        if named is not None and canonical_path(named) == source_file:
+        if (named is not None and canonical_path(named) == source_file) or (named is None and name == own_journal):
             own.append(temporary)
     return remove_temporaries(own)

@@ -25,10 +25,12 @@ from reference.primitives.jsonbytes import js_stringify
 
 CHILD_TIMEOUT_S = 30
 SOURCE_ID = "source"
-#: The child: ``os.replace`` of the N-th journal (``*.json``) kills the process instead.
+#: The child: ``os.replace`` of the N-th journal (``*.json``) kills the process instead; or, with
+#: ``KILL_AFTER_JOURNAL_OPEN``, the N-th journal temporary is created and the process dies before
+#: its first byte is written (an empty temporary, which names no source).
 KILLING_CHILD = """
 import os, signal, sys
-count, calls = int(os.environ["KILL_AT_JOURNAL_WRITE"]), []
+count, calls = int(os.environ.get("KILL_AT_JOURNAL_WRITE", "0")), []
 real_replace = os.replace
 def replace(source, destination):
     if str(destination).endswith(".json"):
@@ -39,6 +41,17 @@ def replace(source, destination):
             os._exit(137)
     return real_replace(source, destination)
 os.replace = replace
+opened, real_open = [], os.open
+def open_(path, flags, mode=0o777, **kwargs):
+    fd = real_open(path, flags, mode, **kwargs)
+    if str(path).endswith(".tmp") and ".json." in str(path):
+        opened.append(path)
+        if len(opened) == int(os.environ.get("KILL_AFTER_JOURNAL_OPEN", "0")):
+            if hasattr(signal, "SIGKILL"):
+                os.kill(os.getpid(), signal.SIGKILL)
+            os._exit(137)
+    return fd
+os.open = open_
 from reference.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -58,12 +71,14 @@ def _source(tmp_path: Path, name: str, session_id: str) -> Path:
     return source
 
 
-def _rebase(tmp_path: Path, source: Path, *args: str, kill_at: int | None = None) -> subprocess.CompletedProcess[str]:
+def _rebase(tmp_path: Path, source: Path, *args: str, kill_at: int | None = None,
+            kill_after_open: int | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
     env.update(HOME=str(tmp_path / "home"), PYTHONPATH=str(REPO_ROOT))
     command = [sys.executable, "-m", "reference.cli"]
-    if kill_at is not None:
-        env["KILL_AT_JOURNAL_WRITE"] = str(kill_at)
+    if kill_at is not None or kill_after_open is not None:
+        env["KILL_AT_JOURNAL_WRITE"] = str(kill_at or 0)
+        env["KILL_AFTER_JOURNAL_OPEN"] = str(kill_after_open or 0)
         command = [sys.executable, "-c", KILLING_CHILD]
     return subprocess.run([*command, "rebase", "--session", str(source), "--approve", "--json", *args],
                           cwd=tmp_path / "project", env=env, capture_output=True, text=True,
@@ -95,6 +110,30 @@ def test_a_kill_inside_a_journal_write_leaves_nothing_after_the_next_run(
     left = _temporaries(source)
     assert len(left) == 1 and left[0].startswith(f"{op}.json."), left  # the window is real
     assert journal_source_file((operations_dir(source) / left[0]).read_bytes()) == str(source)
+
+    again = _rebase(tmp_path, source, *(["--recover", op] if recover else []))
+    assert again.returncode == 0, (again.stdout, again.stderr)
+    assert json.loads(again.stdout)["status"] == "verified"
+    assert _temporaries(source) == []
+    assert sha(source) == before
+
+
+@pytest.mark.parametrize(("kill_after_open", "recover"), [(1, False), (2, True), (3, True)])
+def test_a_kill_before_a_journal_temporarys_first_byte_leaves_nothing_after_the_next_run(
+    tmp_path: Path, kill_after_open: int, recover: bool
+) -> None:
+    """An empty temporary names no source; its name is this source's own operation's journal, and
+    the operation id is derived from this source (its header, leaf and bytes), whose lock the run
+    holds: it is ours (issue 28, deliverable 5: 6 of 53 kill points left one before)."""
+    source = _source(tmp_path, "2025-06-01T12-00-00-000Z_source.jsonl", SOURCE_ID)
+    before = sha(source)
+    op = operation_id(SOURCE_ID, "answer", before)
+
+    killed = _rebase(tmp_path, source, kill_after_open=kill_after_open)
+    assert killed.returncode != 0 and killed.stdout == ""
+    left = _temporaries(source)
+    assert len(left) == 1 and left[0].startswith(f"{op}.json."), left
+    assert (operations_dir(source) / left[0]).read_bytes() == b""  # the window is real
 
     again = _rebase(tmp_path, source, *(["--recover", op] if recover else []))
     assert again.returncode == 0, (again.stdout, again.stderr)
