@@ -1,4 +1,4 @@
-"""The main job: the packaged features pass in-process and over ``host --stdio``, every message checked."""
+"""The main job: a run of the packaged features, its outputs and its verdicts (the suite over ``host --stdio``, sharded and merged, against the in-process run: test_shard_merge.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-
-from testkit.conformance_runs import Outcome
-
-from conformance import schemas
 
 
 def conformance_run(tmp_path: Path, name: str, *extra: str) -> tuple[int, list[dict[str, object]], str]:
@@ -20,32 +16,6 @@ def conformance_run(tmp_path: Path, name: str, *extra: str) -> tuple[int, list[d
     )
     lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()] if report.exists() else []
     return done.returncode, lines, done.stdout + done.stderr
-
-
-def test_in_process_and_stdio_runs_agree_and_pass(tmp_path: Path, reference_run: Outcome) -> None:
-    # in process: every message checked too (-V), with the reference's (empty) manifest
-    code_a, in_process, out_a = reference_run.code, reference_run.lines, reference_run.stdout + reference_run.stderr
-    code_b, over_stdio, out_b = conformance_run(
-        tmp_path, "stdio", "--validate-messages", "--stdio", "--", sys.executable, "-m", "reference.cli", "host",
-        "--stdio"
-    )
-    assert code_a == 0, out_a
-    assert code_b == 0, out_b
-    for line in in_process + over_stdio:
-        assert [schemas.describe(e) for e in schemas.errors(line, "report/v1/report-line.schema.json")] == []
-    results_a = {r["id"]: r["status"] for r in in_process if r["type"] == "result"}
-    results_b = {r["id"]: r["status"] for r in over_stdio if r["type"] == "result"}
-    assert len(results_a) >= 100
-    assert results_a == results_b
-    assert set(results_a.values()) == {"PASS"}
-    listed = subprocess.run([sys.executable, "-m", "reference.cli", "conformance", "list", "--json"],
-                            capture_output=True, text=True, timeout=120, check=True)
-    assert sorted(results_a) == [row["id"] for row in json.loads(listed.stdout)]  # list shows the rows a run reports
-    areas = {scenario_id.split("-")[0] for scenario_id in results_a}
-    assert {"READER", "TREE", "CONTEXT", "TOOLX", "CONFIG", "HOST", "PRIM", "INDEX", "RECALL", "SCOPE", "PRIVACY",
-            "REF", "READ", "STATUS", "REBASE", "ATOMIC", "CHECKPOINT", "JOURNAL", "LOCK", "RECOVER", "LINEAGE",
-            "CRASH"} <= areas
-    assert "conformant" in out_a and "--stdio" in out_b
 
 
 def test_a_broken_implementation_is_reported_not_conformant(tmp_path: Path) -> None:

@@ -8,13 +8,14 @@ with one coded line what does not add up. The whole suite, sharded and merged, i
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from testkit.conformance_runs import Outcome, conformance
 
-from conformance import reports, row_status
+from conformance import reports, row_status, schemas
 from conformance.cli import main as conformance_main
 from conformance.selection import Selection, selected_rows
 from conformance.shard_merge import SHARDS_MISMATCH
@@ -169,25 +170,35 @@ def test_a_shard_run_says_its_shard_and_runs_only_its_rows_and_an_empty_shard_is
     assert reports.read_report(empty).results == []
 
 
-def test_the_whole_suite_sharded_on_three_machines_and_merged_is_the_unsharded_run(tmp_path: Path,
-                                                                                     reference_run: Outcome) -> None:
-    """The unsharded run is the session's whole run of the reference (conftest.py), shared with the
-    tests that judge it: only the three shards are run here."""
+def test_the_whole_suite_over_stdio_sharded_on_three_machines_and_merged_is_the_unsharded_run(
+        tmp_path: Path, reference_run: Outcome) -> None:
+    """Two promises for the price of one whole run (the most expensive thing the tests do): the
+    suite over ``host --stdio``, every message held to the schemas (``-V``), run as three shards
+    (``-j 2``, ``-j 1``, ``-j 2``) and merged, is the unsharded in-process run (the session's
+    shared run of the reference, conftest.py): the same rows, statuses and counts, all PASS."""
     unsharded = reference_run
     assert unsharded.code == 0, unsharded.stderr[-2000:]
+    assert "conformant" in unsharded.stdout + unsharded.stderr
     shards = []
     for index, jobs in ((1, "2"), (2, "1"), (3, "2")):
         path = tmp_path / f"shard-{index}.ndjson"
-        ran = conformance("run", "--shard", f"{index}/3", "-j", jobs, "--report", path, "--no-progress", report=path)
+        ran = conformance("run", "--shard", f"{index}/3", "-j", jobs, "-V", "--report", path, "--no-progress",
+                          "--stdio", "--", sys.executable, "-m", "reference.cli", "host", "--stdio", report=path)
         assert ran.code == 0, ran.stderr[-2000:]
         assert ran.lines[0]["shard"] == {"index": index, "count": 3, "selection": ""}
+        assert "--stdio" in ran.stdout + ran.stderr
         shards.append(path)
     full = tmp_path / "full.ndjson"
     merged = conformance("merge", shards[2], shards[0], shards[1], "-o", full, report=full)
     assert merged.code == 0, merged.stderr
     assert merged.statuses() == unsharded.statuses() and len(merged.statuses()) == len(ALL_ROWS)
+    assert set(merged.statuses().values()) == {"PASS"}
     assert conformance("validate-report", full).code == 0
+    for line in unsharded.lines + merged.lines:
+        assert [schemas.describe(e) for e in schemas.errors(line, "report/v1/report-line.schema.json")] == []
     assert merged.lines[-1]["counts"] == unsharded.lines[-1]["counts"]
+    listed = conformance("list", "--json")
+    assert sorted(merged.statuses()) == [row["id"] for row in json.loads(listed.stdout)]  # list: the rows a run reports
 
 
 def test_a_shard_header_is_valid_and_a_shard_numbered_from_zero_is_not(tmp_path: Path,
