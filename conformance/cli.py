@@ -214,9 +214,10 @@ def _add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         "A cell is 'passed/rows (other statuses)'; a status that fails a run stands out; '—': no row there.",
     )
     summary.add_argument("reports", metavar="REPORT", nargs="+", help="NDJSON reports of conformance run --report")
-    summary.add_argument("--format", choices=["text", "markdown", "json", "html"], default="text",
+    summary.add_argument("--format", choices=["text", "markdown", "json", "html", "svg"], default="text",
                          help="text (default: aligned columns), markdown (a GFM table), json "
-                         "(schemas/summary/v1/summary.schema.json) or html (one self-contained page)")
+                         "(schemas/summary/v1/summary.schema.json), html (one self-contained page) or svg "
+                         "(a badge: passed/rows, green when conformant; of several reports, how many are)")
     summary.add_argument("--output", metavar="PATH", help="write here instead of stdout")
     summary.add_argument("--show", metavar="areas|failures|failures,unsupported", type=_shown, default={"areas"},
                          help="failures: also list, per report, the rows not PASS with their message's first line "

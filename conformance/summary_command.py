@@ -14,6 +14,7 @@ from typing import Final
 
 from conformance.commandline import fail
 from conformance.outputs import OUTPUT_UNWRITABLE, OutputKind, unwritable
+from conformance.summary_svg import HEAD as BADGE_HEAD
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
@@ -43,7 +44,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 #: How each ``--format`` of ``summary`` begins: an existing ``--output`` is replaced only if it is one.
 _SUMMARY_HEADS: Final = (b"area ", b"| area |", b'{\n  "$schema": "https://recall-rebase.invalid/schemas/summary/',
-                         b"<!DOCTYPE html>")
+                         b"<!DOCTYPE html>", BADGE_HEAD.encode())
 
 
 def _is_summary(head: bytes) -> bool:

@@ -1,5 +1,5 @@
 """The text, Markdown and JSON forms of a :class:`conformance.summary.Summary` (HTML:
-:mod:`conformance.summary_html`).
+:mod:`conformance.summary_html`, the SVG badge: :mod:`conformance.summary_svg`).
 
 Every form is a pure function of the summary, so the same reports give the same bytes. A status
 that fails a run stands out: in capitals in text, in bold in Markdown, flagged ``unexpected`` in
@@ -35,6 +35,7 @@ class Format(StrEnum):
     MARKDOWN = "markdown"
     JSON = "json"
     HTML = "html"
+    SVG = "svg"
 
 
 def styled(cell: Cell, mark: Callable[[Part], str]) -> str:
@@ -167,5 +168,9 @@ def render(summary: Summary, form: Format) -> str:
         from conformance.summary_html import render_html
 
         return render_html(summary)
+    if form is Format.SVG:
+        from conformance.summary_svg import badge_text
+
+        return badge_text(summary)
     renderers = {Format.TEXT: render_text, Format.MARKDOWN: render_markdown, Format.JSON: render_json}
     return renderers[form](summary)

