@@ -1,4 +1,4 @@
-"""The toolkit's command line: ``recall-rebase conformance run|check|list|coverage|update-expectations|summary|validate-report|privacy|diff|merge|smoke``.
+"""The toolkit's command line: ``recall-rebase conformance run|check|list|coverage|update-expectations|summary|validate-report|privacy|diff|merge|smoke|new-port``.
 
 It never imports the reference: ``run`` reaches an implementation through the
 ``recall_rebase.adapters`` entry point group (in-process) or ``--stdio -- CMD ARGS...``. The
@@ -25,6 +25,7 @@ from conformance.commandline import (
     run_handler,
 )
 from conformance.coverage_command import add_coverage as _add_coverage
+from conformance.new_port_command import add_new_port as _add_new_port
 from conformance.port_options import StdioOption, add_port_options, seconds
 from conformance.summary_command import cmd_summary
 
@@ -372,6 +373,7 @@ def build_parser(prog: str = "recall-rebase conformance") -> argparse.ArgumentPa
     _add_diff(commands)
     _add_merge(commands)
     _add_smoke(commands)
+    _add_new_port(commands)
     return parser
 
 
