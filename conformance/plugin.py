@@ -348,8 +348,11 @@ class _Reporter:
         }
         if (shard := machine_shard_of(self.config)) is not None:
             header["shard"] = {"index": shard.index, "count": shard.count, "selection": _selection_text(self.config)}
+        if self.config.getoption("--rr-expectations"):
+            manifest = _manifest(self.config)
+            header["expectations"] = {"implementation": manifest.implementation, "entries": len(manifest.expectations)}
         results = [self.results[key] for key in sorted(self.results)]
-        reports.write_report(Path(path), reports.Report(header, results, reports.summary_line(results, stopped)))
+        reports.write_report(Path(path), reports.Report(header, results, reports.summary_line(header, results, stopped)))
 
     def _interruption(self, session: pytest.Session, exitstatus: int) -> dict[str, str] | None:
         """Why the run stopped early: a signal, or a port that could not be (re)started."""

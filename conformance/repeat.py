@@ -88,7 +88,7 @@ def fold(runs: Sequence[reports.Report]) -> tuple[reports.Report, list[RepeatedR
                 worst_rows[row["id"]] = row
     results = [{**worst_rows[r.id], "repeat": r.counts} for r in repeated]
     interrupted = next((run.summary["interrupted"] for run in runs if "interrupted" in run.summary), None)
-    return reports.Report(runs[0].header, results, reports.summary_line(results, interrupted)), repeated
+    return reports.Report(runs[0].header, results, reports.summary_line(runs[0].header, results, interrupted)), repeated
 
 
 def _print_fold(repeated: list[RepeatedRow], runs: int) -> None:

@@ -79,11 +79,17 @@ def counts_of(results: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def summary_line(results: list[dict[str, Any]], interrupted: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The summary line of these rows (and why the run ended early, if it did)."""
+def with_expectations(header: Mapping[str, Any]) -> bool:
+    """The run was given the implementation's expectations manifest (the header's ``expectations``)."""
+    return "expectations" in header
+
+
+def summary_line(header: Mapping[str, Any], results: list[dict[str, Any]],
+                 interrupted: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The summary line of these rows of the run ``header`` describes (and why it ended early, if it did)."""
     counts = counts_of(results)
     line: dict[str, Any] = {"type": "summary", "total": len(results), "counts": counts,
-                            "conformant": is_conformant(counts)}
+                            "conformant": is_conformant(counts, with_expectations=with_expectations(header))}
     if interrupted is not None:
         line["interrupted"] = dict(interrupted)
     return line
@@ -182,7 +188,8 @@ def _clause_problems(version: int, bare: list[tuple[int, str]]) -> list[Problem]
                             f"{CLAUSES_SINCE} lists them, [] when none)") for number, row_id in bare]
 
 
-def _summary_problems(number: int, summary: dict[str, Any], results: list[dict[str, Any]] | None) -> list[Problem]:
+def _summary_problems(header: Mapping[str, Any], number: int, summary: dict[str, Any],
+                      results: list[dict[str, Any]] | None) -> list[Problem]:
     """The summary's verdict follows from its counts, and its total and counts from the rows
     (``results`` None: some lines could not be read, so the rows are not known)."""
     problems: list[Problem] = []
@@ -192,7 +199,7 @@ def _summary_problems(number: int, summary: dict[str, Any], results: list[dict[s
     if results is not None and summary["counts"] != (counted := counts_of(results)):
         problems.append(Problem(number, f"the summary's counts {json.dumps(summary['counts'], sort_keys=True)} "
                                         f"do not match its rows' {json.dumps(counted, sort_keys=True)}"))
-    if summary["conformant"] != is_conformant(summary["counts"]):
+    if summary["conformant"] != is_conformant(summary["counts"], with_expectations=with_expectations(header)):
         problems.append(Problem(number, f"the summary's 'conformant' ({json.dumps(summary['conformant'])}) "
                                         "does not follow from its counts"))
     return problems
@@ -211,7 +218,8 @@ def examine(text: str) -> tuple[Report | None, list[Problem]]:
     problems += _clause_problems(version, [(n, row["id"]) for n, row in results if "clauses" not in row])
     summaries = [(n, line) for n, line in good if line["type"] == "summary"]
     if summaries:
-        problems += _summary_problems(*summaries[-1], [row for _, row in results] if all_read else None)
+        header = next((line for _, line in good if line["type"] == "header"), {})
+        problems += _summary_problems(header, *summaries[-1], [row for _, row in results] if all_read else None)
     problems.sort(key=lambda problem: problem.line)
     if problems:
         return None, problems
@@ -273,4 +281,4 @@ def merge_reports(shards: list[Report], *, interrupted: Mapping[str, str] | None
     if len(set(ids)) != len(ids):
         raise ReportError("the shards of the run report one row twice")
     stopped = dict(interrupted) if interrupted is not None else _merged_interruption(s.summary for s in shards)
-    return Report(shards[0].header, results, summary_line(results, stopped))
+    return Report(shards[0].header, results, summary_line(shards[0].header, results, stopped))

@@ -10,6 +10,7 @@ rows and statuses of one unsharded run with the same selection.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +73,7 @@ def check_shards(shards: Sequence[ShardReport]) -> None:
     _same(shards, "suite versions", lambda s: s.report.header["suite_version"])
     _same(shards, "contract versions", lambda s: s.report.header.get("contract_version"))
     _same(shards, "selections", lambda s: s.selection)
+    _same(shards, "expectations", lambda s: json.dumps(s.report.header.get("expectations")))
     _same(shards, "shard counts", lambda s: s.shard.count)
     seen: dict[int, Path] = {}
     for shard in shards:
@@ -105,7 +107,6 @@ def merge_shards(paths: Sequence[Path]) -> reports.Report:
 def run_merge(paths: Sequence[str], output: str, *, as_json: bool) -> int:
     """``conformance merge``: write the merged report to ``output``; one coded line and exit 2 when
     a report cannot be read, the shards do not add up, or ``output`` cannot be written."""
-    import json
 
     from conformance.commandline import fail
     from conformance.outputs import OUTPUT_UNWRITABLE, REPORT, unwritable

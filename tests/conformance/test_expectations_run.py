@@ -110,6 +110,20 @@ def test_a_port_that_declares_nothing_is_not_conformant(tmp_path: Path) -> None:
     assert outcome.lines[-1]["conformant"] is False
 
 
+def test_a_port_that_declares_nothing_is_conformant_with_its_own_manifest(tmp_path: Path) -> None:
+    """A new port's first run: every row UNSUPPORTED and nothing unexpected by the manifest it
+    gave (issue 27: `conformance new-port`'s port passes a full run); the header records it."""
+    manifest = write_manifest(tmp_path / "m.toml")
+    outcome = run_partial_port(tmp_path, "--declare", "", only=ONLY, manifest=manifest)
+    assert outcome.code == 0, outcome.stdout
+    assert set(outcome.statuses().values()) == {"UNSUPPORTED"}
+    assert outcome.lines[0]["expectations"] == {"implementation": "partial-port", "entries": 0}
+    assert outcome.lines[-1]["conformant"] is True
+    failing = write_manifest(tmp_path / "f.toml", 'id = "PRIM-005"\nstatus = "xfail"\nreason = "not yet"')
+    outcome = run_partial_port(tmp_path, "--declare", "", only=ONLY, manifest=failing)
+    assert outcome.lines[0]["expectations"]["entries"] == 1
+
+
 def test_an_id_that_matches_no_scenario_is_a_warning_line_in_a_run(tmp_path: Path) -> None:
     manifest = write_manifest(tmp_path / "m.toml", 'id = "NOPE-001"\nstatus = "xfail"\nreason = "stale"')
     outcome = run_partial_port(tmp_path, only="PRIM-005", manifest=manifest)

@@ -42,7 +42,7 @@ def fake_report() -> reports.Report:
                   stderr=["port: one", "port: two"])
     rows.append(row("OTHER-001[case-a]", Status.PASS))
     rows.append(row("OTHER-002", Status.CRASH, "bad \x00 byte and a lone \ud800 surrogate"))
-    return reports.Report(dict(HEADER), rows, reports.summary_line(rows))
+    return reports.Report(dict(HEADER), rows, reports.summary_line(HEADER, rows))
 
 
 def written(tmp_path: Path, report: reports.Report) -> ET.Element:

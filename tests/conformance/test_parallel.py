@@ -71,7 +71,7 @@ def row(row_id: str, status: str) -> dict[str, Any]:
 
 def shard_report(rows: list[dict[str, Any]], interrupted: dict[str, str] | None = None) -> reports.Report:
     header = {"type": "header", "implementation": {"name": "p", "version": "1", "language": "x"}}
-    return reports.Report(header, rows, reports.summary_line(rows, interrupted))
+    return reports.Report(header, rows, reports.summary_line(header, rows, interrupted))
 
 
 def test_merging_unites_the_rows_recounts_and_keeps_the_worst_interruption() -> None:
@@ -81,7 +81,7 @@ def test_merging_unites_the_rows_recounts_and_keeps_the_worst_interruption() -> 
     second = shard_report([row("PRIM-002", "NOTRUN")], failed)
     merged = reports.merge_reports([first, second])
     assert [r["id"] for r in merged.results] == ["PRIM-001", "PRIM-002", "PRIM-003"]
-    assert merged.summary == reports.summary_line(merged.results, failed)
+    assert merged.summary == reports.summary_line(merged.header, merged.results, failed)
     assert merged.header is first.header
     assert reports.merge_reports([first, second], interrupted={"reason": "SIGINT", "message": "m"}).summary[
         "interrupted"]["reason"] == "SIGINT"  # the runner's own signal wins

@@ -44,7 +44,7 @@ def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_valid(tmp_p
               "implementation": {"name": "p\ud800", "version": "0", "language": "x"},
               "run_info": {"os": "Linux", "python": "3.11", "adapter": "stdio"}, "started": "2026-12-04T00:00:00Z"}
     path = tmp_path / "report.ndjson"
-    reports.write_report(path, reports.Report(header, [row], reports.summary_line([row])))
+    reports.write_report(path, reports.Report(header, [row], reports.summary_line(header, [row])))
     read = reports.read_report(path)
     assert read.results[0]["actual"] == ["\\ud800"] and read.implementation["name"] == "p\\ud800"
 

@@ -24,7 +24,7 @@ def failed_row(**extra: object) -> dict[str, object]:
 def test_a_failed_row_shows_its_step_and_values(capsys: pytest.CaptureFixture[str]) -> None:
     row = failed_row(step={"keyword": "Then", "text": 'its ancestors are "u1"', "line": 54},
                      expected=["u1"], actual=["u1", "bogus"])
-    runner._print_summary(HEADER, [row], summary_line([row]))
+    runner._print_summary(HEADER, [row], summary_line(HEADER, [row]))
     out = capsys.readouterr().out
     assert 'features/tree/tree.feature:54: Then its ancestors are "u1"' in out
     assert 'expected: ["u1"]' in out and 'actual:   ["u1", "bogus"]' in out
@@ -33,13 +33,13 @@ def test_a_failed_row_shows_its_step_and_values(capsys: pytest.CaptureFixture[st
 
 def test_a_row_without_a_step_shows_where_it_is(capsys: pytest.CaptureFixture[str]) -> None:
     row = failed_row()
-    runner._print_summary(HEADER, [row], summary_line([row]))
+    runner._print_summary(HEADER, [row], summary_line(HEADER, [row]))
     assert "features/tree/tree.feature:52\n" in capsys.readouterr().out
 
 
 def test_no_terminal_control_from_a_port_reaches_the_screen(capsys: pytest.CaptureFixture[str]) -> None:
     row = failed_row(message="E   port said \x1b[2J\x1b]0;pwned\x07 and \u202egnp.exe", stderr=["\x1b[31mred"])
-    runner._print_summary(HEADER, [row], summary_line([row]))
+    runner._print_summary(HEADER, [row], summary_line(HEADER, [row]))
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "port said" in out
@@ -48,7 +48,7 @@ def test_no_terminal_control_from_a_port_reaches_the_screen(capsys: pytest.Captu
 def test_a_failed_row_names_the_rule_it_checks(capsys: pytest.CaptureFixture[str]) -> None:
     text = "`enabled` (master switch): when false, the tools are not activated, and calls return `disabled`. " * 3
     row = failed_row(clauses=[{"id": "C1.3-1", "text": text, "link": "docs/spec/contract.md#C1.3-1"}])
-    runner._print_summary(HEADER, [row], summary_line([row]))
+    runner._print_summary(HEADER, [row], summary_line(HEADER, [row]))
     out = capsys.readouterr().out
     assert "checks C1.3-1 (docs/spec/contract.md#C1.3-1): `enabled` (master switch)" in out
     assert max(len(line) for line in out.splitlines()) <= 120  # the rule is wrapped, whole
@@ -57,7 +57,7 @@ def test_a_failed_row_names_the_rule_it_checks(capsys: pytest.CaptureFixture[str
 
 def test_a_passing_row_shows_no_rule(capsys: pytest.CaptureFixture[str]) -> None:
     row = failed_row(status="PASS", clauses=[{"id": "C1.3-1", "text": "t", "link": "docs/spec/contract.md#C1.3-1"}])
-    runner._print_summary(HEADER, [row], summary_line([row]))
+    runner._print_summary(HEADER, [row], summary_line(HEADER, [row]))
     assert "C1.3-1" not in capsys.readouterr().out
 
 
@@ -110,7 +110,7 @@ def _two_operation_port() -> list[dict[str, object]]:
 def test_a_port_of_two_operations_gets_a_short_output(capsys: pytest.CaptureFixture[str]) -> None:
     """The issue's port: 2,616 lines, 2,500 of them UNSUPPORTED rows. Counted per area instead."""
     rows = _two_operation_port()
-    runner._print_summary(HEADER, rows, summary_line(rows))
+    runner._print_summary(HEADER, rows, summary_line(HEADER, rows))
     out = capsys.readouterr().out
     assert len(out.splitlines()) <= 80, out
     assert "AREA00-001" not in out and "PRIM-001" not in out  # neither UNSUPPORTED nor PASS rows one by one
@@ -123,7 +123,7 @@ def test_a_port_of_two_operations_gets_a_short_output(capsys: pytest.CaptureFixt
 
 def test_verbose_lists_every_row(capsys: pytest.CaptureFixture[str]) -> None:
     rows = _two_operation_port()
-    runner._print_summary(HEADER, rows, summary_line(rows), verbose=True)
+    runner._print_summary(HEADER, rows, summary_line(HEADER, rows), verbose=True)
     out = capsys.readouterr().out
     assert re.search(r"^    PASS  PRIM-001 PRIM-002$", out, re.M)
     assert re.search(r"^    UNSUPPORTED AREA00-001  the scenario AREA00-001$", out, re.M)
@@ -135,7 +135,7 @@ def test_a_platform_a_port_lacks_is_counted_with_its_primitives(capsys: pytest.C
     missing = {"platform": "windows", "declared": True, "primitives": ["permission-bits", "symlink"]}
     rows = [_row("OWNER-001", "UNSUPPORTED", message="UNSUPPORTED: needs ...", unsupported=missing),
             _row("OWNER-002", "UNSUPPORTED", message="UNSUPPORTED: needs ...", unsupported=missing)]
-    runner._print_summary(HEADER, rows, summary_line(rows))
+    runner._print_summary(HEADER, rows, summary_line(HEADER, rows))
     out = capsys.readouterr().out
     assert re.search(r"^    UNSUPPORTED 2: needs permission-bits, symlink on windows \(2\)$", out, re.M), out
 

@@ -75,7 +75,7 @@ def _shard_report(path: Path, index: int | None, count: int, *, selection: str =
                               "started": f"2026-12-05T08:0{index or 0}:00Z"}
     if index is not None:
         header["shard"] = {"index": index, "count": count, "selection": selection}
-    reports.write_report(path, reports.Report(header, results, reports.summary_line(results)))
+    reports.write_report(path, reports.Report(header, results, reports.summary_line(header, results)))
     return path
 
 

@@ -83,7 +83,7 @@ def test_text_is_aligned_and_statuses_that_fail_a_run_are_in_capitals(two: list[
 def test_the_verdict_line_says_how_each_run_ended(tmp_path: Path) -> None:
     rows = [row("PRIM-001"), row("PRIM-002", "NOTRUN", "not run to its end")]
     stopped = reports.Report(report_files.header(), rows,
-                             reports.summary_line(rows, {"reason": "SIGINT", "message": "interrupted"}))
+                             reports.summary_line({}, rows, {"reason": "SIGINT", "message": "interrupted"}))
     made = summary.build(["a", "b"], [stopped, report_files.report([row("PRIM-001")], name="ok")])
     assert [column.verdict for column in made.columns] == ["interrupted (SIGINT): NOT conformant", "conformant"]
     document = json.loads(render(made, Format.JSON))

@@ -78,7 +78,7 @@ def test_several_reports_show_how_many_are_conformant(prim_report: Path, wrong_r
 def test_an_interrupted_run_is_red_even_when_what_ran_passed() -> None:
     rows = [row("PRIM-001")]
     stopped = reports.Report(report_files.header(), rows,
-                             reports.summary_line(rows, {"reason": "SIGINT", "message": "interrupted"}))
+                             reports.summary_line({}, rows, {"reason": "SIGINT", "message": "interrupted"}))
     svg = badge_text(summary.build(["a"], [stopped]))
     assert RED in _fills(svg) and "1/1 pass, interrupted" in [text.text for text in _texts(svg)]
 

@@ -119,7 +119,7 @@ def synthetic_report(path: Path, **statuses: str) -> Path:
               '"started":"2026-01-01T00:00:00Z"}')
     rows = [f'{{"type":"result","id":"{_row(key)}","feature":"f","title":"t","status":"{status}",'
             f'"message":"","duration_ms":1}}' for key, status in statuses.items()]
-    summary = json.dumps(summary_line([{"status": status} for status in statuses.values()]))
+    summary = json.dumps(summary_line({}, [{"status": status} for status in statuses.values()]))
     path.write_text("\n".join([header, *rows, summary]) + "\n", encoding="utf-8")
     return path
 

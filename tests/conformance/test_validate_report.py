@@ -77,7 +77,7 @@ def test_a_lone_result_line_has_neither_header_nor_summary() -> None:
 def test_row_ids_are_unique() -> None:
     lines = _valid()
     lines.insert(2, lines[1])
-    lines[-1] = reports.summary_line([ROWS[0], *ROWS])
+    lines[-1] = reports.summary_line({}, [ROWS[0], *ROWS])
     assert _problems(lines) == [(3, "the row PRIM-001 appears twice (first at line 2)")]
 
 
@@ -98,6 +98,22 @@ def test_conformant_follows_from_the_counts() -> None:
     lines = _valid()
     lines[-1] = {**lines[-1], "conformant": True}  # type: ignore[dict-item]
     assert _problems(lines) == [(5, "the summary's 'conformant' (true) does not follow from its counts")]
+
+
+def test_a_run_with_a_manifest_and_nothing_passed_yet_is_conformant_only_when_its_header_says_so() -> None:
+    """A new port's first run (every row UNSUPPORTED, its own manifest given: the header's
+    ``expectations``) is conformant; the same rows without a manifest are not."""
+    unsupported = [row("PRIM-001", "UNSUPPORTED"), row("PRIM-002", "UNSUPPORTED")]
+    with_manifest = lines_of(unsupported)
+    with_manifest[0] = {**with_manifest[0], "expectations": {"implementation": "x", "entries": 0}}  # type: ignore[dict-item]
+    with_manifest[-1] = {**with_manifest[-1], "conformant": True}  # type: ignore[dict-item]
+    assert _problems(with_manifest) == []
+    without = lines_of(unsupported)
+    assert without[-1]["conformant"] is False  # type: ignore[index]
+    without[-1] = {**without[-1], "conformant": True}  # type: ignore[dict-item]
+    assert _problems(without) == [(4, "the summary's 'conformant' (true) does not follow from its counts")]
+    with_manifest[-1] = {**with_manifest[-1], "conformant": False}  # type: ignore[dict-item]
+    assert _problems(with_manifest) == [(4, "the summary's 'conformant' (false) does not follow from its counts")]
 
 
 def test_an_empty_report() -> None:

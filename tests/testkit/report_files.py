@@ -23,7 +23,7 @@ def row(row_id: str, status: str = "PASS", message: str = "", title: str | None 
 
 
 def report(rows: list[dict[str, Any]], **implementation: str) -> reports.Report:
-    return reports.Report(header(**implementation), rows, reports.summary_line(rows))
+    return reports.Report(head := header(**implementation), rows, reports.summary_line(head, rows))
 
 
 def write(path: Path, rows: list[dict[str, Any]], **implementation: str) -> Path:
