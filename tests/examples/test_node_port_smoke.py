@@ -1,4 +1,4 @@
-"""``conformance smoke`` against the example Node port: its handshake and its eight operations, in seconds."""
+"""``conformance smoke`` against the example Node port: its handshake and its twelve operations, in seconds."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from testkit.paths import REPO_ROOT
 
 PORT = REPO_ROOT / "examples" / "ports" / "node" / "port.mjs"
 SMOKE = [sys.executable, "-m", "reference.cli", "conformance", "smoke"]
-PORT_OPERATIONS = ["session.records", "session.inspect", "session.node", "json.canonicalize", "text.measure",
-                   "text.slice", "path.canonical", "path.sessionDirName"]
+PORT_OPERATIONS = ["host.facts", "config.show", "config.set", "config.unset", "session.records", "session.inspect",
+                   "session.node", "json.canonicalize", "text.measure", "text.slice", "path.canonical",
+                   "path.sessionDirName"]
 
 
 def test_the_node_port_answers_each_declared_operation_once_well_formed(node: Path) -> None:

@@ -16,7 +16,9 @@
 
 import readline from "node:readline";
 
+import { configSet, configShow, configUnset } from "./lib/config.mjs";
 import { ContractError, oneLine } from "./lib/errors.mjs";
+import { hostFacts } from "./lib/host.mjs";
 import { sessionInspect, sessionNode, sessionRecords } from "./lib/inspect.mjs";
 import { canonicalPath, canonicalize, measure, sessionDirName, slice } from "./lib/primitives.mjs";
 
@@ -36,6 +38,10 @@ const OPERATIONS = Object.freeze({
   "session.records": sessionRecords,
   "session.inspect": sessionInspect,
   "session.node": sessionNode,
+  "host.facts": hostFacts,
+  "config.show": configShow,
+  "config.set": configSet,
+  "config.unset": configUnset,
 });
 
 function hello() {
