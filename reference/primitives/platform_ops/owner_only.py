@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
+from reference.primitives.platform_ops import steps
+
 FILE_MODE: Final = 0o600
 FOLDER_MODE: Final = 0o700
 
@@ -33,6 +35,7 @@ def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
     for path in reversed(missing):
         with contextlib.suppress(FileExistsError):  # another process made it meanwhile
             path.mkdir(mode=FOLDER_MODE)
+            steps.made_folder(path)
 
 
 def create_owner_only(path: str | os.PathLike[str]) -> None:
@@ -42,7 +45,7 @@ def create_owner_only(path: str | os.PathLike[str]) -> None:
     permissions of the database file, so creating that file first makes the whole set owner-only.
     """
     with contextlib.suppress(FileExistsError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), FILE_MODE))
+        os.close(steps.create_exclusive(path, FILE_MODE))
 
 
 def replace_keeping_mode(path: str, data: bytes, directory: str) -> None:
@@ -51,11 +54,14 @@ def replace_keeping_mode(path: str, data: bytes, directory: str) -> None:
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else FILE_MODE
     handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)  # 0600
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+        try:
+            steps.created_elsewhere(handle, temporary)
+            steps.write_all(handle, temporary, data)
+        finally:
+            os.close(handle)
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        steps.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            steps.unlink(temporary)
         raise
