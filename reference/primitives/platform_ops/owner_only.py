@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Final
 
 from reference.primitives.platform_ops import steps
+from reference.primitives.platform_ops.family import CURRENT, Platform
 
 FILE_MODE: Final = 0o600
 FOLDER_MODE: Final = 0o700
@@ -48,19 +49,27 @@ def create_owner_only(path: str | os.PathLike[str]) -> None:
         os.close(steps.create_exclusive(path, FILE_MODE))
 
 
-def replace_keeping_mode(path: str, data: bytes, directory: str) -> None:
+def replace_keeping_mode(path: str, data: bytes, directory: str, *, platform: Platform = CURRENT) -> None:
     """Write ``data`` to a private temporary in ``directory`` and rename it over ``path``: a new
-    file gets 0600, a file that exists keeps its mode (Windows: its read-only bit)."""
+    file gets 0600, a file that exists keeps its mode (Windows: its read-only bit).
+
+    Durable like the journal (contract §6.5 steps 2-4): the temporary's bytes are fsynced before
+    the rename and the folder after it, so a power loss leaves the old file or the new one under
+    ``path``, never an empty or torn one (issue 28: without the first fsync a crash could keep the
+    rename and lose the bytes).  The folder fsync is skipped on Windows (:func:`.steps.sync_folder`).
+    """
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else FILE_MODE
     handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)  # 0600
     try:
         try:
             steps.created_elsewhere(handle, temporary)
             steps.write_all(handle, temporary, data)
+            steps.sync_file(handle, temporary, platform)
         finally:
             os.close(handle)
         os.chmod(temporary, mode)
         steps.replace(temporary, path)
+        steps.sync_folder(directory, platform)
     except BaseException:
         with contextlib.suppress(OSError):
             steps.unlink(temporary)
