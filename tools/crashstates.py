@@ -48,7 +48,8 @@ def summary(reports: list[WorkloadReport], seed: int) -> dict[str, object]:
     return {
         "states": sum(r.states for r in reports),
         "workloads": {r.name: {"steps": r.steps, "states": r.states, "sampled": r.sampled, "perModel": r.per_model,
-                               "violations": len(r.violations), "advisory": len(r.notes), "seconds": r.seconds}
+                               "violations": len(r.violations), "advisory": len(r.notes), "outcomes": r.outcomes,
+                               "seconds": r.seconds}
                       for r in reports},
         "violations": [asdict(v) for r in reports for v in r.violations],
         "seed": seed,
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in reports:
             print(f"{r.name}: {r.steps} steps, {r.states} states explored, {r.sampled} sampled, "
                   f"{len(r.violations)} violations, {r.seconds} s  (per model: {r.per_model})")
+            print(f"  the reference on the states: {r.outcomes}")
             for v in r.violations[:20]:
                 print(f"  {v.invariant}: {v.state}: {v.detail}")
             if r.notes:

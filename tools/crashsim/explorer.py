@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import shutil
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,8 @@ class Violation:
 class WorkloadReport:
     """Per workload: its recorded steps, the distinct states checked (all models together), how
     many of them came from a sample, the distinct states per model, the violations, the advisory
-    findings (``workloads.ADVISORY``), the time."""
+    findings (``workloads.ADVISORY``), how the reference's runs on the states ended (count
+    per ending), the time."""
 
     name: str
     steps: int
@@ -37,6 +39,7 @@ class WorkloadReport:
     per_model: dict[str, int]
     violations: tuple[Violation, ...]
     notes: tuple[Violation, ...]
+    outcomes: dict[str, int]
     seconds: float
 
 
@@ -65,24 +68,28 @@ def explore_workload(workload: Workload, base: Path, how: Exploring = Exploring(
     found: dict[str, tuple[Model, CrashState]] = {}
     sampled: set[str] = set()
     per_model = {}
+    unit_hashes: dict[int, tuple[bytes, bytes]] = {}
     for model in models:
         exploration = explore(trace, model, seed=seed, point_limit=point_limit)
         per_model[str(model)] = len(exploration.states)
         for state in exploration.states:
-            found.setdefault(state.digest(), (model, state))
+            found.setdefault(state.digest(unit_hashes), (model, state))
         sampled |= exploration.sampled
-    keys = sorted(found)
+    keys = list(found)  # in the order explored, which the seed fixes (digests hold temporaries' uuids)
     if max_states is not None and len(keys) > max_states:
-        keys = sorted(random.Random(seed).sample(keys, max_states))
+        keys = random.Random(seed).sample(keys, max_states)
         sampled = set(keys)
+    outcomes: Counter[str] = Counter()
     violations: list[Violation] = []
     notes: list[Violation] = []
     for key in keys:
         model, state = found[key]
         materialize(state, root)
-        for broken in workload.check(root):
+        checked = workload.check(root)
+        outcomes[checked.ended] += 1
+        for broken in checked.broken:
             seen = Violation(workload.name, f"{model}: {state.description}", broken.invariant, broken.detail)
             (notes if broken.invariant in ADVISORY else violations).append(seen)
     shutil.rmtree(root, ignore_errors=True)
     return WorkloadReport(workload.name, len(trace.steps), len(keys), len(sampled & set(keys)), per_model,
-                          tuple(violations), tuple(notes), round(time.monotonic() - started, 2))
+                          tuple(violations), tuple(notes), dict(outcomes.most_common()), round(time.monotonic() - started, 2))

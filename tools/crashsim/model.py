@@ -95,8 +95,11 @@ class CrashState:
                 folders.add(folder)
         return frozenset(folders - {""}), {n: i for n, i in self.names if _parent(n) in folders}
 
-    def digest(self) -> str:
-        """Equal for two states a reader cannot tell apart (hard links included)."""
+    def digest(self, unit_hashes: dict[int, tuple[bytes, bytes]] | None = None) -> str:
+        """Equal for two states a reader cannot tell apart (hard links included).  ``unit_hashes``
+        keeps each unit file's bytes and their SHA-256 by ``id`` across the calls of one
+        exploration (the bytes kept too, so an ``id`` is never reused meanwhile)."""
+        memo = {} if unit_hashes is None else unit_hashes
         folders, names = self.visible()
         contents = dict(self.contents)
         hashed = hashlib.sha256()
@@ -110,7 +113,9 @@ class CrashState:
             hashed.update(b"F" + name.encode() + b"\0" + body.encode() + b"\0")
         for name, data in sorted(self.unit_files):
             if _parent(name) in folders | {""}:
-                hashed.update(b"U" + name.encode() + b"\0" + hashlib.sha256(data).digest())
+                if id(data) not in memo:
+                    memo[id(data)] = (data, hashlib.sha256(data).digest())
+                hashed.update(b"U" + name.encode() + b"\0" + memo[id(data)][1])
         return hashed.hexdigest()
 
 
@@ -334,10 +339,11 @@ def explore(trace: Trace, model: Model = Model.GENERAL, *, seed: int = 0,
     rng = random.Random(seed)
     seen: dict[str, CrashState] = {}
     sampled: set[str] = set()
+    unit_hashes: dict[int, tuple[bytes, bytes]] = {}
     for point in _points(trace, model):
         combos, is_sample = _combinations(trace, point, model, rng, point_limit)
         for state in _states(trace, point, model, combos):
-            key = state.digest()
+            key = state.digest(unit_hashes)
             if key not in seen:
                 seen[key] = state
                 if is_sample:

@@ -41,6 +41,15 @@ class Broken:
 
 
 @dataclass(frozen=True)
+class Checked:
+    """A state's check: the invariants it breaks, and how the reference's run on it ended (the
+    result's status, with its code when it is not verified)."""
+
+    broken: tuple[Broken, ...]
+    ended: str
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What one reference command did: its exit code and output, or the traceback it raised."""
 
@@ -89,14 +98,26 @@ class Workload(Protocol):
     def run(self, root: Path) -> None:
         """The recorded run; it notes what a finished run left."""
 
-    def check(self, root: Path) -> list[Broken]:
-        """The invariants broken by the crash state materialized at ``root``."""
+    def check(self, root: Path) -> Checked:
+        """The crash state materialized at ``root``, checked."""
 
 
 def _traceback(outcome: Outcome) -> list[Broken]:
     if outcome.traceback is None:
         return []
     return [Broken("no-traceback", outcome.traceback.strip().splitlines()[-1])]
+
+
+def ended(outcome: Outcome) -> str:
+    """``verified``, ``<status> <code>``, ``exit <n>`` or ``traceback``."""
+    if outcome.traceback is not None:
+        return "traceback"
+    try:
+        result = json.loads(outcome.stdout)
+    except ValueError:
+        return f"exit {outcome.code}"
+    status = result.get("status")
+    return str(status) if status == "verified" else f"{status} {(result.get('warnings') or [None])[0]}"
 
 
 def _refusal(outcome: Outcome) -> list[Broken]:
@@ -142,7 +163,7 @@ class ConfigSet:
             raise RuntimeError(f"the workload itself failed: {outcome}")
         self.new = self._file(root).read_bytes()
 
-    def check(self, root: Path) -> list[Broken]:
+    def check(self, root: Path) -> Checked:
         path = self._file(root)
         data = path.read_bytes() if path.is_file() else None
         broken = []
@@ -150,7 +171,7 @@ class ConfigSet:
             shown = "absent" if data is None else f"{len(data)} bytes {data[:40]!r}"
             broken.append(Broken("config-old-or-new", f"the configuration file is {shown}"))
         show = run_cli(root, ["config", "show", "--json", "--cwd", str(root / "project")])
-        return broken + _traceback(show)
+        return Checked(tuple(broken + _traceback(show)), "traceback" if show.traceback else f"show exit {show.code}")
 
 
 class RebaseRun:
@@ -214,7 +235,7 @@ class RebaseRun:
             ids.append(path.stem)
         return ids, broken
 
-    def check(self, root: Path) -> list[Broken]:
+    def check(self, root: Path) -> Checked:
         broken = self._shape(root, "after the crash")
         ids, journal_broken = self._journals(root)
         broken += journal_broken
@@ -225,7 +246,7 @@ class RebaseRun:
             left = [p.name for p in (root / "sessions").rglob("*.tmp")]
             if left:
                 broken.append(Broken("no-temporary-after-recovery", ", ".join(sorted(left))))
-        return broken
+        return Checked(tuple(broken), ("recover: " if ids else "fresh run: ") + ended(outcome))
 
 
 def workloads() -> tuple[Workload, ...]:
