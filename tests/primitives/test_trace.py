@@ -63,10 +63,12 @@ def test_the_no_overwrite_install_records_each_step(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b" / "target.jsonl"
     with trace.recording() as recorder:
         install_no_overwrite(target, DATA)
-    assert _kinds(recorder) == ["MakeFolder", "MakeFolder", "CreateFile", "WriteBytes", "SyncFile", "Link",
-                                "Unlink", "SyncFolder"]
-    made_a, made_b, create, write, sync, link, unlink, folder_sync = recorder.steps
+    assert _kinds(recorder) == ["MakeFolder", "MakeFolder", "CreateFile", "WriteBytes", "SyncFile", "Link", "Unlink",
+                                "SyncFolder", "SyncFolder", "SyncFolder"]
+    made_a, made_b, create, write, sync, link, unlink, folder_sync, *new_folders_synced = recorder.steps
     assert made_a == MakeFolder(str(tmp_path / "a")) and made_b == MakeFolder(str(tmp_path / "a" / "b"))
+    # each new folder synced into its parent, so the target cannot vanish with its new folder
+    assert new_folders_synced == [SyncFolder(str(tmp_path)), SyncFolder(str(tmp_path / "a"))]
     identity = _identity(target)
     temporary = create.path if isinstance(create, CreateFile) else ""
     assert temporary.startswith(str(target) + ".") and temporary.endswith(".tmp")
@@ -80,7 +82,10 @@ def test_the_no_overwrite_install_records_each_step(tmp_path: Path) -> None:
 
 def test_the_durable_replace_records_a_rename_over_the_old_file(tmp_path: Path) -> None:
     journal = tmp_path / "ops" / "op.json"
-    durable_replace(journal, b"old")
+    with trace.recording() as first:
+        durable_replace(journal, b"old")
+    assert _kinds(first) == ["MakeFolder", "CreateFile", "WriteBytes", "SyncFile", "Rename", "SyncFolder", "SyncFolder"]
+    assert first.steps[-2:] == [SyncFolder(str(journal.parent)), SyncFolder(str(tmp_path))]  # the new folder's entry
     old = _identity(journal)
     with trace.recording() as recorder:
         durable_replace(journal, DATA)
@@ -115,7 +120,7 @@ def test_owner_only_helpers_record_their_folders_and_files(tmp_path: Path) -> No
         replace_keeping_mode(str(settings), DATA, str(settings.parent))
     kinds = _kinds(recorder)
     assert kinds[:2] == ["MakeFolder", "CreateFile"]
-    assert kinds[2:4] == ["CreateFile", "WriteBytes"] and "Rename" in kinds[4:]
+    assert kinds[2:] == ["CreateFile", "WriteBytes", "SyncFile", "Rename", "SyncFolder"]
     rename = next(step for step in recorder.steps if isinstance(step, Rename))
     assert rename.destination == str(settings) and rename.identity == _identity(settings)
 

@@ -4,14 +4,20 @@ the reference run on each state (kept under 20 s)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from crashsim.capture import capture
 from crashsim.explorer import Exploring, explore_workload
+from crashsim.model import Model, states_at
 from crashsim.workloads import ConfigSet, RebaseRun
 from testkit.paths import REPO_ROOT
+
+from reference.primitives.platform_ops import steps
+from reference.primitives.platform_ops.family import CURRENT, Platform
 
 
 def test_every_crash_state_of_config_set_holds_the_old_file_or_the_new(tmp_path: Path) -> None:
@@ -21,11 +27,44 @@ def test_every_crash_state_of_config_set_holds_the_old_file_or_the_new(tmp_path:
 
 
 def test_a_seeded_sample_of_a_rebase_run_keeps_every_invariant(tmp_path: Path) -> None:
-    report = explore_workload(RebaseRun(), tmp_path, Exploring(seed=7, point_limit=64, max_states=12))
+    report = explore_workload(RebaseRun(), tmp_path, Exploring(seed=7, point_limit=16, max_states=12))
     assert report.steps > 30
     assert report.states == report.sampled == 12
     assert min(report.per_model.values()) > 100
     assert report.violations == ()
+
+
+def test_a_finished_rebase_keeps_its_journal_and_target_through_any_power_loss(tmp_path: Path) -> None:
+    """Every folder the rebase creates is synced into its parent, so once the run has returned no
+    crash state (general model) lacks the journal or the target: the journal's folder
+    ``.ds4-rebase/operations`` was never synced into ``.ds4-rebase`` before, and a power loss could
+    drop the journal of a finished rebase (a fresh run then refused with target-integrity)."""
+    workload = RebaseRun()
+    workload.prepare(tmp_path)
+    trace = capture(tmp_path, lambda: workload.run(tmp_path))
+    finished = states_at(trace, len(trace.steps), Model.GENERAL)
+    assert finished
+    for state in finished:
+        names = state.visible()[1]
+        assert any(n.startswith("sessions/.ds4-rebase/operations/") and n.endswith(".json") for n in names), state
+        assert any(n.startswith("sessions/ds4-rebase_") and n.endswith(".jsonl") for n in names), state
+
+
+def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The invariants can fail: with the journal temporaries' fsync left out, a crash may keep a
+    journal's rename and lose its bytes, and the explorer says which journal is not JSON."""
+    real_sync = steps.sync_file
+
+    def sync_all_but_journals(fd: int, path: str | os.PathLike[str], platform: Platform = CURRENT) -> None:
+        if ".json." not in os.fspath(path):
+            real_sync(fd, path, platform)
+
+    monkeypatch.setattr(steps, "sync_file", sync_all_but_journals)
+    how = Exploring(models=(Model.GENERAL,), seed=2, point_limit=32, max_states=12)
+    report = explore_workload(RebaseRun(), tmp_path, how)
+    assert report.violations, "no state lost a journal's bytes"
+    assert {v.invariant for v in report.violations} == {"journal-valid-or-absent"}
+    assert all("not JSON" in v.detail or "missing" in v.detail for v in report.violations)
 
 
 @pytest.mark.parametrize("flag", ["--json"])

@@ -31,7 +31,12 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops import steps
 from reference.primitives.platform_ops.family import CURRENT, Platform
-from reference.primitives.platform_ops.owner_only import FILE_MODE, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import (
+    FILE_MODE,
+    ensure_private_dir,
+    missing_folders,
+    sync_into_parents,
+)
 
 # The TypeScript implementation has no dedicated code: its failed link falls back to this one.
 CODE_INSTALL_REFUSED: Final = Code.REBASE_UNAVAILABLE
@@ -78,6 +83,7 @@ def install_no_overwrite(
     ``on_staged`` runs once the temporary is durable, ``on_installed`` once the link is made
     (the crash points ``TargetStaged`` and ``TargetInstalled``).
     """
+    new_folders = missing_folders(target.parent)
     ensure_private_dir(target.parent)
     temporary = _write_temporary(target, data, platform)
     try:
@@ -100,6 +106,7 @@ def install_no_overwrite(
         os.unlink(temporary)
         steps.unlinked_second_name(temporary, target)
         sync_directory(target.parent, platform=platform)
+        sync_into_parents(new_folders, platform=platform)
     except BaseException:
         _remove_quietly(temporary)
         raise
@@ -142,12 +149,14 @@ def durable_replace(path: Path, data: bytes, *, platform: Platform = CURRENT) ->
     Windows: ``os.replace`` is ``MoveFileExW`` with replace, refused (``PermissionError``, the old
     file kept) while another program holds ``path`` open without delete sharing.
     """
+    new_folders = missing_folders(path.parent)
     ensure_private_dir(path.parent)
     temporary = _write_temporary(path, data, platform)
     try:
         os.replace(temporary, path)
         steps.renamed(temporary, path)
         sync_directory(path.parent, platform=platform)
+        sync_into_parents(new_folders, platform=platform)
     except BaseException:
         _remove_quietly(temporary)
         raise

@@ -25,18 +25,32 @@ FILE_MODE: Final = 0o600
 FOLDER_MODE: Final = 0o700
 
 
-def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
-    """``mkdir -p`` where every folder created gets mode 0700, as Node's recursive mkdir with a mode
-    does (Python's ``os.makedirs`` gives the mode to the last folder only)."""
+def missing_folders(folder: str | os.PathLike[str]) -> list[Path]:
+    """The folders :func:`ensure_private_dir` would create for ``folder``, outermost first."""
     missing: list[Path] = []
     current = Path(os.path.abspath(folder))
     while not current.exists():
         missing.append(current)
         current = current.parent
-    for path in reversed(missing):
+    return missing[::-1]
+
+
+def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
+    """``mkdir -p`` where every folder created gets mode 0700, as Node's recursive mkdir with a mode
+    does (Python's ``os.makedirs`` gives the mode to the last folder only)."""
+    for path in missing_folders(folder):
         with contextlib.suppress(FileExistsError):  # another process made it meanwhile
             path.mkdir(mode=FOLDER_MODE)
             steps.made_folder(path)
+
+
+def sync_into_parents(folders: list[Path], *, platform: Platform = CURRENT) -> None:
+    """Make each folder's own entry durable: fsync its parent (skipped on Windows).  A durable
+    write calls it for the folders it created, so a power loss cannot drop a new folder with the
+    file just made durable in it (a journal fsyncs ``.ds4-rebase/operations``, and nothing else
+    ever fsynced ``.ds4-rebase``: issue 28, found by tools/crashstates.py)."""
+    for folder in folders:
+        steps.sync_folder(folder.parent, platform)
 
 
 def create_owner_only(path: str | os.PathLike[str]) -> None:
