@@ -18,6 +18,7 @@ from testkit.paths import REPO_ROOT
 
 from reference.primitives.platform_ops import steps
 from reference.primitives.platform_ops.family import CURRENT, Platform
+from reference.primitives.platform_ops.recorder import CreateFile
 
 
 def test_every_crash_state_of_config_set_holds_the_old_file_or_the_new(tmp_path: Path) -> None:
@@ -48,6 +49,22 @@ def test_a_finished_rebase_keeps_its_journal_and_target_through_any_power_loss(t
         names = state.visible()[1]
         assert any(n.startswith("sessions/.ds4-rebase/operations/") and n.endswith(".json") for n in names), state
         assert any(n.startswith("sessions/ds4-rebase_") and n.endswith(".jsonl") for n in names), state
+
+
+def test_once_the_first_journal_write_returned_every_crash_state_keeps_a_journal(tmp_path: Path) -> None:
+    """``.ds4-rebase`` is made with the lock's folder, before any journal: it is synced into the
+    sessions folder then, or a crash that kept the target's link could lose the journal's folder
+    (a fresh run then refused with target-integrity)."""
+    workload = RebaseRun()
+    workload.prepare(tmp_path)
+    trace = capture(tmp_path, lambda: workload.run(tmp_path))
+    journal_creates = [i for i, step in enumerate(trace.steps)
+                       if isinstance(step, CreateFile) and "/operations/" in step.path]
+    for point in range(journal_creates[1], len(trace.steps) + 1):  # the second journal write began
+        for state in states_at(trace, point, Model.GENERAL, point_limit=256):
+            names = state.visible()[1]
+            assert any(n.startswith("sessions/.ds4-rebase/operations/") and n.endswith(".json") for n in names), (
+                state.description)
 
 
 def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
