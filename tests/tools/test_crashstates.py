@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from crashsim.capture import capture
 from crashsim.explorer import Exploring, explore_workload
-from crashsim.model import Model, states_at
+from crashsim.model import CrashState, Model, Trace, states_at
 from crashsim.workloads import ConfigSet, RebaseRun
 from testkit.paths import REPO_ROOT
 
@@ -35,36 +35,40 @@ def test_a_seeded_sample_of_a_rebase_run_keeps_every_invariant(tmp_path: Path) -
     assert report.violations == ()
 
 
-def test_a_finished_rebase_keeps_its_journal_and_target_through_any_power_loss(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def rebase_trace(tmp_path_factory: pytest.TempPathFactory) -> Trace:
+    """One rebase run, recorded (the workload's folder stays where it ran)."""
+    root = tmp_path_factory.mktemp("rebase")
+    workload = RebaseRun()
+    workload.prepare(root)
+    return capture(root, lambda: workload.run(root))
+
+
+def _has_journal(state: CrashState) -> bool:
+    return any(n.startswith("sessions/.ds4-rebase/operations/") and n.endswith(".json") for n in state.visible()[1])
+
+
+def test_a_finished_rebase_keeps_its_journal_and_target_through_any_power_loss(rebase_trace: Trace) -> None:
     """Every folder the rebase creates is synced into its parent, so once the run has returned no
     crash state (general model) lacks the journal or the target: the journal's folder
     ``.ds4-rebase/operations`` was never synced into ``.ds4-rebase`` before, and a power loss could
     drop the journal of a finished rebase (a fresh run then refused with target-integrity)."""
-    workload = RebaseRun()
-    workload.prepare(tmp_path)
-    trace = capture(tmp_path, lambda: workload.run(tmp_path))
-    finished = states_at(trace, len(trace.steps), Model.GENERAL)
+    finished = states_at(rebase_trace, len(rebase_trace.steps), Model.GENERAL)
     assert finished
     for state in finished:
-        names = state.visible()[1]
-        assert any(n.startswith("sessions/.ds4-rebase/operations/") and n.endswith(".json") for n in names), state
-        assert any(n.startswith("sessions/ds4-rebase_") and n.endswith(".jsonl") for n in names), state
+        assert _has_journal(state), state.description
+        assert any(n.startswith("sessions/ds4-rebase_") and n.endswith(".jsonl") for n in state.visible()[1])
 
 
-def test_once_the_first_journal_write_returned_every_crash_state_keeps_a_journal(tmp_path: Path) -> None:
+def test_once_the_first_journal_write_returned_every_crash_state_keeps_a_journal(rebase_trace: Trace) -> None:
     """``.ds4-rebase`` is made with the lock's folder, before any journal: it is synced into the
     sessions folder then, or a crash that kept the target's link could lose the journal's folder
     (a fresh run then refused with target-integrity)."""
-    workload = RebaseRun()
-    workload.prepare(tmp_path)
-    trace = capture(tmp_path, lambda: workload.run(tmp_path))
-    journal_creates = [i for i, step in enumerate(trace.steps)
+    journal_creates = [i for i, step in enumerate(rebase_trace.steps)
                        if isinstance(step, CreateFile) and "/operations/" in step.path]
-    for point in range(journal_creates[1], len(trace.steps) + 1):  # the second journal write began
-        for state in states_at(trace, point, Model.GENERAL, point_limit=256):
-            names = state.visible()[1]
-            assert any(n.startswith("sessions/.ds4-rebase/operations/") and n.endswith(".json") for n in names), (
-                state.description)
+    for point in range(journal_creates[1], len(rebase_trace.steps) + 1):  # the second journal write began
+        for state in states_at(rebase_trace, point, Model.GENERAL, point_limit=32):
+            assert _has_journal(state), state.description
 
 
 def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
