@@ -20,7 +20,12 @@ from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops.family import CURRENT, Platform
 from reference.primitives.platform_ops.lock import acquire_writer_lock, release_writer_lock
-from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import (
+    create_owner_only,
+    ensure_private_dir,
+    missing_folders,
+    sync_into_parents,
+)
 from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.textunits import sha256_text
 
@@ -53,8 +58,10 @@ class RebaseLock:
             raise RuntimeError("this RebaseLock is already held")
         if not os.path.exists(canonical_path(self.source)):  # the TypeScript realpath fails here too
             raise ContractViolation(Code.REBASE_UNAVAILABLE, "the source session file does not exist")
+        new_folders = missing_folders(self.path.parent)  # .ds4-rebase too, on the first run beside the source
         ensure_private_dir(self.path.parent)
         create_owner_only(self.path)  # 0600, and so its -journal (SQLite copies the database's mode)
+        sync_into_parents(new_folders)  # the journals' folder will be made in .ds4-rebase: it must survive a power loss
         self._connection = acquire_writer_lock(self.path)
 
     def release(self) -> None:

@@ -13,13 +13,13 @@ in our folder) is ever set aside; anything else is ``index-not-ours`` and left a
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 from collections.abc import Callable
 from typing import Final, TypeVar
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.platform_ops import steps
 from reference.primitives.sqlite_errors import is_damage
 from reference.recall.index_claim import HEADER_BYTES, IndexClaim, claim_index, may_set_aside
 from reference.recall.index_schema import open_index
@@ -31,10 +31,10 @@ Result = TypeVar("Result")
 def set_aside(path: str, error: BaseException | str) -> str:
     """Move a damaged index out of the way; the one warning line that says so."""
     aside = path + CORRUPT_SUFFIX
-    os.replace(path, aside)
+    steps.replace(path, aside)
     for suffix in ("-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(path + suffix)
+            steps.unlink(path + suffix)
     return (f"{Code.INDEX_REBUILT}: the index {path} was damaged ({error}); it was moved to {aside} "
             "and is rebuilt from the session files")
 

@@ -9,6 +9,8 @@ that picks the branch (:data:`CURRENT`, from ``sys.platform``), and each primiti
 - :mod:`.lock`: the SQLite writer lock the kernel drops when its holder dies (§6.12);
 - :mod:`.identity`: file identity, the change stamp and the stat keys of caches (D15);
 - :mod:`.owner_only`: owner-only files and folders (D6), the mode-keeping replace of a settings file;
+- :mod:`.steps`: every durable step (create, write, fsync, folder fsync, rename, link, unlink), and
+  :mod:`.recorder` the typed record of each, kept while a ``recorder.recording()`` is open (issue 28);
 - :mod:`.reads`: opening without following links and reading at an offset (§3.5, H7).
 
 docs/platforms.md has the table primitive x platform x implementation x test.

@@ -9,7 +9,8 @@ the journal is replaced with a rename.
 Platform branches (named, small): directory fsync is skipped on Windows (contract §6.5 step 4:
 "A failure here is ignored on Windows only, because Node cannot fsync directories there");
 macOS flushes with ``F_FULLFSYNC`` because its plain ``fsync`` leaves data in the drive cache;
-Linux (posix) takes the plain ``fsync``.  The hard link is ``link(2)`` on POSIX and
+Linux (posix) takes the plain ``fsync`` (both in :mod:`.steps`, which makes and records every
+durable step).  The hard link is ``link(2)`` on POSIX and
 ``CreateHardLinkW`` on Windows: a filesystem without hard links (FAT, exFAT, some network shares)
 refuses the install (no copy fallback, see ``docs/rebase-durability.md``).  The two crash points
 inside the install are hooks (``on_staged``, ``on_installed``) that ``reference.rebase.target``
@@ -28,51 +29,33 @@ from typing import Final
 
 from reference.primitives.codes import Code
 from reference.primitives.errors import ContractViolation
+from reference.primitives.platform_ops import steps
 from reference.primitives.platform_ops.family import CURRENT, Platform
-from reference.primitives.platform_ops.owner_only import FILE_MODE, ensure_private_dir
+from reference.primitives.platform_ops.owner_only import (
+    FILE_MODE,
+    ensure_private_dir,
+    missing_folders,
+    sync_into_parents,
+)
 
 # The TypeScript implementation has no dedicated code: its failed link falls back to this one.
 CODE_INSTALL_REFUSED: Final = Code.REBASE_UNAVAILABLE
 _PRIVATE_FILE_MODE: Final = FILE_MODE
-# O_BINARY keeps Windows from translating newlines; it is 0 (absent) elsewhere.
-_TEMP_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-
-
-def _fsync(fd: int, platform: Platform = CURRENT) -> None:
-    """Flush a descriptor to stable storage: macOS needs ``F_FULLFSYNC`` for that, where this
-    Python has it (macOS builds only) and the filesystem takes it; else the plain ``fsync``."""
-    if platform.macos:
-        try:
-            import fcntl
-
-            fcntl.fcntl(fd, getattr(fcntl, "F_FULLFSYNC"))  # noqa: B009 (not in typeshed: macOS builds only)
-            return
-        except (ImportError, AttributeError, OSError):  # Windows, another build, or this filesystem
-            pass
-    os.fsync(fd)
 
 
 def sync_directory(folder: Path, *, platform: Platform = CURRENT) -> None:
     """Make a folder's names durable; skipped on Windows, which cannot open a folder to fsync."""
-    if platform.windows:
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        _fsync(fd, platform)
-    finally:
-        os.close(fd)
+    steps.sync_folder(folder, platform)
 
 
 def _write_temporary(path: Path, data: bytes, platform: Platform = CURRENT) -> Path:
     """Write ``data`` to a new ``<path>.<uuid>.tmp`` (exclusive, 0600) and fsync it."""
     temporary = path.with_name(f"{path.name}.{uuid.uuid4()}.tmp")
-    fd = os.open(temporary, _TEMP_FLAGS, _PRIVATE_FILE_MODE)
+    fd = steps.create_exclusive(temporary, _PRIVATE_FILE_MODE)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            _fsync(fd, platform)
+            steps.write_all(fd, temporary, data)
+            steps.sync_file(fd, temporary, platform)
         finally:
             os.close(fd)
     except BaseException:
@@ -84,7 +67,7 @@ def _write_temporary(path: Path, data: bytes, platform: Platform = CURRENT) -> P
 def _remove_quietly(temporary: Path) -> None:
     """Remove our own temporary file after a failure; never anything else."""
     with contextlib.suppress(OSError):
-        os.unlink(temporary)
+        steps.unlink(temporary)
 
 
 def install_no_overwrite(
@@ -100,6 +83,7 @@ def install_no_overwrite(
     ``on_staged`` runs once the temporary is durable, ``on_installed`` once the link is made
     (the crash points ``TargetStaged`` and ``TargetInstalled``).
     """
+    new_folders = missing_folders(target.parent)
     ensure_private_dir(target.parent)
     temporary = _write_temporary(target, data, platform)
     try:
@@ -116,10 +100,13 @@ def install_no_overwrite(
                 CODE_INSTALL_REFUSED,
                 f"the filesystem refused a hard link for {target.name} ({error.strerror}); nothing installed",
             ) from error
+        steps.linked(temporary, target)
         if on_installed is not None:
             on_installed()
         os.unlink(temporary)
+        steps.unlinked_second_name(temporary, target)
         sync_directory(target.parent, platform=platform)
+        sync_into_parents(new_folders, platform=platform)
     except BaseException:
         _remove_quietly(temporary)
         raise
@@ -151,7 +138,7 @@ def remove_temporaries(temporaries: list[Path]) -> int:
     removed = 0
     for temporary in temporaries:
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            steps.unlink(temporary)
             removed += 1
     return removed
 
@@ -162,11 +149,14 @@ def durable_replace(path: Path, data: bytes, *, platform: Platform = CURRENT) ->
     Windows: ``os.replace`` is ``MoveFileExW`` with replace, refused (``PermissionError``, the old
     file kept) while another program holds ``path`` open without delete sharing.
     """
+    new_folders = missing_folders(path.parent)
     ensure_private_dir(path.parent)
     temporary = _write_temporary(path, data, platform)
     try:
         os.replace(temporary, path)
+        steps.renamed(temporary, path)
         sync_directory(path.parent, platform=platform)
+        sync_into_parents(new_folders, platform=platform)
     except BaseException:
         _remove_quietly(temporary)
         raise

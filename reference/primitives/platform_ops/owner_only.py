@@ -18,21 +18,39 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
+from reference.primitives.platform_ops import steps
+from reference.primitives.platform_ops.family import CURRENT, Platform
+
 FILE_MODE: Final = 0o600
 FOLDER_MODE: Final = 0o700
 
 
-def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
-    """``mkdir -p`` where every folder created gets mode 0700, as Node's recursive mkdir with a mode
-    does (Python's ``os.makedirs`` gives the mode to the last folder only)."""
+def missing_folders(folder: str | os.PathLike[str]) -> list[Path]:
+    """The folders :func:`ensure_private_dir` would create for ``folder``, outermost first."""
     missing: list[Path] = []
     current = Path(os.path.abspath(folder))
     while not current.exists():
         missing.append(current)
         current = current.parent
-    for path in reversed(missing):
+    return missing[::-1]
+
+
+def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
+    """``mkdir -p`` where every folder created gets mode 0700, as Node's recursive mkdir with a mode
+    does (Python's ``os.makedirs`` gives the mode to the last folder only)."""
+    for path in missing_folders(folder):
         with contextlib.suppress(FileExistsError):  # another process made it meanwhile
             path.mkdir(mode=FOLDER_MODE)
+            steps.made_folder(path)
+
+
+def sync_into_parents(folders: list[Path], *, platform: Platform = CURRENT) -> None:
+    """Make each folder's own entry durable: fsync its parent (skipped on Windows).  A durable
+    write calls it for the folders it created, so a power loss cannot drop a new folder with the
+    file just made durable in it (a journal fsyncs ``.ds4-rebase/operations``, and nothing else
+    ever fsynced ``.ds4-rebase``: issue 28, found by tools/crashstates.py)."""
+    for folder in folders:
+        steps.sync_folder(folder.parent, platform)
 
 
 def create_owner_only(path: str | os.PathLike[str]) -> None:
@@ -42,20 +60,31 @@ def create_owner_only(path: str | os.PathLike[str]) -> None:
     permissions of the database file, so creating that file first makes the whole set owner-only.
     """
     with contextlib.suppress(FileExistsError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), FILE_MODE))
+        os.close(steps.create_exclusive(path, FILE_MODE))
 
 
-def replace_keeping_mode(path: str, data: bytes, directory: str) -> None:
+def replace_keeping_mode(path: str, data: bytes, directory: str, *, platform: Platform = CURRENT) -> None:
     """Write ``data`` to a private temporary in ``directory`` and rename it over ``path``: a new
-    file gets 0600, a file that exists keeps its mode (Windows: its read-only bit)."""
+    file gets 0600, a file that exists keeps its mode (Windows: its read-only bit).
+
+    Durable like the journal (contract §6.5 steps 2-4): the temporary's bytes are fsynced before
+    the rename and the folder after it, so a power loss leaves the old file or the new one under
+    ``path``, never an empty or torn one (issue 28: without the first fsync a crash could keep the
+    rename and lose the bytes).  The folder fsync is skipped on Windows (:func:`.steps.sync_folder`).
+    """
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else FILE_MODE
     handle, temporary = tempfile.mkstemp(prefix=".ds4-context.", suffix=".tmp", dir=directory)  # 0600
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+        try:
+            steps.created_elsewhere(handle, temporary)
+            steps.write_all(handle, temporary, data)
+            steps.sync_file(handle, temporary, platform)
+        finally:
+            os.close(handle)
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        steps.replace(temporary, path)
+        steps.sync_folder(directory, platform)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            steps.unlink(temporary)
         raise

@@ -1,0 +1,99 @@
+"""tools/crashstates.py (issue 28): a seeded small run of the explorer on the real workloads, with
+the reference run on each state (kept under 20 s)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from crashsim.capture import capture
+from crashsim.explorer import Exploring, explore_workload
+from crashsim.model import CrashState, Model, Trace, states_at
+from crashsim.workloads import ConfigSet, RebaseRun
+from testkit.paths import REPO_ROOT
+
+from reference.primitives.platform_ops import steps
+from reference.primitives.platform_ops.family import CURRENT, Platform
+from reference.primitives.platform_ops.recorder import CreateFile
+
+
+def test_every_crash_state_of_config_set_holds_the_old_file_or_the_new(tmp_path: Path) -> None:
+    report = explore_workload(ConfigSet(), tmp_path)
+    assert report.steps == 5 and report.states >= 4 and report.sampled == 0
+    assert report.violations == ()
+
+
+def test_a_seeded_sample_of_a_rebase_run_keeps_every_invariant(tmp_path: Path) -> None:
+    report = explore_workload(RebaseRun(), tmp_path, Exploring(seed=7, point_limit=16, max_states=12))
+    assert report.steps > 30
+    assert report.states == report.sampled == 12
+    assert min(report.per_model.values()) > 100
+    assert report.violations == ()
+
+
+@pytest.fixture(scope="module")
+def rebase_trace(tmp_path_factory: pytest.TempPathFactory) -> Trace:
+    """One rebase run, recorded (the workload's folder stays where it ran)."""
+    root = tmp_path_factory.mktemp("rebase")
+    workload = RebaseRun()
+    workload.prepare(root)
+    return capture(root, lambda: workload.run(root))
+
+
+def _has_journal(state: CrashState) -> bool:
+    return any(n.startswith("sessions/.ds4-rebase/operations/") and n.endswith(".json") for n in state.visible()[1])
+
+
+def test_a_finished_rebase_keeps_its_journal_and_target_through_any_power_loss(rebase_trace: Trace) -> None:
+    """Every folder the rebase creates is synced into its parent, so once the run has returned no
+    crash state (general model) lacks the journal or the target: the journal's folder
+    ``.ds4-rebase/operations`` was never synced into ``.ds4-rebase`` before, and a power loss could
+    drop the journal of a finished rebase (a fresh run then refused with target-integrity)."""
+    finished = states_at(rebase_trace, len(rebase_trace.steps), Model.GENERAL)
+    assert finished
+    for state in finished:
+        assert _has_journal(state), state.description
+        assert any(n.startswith("sessions/ds4-rebase_") and n.endswith(".jsonl") for n in state.visible()[1])
+
+
+def test_once_the_first_journal_write_returned_every_crash_state_keeps_a_journal(rebase_trace: Trace) -> None:
+    """``.ds4-rebase`` is made with the lock's folder, before any journal: it is synced into the
+    sessions folder then, or a crash that kept the target's link could lose the journal's folder
+    (a fresh run then refused with target-integrity)."""
+    journal_creates = [i for i, step in enumerate(rebase_trace.steps)
+                       if isinstance(step, CreateFile) and "/operations/" in step.path]
+    for point in range(journal_creates[1], len(rebase_trace.steps) + 1):  # the second journal write began
+        for state in states_at(rebase_trace, point, Model.GENERAL, point_limit=32):
+            assert _has_journal(state), state.description
+
+
+def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The invariants can fail: with the journal temporaries' fsync left out, a crash may keep a
+    journal's rename and lose its bytes, and the explorer says which journal is not JSON."""
+    real_sync = steps.sync_file
+
+    def sync_all_but_journals(fd: int, path: str | os.PathLike[str], platform: Platform = CURRENT) -> None:
+        if ".json." not in os.fspath(path):
+            real_sync(fd, path, platform)
+
+    monkeypatch.setattr(steps, "sync_file", sync_all_but_journals)
+    how = Exploring(models=(Model.GENERAL,), seed=2, point_limit=32, max_states=12)
+    report = explore_workload(RebaseRun(), tmp_path, how)
+    assert report.violations, "no state lost a journal's bytes"
+    assert {v.invariant for v in report.violations} == {"journal-valid-or-absent"}
+    assert all("not JSON" in v.detail or "missing" in v.detail for v in report.violations)
+
+
+@pytest.mark.parametrize("flag", ["--json"])
+def test_the_command_prints_the_issue_s_json_object(flag: str) -> None:
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "crashstates.py"), "--workload", "config-set",
+                           "--seed", "3", flag], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) == {"states", "workloads", "violations", "seed"}
+    assert result["seed"] == 3 and result["violations"] == []
+    assert result["states"] == result["workloads"]["config-set"]["states"] >= 4
