@@ -90,7 +90,7 @@ def install_no_overwrite(
         if on_staged is not None:
             on_staged()
         try:
-            os.link(temporary, target)
+            steps.link(temporary, target)
         except FileExistsError:
             raise ContractViolation(
                 CODE_INSTALL_REFUSED, f"{target.name} already exists and is never overwritten"
@@ -100,11 +100,9 @@ def install_no_overwrite(
                 CODE_INSTALL_REFUSED,
                 f"the filesystem refused a hard link for {target.name} ({error.strerror}); nothing installed",
             ) from error
-        steps.linked(temporary, target)
         if on_installed is not None:
             on_installed()
-        os.unlink(temporary)
-        steps.unlinked_second_name(temporary, target)
+        steps.unlink_second_name(temporary, target)
         sync_directory(target.parent, platform=platform)
         sync_into_parents(new_folders, platform=platform)
     except BaseException:
@@ -153,8 +151,7 @@ def durable_replace(path: Path, data: bytes, *, platform: Platform = CURRENT) ->
     ensure_private_dir(path.parent)
     temporary = _write_temporary(path, data, platform)
     try:
-        os.replace(temporary, path)
-        steps.renamed(temporary, path)
+        steps.replace(temporary, path)
         sync_directory(path.parent, platform=platform)
         sync_into_parents(new_folders, platform=platform)
     except BaseException:

@@ -40,8 +40,7 @@ def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
     does (Python's ``os.makedirs`` gives the mode to the last folder only)."""
     for path in missing_folders(folder):
         with contextlib.suppress(FileExistsError):  # another process made it meanwhile
-            path.mkdir(mode=FOLDER_MODE)
-            steps.made_folder(path)
+            steps.make_folder(path, FOLDER_MODE)
 
 
 def sync_into_parents(folders: list[Path], *, platform: Platform = CURRENT) -> None:

@@ -2,11 +2,7 @@
 here and nowhere else in the reference, and reported to an open recording (:mod:`.recorder`).
 
 With no recording open each function is its system call plus one ``ContextVar`` read; the file
-identities, offsets and byte copies a record needs are only looked up while recording.  Two
-callers make a step themselves and report it right after (:func:`made_folder`, :func:`renamed`,
-:func:`linked`, :func:`unlinked_second_name`): ``owner_only.ensure_private_dir``'s ``mkdir``,
-``durable.durable_replace``'s ``os.replace`` and ``durable.install_no_overwrite``'s ``os.link``
-and ``os.unlink``, whose lines the mutant catalogue (conformance/mutants) finds by their text.
+identities, offsets and byte copies a record needs are only looked up while recording.
 
 Platform branches (named, small): :func:`sync_file` flushes with ``F_FULLFSYNC`` on macOS (a plain
 ``fsync`` leaves data in the drive's cache), falling back to ``fsync`` where the volume refuses
@@ -38,8 +34,9 @@ from reference.primitives.platform_ops.recorder import (
 CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
-def made_folder(path: str | os.PathLike[str]) -> None:
-    """Report the folder the caller has just made (``owner_only.ensure_private_dir``)."""
+def make_folder(path: str | os.PathLike[str], mode: int) -> None:
+    """``mkdir(2)`` of one folder with ``mode`` (``FileExistsError`` when the name is taken)."""
+    os.mkdir(path, mode)
     if (recorder := active()) is not None:
         recorder.record(MakeFolder(os.path.abspath(path)))
 
@@ -119,31 +116,22 @@ def _identity_if_recording(path: str | os.PathLike[str]) -> FileIdentity | None:
 def link(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> None:
     """``link(2)`` (``CreateHardLinkW`` on Windows): a second name, refused when it exists."""
     os.link(source, destination)
-    linked(source, destination)
-
-
-def linked(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> None:
-    """Report the hard link the caller has just made (the file is the destination's now)."""
     if (recorder := active()) is not None:
         recorder.record(Link(os.path.abspath(source), os.path.abspath(destination), identity_at(destination)))
 
 
 def replace(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> None:
-    """``rename(2)`` over any existing ``destination`` (``MoveFileExW`` with replace on Windows)."""
+    """``rename(2)`` over any existing ``destination`` (``MoveFileExW`` with replace on Windows); a
+    rename keeps the file, so the record's identity is the destination's now."""
     os.replace(source, destination)
-    renamed(source, destination)
-
-
-def renamed(source: str | os.PathLike[str], destination: str | os.PathLike[str]) -> None:
-    """Report the rename the caller has just made (a rename keeps the file, so its identity is
-    the destination's now)."""
     if (recorder := active()) is not None:
         recorder.record(Rename(os.path.abspath(source), os.path.abspath(destination), identity_at(destination)))
 
 
-def unlinked_second_name(path: str | os.PathLike[str], remaining: str | os.PathLike[str]) -> None:
-    """Report the unlink of ``path`` the caller has just made, a second name of the file that
-    ``remaining`` still names (the install's temporary, once the target is linked)."""
+def unlink_second_name(path: str | os.PathLike[str], remaining: str | os.PathLike[str]) -> None:
+    """``unlink(2)`` of ``path``, a second name of the file that ``remaining`` still names (the
+    install's temporary, once the target is linked)."""
+    os.unlink(path)
     if (recorder := active()) is not None:
         recorder.record(Unlink(os.path.abspath(path), identity_at(remaining)))
 
