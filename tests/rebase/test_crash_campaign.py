@@ -18,12 +18,11 @@ from typing import Any
 
 import pytest
 from testkit.paths import REPO_ROOT
-from testkit.pilines import message, sha, ts
+from testkit.pilines import compacted_session, jsonl, sha
 
 from conformance import schemas
 from reference.artifacts.ids import operation_id
 from reference.artifacts.phases import CRASH_POINTS
-from reference.primitives.jsonbytes import js_stringify
 from reference.rebase.crashpoints import CRASH_EXIT_CODE, ENV_VAR
 
 ROOT = REPO_ROOT
@@ -95,16 +94,8 @@ def campaign(tmp_path: Path) -> Campaign:
     project, sessions, home = tmp_path / "project", tmp_path / "sessions", tmp_path / "home"
     for folder in (project, sessions, home):
         folder.mkdir()
-    records = [
-        {"type": "session", "version": 3, "id": SOURCE_ID, "timestamp": ts(0), "cwd": str(project)},
-        message("old", None, 1, "user", "LastExportUtc old original decision"),
-        message("answer", "old", 2, "assistant", "Noted."),
-        {"type": "compaction", "id": "compact", "parentId": "answer", "timestamp": ts(3),
-         "summary": "Earlier work summarized", "firstKeptEntryId": "answer", "tokensBefore": 1000},
-        message("task", "compact", 4, "user", "Continue the implementation"),
-    ]
     source = sessions / "2025-06-01T12-00-00-000Z_source.jsonl"
-    source.write_bytes("".join(js_stringify(r) + "\n" for r in records).encode("utf-8"))
+    source.write_bytes(jsonl(compacted_session(SOURCE_ID, project)))
     return Campaign(project, sessions, source, home)
 
 

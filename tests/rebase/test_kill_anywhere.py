@@ -22,11 +22,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 from testkit.paths import REPO_ROOT
-from testkit.pilines import message, sha, ts
+from testkit.pilines import compacted_session, jsonl, sha
 from testkit.profiles import examples
 
 from reference.artifacts.ids import operation_id
-from reference.primitives.jsonbytes import js_stringify
 
 CHILD_TIMEOUT_S = 30
 SOURCE_ID = "source"
@@ -61,16 +60,8 @@ def _setup(root: Path) -> tuple[Path, Path, Path]:
     project, sessions, home = root / "project", root / "sessions", root / "home"
     for folder in (project, sessions, home):
         folder.mkdir()
-    records = [
-        {"type": "session", "version": 3, "id": SOURCE_ID, "timestamp": ts(0), "cwd": str(project)},
-        message("old", None, 1, "user", "LastExportUtc old original decision"),
-        message("answer", "old", 2, "assistant", "Noted."),
-        {"type": "compaction", "id": "compact", "parentId": "answer", "timestamp": ts(3),
-         "summary": "Earlier work summarized", "firstKeptEntryId": "answer", "tokensBefore": 1000},
-        message("task", "compact", 4, "user", "Continue the implementation"),
-    ]
     source = sessions / "2025-06-01T12-00-00-000Z_source.jsonl"
-    source.write_bytes("".join(js_stringify(r) + "\n" for r in records).encode("utf-8"))
+    source.write_bytes(jsonl(compacted_session(SOURCE_ID, project)))
     return project, home, source
 
 

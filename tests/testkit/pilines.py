@@ -29,3 +29,16 @@ def jsonl(records: list[dict[str, Any]]) -> bytes:
 
 def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def compacted_session(session_id: str, cwd: Path) -> list[dict[str, Any]]:
+    """A small session ready to rebase: a decision, its answer, a compaction, and the task at the
+    leaf ``task`` (the crash campaign's source and the kill-anywhere test's)."""
+    return [
+        {"type": "session", "version": 3, "id": session_id, "timestamp": ts(0), "cwd": str(cwd)},
+        message("old", None, 1, "user", "LastExportUtc old original decision"),
+        message("answer", "old", 2, "assistant", "Noted."),
+        {"type": "compaction", "id": "compact", "parentId": "answer", "timestamp": ts(3),
+         "summary": "Earlier work summarized", "firstKeptEntryId": "answer", "tokensBefore": 1000},
+        message("task", "compact", 4, "user", "Continue the implementation"),
+    ]
