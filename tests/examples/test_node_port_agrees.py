@@ -11,20 +11,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-from testkit.paths import REPO_ROOT
 
 from conformance import schemas
 from conformance.protocol import ContractError
 from conformance.stdio import SubprocessAdapter
 from conformance.suite import fixture_manifest, fixture_path
 
-PORT = REPO_ROOT / "examples" / "ports" / "node" / "port.mjs"
-REFERENCE = [sys.executable, "-m", "reference.cli", "host", "--stdio"]
 GENERATED = {  # name -> fixtures generate options
     "plain": ["--sessions", "2", "--entries", "60"],
     "shaped": ["--entries", "120", "--compactions", "2", "--branches", "3", "--siblings", "150"],
@@ -33,18 +27,6 @@ GENERATED = {  # name -> fixtures generate options
     "legacy-2": ["--entries", "20", "--legacy", "2"],
     "header-only": ["--entries", "0"],
 }
-
-
-@pytest.fixture(scope="module")
-def both(node: Path) -> Iterator[tuple[SubprocessAdapter, SubprocessAdapter]]:
-    port, reference = SubprocessAdapter([str(node), str(PORT)]), SubprocessAdapter(REFERENCE)
-    try:
-        port.start()
-        reference.start()
-        yield port, reference
-    finally:
-        port.stop()
-        reference.stop()
 
 
 def _generated(folder: Path) -> list[Path]:

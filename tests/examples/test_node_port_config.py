@@ -18,21 +18,14 @@ from __future__ import annotations
 import json
 import random
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-from testkit.paths import REPO_ROOT
 
 from conformance import schemas
 from conformance.protocol import ContractError
 from conformance.stdio import SubprocessAdapter
 from reference.config.catalog import CATALOG, INTEGER_BOUNDS
 
-PORT = REPO_ROOT / "examples" / "ports" / "node" / "port.mjs"
-REFERENCE = [sys.executable, "-m", "reference.cli", "host", "--stdio"]
 SEQUENCES = 64
 STEPS = 10
 UNKNOWN_PATHS = ["historyTools.maxResult", "recall", "historyTools", "", "privacy.remoteProviders.openai",
@@ -64,18 +57,6 @@ AT_THE_EDGE = "(the schema's words)"
 #: Why a file that is not JSON was discarded: the JSON parser's own words (Python's, V8's), which
 #: the contract leaves open; that the file is discarded, and with which warning prefix, is compared.
 PARSER_WORDS = re.compile(r"(: configuration ignored: )(invalid JSON.*|(NaN|-?Infinity) is not valid JSON)$", re.M)
-
-
-@pytest.fixture(scope="module")
-def both(node: Path) -> Iterator[tuple[SubprocessAdapter, SubprocessAdapter]]:
-    port, reference = SubprocessAdapter([str(node), str(PORT)]), SubprocessAdapter(REFERENCE)
-    try:
-        port.start()
-        reference.start()
-        yield port, reference
-    finally:
-        port.stop()
-        reference.stop()
 
 
 def _integer_values(path: str, rng: random.Random) -> list[str]:
