@@ -12,8 +12,6 @@ from crashsim.rebase_workloads import LineageRun, RebaseRun, RecoveryRun
 from crashsim.running import Workload
 from reference.artifacts.phases import CRASH_POINTS
 
-__all__ = ["ConfigSet", "IndexBuild", "IndexCatchUp", "LineageRun", "RebaseRun", "RecoveryRun", "Workload", "workloads"]
-
 
 def workloads() -> tuple[Workload, ...]:
     """The workloads, in the order they run."""
