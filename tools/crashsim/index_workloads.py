@@ -6,6 +6,7 @@ recall answers exactly as a fresh rebuild from the JSONL does (the same JSON but
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Final
 
@@ -41,7 +42,10 @@ class IndexBuild:
 
     @staticmethod
     def _session(root: Path) -> Path:
-        return root / "sessions" / "history.jsonl"
+        """The session, in a folder beside the workload's: no recorded step writes it, and a crash
+        state is written over the workload's folder only, so the session keeps its inode, size,
+        mtime and ctime, which catch-up compares (a copy would always be rebuilt as changed)."""
+        return root.with_name(root.name + "-sessions") / "history.jsonl"
 
     def _index(self, root: Path, *extra: str) -> Outcome:
         return run_cli(root, ["history", "index", "--session", str(self._session(root)), "--approve", "--json",
@@ -55,7 +59,8 @@ class IndexBuild:
     def prepare(self, root: Path) -> None:
         (root / "project").mkdir(parents=True)
         (root / "home").mkdir()
-        (root / "sessions").mkdir()
+        shutil.rmtree(self._session(root).parent, ignore_errors=True)
+        self._session(root).parent.mkdir(mode=0o700)
         self._session(root).write_bytes(session_bytes(root / "project", range(1, self.entries + 1)))
 
     def run(self, root: Path) -> None:
