@@ -1,5 +1,5 @@
 """tools/crashstates.py (issue 28): a seeded small run of the explorer on the real workloads, with
-the reference run on each state (kept under 20 s)."""
+the reference run on each state; the slow functions are in tests/slow.txt."""
 
 from __future__ import annotations
 
@@ -11,11 +11,16 @@ from pathlib import Path
 
 import pytest
 from crashsim.capture import capture
+from crashsim.config_workload import ConfigSet
 from crashsim.explorer import Exploring, explore_workload
+from crashsim.index_workloads import IndexBuild, IndexCatchUp
 from crashsim.model import CrashState, Model, Trace, states_at
-from crashsim.workloads import ConfigSet, RebaseRun
+from crashsim.rebase_workloads import LineageRun, RebaseRun, RecoveryRun
+from crashsim.running import Outcome, recall_answer
+from crashsim.workloads import workloads
 from testkit.paths import REPO_ROOT
 
+from reference.artifacts.phases import CRASH_POINTS
 from reference.primitives.platform_ops import steps
 from reference.primitives.platform_ops.family import CURRENT, Platform
 from reference.primitives.platform_ops.recorder import CreateFile
@@ -97,3 +102,70 @@ def test_the_command_prints_the_issue_s_json_object(flag: str) -> None:
     assert set(result) == {"states", "workloads", "violations", "seed"}
     assert result["seed"] == 3 and result["violations"] == []
     assert result["states"] == result["workloads"]["config-set"]["states"] >= 4
+
+
+def test_every_workload_has_its_own_name_and_each_crash_point_a_recovery() -> None:
+    names = [w.name for w in workloads()]
+    assert len(names) == len(set(names)) >= 12
+    assert {f"recover-{point}" for point in CRASH_POINTS} <= set(names)
+    assert {"rebase-lineage", "index-build", "index-catchup"} <= set(names)
+
+
+@pytest.mark.parametrize("point", CRASH_POINTS)
+def test_a_seeded_sample_of_the_recovery_from_each_crash_point_keeps_every_invariant(point: str, tmp_path: Path) -> None:
+    """The rebase dies at ``point`` (a child process), then the recorded ``--recover`` finishes it."""
+    workload = RecoveryRun(point)
+    report = explore_workload(workload, tmp_path, Exploring(models=(Model.GENERAL,), seed=5, point_limit=16,
+                                                           max_states=4))
+    assert workload.operation.startswith("rebase_")
+    assert report.steps >= 5 and report.states == 4
+    assert report.violations == ()
+    assert set(report.outcomes) <= {"recover: verified", "fresh run: verified"}
+
+
+def test_a_seeded_sample_of_a_rebase_of_a_rebased_session_keeps_its_lineage(tmp_path: Path) -> None:
+    workload = LineageRun()
+    report = explore_workload(workload, tmp_path, Exploring(models=(Model.GENERAL,), seed=2, point_limit=16,
+                                                           max_states=6))
+    assert report.steps > 30 and report.states == 6
+    assert len(workload.answers) == 2 and all('"relation": "lineage-ancestor"' in a for a in workload.answers)
+    assert report.violations == ()
+
+
+def test_the_finished_rebase_of_a_rebased_session_recovers_from_its_own_target_and_verifies_its_lineage(
+        tmp_path: Path) -> None:
+    workload = LineageRun()
+    workload.prepare(tmp_path)
+    workload.run(tmp_path)
+    assert workload.recovery_session(tmp_path).name != workload.session.rpartition("/")[2]
+    assert workload.check(tmp_path).broken == ()
+    (tmp_path / workload.session).write_bytes(b"")  # the first target, lost: the lineage cannot verify
+    assert {b.invariant for b in workload.check(tmp_path).broken} >= {"source-unchanged", "lineage-verifies"}
+
+
+@pytest.mark.parametrize("workload", [IndexBuild, IndexCatchUp])
+def test_after_catch_up_every_crash_state_of_the_index_answers_as_a_fresh_rebuild(
+        workload: type[IndexBuild], tmp_path: Path) -> None:
+    chosen = workload()
+    report = explore_workload(chosen, tmp_path)
+    assert report.states >= 3 and report.sampled == 0
+    assert len(chosen.answers) == 3 and all('"hits": [{' in a for a in chosen.answers)
+    assert report.violations == ()
+    # the session file is the one the index saw (not a copy), so catch-up takes its own path there
+    assert report.outcomes.get("catch-up: unchanged") == 1
+    assert "catch-up: appended" in report.outcomes or workload is IndexBuild
+
+
+def test_the_index_invariant_fails_on_an_answer_that_is_not_the_fresh_rebuild_s(tmp_path: Path) -> None:
+    chosen = IndexCatchUp()
+    chosen.prepare(tmp_path)
+    chosen.run(tmp_path)
+    assert chosen.check(tmp_path).broken == ()
+    chosen.answers = (chosen.answers[0].replace('"entryId": "e2', '"entryId": "e1'), *chosen.answers[1:])
+    assert {b.invariant for b in chosen.check(tmp_path).broken} == {"recall-as-fresh-rebuild"}
+
+
+def test_a_recall_answer_leaves_out_only_the_random_source_refs() -> None:
+    stdout = json.dumps({"status": "complete", "hits": [{"sourceRef": "hist_" + "a" * 32, "entryId": "e1"}]})
+    assert json.loads(recall_answer(Outcome(0, stdout, None))) == {"status": "complete", "hits": [{"entryId": "e1"}]}
+    assert recall_answer(Outcome(None, "", "Traceback\nKeyError: 'x'")) == "traceback: KeyError: 'x'"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from crashsim.capture import capture, materialize
 from crashsim.model import DEFAULT_POINT_LIMIT, CrashState, Model, explore
-from crashsim.workloads import ADVISORY, Workload
+from crashsim.running import ADVISORY, Workload
 
 
 @dataclass(frozen=True)
