@@ -300,9 +300,11 @@ _MATCH_TABLE: Final = "recall_rebase_fts_matches"
 
 def _row(values: Sequence[Any]) -> IndexRow:
     key, entry_id, entry_type, role, created_at, content_hash, text, tokens = values
-    if not (all(isinstance(value, str) for value in (key, entry_id, entry_type, content_hash))
-            and all(value is None or isinstance(value, str) for value in (role, text))
-            and all(value is None or type(value) is int for value in (created_at, tokens))):
+    # Spelled out, not as generators over tuples: a project recall reads thousands of rows.
+    if not (isinstance(key, str) and isinstance(entry_id, str) and isinstance(entry_type, str)
+            and isinstance(content_hash, str) and (role is None or isinstance(role, str))
+            and (text is None or isinstance(text, str)) and (created_at is None or type(created_at) is int)
+            and (tokens is None or type(tokens) is int)):
         raise StoredValueDamaged(f"the entries row {key!r}")  # the service repairs the index (D15)
     return IndexRow(
         entry_key=key,

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit.retrieval_oracle import retrieve_alone
+from testkit.retrieval_oracle import retrieve_alone, select_plain
 
 import reference.recall.recall_tool as recall_tool
 from reference.config.defaults import default_config
@@ -185,6 +185,21 @@ def test_one_statement_gives_each_session_its_own_answer(indexed: Any, query: st
             assert _shared(conn, sessions, query, options) == expected, (options, len(sessions))
     if "pangolin" not in query:
         assert found > 0
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_scoring_before_making_hits_keeps_the_engine_order(indexed: Any, monkeypatch: pytest.MonkeyPatch,
+                                                           query: str) -> None:
+    """``retrieval._select`` makes hits only of the candidates it keeps: the same hits, scores and
+    duplicate counts as every candidate ranked, sorted by ``engine_order`` and deduplicated."""
+    conn, ids = indexed
+    sessions = [_whole(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
+    for options in OPTIONS:
+        fast = [_shared(conn, sessions, query, options)] + [[_plain(conn, i, query, options)] for i in ids[:3]]
+        with monkeypatch.context() as patch:
+            patch.setattr(retrieval, "_select", select_plain)
+            plain = [_shared(conn, sessions, query, options)] + [[_plain(conn, i, query, options)] for i in ids[:3]]
+        assert fast == plain, options
 
 
 def test_the_fixture_has_overlap_zero_matches_and_summaries(indexed: Any) -> None:
