@@ -251,7 +251,9 @@ def _eligible(candidates: dict[str, Candidate], types: tuple[str, ...],
     return eligible, alternate
 def _select(eligible: list[Candidate], terms: QueryTerms, max_results: int) -> tuple[list[EngineHit], int]:
     """The best ``max_results`` in engine order, one per dedup key; and how many were dropped as
-    duplicates."""
+    duplicates.  Every candidate is scored, only the kept ones are made hits; the oracle is
+    ``tests/testkit/retrieval_oracle.select_plain`` (every candidate made a hit by ``ranking.rank``,
+    sorted by ``ranking.engine_order``)."""
     times = [candidate.row.created_at for candidate in eligible if candidate.row.created_at is not None]
     span = (min(times), max(times)) if times else (0, 0)
     scored = [(score_of(candidate, span, terms), candidate) for candidate in eligible]
