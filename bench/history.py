@@ -19,6 +19,10 @@ recall    ``HistoryService.recall`` latency p50/p95 per scope over a fixed set o
           first recall after the host starts); project scope also in its plain form (one engine
           query per source, every sibling caught up on every call: the baseline of the target
           p95 <= 250 ms), and the first project recall of a new process (a one-shot);
+floor     FTS5's own ``ORDER BY bm25 LIMIT 72`` of each query's match expression over the same
+          project index (no per-session split, no filter, no verification), timed just before
+          each project recall in the same child and rounds: ``project_floor_p95_ms`` beside
+          ``project_p95_ms`` (issue 29: a ranking that keeps results unchanged scores every match);
 read      ``HistoryService.read`` of a record just under the 4 MiB record limit, and the canonical
           verification alone, as a ratio of reading and hashing the record's bytes.
 """
@@ -54,6 +58,8 @@ INDEX_TARGET = 0.6  # of a bare FTS5 bulk insert's speed
 CATCHUP_TARGET = 100.0  # times faster than a full rebuild of the session
 RECALL_P95_TARGET_MS = 50.0  # current-branch and current-session
 PROJECT_P95_TARGET_MS = 250.0  # project scope over the 100 sessions (issue 13 item 3)
+PROJECT_FLOOR_TARGET = 1.5  # project p95 at most this many times FTS5's own floor, same run (issue 29)
+FLOOR_TOP = 72  # the floor's LIMIT: the candidate window of a 12-result recall (retrieval.candidate_window)
 READ_TARGET = 3.0  # times bare read + hash of the record
 RECORD_SPAN = 4 * 1024 * 1024 - 64  # bytes of the big record, LF included: just under the limit
 BIG_MARKER = "BigRecordMarker"
@@ -436,27 +442,62 @@ def _per_source_forms() -> None:
     ScopeResolver.__init__ = forgetting_init  # type: ignore[method-assign]
 
 
+class _Floor:
+    """FTS5's own ranking of one query over the whole index: ``ORDER BY bm25 LIMIT 72`` of the
+    recall's match expression, on a read-only connection of its own (the floor of issue 29)."""
+
+    def __init__(self, db: str) -> None:
+        from reference.recall.candidate_rows import fts_match_expression
+        from reference.recall.query_terms import describe_query
+
+        self.conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        self.matches = [fts_match_expression(describe_query(query).terms) for query in QUERIES]
+
+    def ms(self, index: int) -> tuple[float, float] | None:
+        """Wall and CPU milliseconds of the bare statement for ``QUERIES[index]``; None when it has
+        no terms."""
+        match = self.matches[index]
+        if not match:
+            return None
+        started, cpu = time.perf_counter(), time.process_time()
+        self.conn.execute(f"SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts)"
+                          f" LIMIT {FLOOR_TOP}", (match,)).fetchall()
+        return (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+
+
 def work_recall(params: dict[str, Any]) -> dict[str, Any]:
-    """Recall latency of one scope: a long-lived service, then a fresh service per recall."""
+    """Recall latency of one scope: a long-lived service, then a fresh service per recall.  With
+    ``floor``, FTS5's bare ranking of each query is timed just before its recall (same rounds)."""
     if params.get("per_source"):
         _per_source_forms()
     scope = params["scope"]
     current = params["current"]
     service = _service(params, current, current["leaf"])
+    floor = _Floor(params["db"]) if params.get("floor") else None
     queries = [{"query": query, "scope": scope, "limit": 12, "maxOutputTokens": 6000} for query in QUERIES]
     first = time.perf_counter()
     warm = [service.recall(query).as_json() for query in queries]  # warms the page cache and the service
+    if floor is not None:
+        for index in range(len(QUERIES)):
+            floor.ms(index)
     warmup_seconds = time.perf_counter() - first
     statuses = sorted({result["status"] for result in warm})
     hits = sum(len(result.get("hits", ())) for result in warm)
     warnings = sorted({code for result in warm for code in result["warnings"]})
     latencies: list[float] = []
+    cpu_ms: list[float] = []  # process CPU time of each recall: less moved by other work on the machine
+    floor_ms: list[float] = []
+    floor_cpu_ms: list[float] = []
     budget_end = time.perf_counter() + params["seconds"]
     for _round in range(params["rounds"]):
-        for query in queries:
-            started = time.perf_counter()
+        for index, query in enumerate(queries):
+            if floor is not None and (bare := floor.ms(index)) is not None:
+                floor_ms.append(bare[0])
+                floor_cpu_ms.append(bare[1])
+            started, cpu = time.perf_counter(), time.process_time()
             service.recall(query)
             latencies.append((time.perf_counter() - started) * 1000)
+            cpu_ms.append((time.process_time() - cpu) * 1000)
         if time.perf_counter() > budget_end:
             break
     fresh: list[float] = []
@@ -467,8 +508,10 @@ def work_recall(params: dict[str, Any]) -> dict[str, Any]:
         fresh.append((time.perf_counter() - started) * 1000)
         if time.perf_counter() > budget_end:
             break
-    return {"scope": scope, "latencies_ms": latencies, "fresh_ms": fresh, "warmup_seconds": warmup_seconds,
-            "statuses": statuses, "hits": hits, "warnings": warnings, "peak_rss": peak_rss_bytes()}
+    return {"scope": scope, "latencies_ms": latencies, "cpu_ms": cpu_ms, "fresh_ms": fresh, "floor_ms": floor_ms,
+            "floor_cpu_ms": floor_cpu_ms,
+            "warmup_seconds": warmup_seconds, "statuses": statuses, "hits": hits, "warnings": warnings,
+            "peak_rss": peak_rss_bytes()}
 
 
 def work_oneshot(params: dict[str, Any]) -> dict[str, Any]:
@@ -595,7 +638,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         report["recall"][run_name] = child("recall", {
             "db": str(db), "current": current, "scope": scope, "rounds": args.rounds, "seconds": seconds,
             "fresh": len(QUERIES) if scope != "project" else 3, "per_source": run_name == "project-per-source",
+            "floor": run_name == "project",
         })
+    if "project" in report["recall"]:
+        project_run = report["recall"]["project"]
+        report["project_p95_ms"] = percentile(project_run["latencies_ms"], 0.95)
+        report["project_floor_p95_ms"] = percentile(project_run["floor_ms"], 0.95)
+        report["project_floor_ratio"] = report["project_p95_ms"] / report["project_floor_p95_ms"]
+        report["project_cpu_p95_ms"] = percentile(project_run["cpu_ms"], 0.95)
+        report["project_floor_cpu_p95_ms"] = percentile(project_run["floor_cpu_ms"], 0.95)
+        report["project_floor_cpu_ratio"] = report["project_cpu_p95_ms"] / report["project_floor_cpu_p95_ms"]
     if not args.recall_only or "project" in args.recall_only:
         say("recall: the first project recall of a new process, three queries ...")
         report["oneshot"] = [child("oneshot", {"db": str(db), "current": current, "query": index})
@@ -680,14 +732,26 @@ def _print_recall(report: dict[str, Any]) -> None:
               f" p50 / p95 {percentile(fast, 0.5):,.0f} / {p95:,.0f} ms"
               f" ({'met' if p95 <= PROJECT_P95_TARGET_MS else 'MISSED'}); per source, as before, in the same run:"
               f" {percentile(plain, 0.5):,.0f} / {percentile(plain, 0.95):,.0f} ms")
+    if "project_floor_p95_ms" in report:
+        ratio = report["project_floor_ratio"]
+        print(f"  project p95 {report['project_p95_ms']:,.0f} ms vs FTS5's own ORDER BY bm25 LIMIT {FLOOR_TOP}"
+              f" over the same index and queries, same rounds: p95 {report['project_floor_p95_ms']:,.0f} ms ="
+              f" {ratio:.2f}x (target <= {PROJECT_FLOOR_TARGET}x: {'met' if ratio <= PROJECT_FLOOR_TARGET else 'MISSED'})")
+        print(f"  the same in process CPU time (less moved by other work on the machine):"
+              f" {report['project_cpu_p95_ms']:,.0f} vs {report['project_floor_cpu_p95_ms']:,.0f} ms ="
+              f" {report['project_floor_cpu_ratio']:.2f}x")
     for shot in report.get("oneshot", ()):
         print(f"  first project recall of a new process: {shot['ms']:,.0f} ms ({shot['hits']} hits),"
               f" peak RSS {mib(shot['peak_rss'])}")
-    print(f"  median ms per query (kept): {'':<28}" + "".join(f"{scope:>19}" for scope in report["recall"]))
+    floor = report["recall"].get("project", {}).get("floor_ms")
+    with_floor = bool(floor) and len(floor) == len(report["recall"]["project"]["latencies_ms"])
+    print(f"  median ms per query (kept): {'':<28}" + "".join(f"{scope:>19}" for scope in report["recall"])
+          + (f"{'floor (bm25 top ' + str(FLOOR_TOP) + ')':>21}" if with_floor else ""))
     for index, query in enumerate(QUERIES):
         medians = [statistics.median(result["latencies_ms"][index :: len(QUERIES)] or [math.nan])
                    for result in report["recall"].values()]
-        print(f"    {query[:52]:<52}" + "".join(f"{value:>19,.1f}" for value in medians))
+        floor_median = f"{statistics.median(floor[index :: len(QUERIES)]):>21,.1f}" if with_floor else ""
+        print(f"    {query[:52]:<52}" + "".join(f"{value:>19,.1f}" for value in medians) + floor_median)
 
 
 def _print_read(report: dict[str, Any]) -> None:

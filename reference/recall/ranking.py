@@ -40,11 +40,16 @@ class Candidate:
 
 
 def rank(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> EngineHit:
-    """The candidate as a hit: its single match reason, literal priority and diagnostic score,
-    summed in the upstream order so the floats agree bit for bit.
+    """The candidate as a hit: its single match reason, literal priority and diagnostic score.
 
     ``span`` is the oldest and newest ``created_at`` among the eligible candidates (recency).
     """
+    return hit_of(candidate, score_of(candidate, span, terms))
+
+
+def score_of(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> float:
+    """The candidate's diagnostic score, summed in the upstream order so the floats agree bit for
+    bit (``rank`` without making the hit: a source ranks every candidate and keeps twelve)."""
     row = candidate.row
     oldest, newest = span
     score = 0.0
@@ -65,12 +70,22 @@ def rank(candidate: Candidate, span: tuple[int, int], terms: QueryTerms) -> Engi
     if row.created_at is not None and newest > oldest:
         score += ((row.created_at - oldest) / (newest - oldest)) * 8
     score -= min(12, max(0, row.token_estimate) / 1000)
+    return _round6(score)
+
+
+def literal_priority(candidate: Candidate) -> int:
+    """2 for an exact identifier, 1 for a phrase, else 0."""
+    return 2 if candidate.exact else 1 if candidate.phrases else 0
+
+
+def hit_of(candidate: Candidate, score: float) -> EngineHit:
+    """The hit of a candidate with its ``score_of``."""
+    row = candidate.row
     reason: MatchReason = (
         "exact-identifier" if candidate.exact else "exact-phrase" if candidate.phrases else "lexical-match"
     )
-    priority = 2 if candidate.exact else 1 if candidate.phrases else 0
-    return EngineHit(**{name: getattr(row, name) for name in _ROW_FIELDS}, score=_round6(score),
-                     match_reason=reason, literal_priority=priority)
+    return EngineHit(**{name: getattr(row, name) for name in _ROW_FIELDS}, score=score,
+                     match_reason=reason, literal_priority=literal_priority(candidate))
 
 
 def engine_order(hit: EngineHit) -> tuple[int, float, int, str]:
@@ -78,7 +93,12 @@ def engine_order(hit: EngineHit) -> tuple[int, float, int, str]:
 
     Upstream breaks the last tie with ``localeCompare``; D5 fixes code point (UTF-8 byte) order.
     """
-    return (-hit.literal_priority, -hit.score, -(hit.created_at or 0), hit.entry_id)
+    return order_key(hit.literal_priority, hit.score, hit.created_at, hit.entry_id)
+
+
+def order_key(priority: int, score: float, created_at: int | None, entry_id: str) -> tuple[int, float, int, str]:
+    """``engine_order`` of a hit from its parts (a candidate is ordered before it is made a hit)."""
+    return (-priority, -score, -(created_at or 0), entry_id)
 
 
 def _round6(value: float) -> float:

@@ -43,7 +43,7 @@ from reference.recall.candidate_rows import (
 )
 from reference.recall.match_text import contains_token, dedup_key, fold_for_match
 from reference.recall.query_terms import QueryTerms
-from reference.recall.ranking import Candidate, EngineHit, engine_order, rank
+from reference.recall.ranking import Candidate, EngineHit, hit_of, literal_priority, order_key, score_of
 
 Status = Literal["ok", "no-query", "failed", "disabled"]
 
@@ -251,20 +251,24 @@ def _eligible(candidates: dict[str, Candidate], types: tuple[str, ...],
     return eligible, alternate
 def _select(eligible: list[Candidate], terms: QueryTerms, max_results: int) -> tuple[list[EngineHit], int]:
     """The best ``max_results`` in engine order, one per dedup key; and how many were dropped as
-    duplicates."""
+    duplicates.  Every candidate is scored, only the kept ones are made hits; the oracle is
+    ``tests/testkit/retrieval_oracle.select_plain`` (every candidate made a hit by ``ranking.rank``,
+    sorted by ``ranking.engine_order``)."""
     times = [candidate.row.created_at for candidate in eligible if candidate.row.created_at is not None]
     span = (min(times), max(times)) if times else (0, 0)
-    ranked = sorted((rank(candidate, span, terms) for candidate in eligible), key=engine_order)
+    scored = [(score_of(candidate, span, terms), candidate) for candidate in eligible]
+    scored.sort(key=lambda pair: order_key(literal_priority(pair[1]), pair[0], pair[1].row.created_at,
+                                           pair[1].row.entry_id))  # engine_order, before any hit is made
     hits: list[EngineHit] = []
     seen: set[str] = set()
     duplicates = 0
-    for hit in ranked:
+    for score, candidate in scored:
         if len(hits) >= max_results:
             break
-        key = dedup_key(hit.searchable_text)
+        key = dedup_key(candidate.row.searchable_text)
         if key in seen:
             duplicates += 1
             continue
         seen.add(key)
-        hits.append(hit)
+        hits.append(hit_of(candidate, score))
     return hits, duplicates

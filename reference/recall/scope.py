@@ -133,15 +133,8 @@ class ScopeResolver:
         ranges = branch.fts_rowid_ranges
         ranges = ranges if ranges is not None else fts_rowid_ranges(conn, session_id)
         result.sources.append(_current_source(scope, (session_file, session_id), branch, ranges, conn))
-        for other_id, path in others:
-            try:
-                ranges = fts_rowid_ranges(conn, other_id)
-            except sqlite3.Error as error:
-                if is_damage(error):
-                    raise  # the index itself is damaged: the service repairs it (D15)
-                result.warnings.append(Code.PROJECT_SOURCE_UNAVAILABLE)
-                continue
-            result.sources.append(Source(other_id, SessionIds(conn, other_id), frozenset(), ranges,
+        for other_id, path in others:  # no FTS rowid ranges: the shared statement finds each session's rows
+            result.sources.append(Source(other_id, SessionIds(conn, other_id), frozenset(),
                                          session_file=path, relation="other-branch"))
         for source in lineage:
             result.sources.append(Source(source.session_id, source.allowed_entry_ids,

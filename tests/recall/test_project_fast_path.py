@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit.retrieval_oracle import retrieve_alone
+from testkit.retrieval_oracle import retrieve_alone, select_plain
 
 import reference.recall.recall_tool as recall_tool
 from reference.config.defaults import default_config
@@ -33,7 +33,7 @@ from reference.fixturegen.generator import generate
 from reference.fixturegen.options import GenOptions
 from reference.primitives.clock import ManualClock
 from reference.primitives.jsvalues import date_time_ms
-from reference.recall import project_scope, retrieval
+from reference.recall import candidate_rows, project_scope, retrieval
 from reference.recall.active_branch import all_ids
 from reference.recall.candidate_rows import RetrievalQuery
 from reference.recall.catchup import catch_up
@@ -187,6 +187,21 @@ def test_one_statement_gives_each_session_its_own_answer(indexed: Any, query: st
         assert found > 0
 
 
+@pytest.mark.parametrize("query", QUERIES)
+def test_scoring_before_making_hits_keeps_the_engine_order(indexed: Any, monkeypatch: pytest.MonkeyPatch,
+                                                           query: str) -> None:
+    """``retrieval._select`` makes hits only of the candidates it keeps: the same hits, scores and
+    duplicate counts as every candidate ranked, sorted by ``engine_order`` and deduplicated."""
+    conn, ids = indexed
+    sessions = [_whole(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
+    for options in OPTIONS:
+        fast = [_shared(conn, sessions, query, options)] + [[_plain(conn, i, query, options)] for i in ids[:3]]
+        with monkeypatch.context() as patch:
+            patch.setattr(retrieval, "_select", select_plain)
+            plain = [_shared(conn, sessions, query, options)] + [[_plain(conn, i, query, options)] for i in ids[:3]]
+        assert fast == plain, options
+
+
 def test_the_fixture_has_overlap_zero_matches_and_summaries(indexed: Any) -> None:
     conn, ids = indexed
     per_session = [len(_plain(conn, session_id, "heron flushCache", {}).hits) for session_id in ids]
@@ -217,6 +232,40 @@ def test_a_failing_shared_statement_falls_back_to_each_session_alone(indexed: An
 
 def _damaged(*_args: Any, **_kwargs: Any) -> Any:
     raise sqlite3.DatabaseError("database disk image is malformed")
+
+
+def _temp_tables(conn: sqlite3.Connection) -> list[str]:
+    return [name for (name,) in conn.execute("SELECT name FROM temp.sqlite_master WHERE type = 'table'")]
+
+
+@pytest.mark.parametrize("outer", [False, True])
+def test_the_two_passes_leave_nothing_on_the_connection(indexed: Any, monkeypatch: pytest.MonkeyPatch,
+                                                        outer: bool) -> None:
+    """The matches' temporary table lives in a savepoint that is rolled back, inside the caller's
+    read snapshot or on its own, and also when the second pass fails (each session then alone)."""
+    conn, ids = indexed
+    sessions = [_whole(session_id, fts_rowid_ranges(conn, session_id)) for session_id in ids]
+    expected = [_plain(conn, session_id, "heron quokka", {}) for session_id in ids]
+    if outer:
+        conn.execute("BEGIN")
+    try:
+        assert _shared(conn, sessions, "heron quokka", {}) == expected
+        assert _temp_tables(conn) == [] and conn.in_transaction is outer
+        real_row = candidate_rows._row
+        calls: list[int] = []
+
+        def failing(values: Any) -> Any:  # the second pass fails part way (no exact term: every row is FTS's)
+            calls.append(1)
+            if len(calls) == 30:
+                raise sqlite3.OperationalError("interrupted")
+            return real_row(values)
+
+        monkeypatch.setattr(candidate_rows, "_row", failing)
+        assert _shared(conn, sessions, "heron quokka", {}) == expected
+        assert len(calls) > 30 and _temp_tables(conn) == [] and conn.in_transaction is outer
+    finally:
+        if outer:
+            conn.execute("ROLLBACK")
 
 
 # --- the service: project recall against the per-source loop -------------------------------------

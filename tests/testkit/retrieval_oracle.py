@@ -5,6 +5,9 @@
   branch, no statement shared with other sources.
 * ``excluded_runs``: the oracle of ``fts_rowids.runs_of_rowids`` (the runs ``branch_store``
   keeps): the runs read from every FTS row of the session.
+* ``select_plain``: the oracle of ``retrieval._select`` (which scores the candidates and makes
+  hits only of those it keeps): every candidate made a hit by ``ranking.rank``, sorted by
+  ``ranking.engine_order``, then deduplicated.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from collections.abc import Set as AbstractSet
 
 from reference.recall.candidate_rows import RetrievalQuery
 from reference.recall.fts_rowids import MAX_EXCLUDED_RUNS
+from reference.recall.match_text import dedup_key
+from reference.recall.query_terms import QueryTerms
+from reference.recall.ranking import Candidate, EngineHit, engine_order, rank
 from reference.recall.retrieval import RetrievalResult, SourceEntries, retrieve
 
 
@@ -44,3 +50,21 @@ def excluded_runs(rowids: list[tuple[int, str]], branch: AbstractSet[str]) -> tu
     if start is not None:
         runs.append((start, last))
     return tuple(runs) if len(runs) <= MAX_EXCLUDED_RUNS else None
+
+
+def select_plain(eligible: list[Candidate], terms: QueryTerms, max_results: int) -> tuple[list[EngineHit], int]:
+    """The best ``max_results`` hits in engine order, one per dedup key, and the duplicates dropped."""
+    times = [candidate.row.created_at for candidate in eligible if candidate.row.created_at is not None]
+    span = (min(times), max(times)) if times else (0, 0)
+    hits: list[EngineHit] = []
+    seen: set[str] = set()
+    duplicates = 0
+    for hit in sorted((rank(candidate, span, terms) for candidate in eligible), key=engine_order):
+        if len(hits) >= max_results:
+            break
+        if dedup_key(hit.searchable_text) in seen:
+            duplicates += 1
+            continue
+        seen.add(dedup_key(hit.searchable_text))
+        hits.append(hit)
+    return hits, duplicates
