@@ -52,9 +52,9 @@ class CorpusLabels(msgspec.Struct, frozen=True, rename="camel"):
     seed: int
     session: str
     families: tuple[str, ...]
-    near_miss_families: tuple[str, ...]
     secrets: tuple[Secret, ...]
     near_misses: tuple[NearMiss, ...]
+    near_miss_families: tuple[str, ...] = ()
 
     def secret_entries(self) -> frozenset[str]:
         """The ids of the entries that hold a secret."""
