@@ -165,9 +165,12 @@ def walk_rebase(adapter: Adapter, project: HistoryProject, provider: str, corpus
     labels, records = corpus.labels, list(corpus.records)
     secret_entries = labels.secret_entries()
     near_entries = frozenset(item.entry_id for item in labels.near_misses)
+    first_near = next((n for n, e in enumerate(records) if e.get("id") in near_entries), len(records))
+    near_stretch = near_entries | {e["id"] for e in records[first_near:] if e.get("type") == "compaction"}
     # Each walk leaves the other's entries out: the near-misses are judged in parts of their own,
-    # and 378 of them after the last secret would not fit its handoff.
-    drop, alone = (secret_entries, frozenset()) if near_misses_only else (near_entries, secret_entries)
+    # and 378 of them after the last secret would not fit its handoff (nor would their compactions
+    # alone make a part worth a rebase).
+    drop, alone = (secret_entries, frozenset()) if near_misses_only else (near_stretch, secret_entries)
     items: tuple[LabelledItem, ...] = labels.near_misses if near_misses_only else labels.secrets
     kind = "near" if near_misses_only else "all"
     context = walk.tallies["rebase target context"]

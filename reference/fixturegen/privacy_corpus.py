@@ -180,6 +180,9 @@ FAMILIES: Final[dict[str, Maker]] = {
 
 
 SEED: Final = 1101
+#: A compaction after this many near-misses: 378 of them in one context do not fit a rebase's
+#: default checkpoint budget (issue 29), as no real session's would.
+NEAR_MISS_STRETCH: Final = 40
 INSTANCES: Final = 3
 ROLES: Final = ("user", "assistant", "tool-call-arguments", "tool-result", "bash-output", "custom-message", "compaction-summary")
 SESSION_FILE: Final = "session.jsonl"
@@ -279,6 +282,9 @@ def build_corpus(seed: int = SEED) -> tuple[bytes, JsonObject]:
         entry_id = writer.place(role, term, text, index)
         near.append({"id": f"n{index:03d}", "family": near_family, "kind": kind, "role": role, "entryId": entry_id, "term": term,
                      "whole": text})  # fmt: skip
+        if index % NEAR_MISS_STRETCH == NEAR_MISS_STRETCH - 1:  # a session compacts: each context fits a rebase
+            writer.emit("compaction", {"summary": "## Goal\nReview the deploy notes.\n", "firstKeptEntryId": entry_id,
+                                       "tokensBefore": 60000 + index})  # fmt: skip
     data = "".join(line + "\n" for line in writer.lines).encode("utf-8")
     labels = {"version": 1, "seed": seed, "session": SESSION_FILE, "families": sorted(FAMILIES),
               "nearMissFamilies": sorted({str(item["family"]) for item in near}),
