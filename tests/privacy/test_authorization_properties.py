@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import string
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
+from testkit.profiles import examples
 
 from reference.privacy.detection import redact
 from reference.privacy.harmless import DOCUMENTED_EXAMPLES
@@ -49,7 +50,7 @@ def _placements(header: str, value: str) -> list[str]:
             f"> {header}: {value}\n> Accept: */*"]
 
 
-@settings(max_examples=150, deadline=None)
+@examples(deep=300, ci=150, deadline=None)
 @given(header_names, schemes, token68)
 def test_a_token68_under_any_scheme_does_not_leak(header: str, scheme: str, credential: str) -> None:
     assume(not _shares_a_window(credential, "\n".join(_placements(header, scheme))))
@@ -59,7 +60,7 @@ def test_a_token68_under_any_scheme_does_not_leak(header: str, scheme: str, cred
         assert not any(window in redacted for window in _windows(credential)), (text, redacted)
 
 
-@settings(max_examples=150, deadline=None)
+@examples(deep=300, ci=150, deadline=None)
 @given(header_names, schemes, auth_params)
 def test_auth_params_under_any_scheme_do_not_leak(header: str, scheme: str,
                                                   params: list[tuple[str, str, bool]]) -> None:
@@ -91,14 +92,14 @@ CONTEXTS = ["{v}", "export OPENAI_API_KEY={v}", "Authorization: Token {v}", "Aut
             "GITHUB_TOKEN={v} gh release create"]
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=400, ci=200, deadline=None)
 @given(masked_values, st.sampled_from(CONTEXTS))
 def test_a_masked_value_stays_whole(value: str, context: str) -> None:
     text = context.format(v=value)
     assert redact(text) == (text, 0)
 
 
-@settings(max_examples=200, deadline=None)
+@examples(deep=400, ci=200, deadline=None)
 @given(st.one_of(angle_placeholders, variable_placeholders),
        st.sampled_from([c for c in CONTEXTS[2:] if "api_key" not in c and "password" not in c]))
 def test_a_placeholder_stays_whole(value: str, context: str) -> None:
@@ -106,14 +107,14 @@ def test_a_placeholder_stays_whole(value: str, context: str) -> None:
     assert redact(text) == (text, 0)
 
 
-@settings(max_examples=100, deadline=None)
+@examples(deep=200, ci=100, deadline=None)
 @given(angle_placeholders, st.sampled_from(["api_key = \"{v}\"", "password: {v}", "client_secret={v}"]))
 def test_an_angle_placeholder_assigned_stays_whole(value: str, context: str) -> None:
     text = context.format(v=value)
     assert redact(text) == (text, 0)
 
 
-@settings(max_examples=60, deadline=None)
+@examples(deep=120, ci=60, deadline=None)
 @given(st.sampled_from(sorted(DOCUMENTED_EXAMPLES)),
        st.sampled_from(["{v}", "aws_access_key_id = {v}", "AWS_SECRET_ACCESS_KEY={v}", "`{v}`",
                         "the docs use {v} as the example", '{{"example": "{v}"}}']))
