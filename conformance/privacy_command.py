@@ -2,7 +2,9 @@
 
 One row per output path (recall, read, status, rebase preview, run, recover and target context,
 egress) and provider (remote ``openai``, local ``ollama``): the outputs walked, the corpus secrets
-leaked (of 174) and the near-miss false positives (of 58, where the path shows near-miss text).
+leaked and the near-miss false positives (where the path shows near-miss text), each also per
+family (issue 29); then one line per secret family and per near-miss family: how many the corpus
+holds and, per path and provider, how many leaked or were flagged.
 The walk and its rules are :mod:`conformance.privacy_walk` and :mod:`conformance.privacy_rebase`.
 The implementation is the in-process one of the ``recall_rebase.adapters`` entry points
 (``reference`` by default, ``--adapter NAME`` or ``module:attr``), or any port with
@@ -24,13 +26,14 @@ from conformance.commandline import fail
 from conformance.faults import PortStartFailed
 from conformance.implementations import AdapterNotFound, adapter_class
 from conformance.port_options import timeout_seconds
-from conformance.privacy_corpus import load_corpus
+from conformance.privacy_corpus import CorpusLabels, load_corpus
 from conformance.privacy_rebase import PATHS, walk_rebase
 from conformance.privacy_walk import (
     FP_LIMIT,
     PROVIDERS,
     Tally,
     corpus_session,
+    count_by,
     row,
     walk_egress,
     walk_history,
@@ -82,9 +85,27 @@ def walk_all(adapter: Adapter, root: Path) -> JsonObject:
         tallies["egress"] = walk_egress(adapter, provider, corpus)
         rows += [{**row(tallies[path], labels), "case": case} for path in ORDER]
         handoffs[case] = {"secrets": len(secrets.handed_off), "nearMisses": len(near.handed_off),
-                          "parts": secrets.parts + near.parts}
+                          "parts": secrets.parts + near.parts,
+                          "notHandedOff": [item.id for item in (*labels.secrets, *labels.near_misses)
+                                           if item.id not in secrets.handed_off | near.handed_off]}
     return {"rows": rows, "handoffs": handoffs, "secrets": len(labels.secrets),
-            "nearMisses": len(labels.near_misses), "families": len(labels.families)}
+            "nearMisses": len(labels.near_misses), "families": len(labels.families),
+            **by_family(rows, labels)}
+
+
+def by_family(rows: list[JsonObject], labels: CorpusLabels) -> JsonObject:
+    """Per secret family: its secrets and, per path and provider that leaked one, how many; per
+    near-miss family: its near-misses and, per path and provider that flagged one, how many."""
+    secrets = count_by(secret.family for secret in labels.secrets)
+    near = count_by(item.family for item in labels.near_misses)
+
+    def where(key: str, family: str) -> JsonObject:
+        return {f"{r['path']} ({r['case']})": r[key][family] for r in rows if r[key] and family in r[key]}
+
+    return {"secretFamilies": [{"family": f, "secrets": n, "leaked": where("leakedByFamily", f)}
+                               for f, n in secrets.items()],
+            "nearMissFamilies": [{"family": f, "nearMisses": n, "falsePositives": where("falsePositivesByFamily", f)}
+                                 for f, n in near.items()]}
 
 
 def verdict(walk: JsonObject) -> JsonObject:
@@ -108,6 +129,12 @@ def render(info: ImplInfo, walk: JsonObject, final: JsonObject) -> str:
         mark = "" if r["ok"] else "  <-- " + (f"leaked: {ids}" if r["leaked"] else "false positives")
         lines.append(f"{r['path']:<22} {r['case'] + ' (' + r['provider'] + ')':<16} {r['outputs']:>7}  "
                      f"{str(len(r['leaked'])) + '/' + str(secrets):>14}  {fp:>25}{mark}")
+    lines.append(f"{'secret family':<34} {'secrets':>7}  leaked (path: count)")
+    for item in walk["secretFamilies"]:
+        lines.append(f"{for_terminal(item['family']):<34} {item['secrets']:>7}  {_paths(item['leaked'])}")
+    lines.append(f"{'near-miss family':<34} {'near-misses':>11}  false positives (path: count)")
+    for item in walk["nearMissFamilies"]:
+        lines.append(f"{for_terminal(item['family']):<34} {item['nearMisses']:>11}  {_paths(item['falsePositives'])}")
     for case, h in walk["handoffs"].items():
         lines.append(f"through a target's handoff ({case}): {h['secrets']}/{secrets} secrets, "
                      f"{h['nearMisses']}/{near} near-misses, in {h['parts']} rebased parts")
@@ -117,6 +144,10 @@ def render(info: ImplInfo, walk: JsonObject, final: JsonObject) -> str:
                  + (f", not every item through a handoff ({', '.join(final['notThroughHandoff'])})"
                     if final["notThroughHandoff"] else ""))
     return "\n".join(lines) + "\n"
+
+
+def _paths(counts: JsonObject) -> str:
+    return ", ".join(f"{path}: {count}" for path, count in counts.items()) or "0"
 
 
 def run_privacy(*, stdio_command: Sequence[str] | None, adapter_name: str, as_json: bool,

@@ -36,14 +36,17 @@ class Secret(LabelledItem, frozen=True, rename="camel"):
 
 
 class NearMiss(LabelledItem, frozen=True, rename="camel"):
-    """A text that looks like a secret and is not: its kind, and the text a path must show whole."""
+    """A text that looks like a secret and is not: its family (public key, hash, masked value,
+    documented example, ...), its kind, and the text a path must show whole."""
 
+    family: str
     kind: str
     whole: str
 
 
 class CorpusLabels(msgspec.Struct, frozen=True, rename="camel"):
-    """``labels.json``: the seed it was made from, the families, the secrets and the near-misses."""
+    """``labels.json``: the seed it was made from, the secret and near-miss families, the secrets
+    and the near-misses."""
 
     version: int
     seed: int
@@ -51,6 +54,7 @@ class CorpusLabels(msgspec.Struct, frozen=True, rename="camel"):
     families: tuple[str, ...]
     secrets: tuple[Secret, ...]
     near_misses: tuple[NearMiss, ...]
+    near_miss_families: tuple[str, ...] = ()
 
     def secret_entries(self) -> frozenset[str]:
         """The ids of the entries that hold a secret."""

@@ -3,7 +3,7 @@
 A handoff quotes the compaction-aware context of its source (contract §6.4): only the latest
 compaction's summary and the entries after its ``firstKeptEntryId``.  So that every corpus entry
 passes through a handoff, and no secret rides in a handoff that another secret raises, the corpus
-is rebased in parts (174): the entries in order, cut before each secret-bearing entry that would
+is rebased in parts (one per secret-bearing entry, the near-miss entries left out): the entries in order, cut before each secret-bearing entry that would
 be the second of its part (a tool call and its result stay together) and after each compaction.
 Each part has the corpus header (its id numbered per part), its entries chained in order, and
 its compaction, if any, keeping the whole part (``firstKeptEntryId`` = the part's first entry).
@@ -14,8 +14,8 @@ then what the target sends to the provider: its handoff message through the hist
 context event (``history.contextEvent``) and as the final provider payload
 (``history.providerRequest``), with the target opened in the history host for that provider.
 For the near-miss rule the corpus is rebased a second time with its secret entries (and the other
-side of their tool exchanges) left out, in one part, so that a near-miss is judged in a handoff no
-secret raises.
+side of their tool exchanges) left out, in parts of at most ``NEAR_MISS_PART`` entries (issue 29's
+378 near-misses do not fit one handoff), so that a near-miss is judged in a handoff no secret raises.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ from conformance.world import HistoryProject
 SENTINEL: Final = "[DS4 history content omitted by current policy]"
 HANDOFF_MARK: Final = "[DS4 REBASE HANDOFF"
 PATHS: Final = ("rebase preview", "rebase run", "rebase recover", "rebase target context")
+#: Entries in a part of the near-miss rebase at most: 40 of the longest near-misses quote about a
+#: third of the default 8000-token budget, and the whole corpus of them does not fit one handoff.
+NEAR_MISS_PART: Final = 40
 
 
 def tool_partners(records: list[dict[str, Any]]) -> dict[str, str]:
@@ -64,11 +67,13 @@ def tool_partners(records: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def corpus_parts(records: list[dict[str, Any]], *, drop: frozenset[str] = frozenset(),
-                 alone: frozenset[str] = frozenset()) -> list[list[dict[str, Any]]]:
+                 alone: frozenset[str] = frozenset(), most: int = 0) -> list[list[dict[str, Any]]]:
     """The corpus entries cut after each compaction, each part chained anew.
 
     ``drop``: entries left out, with the other side of their tool exchanges (no call or result
     is orphaned).  ``alone``: entries no two of which share a part (but a call and its result).
+    ``most``: a part is cut after this many entries (0: no limit), but never between a call and
+    its result, so that each part's handoff fits the default budget.
     """
     partners = tool_partners(records)
     drop = drop | {partners[i] for i in drop if i in partners}
@@ -81,6 +86,8 @@ def corpus_parts(records: list[dict[str, Any]], *, drop: frozenset[str] = frozen
         if entry["id"] in alone and any(e["id"] in alone and e["id"] != partner for e in stretch):
             cut = next((n for n, e in enumerate(stretch) if e["id"] == partner), len(stretch))
             stretches[-1:] = [stretch[:cut], stretch[cut:]]
+        elif most and len(stretch) >= most and not any(e["id"] == partner for e in stretch):
+            stretches.append([])
         stretches[-1].append(dict(entry))
         if entry.get("type") == "compaction":
             stretches.append([])
@@ -138,6 +145,14 @@ def _target_context(adapter: Adapter, project: HistoryProject, target: Path, pro
     return outputs
 
 
+def quoted_forms(whole: str) -> tuple[str, ...]:
+    """A near-miss as a handoff may show it: as is, or JSON-escaped once or twice (the handoff
+    quotes its context as a JSON string of ``JSON.stringify``'d entries, §6.6 step 5, so a quote
+    or a newline of the text is escaped there: it is still shown whole)."""
+    once = json.dumps(whole, ensure_ascii=False)[1:-1]
+    return whole, once, json.dumps(once, ensure_ascii=False)[1:-1]
+
+
 def sent_handoffs(outputs: list[JsonObject]) -> list[str]:
     """The handoff strings as they went out (a handoff, or the omission sentinel in its place)."""
     return [text for text in strings_of(outputs, keys=False) if text == SENTINEL or HANDOFF_MARK in text]
@@ -149,13 +164,20 @@ def walk_rebase(adapter: Adapter, project: HistoryProject, provider: str, corpus
     walk = RebaseWalk({path: Tally(path, provider) for path in PATHS})
     labels, records = corpus.labels, list(corpus.records)
     secret_entries = labels.secret_entries()
-    drop, alone = (secret_entries, frozenset()) if near_misses_only else (frozenset(), secret_entries)
+    near_entries = frozenset(item.entry_id for item in labels.near_misses)
+    first_near = next((n for n, e in enumerate(records) if e.get("id") in near_entries), len(records))
+    near_stretch = near_entries | {e["id"] for e in records[first_near:] if e.get("type") == "compaction"}
+    # Each walk leaves the other's entries out: the near-misses are judged in parts of their own,
+    # and 378 of them after the last secret would not fit its handoff (nor would their compactions
+    # alone make a part worth a rebase).
+    drop, alone = (secret_entries, frozenset()) if near_misses_only else (near_stretch, secret_entries)
     items: tuple[LabelledItem, ...] = labels.near_misses if near_misses_only else labels.secrets
     kind = "near" if near_misses_only else "all"
     context = walk.tallies["rebase target context"]
     if near_misses_only:
         context.judged()
-    for number, entries in enumerate(corpus_parts(records, drop=drop, alone=alone)):
+    parts = corpus_parts(records, drop=drop, alone=alone, most=NEAR_MISS_PART if near_misses_only else 0)
+    for number, entries in enumerate(parts):
         walk.parts += 1
         source = project.folder / f"privacy-{kind}-{provider}-{number:02d}.jsonl"
         source.parent.mkdir(parents=True, exist_ok=True)
@@ -181,7 +203,8 @@ def walk_rebase(adapter: Adapter, project: HistoryProject, provider: str, corpus
         if near_misses_only:
             shown = "\n".join(strings_of(outputs))
             for near in labels.near_misses:
-                if near.entry_id in {e["id"] for e in entries} and near.whole not in shown:
+                if near.entry_id in {e["id"] for e in entries} and not any(
+                        form in shown for form in quoted_forms(near.whole)):
                     context.flag(near.id)
     if near_misses_only:
         for item in items:

@@ -139,8 +139,20 @@ def row(tally: Tally, labels: CorpusLabels) -> JsonObject:
     leaks = leaked(tally.outputs, labels)
     flagged = None if tally.flagged is None else sorted(tally.flagged)
     ok = not leaks and (flagged is None or len(flagged) <= FP_LIMIT * len(near))
+    family = {secret.id: secret.family for secret in secrets}
+    near_family = {item.id: item.family for item in near}
     return {"path": tally.path, "provider": tally.provider, "outputs": len(tally.outputs),
-            "leaked": leaks, "secrets": len(secrets), "falsePositives": flagged, "nearMisses": len(near), "ok": ok}
+            "leaked": leaks, "secrets": len(secrets), "falsePositives": flagged, "nearMisses": len(near), "ok": ok,
+            "leakedByFamily": count_by(family[secret_id] for secret_id in leaks),
+            "falsePositivesByFamily": None if flagged is None else count_by(near_family[item] for item in flagged)}
+
+
+def count_by(names: Iterable[str]) -> dict[str, int]:
+    """How many times each name occurs, names in sorted order."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def answer(adapter: Adapter, op: str, params: dict[str, Any]) -> JsonObject:

@@ -1,9 +1,11 @@
 Feature: No secret of the labelled privacy corpus leaves through recall, read, status, rebase or egress
   Spec: [decisions.md](../../docs/spec/decisions.md) [D6](../../docs/spec/decisions.md#d6-privacy), this project's D13 ([docs/decisions.md](../../docs/decisions.md)); [contract.md](../../docs/spec/contract.md) [§6.15](../../docs/spec/contract.md#615-egress-of-the-handoff-and-of-history-results); corpus `fixtures/privacy/` (labels.json); the walk: [docs/privacy.md](../../docs/privacy.md)
-  The corpus is one Pi session with 174 fake secrets of 58 families, each alone in an entry
-  with a unique term, in user and assistant text, tool-call arguments, tool results, bash
-  output, custom messages and compaction summaries, plain, JSON-escaped, inside URLs and as
-  multi-line PEM blocks, and 58 near-misses that are not secrets. A secret leaks when 8 or more
+  The corpus is one Pi session with 351 fake secrets of 117 families (every HTTP authorization
+  scheme among them, issue 29), each alone in an entry with a unique term, in user and assistant
+  text, tool-call arguments, tool results, bash output, custom messages and compaction summaries,
+  plain, JSON-escaped, inside URLs and as multi-line PEM blocks, and 378 near-misses that are not
+  secrets (public keys, hashes, ids, masked values, documented example keys, test fixtures,
+  high-entropy values, prose). A secret leaks when 8 or more
   consecutive characters of its sensitive part (12 when all are hex digits: 8 hex digits of a
   32-hex id meet a secret's by chance) appear in any output (a format's published prefix,
   such as github_pat_, is not part of it). Every entry with a secret
@@ -20,8 +22,10 @@ Feature: No secret of the labelled privacy corpus leaves through recall, read, s
   fits the default checkpointTargetTokens. Per part the dry run, the run, the recovery of its
   operation and what its target sends out (its handoff through the history host's context event
   and as the final provider payload) are walked. The near-misses are judged in a second rebase of
-  the corpus with its secret entries (and the other side of their tool exchanges) left out, so
-  that no secret raises the handoff they are in. Egress re-checks history results and handoffs
+  the corpus with its secret entries (and the other side of their tool exchanges) left out, in
+  parts of at most 40 entries, so that no secret raises the handoff they are in (the first
+  rebase leaves the near-miss entries out); a near-miss is whole in a handoff as it is or
+  JSON-escaped once or twice, as the handoff quotes its context. Egress re-checks history results and handoffs
   only (a plain message goes out as it is, §6.15 step 6), so every corpus entry's text goes out
   in both.
 

@@ -14,69 +14,34 @@ and says which part of it is sensitive; where a family's alphabet allows, the ra
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import random
 import string
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from reference.fixturegen.fake_values import (
+    B64,
+    LOWER_HEX,
+    URLSAFE,
+    FakeSecret,
+    Maker,
+    fake,
+    in_context,
+    plain,
+)
+from reference.fixturegen.privacy_families import AUTHORIZATION_FAMILIES, DETECTOR_FAMILIES
+from reference.fixturegen.privacy_near_misses import near_misses
 from reference.fixturegen.vocabulary import B62, UPPER_ALNUM, pick
 from reference.primitives.jsonbytes import JsonObject
 from reference.primitives.jsvalues import to_iso_string
 from reference.primitives.platform_ops.owner_only import create_owner_only, ensure_private_dir
 
-LOWER_HEX: Final = "0123456789abcdef"
-B64: Final = B62 + "+/"
-URLSAFE: Final = B62 + "-_"
+_plain = plain
+_in_context = in_context
 
 
-@dataclass(frozen=True)
-class FakeSecret:
-    """A fake secret: the text written into the session and its sensitive part (a substring)."""
-
-    family: str
-    text: str
-    sensitive: str
-
-
-def fake(rng: random.Random, alphabet: str, count: int) -> str:
-    """``count`` random characters that start with FAKE when the alphabet has its letters."""
-    if all(c in alphabet for c in "FAKE") and count > 8:
-        return "FAKE" + pick(rng, alphabet, count - 4)
-    return pick(rng, alphabet, count)
-
-
-def _plain(
-    family: str, build: Callable[[random.Random], str], *, public: str = ""
-) -> Callable[[random.Random], FakeSecret]:
-    """The whole value is the secret, less a ``public`` prefix that the format publishes: prose
-    may name ``github_pat_`` or ``sk_live_`` without leaking anything."""
-
-    def make(rng: random.Random) -> FakeSecret:
-        value = build(rng)
-        assert value.startswith(public)
-        return FakeSecret(family, value, value[len(public):])
-
-    return make
-
-
-def _in_context(
-    family: str, template: str, build: Callable[[random.Random], str]
-) -> Callable[[random.Random], FakeSecret]:
-    """A value that is a secret only by its context: ``template`` holds ``{v}``."""
-
-    def make(rng: random.Random) -> FakeSecret:
-        value = build(rng)
-        return FakeSecret(family, template.format(v=value), value)
-
-    return make
-
-
-def _url(scheme: str, port: int, path: str) -> Callable[[random.Random], FakeSecret]:
+def _url(scheme: str, port: int, path: str) -> Maker:
     def make(rng: random.Random) -> FakeSecret:
         password = "FAKE-" + pick(rng, B62, 14)
         user = rng.choice(("app", "admin", "svc_api", "deploy"))
@@ -85,7 +50,7 @@ def _url(scheme: str, port: int, path: str) -> Callable[[random.Random], FakeSec
     return make
 
 
-def _pem(family: str, label: str, lines: int) -> Callable[[random.Random], FakeSecret]:
+def _pem(family: str, label: str, lines: int) -> Maker:
     def make(rng: random.Random) -> FakeSecret:
         body = "\n".join(fake(rng, B64, 64) for _ in range(lines)) + "\n" + pick(rng, B64, 20) + "=="
         header = ""
@@ -103,8 +68,10 @@ def _jwt(rng: random.Random) -> FakeSecret:
 
     header = seg('{"alg":"HS256","typ":"JWT"}')
     payload = seg('{"sub":"fake-user-' + pick(rng, LOWER_HEX, 8) + '","name":"Fake Tester","iat":1767225600}')
-    token = f"{header}.{payload}.{pick(rng, URLSAFE, 43)}"
-    return FakeSecret("jwt", token, token)
+    signature = pick(rng, URLSAFE, 43)
+    # The header and most of the payload are the same base64 in every HS256 token (jwt.io's
+    # documented example among them, a near-miss): the signature is what no other text holds.
+    return FakeSecret("jwt", f"{header}.{payload}.{signature}", signature)
 
 
 def _gcp_service_account(rng: random.Random) -> FakeSecret:
@@ -148,7 +115,7 @@ def _password_cli(rng: random.Random) -> FakeSecret:
 
 
 #: Family name -> builder.  The order is the corpus order; adding a family appends here.
-FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
+FAMILIES: Final[dict[str, Maker]] = {
     "aws-access-key-id": _plain("aws-access-key-id", lambda r: "AKIA" + "FAKE" + pick(r, UPPER_ALNUM, 12)),
     "aws-secret-access-key": _in_context("aws-secret-access-key", "aws_secret_access_key = {v}", lambda r: fake(r, B64, 40)),
     "github-fine-grained-pat": _plain("github-fine-grained-pat", lambda r: "github_pat_11" + fake(r, UPPER_ALNUM, 20) + "_" + pick(r, B62, 59), public="github_pat_11"),
@@ -207,63 +174,20 @@ FAMILIES: Final[dict[str, Callable[[random.Random], FakeSecret]]] = {
     "http-basic-auth": _basic_auth,
     "bearer-header": _in_context("bearer-header", "Authorization: Bearer {v}", lambda r: fake(r, URLSAFE, 40)),
     "datadog-api-key": _in_context("datadog-api-key", "DD_API_KEY={v}", lambda r: pick(r, LOWER_HEX, 32)),
+    **AUTHORIZATION_FAMILIES,
+    **DETECTOR_FAMILIES,
 }
 
 
 SEED: Final = 1101
+#: A compaction after this many near-misses: 378 of them in one context do not fit a rebase's
+#: default checkpoint budget (issue 29), as no real session's would.
+NEAR_MISS_STRETCH: Final = 40
 INSTANCES: Final = 3
 ROLES: Final = ("user", "assistant", "tool-call-arguments", "tool-result", "bash-output", "custom-message", "compaction-summary")
 SESSION_FILE: Final = "session.jsonl"
 LABELS_FILE: Final = "labels.json"
 _URL_SAFE: Final = set(B62 + "-_.~")
-
-_WORDS: Final = ("hello world", "the quick brown fox", "configuration", "release notes for march",
-                 "ordinary words only", "nothing to see here", "lorem ipsum dolor sit amet")  # fmt: skip
-_PROSE: Final = (
-    "The API uses the Bearer authentication scheme described in RFC 6750.",
-    "Send the header as Bearer followed by the token you were issued.",
-    "Reset your password from the account settings page.",
-    "The password field is required and must have 12 characters.",
-    "Never paste a password or an API key into a chat.",
-    "Rotate the access token every 90 days; the docs explain how.",
-    "Store the client secret in the vault, not in the repository.",
-    "An AWS access key id starts with AKIA; ours live in the secret manager.",
-    "GitHub tokens start with ghp_ or github_pat_ and are revoked on leak.",
-    "Tokens are counted per request: 12345 tokens used.",
-    "The private key never leaves the hardware security module.",
-    "Use `aws configure` to set up credentials interactively.",
-)
-
-
-def _near_misses(rng: random.Random) -> list[tuple[str, str]]:
-    """(kind, text) pairs that look a little like secrets and are not."""
-    out: list[tuple[str, str]] = []
-    for _ in range(8):
-        out.append(("git-sha", pick(rng, LOWER_HEX, 40)))
-    for _ in range(4):
-        out.append(("short-sha", pick(rng, LOWER_HEX, 7)))
-    for _ in range(8):
-        out.append(("uuid", str(uuid.UUID(int=rng.getrandbits(128), version=4))))
-    for _ in range(6):
-        out.append(("sha256", hashlib.sha256(pick(rng, B62, 12).encode()).hexdigest()))
-    for _ in range(3):
-        digest = base64.b64encode(hashlib.sha512(pick(rng, B62, 12).encode()).digest()).decode()
-        out.append(("npm-integrity", "sha512-" + digest))
-    for _ in range(3):
-        out.append(("image-digest", "sha256:" + hashlib.sha256(pick(rng, B62, 12).encode()).hexdigest()))
-    for words in _WORDS:
-        out.append(("base64-words", base64.b64encode(words.encode()).decode()))
-    for prose in _PROSE:
-        out.append(("prose", prose))
-    out.append(("commit-url", f"https://github.com/example/project/commit/{pick(rng, LOWER_HEX, 40)}"))
-    out.append(("timestamp", "2026-01-01T12:34:56.789Z"))
-    out.append(("semver", "v2.14.3-rc.1+build.20260101"))
-    out.append(("path", "/home/user/projects/demo/src/secrets/manager.ts"))
-    out.append(("env-name", "export DATABASE_URL=${DATABASE_URL:?missing}"))
-    out.append(("placeholder", "password=<your-password-here> is only an example in the README"))
-    out.append(("html-color", "#3f51b5 #ff9800 #e91e63"))
-    return out
-
 
 def _position(secret: FakeSecret, index: int) -> tuple[str, str, str]:
     """(position, text, sensitive as it appears in the text) for the ``index``-th instance."""
@@ -352,14 +276,18 @@ def build_corpus(seed: int = SEED) -> tuple[bytes, JsonObject]:
                             "entryId": entry_id, "term": term, "sensitive": sensitive})  # fmt: skip
             number += 1
     near: list[JsonObject] = []
-    for index, (kind, text) in enumerate(_near_misses(rng)):
+    for index, (near_family, kind, text) in enumerate(near_misses(rng, len(secrets))):
         role = ROLES[index % 2]  # user or assistant text
         term = f"kestrel-n{index:03d}"
         entry_id = writer.place(role, term, text, index)
-        near.append({"id": f"n{index:03d}", "kind": kind, "role": role, "entryId": entry_id, "term": term,
+        near.append({"id": f"n{index:03d}", "family": near_family, "kind": kind, "role": role, "entryId": entry_id, "term": term,
                      "whole": text})  # fmt: skip
+        if index % NEAR_MISS_STRETCH == NEAR_MISS_STRETCH - 1:  # a session compacts: each context fits a rebase
+            writer.emit("compaction", {"summary": "## Goal\nReview the deploy notes.\n", "firstKeptEntryId": entry_id,
+                                       "tokensBefore": 60000 + index})  # fmt: skip
     data = "".join(line + "\n" for line in writer.lines).encode("utf-8")
     labels = {"version": 1, "seed": seed, "session": SESSION_FILE, "families": sorted(FAMILIES),
+              "nearMissFamilies": sorted({str(item["family"]) for item in near}),
               "secrets": secrets, "nearMisses": near}  # fmt: skip
     return data, labels
 

@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import ahocorasick_rs
 
+from reference.privacy.harmless import holds_documented_example, in_public_key, is_harmless, public_key_spans
 from reference.privacy.redaction import LABEL_HEAD, SECRET_LABEL, redact_secrets
 
 #: Texts longer than this are not given to the engine (the house rules still run on them).
@@ -33,10 +34,19 @@ _PREFIXES: Final = (
     "github_pat_", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "glpat-", "xox", "xapp-", "k_live_", "k_test_", "AIza",
     "npm_", "SG.", "hvs.", "hvb.", "HRKU-", "shp", "dapi", "sk-", "key-", "pypi-", "dckr_pat_", "hf_", "_v1_",
     "lin_api_", "AGE-SECRET-KEY-1", "SK", "AKIA", "ASIA", "eyJ",
+    "LTAI", "AKCp", "CFPAT-", "fo1_", "NRAK-", "pscale_tkn_", "sq0csp-", "sq0atp-", "tfp_", "AQVN", "sk.eyJ",
 )  # fmt: skip
 _DISCORD_SHAPE: Final = re.compile(r"\.[A-Za-z0-9_-]{6}\.")
 _Q: Final = r"""(?:\\?["'])?"""  # an optional quote, JSON-escaped or not
 _VALUE_END: Final = r"""(?=$|[\s"'`,;&)}\]<>\\|]|\\[nrt"])"""
+#: The authorization headers are the authorization rule's, not a named secret's (the scheme is no value).
+#: A name that ends so (``nAuthorization`` too: a JSON ``\n`` before it) is a header name.
+_NOT_AUTH_HEADER: Final = r"(?![A-Za-z0-9_.-]*(?i:authorization|authenticate)(?![A-Za-z0-9_]))"
+#: An Authorization header's credentials, whatever the scheme (issue 29): a token68 or a list of
+#: auth-params (``name=value`` or ``name="value"``, quotes JSON-escaped up to twice), and the
+#: labels an earlier layer wrote into it.
+_AUTH_VALUE: Final = (r"""(?:\[DS4 REDACTED [A-Z ]+\]|[A-Za-z0-9._~+/:%@!*#$&;()-]+"""
+                      r"""|=+(?:\\{0,3}"[^"\\\r\n]*\\{0,3}")?|[ \t]*,[ \t]*|[ \t]+(?=[A-Za-z][A-Za-z0-9_-]*=))+""")
 
 #: (name, literals of which a match holds one, pattern, group of the secret).
 RULES: Final[tuple[tuple[str, tuple[str, ...], re.Pattern[str], int], ...]] = (
@@ -51,7 +61,10 @@ RULES: Final[tuple[tuple[str, tuple[str, ...], re.Pattern[str], int], ...]] = (
          r"|dapi[a-f0-9]{32}(?:-\d)?|sk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}"
          r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|hf_[A-Za-z]{30,}"
          r"|do[pro]_v1_[a-f0-9]{64}|lin_api_[A-Za-z0-9]{40}|AGE-SECRET-KEY-1[0-9A-Z]{58}"
-         r"|SK[a-f0-9]{32}|A[KS]IA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"
+         r"|SK[a-f0-9]{32}|A[KS]IA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+         r"|LTAI[A-Za-z0-9]{20}|AKCp[A-Za-z0-9]{60,}|CFPAT-[A-Za-z0-9_-]{43}|fo1_[A-Za-z0-9_-]{43}|NRAK-[A-Z0-9]{27}"
+         r"|pscale_tkn_[A-Za-z0-9_-]{32,64}|sq0csp-[A-Za-z0-9_-]{43}|sq0atp-[A-Za-z0-9_-]{22}|tfp_[A-Za-z0-9_.=-]{59}"
+         r"|AQVN[A-Za-z0-9_-]{35,38}|sk\.eyJ1Ijoi[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,})"
      ), 0),
     ("webhook-url", ("hooks.slack.com", "/api/webhooks/"),
      re.compile(r"(?:hooks\.slack\.com/(?:services|workflows)/|discord(?:app)?\.com/api/webhooks/)([A-Za-z0-9/_-]{20,})"), 1),
@@ -66,35 +79,68 @@ RULES: Final[tuple[tuple[str, tuple[str, ...], re.Pattern[str], int], ...]] = (
      re.compile(r"(?:(?<!\S)-p(?!assword)([^\s'\"-][^\s'\"]{5,})|--password[= ]([^\s'\"]{4,})|(?<!\S)-u [A-Za-z0-9_.-]+:([^\s@'\"]{4,}))"), 0),
     ("named-secret", ("pass", "pwd", "secret", "token", "key", "auth", "credential"),
      re.compile(
-         r"(?<![A-Za-z0-9_.-])(?i:[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth|credential)s?[A-Za-z0-9_]*)"
+         r"(?<![A-Za-z0-9_.-])" + _NOT_AUTH_HEADER
+         + r"(?i:[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth|credential)s?[A-Za-z0-9_]*)"
          + _Q + r"[ \t]*[:=][ \t]*" + _Q + r"([A-Za-z0-9+/_.~!@#$%^*-]{8,}=*)" + _VALUE_END
      ), 1),
+    ("quoted-named-secret", ("secret", "pass", "token", "key"),
+     re.compile(r"(?<![A-Za-z0-9_.-])(?i:[A-Za-z0-9_.-]*(?:secret|passw(?:or)?d|token|api[_-]?key)[A-Za-z0-9_]*)[ \t]*[:=][ \t]*(['`])([^'`\s\\]{8,})\1"), 2),
+    ("authorization", ("uthorization",),
+     re.compile(r"(?i:(?:proxy-)?authorization)(?:\\{0,3}[\"'])?[ \t]*[:=][ \t]*(?:\\{0,3}[\"'])?"
+                r"(?!(?i:bearer|basic)[ \t])([A-Za-z][A-Za-z0-9._-]*[ \t]+)?(" + _AUTH_VALUE + ")"), 2),
 )
 
 
-def _masked(pattern: re.Pattern[str], group: int) -> Callable[[re.Match[str]], str]:
+_AUTH_PARAM_VALUE: Final = re.compile(r"""=\\{0,3}"?([^",\s\\]*)""")
+
+
+def _kept_whole(name: str, match: re.Match[str], index: int) -> bool:
+    """Whether a house rule's match is not a secret (harmless.py, issue 29): its value is a label
+    already, harmless (a documented example, masked, a placeholder), inside a public key, or, for
+    an authorization header, too short or plain to be a credential, or made only of harmless
+    auth-params; a value holding a documented example (a signature made with AWS's example key) is
+    one too."""
+    value = match.group(index)
+    start, end = match.start(index), match.end(index)
+    if match.string.startswith(LABEL_HEAD, start) or is_harmless(value):
+        return True
+    if holds_documented_example(value):
+        return True
+    if in_public_key(public_key_spans(match.string), start, end):
+        return True
+    if name != "authorization":
+        return False
+    if len(value) < 8 or not (len(value) >= 20 or any(c.isdigit() for c in value)):
+        return True
+    params = _AUTH_PARAM_VALUE.findall(value)
+    return bool(params) and all(is_harmless(param) for param in params)
+
+
+def _masked(name: str, group: int) -> Callable[[re.Match[str]], str]:
     def replace(match: re.Match[str]) -> str:
         index = group
-        if pattern is RULES[8][2]:  # the CLI rule has three alternatives
+        if name == "cli-password":  # the CLI rule has three alternatives
             index = next(i for i in (1, 2, 3) if match.group(i) is not None)
+        if index and match.string.startswith(LABEL_HEAD, match.start(index)):
+            return match.group(0)  # the value is a label already: a second pass is a no-op (D14)
+        if _kept_whole(name, match, index):
+            return match.group(0)
         if index == 0:
             return SECRET_LABEL
-        if match.string.startswith(LABEL_HEAD, match.start(index)):
-            return match.group(0)  # the value is a label already: a second pass is a no-op (D14)
         whole, start, end = match.group(0), match.start(index) - match.start(), match.end(index) - match.start()
         return whole[:start] + SECRET_LABEL + whole[end:]
 
     return replace
 
 
-_REPLACERS: Final = tuple((name, words, pattern, _masked(pattern, group)) for name, words, pattern, group in RULES)
+_REPLACERS: Final = tuple((name, words, pattern, _masked(name, group)) for name, words, pattern, group in RULES)
 _LABEL_RUN: Final = re.compile(r"\[DS4 REDACTED [A-Z ]+\]")
 
 
 #: Texts longer than this are scanned line by line, each rule only on the lines holding its literals.
 _BY_LINE: Final = 8192
-#: The rule whose literals are matched in the case-folded text, and the one whose probe is a pattern.
-_FOLDED_RULE: Final = "named-secret"
+#: The rules whose literals are matched in the case-folded text, and the one whose probe is a pattern.
+_FOLDED_RULES: Final = frozenset({"named-secret", "quoted-named-secret", "authorization"})
 _SHAPE_RULE: Final = "discord-bot-token"
 
 
@@ -102,7 +148,7 @@ def _literal_matcher(folded: bool) -> tuple[Any, tuple[int, ...]]:
     """One Aho-Corasick automaton over the literals of the rules (the folded rule's, or every
     other rule's but the shape rule) and the rule of each literal."""
     pairs = [(index, word) for index, (name, words, _p, _g) in enumerate(RULES) if name != _SHAPE_RULE
-             and (name == _FOLDED_RULE) == folded for word in words]  # fmt: skip
+             and (name in _FOLDED_RULES) == folded for word in words]  # fmt: skip
     automaton = ahocorasick_rs.BytesAhoCorasick([word.encode() for _i, word in pairs])
     return automaton, tuple(index for index, _w in pairs)
 
@@ -126,6 +172,20 @@ def _literal_lines(text: str) -> dict[int, list[int]]:
     return {rule: sorted(lines) for rule, lines in found.items()}
 
 
+def _sub_counted(pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str) -> tuple[str, int]:
+    """``pattern.subn`` that does not count a match kept whole as harmless (one that holds a label
+    counts, as it always did)."""
+    found = 0
+
+    def counted(match: re.Match[str]) -> str:
+        nonlocal found
+        out = replace(match)
+        found += out != match.group(0) or LABEL_HEAD in out
+        return out
+
+    return pattern.sub(counted, text), found
+
+
 def house_redact(text: str) -> tuple[str, int]:
     """The house rules alone: the text with every found span replaced, and the count.
 
@@ -145,13 +205,13 @@ def house_redact(text: str) -> tuple[str, int]:
         else:
             continue
         if len(text) <= _BY_LINE or name == "private-block":
-            text, found = pattern.subn(replace, text)
+            text, found = _sub_counted(pattern, replace, text)
         else:
             lines, found = text.split("\n"), 0
             for number in range(len(lines)) if at is None else at:
                 line = lines[number]
                 if at is not None or _DISCORD_SHAPE.search(line) is not None:
-                    lines[number], hits = pattern.subn(replace, line)
+                    lines[number], hits = _sub_counted(pattern, replace, line)
                     found += hits
             if found:
                 text = "\n".join(lines)
@@ -170,8 +230,19 @@ def _engine_values(text: str) -> list[str] | None:
         findings = betterleaks.scan_string(safe)
     except Exception:  # the engine's failure must not become a traceback
         return None
-    values = {f.match.value for f in findings if len(f.match.value) >= 8 and not _LABEL_RUN.fullmatch(f.match.value)}
+    values = {f.match.value for f in findings if len(f.match.value) >= 8 and not _LABEL_RUN.fullmatch(f.match.value)
+              and not _engine_harmless(safe, f.match.value, str(f.secret or ""))}
     return sorted(values, key=len, reverse=True)
+
+
+def _engine_harmless(text: str, value: str, secret: str) -> bool:
+    """A finding of the engine that is not a secret (harmless.py, issue 29): its secret is harmless
+    or a documented example's, or its match lies in a public key."""
+    if is_harmless(secret) or is_harmless(value) or holds_documented_example(value):
+        return True
+    spans = public_key_spans(text)
+    at = text.find(value)
+    return bool(spans) and at >= 0 and in_public_key(spans, at, at + len(value))
 
 
 def engine_redact(text: str) -> tuple[str, int]:

@@ -21,6 +21,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from reference.privacy.harmless import is_example_or_masked
+
 PRIVATE_KEY_LABEL: Final = "[DS4 REDACTED PRIVATE KEY]"
 CREDENTIAL_LABEL: Final = "[DS4 REDACTED CREDENTIAL]"
 TOKEN_LABEL: Final = "[DS4 REDACTED TOKEN]"
@@ -92,10 +94,25 @@ _PLACEHOLDER: Final = re.compile(r"<[A-Za-z][A-Za-z0-9_.-]*>")
 LABEL_HEAD: Final = "[DS4 REDACTED "
 
 
+#: What may follow a ``Bearer`` match's token characters and still belong to the value: a mask
+#: (``Bearer sk_live_****`` is a masked token, not the token ``sk_live_``).
+_MASK_TAIL: Final = re.compile(r"[*•#…]*[0-9]{0,4}")
+
+
 def is_bearer_prose(match: re.Match[str]) -> bool:
-    """Whether a ``Bearer`` match is a word of a sentence rather than a token (D14)."""
+    """Whether a ``Bearer`` match is a word of a sentence rather than a token (D14), or a masked
+    or documented example token (``Bearer xxxxxxxxxxxxxxxx``; issue 29)."""
     token = match.group(0)[len(match.group(1)):]
+    tail = _MASK_TAIL.match(match.string, match.end())  # always matches (it may be empty)
+    if is_example_or_masked(token + (tail.group(0) if tail else "")):
+        return True
     return _PROSE_WORD.fullmatch(token) is not None and _NEXT_WORD.match(match.string, match.end()) is not None
+
+
+def _credential(match: re.Match[str]) -> str:
+    """A documented example (``AKIAIOSFODNN7EXAMPLE``) or a masked credential (``sk-xxxx…``,
+    ``AKIAXXXX…``) stays whole (D14, issue 29); any other match is the credential label."""
+    return match.group(0) if is_example_or_masked(match.group(0)) else CREDENTIAL_LABEL
 
 
 def is_placeholder_value(match: re.Match[str]) -> bool:
@@ -107,7 +124,7 @@ def is_placeholder_value(match: re.Match[str]) -> bool:
     if match.string.startswith(LABEL_HEAD, start):
         return True
     value = match.group(0)[len(key) + len(separator) + len(quote): len(match.group(0)) - len(quote)]
-    return _PLACEHOLDER.fullmatch(value) is not None
+    return _PLACEHOLDER.fullmatch(value) is not None or is_example_or_masked(value)
 
 
 def _keep_prefix(match: re.Match[str]) -> str:
@@ -124,7 +141,7 @@ def _keep_key(match: re.Match[str]) -> str:
 #: The four families in the order they are applied: (name, pattern, replacement).
 FAMILIES: Final[tuple[tuple[str, re.Pattern[str], str | _Replacement], ...]] = (
     ("private-key", _PRIVATE_KEY, PRIVATE_KEY_LABEL),
-    ("credential", _CREDENTIAL, CREDENTIAL_LABEL),
+    ("credential", _CREDENTIAL, _credential),
     ("bearer-token", _BEARER, _keep_prefix),
     ("assignment", _ASSIGNMENT, _keep_key),
 )

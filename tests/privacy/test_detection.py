@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from reference.fixturegen.privacy_corpus import stale_files
+from reference.primitives.jsonbytes import js_stringify
 from reference.privacy import corpus_check, detection
 from reference.privacy.redaction import CREDENTIAL_LABEL, SECRET_LABEL, TOKEN_LABEL, redact_secrets
 
@@ -92,7 +94,7 @@ def _every_rule_on_the_whole_text(text: str) -> tuple[str, int]:
     """The house rules with no literal prefilter and no line split: each rule over the whole text."""
     count = 0
     for _name, _words, pattern, replace in detection._REPLACERS:
-        text, found = pattern.subn(replace, text)
+        text, found = detection._sub_counted(pattern, replace, text)
         count += found
     return text, count
 
@@ -112,8 +114,23 @@ def test_the_lines_of_the_literals_are_counted_in_the_text_not_its_bytes() -> No
     text = "\u00e9\u00df\n\udbeab\n\nx token=1 \u212aEY\nsk-"
     assert detection._literal_lines(text) == {
         RULE["named-secret"]: [3],
+        RULE["quoted-named-secret"]: [3],
         RULE["prefixed-token"]: [4],
     }
 
 
 RULE = {name: index for index, (name, *_rest) in enumerate(detection.RULES)}
+
+
+def test_no_near_miss_entry_is_raised_by_its_serialization() -> None:
+    """The raw check reads ``JSON.stringify(entry)``, where a ``\\n`` escape glues an ``n`` to the
+    next word (``nAuthorization: Negotiate``, issue 29), and the entry's strings joined: no
+    near-miss entry may be raised by either."""
+    labels = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
+    lines = (CORPUS / "session.jsonl").read_text(encoding="utf-8").splitlines()
+    entries = {entry["id"]: entry for entry in map(json.loads, lines)}
+    corpus = corpus_check.Corpus.load(CORPUS)
+    raised = [item["id"] for item in labels["nearMisses"]
+              if detection.redact(js_stringify(entries[item["entryId"]]))[1]
+              or detection.extended_redact(corpus.texts[item["entryId"]])[1]]
+    assert raised == []
