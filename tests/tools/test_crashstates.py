@@ -19,6 +19,7 @@ from testkit.paths import REPO_ROOT
 from reference.primitives.platform_ops import steps
 from reference.primitives.platform_ops.family import CURRENT, Platform
 from reference.primitives.platform_ops.recorder import CreateFile
+from reference.primitives.platform_ops.sync_sites import SyncSite
 
 
 def test_every_crash_state_of_config_set_holds_the_old_file_or_the_new(tmp_path: Path) -> None:
@@ -76,9 +77,10 @@ def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch
     journal's rename and lose its bytes, and the explorer says which journal is not JSON."""
     real_sync = steps.sync_file
 
-    def sync_all_but_journals(fd: int, path: str | os.PathLike[str], platform: Platform = CURRENT) -> None:
+    def sync_all_but_journals(fd: int, path: str | os.PathLike[str], site: SyncSite,
+                              platform: Platform = CURRENT) -> None:
         if ".json." not in os.fspath(path):
-            real_sync(fd, path, platform)
+            real_sync(fd, path, site, platform)
 
     monkeypatch.setattr(steps, "sync_file", sync_all_but_journals)
     how = Exploring(models=(Model.GENERAL,), seed=2, point_limit=32, max_states=12)
