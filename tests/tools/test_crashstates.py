@@ -99,3 +99,58 @@ def test_the_command_prints_the_issue_s_json_object(flag: str) -> None:
     assert set(result) == {"states", "workloads", "violations", "seed"}
     assert result["seed"] == 3 and result["violations"] == []
     assert result["states"] == result["workloads"]["config-set"]["states"] >= 4
+
+
+def _crashstates(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "crashstates.py"), *arguments],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_drop_syncs_lists_every_site_and_catches_the_config_file_s_fsync() -> None:
+    """With the configuration temporary's fsync removed a power loss may keep the rename and lose
+    the bytes (the bug the explorer found first): ``--drop-syncs`` must say that site is caught,
+    naming the workload, the state and the invariant; every site is listed with a reason."""
+    done = _crashstates("--workload", "config-set", "--drop-syncs", "--seed", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) == {"states", "workloads", "violations", "seed", "sync_sites"}
+    sites = {entry["site"]: entry for entry in result["sync_sites"]}
+    assert set(sites) == {str(site) for site in SyncSite}
+    assert all(set(entry) == {"site", "caught", "why"} and entry["why"] for entry in result["sync_sites"])
+    config_file = sites[SyncSite.CONFIG_FILE]
+    assert config_file["caught"] is True
+    assert "config-set" in config_file["why"] and "config-old-or-new" in config_file["why"]
+    assert "after " in config_file["why"]  # the state's description
+    assert sites[SyncSite.CONFIG_FOLDER]["caught"] is True
+    assert "durable-once-returned" in sites[SyncSite.CONFIG_FOLDER]["why"]
+    assert sites[SyncSite.INSTALL_FILE] == {"site": str(SyncSite.INSTALL_FILE), "caught": False,
+                                            "why": "not caught: no workload run reaches it (config-set)"}
+
+
+def test_drop_syncs_prints_a_table_of_sites() -> None:
+    done = _crashstates("--workload", "config-set", "--drop-syncs", "--model", "general")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| sync site"))
+    rows = [line for line in lines[header + 2:] if line.startswith("| ")]
+    assert len(rows) == len(SyncSite)
+    assert any(row.startswith(f"| `{SyncSite.CONFIG_FILE}` | caught |") for row in rows)
+
+
+@pytest.mark.parametrize("arguments", [["--workload", "nope"], ["--max-states", "many"], ["--bogus"],
+                                       ["--seed", "1", "--seed", "2"], ["--max-states", "0"]])
+def test_bad_arguments_are_one_coded_line_and_exit_2(arguments: list[str]) -> None:
+    done = _crashstates(*arguments)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("crashstates: usage: ")
+
+
+def test_help_explains_the_tool_whole() -> None:
+    done = _crashstates("--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "checked by running the reference on it" in text  # the description was cut here
+    for option in ("--drop-syncs", "--workload", "--model", "--max-states", "--point-limit", "--json"):
+        assert option in text
+    assert "docs/rebase-durability.md" in text and "exit" in text.lower()
