@@ -35,8 +35,8 @@ from reference.primitives.platform_ops.recorder import (
     WriteBytes,
 )
 from reference.primitives.platform_ops.sync_sites import SyncSite
-from reference.recall.index_repair import set_aside
 from reference.rebase.lock import RebaseLock
+from reference.recall.index_repair import set_aside
 
 DATA = b"line one\n" + b"x" * 5000 + b"\n"
 

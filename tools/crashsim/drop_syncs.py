@@ -116,11 +116,12 @@ def finding(site: SyncSite, dropped: Sequence[Dropped], workloads_run: Sequence[
         counts = f"{len(violations)} in {sum(d.checked for d in dropped)} added states checked"
         return SiteFinding(str(site), True, f"{first.workload}: {first.state}: {first.invariant} ({first.detail}); "
                                             f"violations: {counts}, {len(returned)} once the command returned")
-    later = sorted({name for d in dropped for name in d.later})
-    covered = f"a later sync of the same file or folder covers it ({', '.join(later)})" if later else (
-        "no later sync of the same file or folder")
+    later = ", ".join(sorted({name for d in dropped for name in d.later}))
     if not any(d.added for d in dropped):
+        covered = f"a later sync of the same file or folder covers it ({later})" if later else "nothing to cover"
         return SiteFinding(str(site), False, f"not needed in these workloads: removing it adds no crash state; {covered}")
+    covered = (f"later syncs of the same file or folder ({later}) cover it only from their place on" if later
+               else "no later sync of the same file or folder")
     where = ", ".join(f"{d.workload} {d.checked} of {d.added}" for d in dropped)
     endings = "; ".join(f"{d.workload}: " + ", ".join(f"{e} {n}" for e, n in d.endings.items()) for d in dropped)
     return SiteFinding(str(site), False, f"not caught: the added states ({where} checked) break no invariant "
