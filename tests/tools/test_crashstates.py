@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from crashsim.capture import capture
+from crashsim.drop_syncs import without_site
 from crashsim.explorer import Exploring, explore_workload
 from crashsim.model import CrashState, Model, Trace, states_at
 from crashsim.workloads import ConfigSet, RebaseRun
@@ -70,6 +71,19 @@ def test_once_the_first_journal_write_returned_every_crash_state_keeps_a_journal
     for point in range(journal_creates[1], len(rebase_trace.steps) + 1):  # the second journal write began
         for state in states_at(rebase_trace, point, Model.GENERAL, point_limit=32):
             assert _has_journal(state), state.description
+
+
+def test_without_the_lock_s_folder_sync_a_journal_may_vanish_mid_run(rebase_trace: Trace) -> None:
+    """The site ``--drop-syncs`` reports not caught: with the lock's syncs of ``.ds4-rebase`` taken
+    out, a crash after the second journal write may lose the journal (and keep the target); the
+    run on such a state refuses with a documented code (target-integrity), which deliverable 3's
+    invariants accept, so only this model-level check shows the sync matters."""
+    dropped = without_site(rebase_trace, SyncSite.LOCK_NEW_FOLDERS)
+    journal_creates = [i for i, step in enumerate(dropped.steps)
+                       if isinstance(step, CreateFile) and "/operations/" in step.path]
+    lost = [state for point in range(journal_creates[1], len(dropped.steps) + 1)
+            for state in states_at(dropped, point, Model.GENERAL, point_limit=32) if not _has_journal(state)]
+    assert lost
 
 
 def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
