@@ -27,6 +27,7 @@ from reference.primitives.platform_ops.owner_only import (
     sync_into_parents,
 )
 from reference.primitives.platform_ops.paths import canonical_path
+from reference.primitives.platform_ops.sync_sites import SyncSite
 from reference.primitives.textunits import sha256_text
 
 
@@ -61,7 +62,7 @@ class RebaseLock:
         new_folders = missing_folders(self.path.parent)  # .ds4-rebase too, on the first run beside the source
         ensure_private_dir(self.path.parent)
         create_owner_only(self.path)  # 0600, and so its -journal (SQLite copies the database's mode)
-        sync_into_parents(new_folders)  # the journals' folder will be made in .ds4-rebase: it must survive a power loss
+        sync_into_parents(new_folders, SyncSite.LOCK_NEW_FOLDERS)  # the journals' folder will be made in .ds4-rebase: it must survive a power loss
         self._connection = acquire_writer_lock(self.path)
 
     def release(self) -> None:

@@ -15,6 +15,7 @@ from reference.primitives.platform_ops.recorder import (
     WriteBytes,
     recording,
 )
+from reference.primitives.platform_ops.sync_sites import SyncSite
 
 
 def test_a_saved_configuration_is_durable_before_and_after_its_rename(tmp_path: Path) -> None:
@@ -26,5 +27,5 @@ def test_a_saved_configuration_is_durable_before_and_after_its_rename(tmp_path: 
     assert kinds == [CreateFile, WriteBytes, SyncFile, Rename, SyncFolder]
     sync, rename, folder = recorder.steps[2:]
     assert isinstance(sync, SyncFile) and isinstance(rename, Rename) and sync.identity == rename.identity
-    assert folder == SyncFolder(str(path.parent))
+    assert sync.site is SyncSite.CONFIG_FILE and folder == SyncFolder(str(path.parent), SyncSite.CONFIG_FOLDER)
     assert path.read_bytes() == b'{\n  "sessionRebase": {\n    "enabled": true\n  }\n}\n'

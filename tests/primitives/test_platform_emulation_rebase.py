@@ -24,6 +24,7 @@ from reference.primitives.platform_ops.family import MACOS, POSIX, WINDOWS, Plat
 from reference.primitives.platform_ops.identity import change_stamp, remembers_by_stat
 from reference.primitives.platform_ops.paths import canonical_path
 from reference.primitives.platform_ops.reads import link_open_would_follow, read_at
+from reference.primitives.platform_ops.sync_sites import SyncSite
 from reference.rebase.lock import lock_path
 
 SOURCE_ID = "0197f3a2-1c2d-7e3f-8a4b-5c6d7e8f9a0b"
@@ -152,8 +153,8 @@ def test_the_journal_replace_works_on_windows_where_a_folder_cannot_be_opened(wi
     assert journal.read_bytes() == b'{"phase":"ArchiveVerified"}'
     assert os.listdir(journal.parent) == [journal.name]
     with pytest.raises(PermissionError):  # the POSIX branch's folder fsync, refused as on Windows
-        sync_directory(journal.parent, platform=POSIX)
-    sync_directory(journal.parent, platform=WINDOWS)  # skipped: contract §6.5 step 4
+        sync_directory(journal.parent, SyncSite.REPLACE_FOLDER, platform=POSIX)
+    sync_directory(journal.parent, SyncSite.REPLACE_FOLDER, platform=WINDOWS)  # skipped: contract §6.5 step 4
 
 
 def test_macos_flushes_files_and_folders_with_full_fsync(macos_fs: FakeFilesystem,

@@ -34,6 +34,8 @@ from reference.primitives.platform_ops.recorder import (
     Unlink,
     WriteBytes,
 )
+from reference.primitives.platform_ops.sync_sites import SyncSite
+from reference.rebase.lock import RebaseLock
 from reference.recall.index_repair import set_aside
 
 DATA = b"line one\n" + b"x" * 5000 + b"\n"
@@ -68,16 +70,17 @@ def test_the_no_overwrite_install_records_each_step(tmp_path: Path) -> None:
     made_a, made_b, create, write, sync, link, unlink, folder_sync, *new_folders_synced = recorder.steps
     assert made_a == MakeFolder(str(tmp_path / "a")) and made_b == MakeFolder(str(tmp_path / "a" / "b"))
     # each new folder synced into its parent, so the target cannot vanish with its new folder
-    assert new_folders_synced == [SyncFolder(str(tmp_path)), SyncFolder(str(tmp_path / "a"))]
+    assert new_folders_synced == [SyncFolder(str(tmp_path), SyncSite.INSTALL_NEW_FOLDERS),
+                                  SyncFolder(str(tmp_path / "a"), SyncSite.INSTALL_NEW_FOLDERS)]
     identity = _identity(target)
     temporary = create.path if isinstance(create, CreateFile) else ""
     assert temporary.startswith(str(target) + ".") and temporary.endswith(".tmp")
     assert create == CreateFile(temporary, identity)
     assert write == WriteBytes(temporary, identity, 0, DATA)
-    assert sync == SyncFile(temporary, identity)
+    assert sync == SyncFile(temporary, identity, SyncSite.INSTALL_FILE)
     assert link == Link(temporary, str(target), identity)
     assert unlink == Unlink(temporary, identity)
-    assert folder_sync == SyncFolder(str(target.parent))
+    assert folder_sync == SyncFolder(str(target.parent), SyncSite.INSTALL_FOLDER)
 
 
 def test_the_durable_replace_records_a_rename_over_the_old_file(tmp_path: Path) -> None:
@@ -85,7 +88,11 @@ def test_the_durable_replace_records_a_rename_over_the_old_file(tmp_path: Path) 
     with trace.recording() as first:
         durable_replace(journal, b"old")
     assert _kinds(first) == ["MakeFolder", "CreateFile", "WriteBytes", "SyncFile", "Rename", "SyncFolder", "SyncFolder"]
-    assert first.steps[-2:] == [SyncFolder(str(journal.parent)), SyncFolder(str(tmp_path))]  # the new folder's entry
+    assert first.steps[-2:] == [SyncFolder(str(journal.parent), SyncSite.REPLACE_FOLDER),  # the new folder's entry:
+                                SyncFolder(str(tmp_path), SyncSite.REPLACE_NEW_FOLDERS)]
+    create = first.steps[1]
+    assert isinstance(create, CreateFile)
+    assert first.steps[3] == SyncFile(create.path, _identity(journal), SyncSite.REPLACE_FILE)
     old = _identity(journal)
     with trace.recording() as recorder:
         durable_replace(journal, DATA)
@@ -93,7 +100,7 @@ def test_the_durable_replace_records_a_rename_over_the_old_file(tmp_path: Path) 
     rename = recorder.steps[3]
     assert isinstance(rename, Rename) and rename.destination == str(journal)
     assert rename.identity == _identity(journal) != old
-    assert recorder.steps[4] == SyncFolder(str(journal.parent))
+    assert recorder.steps[4] == SyncFolder(str(journal.parent), SyncSite.REPLACE_FOLDER)
 
 
 def test_a_short_write_records_each_piece_at_its_offset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,6 +130,8 @@ def test_owner_only_helpers_record_their_folders_and_files(tmp_path: Path) -> No
     assert kinds[2:] == ["CreateFile", "WriteBytes", "SyncFile", "Rename", "SyncFolder"]
     rename = next(step for step in recorder.steps if isinstance(step, Rename))
     assert rename.destination == str(settings) and rename.identity == _identity(settings)
+    assert [getattr(step, "site", None) for step in recorder.steps[-3:]] == [
+        SyncSite.CONFIG_FILE, None, SyncSite.CONFIG_FOLDER]
 
 
 def test_setting_a_damaged_index_aside_and_removing_temporaries_are_recorded(tmp_path: Path) -> None:
@@ -191,3 +200,15 @@ def test_every_durable_call_of_the_reference_goes_through_platform_ops() -> None
                 continue
             found.append(f"{name}:{number}: {code}")
     assert found == []
+
+
+def test_the_rebase_lock_syncs_the_folders_it_makes_under_its_own_site(tmp_path: Path) -> None:
+    source = tmp_path / "source.jsonl"
+    source.write_bytes(b"{}\n")
+    lock = RebaseLock(source)
+    with trace.recording() as recorder:
+        lock.acquire()
+    lock.release()
+    synced = [step for step in recorder.steps if isinstance(step, SyncFolder)]
+    assert synced and {step.site for step in synced} == {SyncSite.LOCK_NEW_FOLDERS}
+    assert SyncFolder(str(tmp_path), SyncSite.LOCK_NEW_FOLDERS) in synced  # .ds4-rebase's entry

@@ -16,6 +16,7 @@ from testkit.paths import REPO_ROOT
 from reference.primitives.errors import ContractViolation
 from reference.primitives.platform_ops.durable import durable_replace, install_no_overwrite, sync_directory
 from reference.primitives.platform_ops.family import IS_WINDOWS, POSIX, WINDOWS
+from reference.primitives.platform_ops.sync_sites import SyncSite
 from reference.rebase import crashpoints
 
 ROOT = REPO_ROOT
@@ -230,8 +231,8 @@ def test_directory_fsync_is_skipped_on_windows(tmp_path: Path, monkeypatch: pyte
         return real_open(path, flags, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(os, "open", spy)
-    sync_directory(tmp_path, platform=WINDOWS)
+    sync_directory(tmp_path, SyncSite.REPLACE_FOLDER, platform=WINDOWS)
     assert opened == []
     if not IS_WINDOWS:
-        sync_directory(tmp_path, platform=POSIX)
+        sync_directory(tmp_path, SyncSite.REPLACE_FOLDER, platform=POSIX)
         assert opened == [tmp_path]

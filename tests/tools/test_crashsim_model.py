@@ -21,8 +21,10 @@ from reference.primitives.platform_ops.recorder import (
     Unlink,
     WriteBytes,
 )
+from reference.primitives.platform_ops.sync_sites import SyncSite
 
 OLD, NEW = (0, 1), (0, 2)
+FILE, FOLDER = SyncSite.REPLACE_FILE, SyncSite.REPLACE_FOLDER
 
 
 def _trace(*steps: Step, units: tuple[UnitHistory, ...] = ()) -> Trace:
@@ -38,11 +40,11 @@ def _views(trace: Trace, model: Model) -> set[tuple[tuple[str, bytes], ...]]:
     return result
 
 
-DURABLE_REPLACE = _trace(CreateFile("d/t", NEW), WriteBytes("d/t", NEW, 0, b"new"), SyncFile("d/t", NEW),
-                         Rename("d/t", "d/j", NEW), SyncFolder("d"))
+DURABLE_REPLACE = _trace(CreateFile("d/t", NEW), WriteBytes("d/t", NEW, 0, b"new"), SyncFile("d/t", NEW, FILE),
+                         Rename("d/t", "d/j", NEW), SyncFolder("d", FOLDER))
 #: The config-set bug the explorer found: no fsync between the write and the rename.
 UNSYNCED_REPLACE = _trace(CreateFile("d/t", NEW), WriteBytes("d/t", NEW, 0, b"new"), Rename("d/t", "d/j", NEW),
-                          SyncFolder("d"))
+                          SyncFolder("d", FOLDER))
 
 
 def test_a_durable_replace_leaves_the_old_file_or_the_new_under_every_model() -> None:
@@ -87,15 +89,15 @@ def test_an_append_is_torn_at_sector_granularity() -> None:
 
 def test_a_new_folder_and_its_files_vanish_until_the_parent_is_synced() -> None:
     trace = _trace(MakeFolder("d/n"), CreateFile("d/n/f", NEW), WriteBytes("d/n/f", NEW, 0, b"data"),
-                   SyncFile("d/n/f", NEW), SyncFolder("d/n"))
+                   SyncFile("d/n/f", NEW, FILE), SyncFolder("d/n", FOLDER))
     last = states_at(trace, 5)  # the file and its folder synced, the folder's own entry in d not
     assert {tuple(s.visible()[1]) for s in last} == {("d/j",), ("d/j", "d/n/f")}
     assert all("lost #0 MakeFolder" in s.description for s in last if "d/n/f" not in s.visible()[1])
 
 
 def test_a_hard_link_is_materialized_as_one_file(tmp_path: Path) -> None:
-    trace = _trace(CreateFile("d/t", NEW), WriteBytes("d/t", NEW, 0, b"target"), SyncFile("d/t", NEW),
-                   Link("d/t", "d/target", NEW), Unlink("d/t", NEW), SyncFolder("d"))
+    trace = _trace(CreateFile("d/t", NEW), WriteBytes("d/t", NEW, 0, b"target"), SyncFile("d/t", NEW, FILE),
+                   Link("d/t", "d/target", NEW), Unlink("d/t", NEW), SyncFolder("d", FOLDER))
     states = explore(trace, Model.GENERAL).states
     both = next(s for s in states if dict(s.visible()[1]).keys() == {"d/j", "d/t", "d/target"})
     materialize(both, tmp_path)
@@ -106,7 +108,7 @@ def test_a_hard_link_is_materialized_as_one_file(tmp_path: Path) -> None:
 
 def test_sqlite_units_take_each_committed_version_seen_so_far_and_a_garbled_one_when_harsh() -> None:
     unit = UnitHistory("d/i.sqlite", ((), (("d/i.sqlite", b"v1"),), (("d/i.sqlite", b"v2" * 8),)), (0, 1, 2))
-    trace = _trace(CreateFile("d/a", NEW), SyncFolder("d"), units=(unit,))
+    trace = _trace(CreateFile("d/a", NEW), SyncFolder("d", FOLDER), units=(unit,))
     assert {s.unit_files for s in states_at(trace, 1)} == {(), (("d/i.sqlite", b"v1"),)}
     harsh = states_at(trace, 2, Model.HARSH)
     assert (("d/i.sqlite", b"v2" * 4 + b"\xa5" * 8),) in {s.unit_files for s in harsh}

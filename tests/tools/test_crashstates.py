@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from crashsim.capture import capture
 from crashsim.config_workload import ConfigSet
+from crashsim.drop_syncs import without_site
 from crashsim.explorer import Exploring, explore_workload
 from crashsim.index_workloads import IndexBuild, IndexCatchUp
 from crashsim.model import CrashState, Model, Trace, states_at
@@ -24,6 +25,7 @@ from reference.artifacts.phases import CRASH_POINTS
 from reference.primitives.platform_ops import steps
 from reference.primitives.platform_ops.family import CURRENT, Platform
 from reference.primitives.platform_ops.recorder import CreateFile
+from reference.primitives.platform_ops.sync_sites import SyncSite
 
 
 def test_every_crash_state_of_config_set_holds_the_old_file_or_the_new(tmp_path: Path) -> None:
@@ -76,21 +78,38 @@ def test_once_the_first_journal_write_returned_every_crash_state_keeps_a_journal
             assert _has_journal(state), state.description
 
 
+def test_without_the_lock_s_folder_sync_a_journal_may_vanish_mid_run(rebase_trace: Trace) -> None:
+    """The site ``--drop-syncs`` reports not caught: with the lock's syncs of ``.ds4-rebase`` taken
+    out, a crash after the second journal write may lose the journal (and keep the target); the
+    run on such a state refuses with a documented code (target-integrity), which deliverable 3's
+    invariants accept, so only this model-level check shows the sync matters."""
+    dropped = without_site(rebase_trace, SyncSite.LOCK_NEW_FOLDERS)
+    journal_creates = [i for i, step in enumerate(dropped.steps)
+                       if isinstance(step, CreateFile) and "/operations/" in step.path]
+    lost = [state for point in range(journal_creates[1], len(dropped.steps) + 1)
+            for state in states_at(dropped, point, Model.GENERAL, point_limit=32) if not _has_journal(state)]
+    assert lost
+
+
 def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The invariants can fail: with the journal temporaries' fsync left out, a crash may keep a
     journal's rename and lose its bytes, and the explorer says which journal is not JSON."""
     real_sync = steps.sync_file
 
-    def sync_all_but_journals(fd: int, path: str | os.PathLike[str], platform: Platform = CURRENT) -> None:
+    def sync_all_but_journals(fd: int, path: str | os.PathLike[str], site: SyncSite,
+                              platform: Platform = CURRENT) -> None:
         if ".json." not in os.fspath(path):
-            real_sync(fd, path, platform)
+            real_sync(fd, path, site, platform)
 
     monkeypatch.setattr(steps, "sync_file", sync_all_but_journals)
     how = Exploring(models=(Model.GENERAL,), seed=2, point_limit=32, max_states=12)
     report = explore_workload(RebaseRun(), tmp_path, how)
     assert report.violations, "no state lost a journal's bytes"
-    assert {v.invariant for v in report.violations} == {"journal-valid-or-absent"}
-    assert all("not JSON" in v.detail or "missing" in v.detail for v in report.violations)
+    assert {v.invariant for v in report.violations} == {"journal-valid-or-absent", "durable-once-returned"}
+    journals = [v for v in report.violations if v.invariant == "journal-valid-or-absent"]
+    assert journals and all("not JSON" in v.detail or "missing" in v.detail for v in journals)
+    returned = [v for v in report.violations if v.invariant == "durable-once-returned"]  # even after the run
+    assert all("sessions/.ds4-rebase/operations/" in v.detail for v in returned)
 
 
 @pytest.mark.parametrize("flag", ["--json"])
@@ -169,3 +188,56 @@ def test_a_recall_answer_leaves_out_only_the_random_source_refs() -> None:
     stdout = json.dumps({"status": "complete", "hits": [{"sourceRef": "hist_" + "a" * 32, "entryId": "e1"}]})
     assert json.loads(recall_answer(Outcome(0, stdout, None))) == {"status": "complete", "hits": [{"entryId": "e1"}]}
     assert recall_answer(Outcome(None, "", "Traceback\nKeyError: 'x'")) == "traceback: KeyError: 'x'"
+def _crashstates(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "crashstates.py"), *arguments],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_drop_syncs_lists_every_site_and_catches_the_config_file_s_fsync() -> None:
+    """With the configuration temporary's fsync removed a power loss may keep the rename and lose
+    the bytes (the bug the explorer found first): ``--drop-syncs`` must say that site is caught,
+    naming the workload, the state and the invariant; every site is listed with a reason."""
+    done = _crashstates("--workload", "config-set", "--drop-syncs", "--seed", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) == {"states", "workloads", "violations", "seed", "sync_sites"}
+    sites = {entry["site"]: entry for entry in result["sync_sites"]}
+    assert set(sites) == {str(site) for site in SyncSite}
+    assert all(set(entry) == {"site", "caught", "why"} and entry["why"] for entry in result["sync_sites"])
+    config_file = sites[SyncSite.CONFIG_FILE]
+    assert config_file["caught"] is True
+    assert "config-set" in config_file["why"] and "config-old-or-new" in config_file["why"]
+    assert "after " in config_file["why"]  # the state's description
+    assert sites[SyncSite.CONFIG_FOLDER]["caught"] is True
+    assert "durable-once-returned" in sites[SyncSite.CONFIG_FOLDER]["why"]
+    assert sites[SyncSite.INSTALL_FILE] == {"site": str(SyncSite.INSTALL_FILE), "caught": False,
+                                            "why": "not caught: no workload run reaches it (config-set)"}
+
+
+def test_drop_syncs_prints_a_table_of_sites() -> None:
+    done = _crashstates("--workload", "config-set", "--drop-syncs", "--model", "general")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| sync site"))
+    rows = [line for line in lines[header + 2:] if line.startswith("| ")]
+    assert len(rows) == len(SyncSite)
+    assert any(row.startswith(f"| `{SyncSite.CONFIG_FILE}` | caught |") for row in rows)
+
+
+@pytest.mark.parametrize("arguments", [["--workload", "nope"], ["--max-states", "many"], ["--bogus"],
+                                       ["--seed", "1", "--seed", "2"], ["--max-states", "0"]])
+def test_bad_arguments_are_one_coded_line_and_exit_2(arguments: list[str]) -> None:
+    done = _crashstates(*arguments)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("crashstates: usage: ")
+
+
+def test_help_explains_the_tool_whole() -> None:
+    done = _crashstates("--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "checked by running the reference on it" in text  # the description was cut here
+    for option in ("--drop-syncs", "--workload", "--model", "--max-states", "--point-limit", "--json"):
+        assert option in text
+    assert "docs/rebase-durability.md" in text and "exit" in text.lower()

@@ -324,6 +324,12 @@ def _states(trace: Trace, point: _Point, model: Model, combos: Sequence[Sequence
             yield CrashState(base.point, description, base.folders, base.names, base.contents, unit_files)
 
 
+def finished_state(trace: Trace) -> CrashState:
+    """The state every step of ``trace`` left, all persisted: what the finished run left on disk
+    (the SQLite units aside)."""
+    return _apply(trace, len(trace.steps), {}, Model.GENERAL)
+
+
 def states_at(trace: Trace, point: int, model: Model = Model.GENERAL, *, seed: int = 0,
               point_limit: int = DEFAULT_POINT_LIMIT) -> list[CrashState]:
     """The distinct states of one crash point: after ``point`` steps were issued."""

@@ -11,6 +11,7 @@ that picks the branch (:data:`CURRENT`, from ``sys.platform``), and each primiti
 - :mod:`.owner_only`: owner-only files and folders (D6), the mode-keeping replace of a settings file;
 - :mod:`.steps`: every durable step (create, write, fsync, folder fsync, rename, link, unlink), and
   :mod:`.recorder` the typed record of each, kept while a ``recorder.recording()`` is open (issue 28);
+- :mod:`.sync_sites`: the name of each place that asks for an fsync, kept in its record (``--drop-syncs``);
 - :mod:`.reads`: opening without following links and reading at an offset (§3.5, H7).
 
 docs/platforms.md has the table primitive x platform x implementation x test.

@@ -37,25 +37,27 @@ from reference.primitives.platform_ops.owner_only import (
     missing_folders,
     sync_into_parents,
 )
+from reference.primitives.platform_ops.sync_sites import SyncSite
 
 # The TypeScript implementation has no dedicated code: its failed link falls back to this one.
 CODE_INSTALL_REFUSED: Final = Code.REBASE_UNAVAILABLE
 _PRIVATE_FILE_MODE: Final = FILE_MODE
 
 
-def sync_directory(folder: Path, *, platform: Platform = CURRENT) -> None:
-    """Make a folder's names durable; skipped on Windows, which cannot open a folder to fsync."""
-    steps.sync_folder(folder, platform)
+def sync_directory(folder: Path, site: SyncSite, *, platform: Platform = CURRENT) -> None:
+    """Make a folder's names durable; skipped on Windows, which cannot open a folder to fsync.
+    ``site`` names the caller (:mod:`.sync_sites`)."""
+    steps.sync_folder(folder, site, platform)
 
 
-def _write_temporary(path: Path, data: bytes, platform: Platform = CURRENT) -> Path:
-    """Write ``data`` to a new ``<path>.<uuid>.tmp`` (exclusive, 0600) and fsync it."""
+def _write_temporary(path: Path, data: bytes, site: SyncSite, platform: Platform = CURRENT) -> Path:
+    """Write ``data`` to a new ``<path>.<uuid>.tmp`` (exclusive, 0600) and fsync it (``site``: the caller's)."""
     temporary = path.with_name(f"{path.name}.{uuid.uuid4()}.tmp")
     fd = steps.create_exclusive(temporary, _PRIVATE_FILE_MODE)
     try:
         try:
             steps.write_all(fd, temporary, data)
-            steps.sync_file(fd, temporary, platform)
+            steps.sync_file(fd, temporary, site, platform)
         finally:
             os.close(fd)
     except BaseException:
@@ -85,7 +87,7 @@ def install_no_overwrite(
     """
     new_folders = missing_folders(target.parent)
     ensure_private_dir(target.parent)
-    temporary = _write_temporary(target, data, platform)
+    temporary = _write_temporary(target, data, SyncSite.INSTALL_FILE, platform)
     try:
         if on_staged is not None:
             on_staged()
@@ -103,8 +105,8 @@ def install_no_overwrite(
         if on_installed is not None:
             on_installed()
         steps.unlink_second_name(temporary, target)
-        sync_directory(target.parent, platform=platform)
-        sync_into_parents(new_folders, platform=platform)
+        sync_directory(target.parent, SyncSite.INSTALL_FOLDER, platform=platform)
+        sync_into_parents(new_folders, SyncSite.INSTALL_NEW_FOLDERS, platform=platform)
     except BaseException:
         _remove_quietly(temporary)
         raise
@@ -149,11 +151,11 @@ def durable_replace(path: Path, data: bytes, *, platform: Platform = CURRENT) ->
     """
     new_folders = missing_folders(path.parent)
     ensure_private_dir(path.parent)
-    temporary = _write_temporary(path, data, platform)
+    temporary = _write_temporary(path, data, SyncSite.REPLACE_FILE, platform)
     try:
         steps.replace(temporary, path)
-        sync_directory(path.parent, platform=platform)
-        sync_into_parents(new_folders, platform=platform)
+        sync_directory(path.parent, SyncSite.REPLACE_FOLDER, platform=platform)
+        sync_into_parents(new_folders, SyncSite.REPLACE_NEW_FOLDERS, platform=platform)
     except BaseException:
         _remove_quietly(temporary)
         raise

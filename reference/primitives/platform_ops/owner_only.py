@@ -20,6 +20,7 @@ from typing import Final
 
 from reference.primitives.platform_ops import steps
 from reference.primitives.platform_ops.family import CURRENT, Platform
+from reference.primitives.platform_ops.sync_sites import SyncSite
 
 FILE_MODE: Final = 0o600
 FOLDER_MODE: Final = 0o700
@@ -43,13 +44,13 @@ def ensure_private_dir(folder: str | os.PathLike[str]) -> None:
             steps.make_folder(path, FOLDER_MODE)
 
 
-def sync_into_parents(folders: list[Path], *, platform: Platform = CURRENT) -> None:
+def sync_into_parents(folders: list[Path], site: SyncSite, *, platform: Platform = CURRENT) -> None:
     """Make each folder's own entry durable: fsync its parent (skipped on Windows).  A durable
     write calls it for the folders it created, so a power loss cannot drop a new folder with the
     file just made durable in it (a journal fsyncs ``.ds4-rebase/operations``, and nothing else
-    ever fsynced ``.ds4-rebase``: issue 28, found by tools/crashstates.py)."""
+    ever fsynced ``.ds4-rebase``: issue 28, found by tools/crashstates.py).  ``site``: the caller's."""
     for folder in folders:
-        steps.sync_folder(folder.parent, platform)
+        steps.sync_folder(folder.parent, site, platform)
 
 
 def create_owner_only(path: str | os.PathLike[str]) -> None:
@@ -77,12 +78,12 @@ def replace_keeping_mode(path: str, data: bytes, directory: str, *, platform: Pl
         try:
             steps.created_elsewhere(handle, temporary)
             steps.write_all(handle, temporary, data)
-            steps.sync_file(handle, temporary, platform)
+            steps.sync_file(handle, temporary, SyncSite.CONFIG_FILE, platform)
         finally:
             os.close(handle)
         os.chmod(temporary, mode)
         steps.replace(temporary, path)
-        steps.sync_folder(directory, platform)
+        steps.sync_folder(directory, SyncSite.CONFIG_FOLDER, platform)
     except BaseException:
         with contextlib.suppress(OSError):
             steps.unlink(temporary)

@@ -28,6 +28,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Final
 
+from reference.primitives.platform_ops.sync_sites import SyncSite
+
 #: A file's identity: ``(st_dev, st_ino)`` of the open file or of the name just before the step.
 FileIdentity = tuple[int, int]
 
@@ -59,17 +61,21 @@ class WriteBytes:
 
 @dataclass(frozen=True)
 class SyncFile:
-    """``fsync`` (macOS ``F_FULLFSYNC``) of a file: its bytes are durable once it returns."""
+    """``fsync`` (macOS ``F_FULLFSYNC``) of a file: its bytes are durable once it returns;
+    ``site``: the place in the reference that asked for it."""
 
     path: str
     identity: FileIdentity
+    site: SyncSite
 
 
 @dataclass(frozen=True)
 class SyncFolder:
-    """``fsync`` of a folder: its entries (new, renamed, linked, removed) are durable once it returns."""
+    """``fsync`` of a folder: its entries (new, renamed, linked, removed) are durable once it
+    returns; ``site``: the place in the reference that asked for it."""
 
     path: str
+    site: SyncSite
 
 
 @dataclass(frozen=True)

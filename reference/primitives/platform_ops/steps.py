@@ -29,6 +29,7 @@ from reference.primitives.platform_ops.recorder import (
     identity_at,
     identity_of,
 )
+from reference.primitives.platform_ops.sync_sites import SyncSite
 
 #: An exclusive create; ``O_BINARY`` keeps Windows from translating newlines (0 elsewhere).
 CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
@@ -82,15 +83,16 @@ def _flush(fd: int, platform: Platform) -> None:
     os.fsync(fd)
 
 
-def sync_file(fd: int, path: str | os.PathLike[str], platform: Platform = CURRENT) -> None:
-    """Make a file's bytes durable."""
+def sync_file(fd: int, path: str | os.PathLike[str], site: SyncSite, platform: Platform = CURRENT) -> None:
+    """Make a file's bytes durable; ``site`` names the caller's reason (:mod:`.sync_sites`)."""
     _flush(fd, platform)
     if (recorder := active()) is not None:
-        recorder.record(SyncFile(os.path.abspath(path), identity_of(fd)))
+        recorder.record(SyncFile(os.path.abspath(path), identity_of(fd), site))
 
 
-def sync_folder(folder: str | os.PathLike[str], platform: Platform = CURRENT) -> None:
-    """Make a folder's entries durable; skipped on Windows, which cannot open a folder to fsync."""
+def sync_folder(folder: str | os.PathLike[str], site: SyncSite, platform: Platform = CURRENT) -> None:
+    """Make a folder's entries durable; skipped on Windows, which cannot open a folder to fsync.
+    ``site`` names the caller's reason (:mod:`.sync_sites`)."""
     if platform.windows:
         return
     fd = os.open(folder, os.O_RDONLY)
@@ -99,7 +101,7 @@ def sync_folder(folder: str | os.PathLike[str], platform: Platform = CURRENT) ->
     finally:
         os.close(fd)
     if (recorder := active()) is not None:
-        recorder.record(SyncFolder(os.path.abspath(folder)))
+        recorder.record(SyncFolder(os.path.abspath(folder), site))
 
 
 def _identity_if_recording(path: str | os.PathLike[str]) -> FileIdentity | None:
