@@ -144,9 +144,9 @@ def test_setting_a_damaged_index_aside_and_removing_temporaries_are_recorded(tmp
     with trace.recording() as recorder:
         set_aside(str(index), "test")
         remove_temporaries(stale_temporaries(target))
-    assert _kinds(recorder) == ["Rename", "Unlink", "Unlink"]
+    assert _kinds(recorder) == ["Rename", "Unlink", "Unlink", "SyncFolder"]
     assert [getattr(step, "path", getattr(step, "destination", "")) for step in recorder.steps] == [
-        str(index) + ".corrupt", str(index) + "-wal", str(stale)]
+        str(index) + ".corrupt", str(index) + "-wal", str(stale), str(tmp_path)]  # the removal made durable
 
 
 def _run_every_primitive(root: Path) -> dict[str, tuple[bytes, int]]:

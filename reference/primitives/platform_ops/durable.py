@@ -133,14 +133,18 @@ def stale_temporaries(path: Path) -> list[Path]:
     return [temporary for temporary, name in temporaries_in(path.parent) if name == path.name]
 
 
-def remove_temporaries(temporaries: list[Path]) -> int:
-    """Unlink each of our own temporaries; the count removed (one that vanished is not counted)."""
-    removed = 0
+def remove_temporaries(temporaries: list[Path], *, platform: Platform = CURRENT) -> int:
+    """Unlink each of our own temporaries, then sync each folder one left, so a power loss after
+    the run returned cannot bring one back (issue 28: found by the explorer's recovery workloads);
+    the count removed (one that vanished is not counted)."""
+    removed: list[Path] = []
     for temporary in temporaries:
         with contextlib.suppress(OSError):
             steps.unlink(temporary)
-            removed += 1
-    return removed
+            removed.append(temporary)
+    for folder in dict.fromkeys(temporary.parent for temporary in removed):
+        sync_directory(folder, SyncSite.REMOVE_TEMPORARIES_FOLDER, platform=platform)
+    return len(removed)
 
 
 def durable_replace(path: Path, data: bytes, *, platform: Platform = CURRENT) -> None:

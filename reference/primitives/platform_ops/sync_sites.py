@@ -24,5 +24,6 @@ class SyncSite(StrEnum):
     REPLACE_FOLDER = "durable.durable_replace: folder"
     REPLACE_NEW_FOLDERS = "durable.durable_replace: new folders"
     LOCK_NEW_FOLDERS = "rebase.lock: new folders"
+    REMOVE_TEMPORARIES_FOLDER = "durable.remove_temporaries: folder"
     CONFIG_FILE = "owner_only.replace_keeping_mode: file"
     CONFIG_FOLDER = "owner_only.replace_keeping_mode: folder"
