@@ -30,6 +30,13 @@ def cmd_new_port(args: argparse.Namespace) -> int:
     return 0
 
 
+def _folder_name(text: str) -> str:
+    """DIR as given; an empty one would be the current folder, which is never what was meant."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("DIR is empty: name the port's new folder")
+    return text
+
+
 def add_new_port(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     new_port = commands.add_parser(
         "new-port", help="write a runnable port that serves the protocol and declares no operation yet",
@@ -40,7 +47,7 @@ def add_new_port(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "is docs/port-authors.md. Exit 0: written; 2: bad input (output-unwritable: DIR is not empty, is a "
         "file, its parent is missing, or it cannot be written).",
     )
-    new_port.add_argument("directory", metavar="DIR", help="the port's folder: new, or empty")
+    new_port.add_argument("directory", metavar="DIR", type=_folder_name, help="the port's folder: new, or empty")
     new_port.add_argument("--language", choices=["python", "node"], required=True,
                           help="python (port.py, run by this Python) or node (port.mjs, run by node)")
     new_port.add_argument("--json", action="store_true",

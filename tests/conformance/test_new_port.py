@@ -204,6 +204,16 @@ def test_an_unknown_language_is_a_usage_line(tmp_path: Path) -> None:
     assert not (tmp_path / "p").exists()
 
 
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_dir_is_a_usage_line_and_nothing_is_written(tmp_path: Path, empty: str) -> None:
+    """An empty DIR would be the current folder: refused before anything is looked at."""
+    before = sorted(path.name for path in tmp_path.iterdir())
+    done = subprocess.run([*NEW_PORT, empty, "--language", "python"], capture_output=True, text=True,
+                          timeout=SECONDS, check=False, cwd=tmp_path)
+    _refused(done, "usage", "DIR is empty")
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+
 def test_the_json_refusal_is_json_too(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x", encoding="utf-8")
     done = new_port(tmp_path / "f", "--language", "python", "--json")
