@@ -105,7 +105,7 @@ def test_a_journal_write_without_its_fsync_is_caught(tmp_path: Path, monkeypatch
     how = Exploring(models=(Model.GENERAL,), seed=2, point_limit=32, max_states=12)
     report = explore_workload(RebaseRun(), tmp_path, how)
     assert report.violations, "no state lost a journal's bytes"
-    assert {v.invariant for v in report.violations} == {"journal-valid-or-absent", "durable-once-returned"}
+    assert {v.invariant for v in report.violations} == {"journal-valid-or-absent", "durable-once-returned", "target-recovers"}
     journals = [v for v in report.violations if v.invariant == "journal-valid-or-absent"]
     assert journals and all("not JSON" in v.detail or "missing" in v.detail for v in journals)
     returned = [v for v in report.violations if v.invariant == "durable-once-returned"]  # even after the run

@@ -97,11 +97,15 @@ class RebaseRun:
         broken = self._shape(root, "after the crash")
         ids, journal_broken = self._journals(root)
         broken += journal_broken
+        targets = sorted(p.name for p in (root / "sessions").glob("ds4-rebase_*.jsonl")
+                         if p.name not in self.earlier_targets)
         if ids:
             outcome = run_cli(root, rebase_argv(root, self.recovery_session(root), "--recover", ids[0]))
         else:
             outcome = self._rebase(root)
         broken += no_traceback(outcome) or documented_refusal(outcome)
+        if targets and not verified(outcome):  # a target is installed only once its journal is durable
+            broken.append(Broken("target-recovers", f"{targets[0]} is there, and recovery ended {ended(outcome)}"))
         broken += self._shape(root, "after recovery")
         if verified(outcome):
             left = [p.name for p in (root / "sessions").rglob("*.tmp")]
