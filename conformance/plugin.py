@@ -348,8 +348,9 @@ class _Reporter:
         }
         if (shard := machine_shard_of(self.config)) is not None:
             header["shard"] = {"index": shard.index, "count": shard.count, "selection": _selection_text(self.config)}
-        if self.config.getoption("--rr-expectations"):
-            manifest = _manifest(self.config)
+        expectations = self.config.pluginmanager.get_plugin("recall-rebase-expectations")
+        if self.config.getoption("--rr-expectations") and expectations is not None:
+            manifest = expectations.manifest  # the one the run judged by, read once at configure
             header["expectations"] = {"implementation": manifest.implementation, "entries": len(manifest.expectations)}
         results = [self.results[key] for key in sorted(self.results)]
         reports.write_report(Path(path), reports.Report(header, results, reports.summary_line(header, results, stopped)))
