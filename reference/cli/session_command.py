@@ -24,6 +24,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     inspect.add_argument("--leaf", metavar="ID", help="entry id to use as the leaf, or 'null' for an empty leaf "
                          "(default: the last entry in file order, as Pi does on load)")
     inspect.add_argument("--json", action="store_true", help="print the full JSON object")
+    inspect.add_argument("--redact", action="store_true",
+                         help="redact secrets in every string shown, to share the output (default: the file's "
+                         "text exactly as Pi reads it; docs/privacy.md)")
     inspect.set_defaults(handler=cmd_session_inspect)
 
 
@@ -124,9 +127,14 @@ def cmd_session_inspect(args: argparse.Namespace) -> int:
     if refusal is not None:
         return refusal.report()
     try:
-        report = inspect_report(args.file, leaf_from_cli(args.leaf), messages=args.json)
+        report = inspect_report(args.file, leaf_from_cli(args.leaf), messages=args.json or args.redact,
+                                values=args.redact)
     except ContractViolation as exc:
         return fail(exc.code, f"{exc.message}; {FIND_A_LEAF}" if exc.code == Code.UNKNOWN_LEAF else exc.message)
+    if args.redact:  # every string, the messages' included, through the chosen detector (D15)
+        from reference.privacy.detection import redact_strings
+
+        report, _found = redact_strings(report)
     if args.json:
         write_report_json(report)
     else:

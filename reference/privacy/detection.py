@@ -272,3 +272,18 @@ def redact(text: str) -> tuple[str, int]:
     text, floor = redact_secrets(text)
     text, extended = extended_redact(text)
     return text, floor + extended
+
+
+def redact_strings(value: Any) -> tuple[Any, int]:
+    """``value`` with every string (keys too) redacted by the chosen detector; the number of
+    findings.  Any other value is kept as it is (the handoff's entries, ``session inspect --redact``)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        items = [redact_strings(item) for item in value]
+        return [clean for clean, _count in items], sum(count for _clean, count in items)
+    if isinstance(value, dict):
+        pairs = [(redact(key), redact_strings(item)) for key, item in value.items()]
+        return ({key: clean for (key, _k), (clean, _c) in pairs},
+                sum(key_count + count for (_key, key_count), (_clean, count) in pairs))
+    return value, 0

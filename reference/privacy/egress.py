@@ -25,7 +25,7 @@ from reference.primitives.errors import ContractViolation
 from reference.primitives.jsonbytes import JsonObject, JsonParseError, js_parse, js_stringify
 from reference.primitives.jsvalues import is_number
 from reference.primitives.textunits import utf16_length
-from reference.privacy.detection import redact
+from reference.privacy.detection import redact, redact_strings
 from reference.privacy.policy import (
     HISTORY_RESULT_SCHEMA,
     ProviderPolicy,
@@ -206,26 +206,12 @@ def _is_result(node: Mapping[str, Any], direct: bool, calls: set[str]) -> bool:
     return linked or (direct and (node.get("role") == "toolResult" or "response" in node))
 
 
-def _redact_strings(value: Any) -> tuple[Any, int]:
-    """``value`` with every string (keys too) redacted; the number of findings."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, list):
-        items = [_redact_strings(item) for item in value]
-        return [clean for clean, _count in items], sum(count for _clean, count in items)
-    if isinstance(value, dict):
-        pairs = [(redact(key), _redact_strings(item)) for key, item in value.items()]
-        return ({key: clean for (key, _k), (clean, _c) in pairs},
-                sum(key_count + count for (_key, key_count), (_clean, count) in pairs))
-    return value, 0
-
-
 def _redact_entry_line(line: str) -> tuple[str, int]:
     try:
         entry = js_parse(line)
     except (JsonParseError, RecursionError):
         return redact(line)
-    clean, found = _redact_strings(entry)
+    clean, found = redact_strings(entry)
     return (js_stringify(clean), found) if found else (line, 0)
 
 
