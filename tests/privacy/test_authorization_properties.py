@@ -19,6 +19,7 @@ from testkit.profiles import examples
 
 from reference.privacy.detection import redact
 from reference.privacy.harmless import DOCUMENTED_EXAMPLES
+from reference.privacy.redaction import CREDENTIAL_LABEL, PRIVATE_KEY_LABEL, SECRET_LABEL, TOKEN_LABEL
 
 URLSAFE = string.ascii_letters + string.digits + "-_"
 B64 = string.ascii_letters + string.digits + "+/"
@@ -39,9 +40,15 @@ def _windows(secret: str) -> list[str]:
     return [secret[i:i + 8] for i in range(len(secret) - 7)]
 
 
+#: What a redaction writes: a credential that shares a window with it (``000000000REDACTED``) would
+#: seem to leak through the label.
+LABELS = "\n".join((CREDENTIAL_LABEL, PRIVATE_KEY_LABEL, SECRET_LABEL, TOKEN_LABEL))
+
+
 def _shares_a_window(secret: str, public: str) -> bool:
-    """Whether the text around a credential (its scheme, a parameter name) holds one of its windows."""
-    return any(window in public for window in _windows(secret))
+    """Whether the text around a credential (its scheme, a parameter name) or a redaction label
+    holds one of its windows."""
+    return any(window in public or window in LABELS for window in _windows(secret))
 
 
 def _placements(header: str, value: str) -> list[str]:
