@@ -24,7 +24,9 @@ floor     FTS5's own ``ORDER BY bm25 LIMIT 72`` of each query's match expression
           each project recall in the same child and rounds: ``project_floor_p95_ms`` beside
           ``project_p95_ms`` (issue 29: a ranking that keeps results unchanged scores every match);
 read      ``HistoryService.read`` of a record just under the 4 MiB record limit, and the canonical
-          verification alone, as a ratio of reading and hashing the record's bytes.
+          verification alone, as a ratio of reading and hashing the record's bytes;
+designs   with ``--designs``: the FTS pass of project recall in each design (bench/fts_designs.py),
+          beside the floor, in CPU time (issue 29).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fts_designs import render as render_designs  # bench/ is first on sys.path
+from fts_designs import summary as designs_summary
+from fts_designs import work_designs
 from measure import (  # bench/ is first on sys.path
     OUT,
     ensure_reference_importable,
@@ -593,7 +598,7 @@ def work_rss_base(_params: dict[str, Any]) -> dict[str, Any]:
     return {"peak_rss": peak_rss_bytes()}
 
 
-WORKERS = {"index": work_index, "dump": work_dump, "bare": work_bare, "catchup": work_catchup,
+WORKERS = {"designs": work_designs, "index": work_index, "dump": work_dump, "bare": work_bare, "catchup": work_catchup,
            "recall": work_recall, "oneshot": work_oneshot, "read": work_read, "rss-base": work_rss_base}
 
 
@@ -648,6 +653,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         report["project_cpu_p95_ms"] = percentile(project_run["cpu_ms"], 0.95)
         report["project_floor_cpu_p95_ms"] = percentile(project_run["floor_cpu_ms"], 0.95)
         report["project_floor_cpu_ratio"] = report["project_cpu_p95_ms"] / report["project_floor_cpu_p95_ms"]
+    if args.designs:
+        say("designs: the FTS pass of project recall in each design, beside FTS5's floor ...")
+        report["designs"] = child("designs", {"db": str(db), "queries": list(QUERIES), "rounds": args.rounds})
+        report["designs_floor_ratio"] = designs_summary(report["designs"])
     if not args.recall_only or "project" in args.recall_only:
         say("recall: the first project recall of a new process, three queries ...")
         report["oneshot"] = [child("oneshot", {"db": str(db), "current": current, "query": index})
@@ -684,6 +693,9 @@ def print_report(report: dict[str, Any]) -> None:
     if "catchup" in report:
         _print_catchup(report)
     _print_recall(report)
+    if "designs" in report:
+        print()
+        print("\n".join(render_designs(report["designs"])))
     if "read" in report:
         _print_read(report)
     print()
@@ -792,6 +804,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--recall-only", type=lambda text: [name for name in text.split(",") if name],
                         metavar="RUNS", help="only these recall runs, comma-separated, of: " + ", ".join(RECALL_RUNS)
                         + " (no catch-up or read figure, so no session file is written; implies --reuse-index)")
+    parser.add_argument("--designs", action="store_true",
+                        help="also time designs of project recall's FTS pass beside FTS5's floor (bench/fts_designs.py)")
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--json", action="store_true")
     return parser

@@ -21,6 +21,7 @@ Never an assertion: speed is reported, not tested.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -272,12 +273,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     parts = args.only or ["corpus", "throughput", "read"]
     report: dict[str, Any] = {}
-    if "corpus" in parts:
-        report["corpus"] = corpus_scores()
-    if "throughput" in parts:
-        report["throughput"] = throughput(args.mb, args.repeat)
-    if "read" in parts:
-        report["read"] = big_read(args.repeat)
+    # With --json the readable lines go to stderr, so stdout is one JSON document for scripts.
+    with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
+        if "corpus" in parts:
+            report["corpus"] = corpus_scores()
+        if "throughput" in parts:
+            report["throughput"] = throughput(args.mb, args.repeat)
+        if "read" in parts:
+            report["read"] = big_read(args.repeat)
     if args.json:
         print(json.dumps(report, indent=2))
     return 0

@@ -234,6 +234,48 @@ def _damaged(*_args: Any, **_kwargs: Any) -> Any:
     raise sqlite3.DatabaseError("database disk image is malformed")
 
 
+def _tied_session(path: Path, session_id: str, count: int) -> None:
+    """``count`` messages of one text (one bm25 for all), three to a timestamp: every tie key."""
+    with path.open("wb") as stream:
+        stream.write(_line({"type": "session", "version": 3, "id": session_id,
+                            "timestamp": "2025-06-01T12:00:00.000Z", "cwd": CWD}))
+        parent = None
+        for n in range(count):
+            entry_id = f"{session_id[:3]}{(n * 7919) % 1000:03d}"  # ids not in file order
+            stream.write(_line({"type": "message", "id": entry_id, "parentId": parent,
+                                "timestamp": f"2025-06-01T12:{n // 3 // 60:02d}:{n // 3 % 60:02d}.000Z",
+                                "message": {"role": "user", "content": "heron quokka", "timestamp": 1 + n}}))
+            parent = entry_id
+
+
+@pytest.mark.parametrize("limit", [1, 5, 71, 72, 73, 200])
+def test_each_sessions_window_is_its_own_fts_rows_with_ties_at_the_cut(tmp_path: Path, indexed: Any,
+                                                                      limit: int) -> None:
+    """The shared statement's windows give each session ``fts_rows``'s rows in its order: a
+    session whose every match has one bm25 (the cut falls inside the tie), one with fewer matches
+    than the window, one with none, and the generated project for every query."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name, count in (("tie-session", 150), ("few-session", 4), ("one-session", 1)):
+        _tied_session(folder / f"{name}.jsonl", name, count)
+    conn = open_index(tmp_path / "index.sqlite")
+    ids = [catch_up(conn, str(path)).session_id for path in sorted(folder.iterdir())] + ["no-such-session"]
+    shared_conn, shared_ids = indexed
+    where, params = candidate_rows.filter_clauses(candidate_rows.RowScope(negate=True), _engine_query("x", {}))
+    for db, sessions, queries in ((conn, ids, ("heron", "quokka heron", "okapi")), (shared_conn, shared_ids, QUERIES)):
+        for query in queries:
+            terms = describe_query(query).terms
+            if not terms:
+                continue
+            search = candidate_rows.RowSearch(candidate_rows.fts_match_expression(terms), where, params, limit)
+            expected = [(session_id, row) for session_id in sessions
+                        for row in candidate_rows.fts_rows(db, session_id, search)]
+            assert candidate_rows.fts_rows_by_session(db, sessions, search) == expected, (query, limit)
+    tied = candidate_rows.fts_rows(conn, "tie-session", candidate_rows.RowSearch("heron", where, params, limit))
+    assert len(tied) == min(limit, 150) and (limit == 1 or len({row.created_at for row in tied}) < len(tied))
+    conn.close()
+
+
 def _temp_tables(conn: sqlite3.Connection) -> list[str]:
     return [name for (name,) in conn.execute("SELECT name FROM temp.sqlite_master WHERE type = 'table'")]
 
