@@ -84,9 +84,7 @@ def op_text_measure(params: Mapping[str, Any]) -> JsonObject:
 
 
 def op_text_slice(params: Mapping[str, Any]) -> JsonObject:
-    units = params.get("maxUnits")
-    if not isinstance(units, int) or isinstance(units, bool) or units < 0:
-        raise ContractViolation(Code.INVALID_PARAMS, "parameter 'maxUnits' must be a non-negative integer")
+    units = safe_integer_param(params, "maxUnits")  # 2.0 is 2: JSON (and JavaScript) have one number type
     return {"text": slice_utf16(string_param(params, "text"), units)}
 
 

@@ -96,6 +96,15 @@ def test_a_parameter_of_the_wrong_type_is_invalid_params(op: str, params: Any) -
     assert refusal(request(2, op, params)) == (2, "invalid-params")
 
 
+@pytest.mark.parametrize("units", [0, 2, 3])
+def test_an_integral_number_written_with_a_fraction_is_that_integer(units: int) -> None:
+    """JSON has one number type: ``2.0`` is ``2`` (JavaScript's ``Number.isInteger(2.0)``), so a
+    port's ``"maxUnits": 2.0`` is answered as ``2``, over stdio as in process."""
+    line = '{"seq":2,"cmd":"request","op":"text.slice","params":{"text":"ab\\ud83d\\ude00c","maxUnits":%s}}'
+    written, plain = serve_lines(line % f"{units}.0"), serve_lines(line % units)
+    assert written == plain and "ok" in plain[0], plain
+
+
 def test_the_clock_never_passes_2_to_the_53() -> None:
     """``clock.advance 10**400`` made the clock null; a sum past 2^53-1 is refused too."""
     near = 2**53 - 10
