@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from ahocorasick_rs import AhoCorasick, MatchKind
+
 from conformance.privacy_corpus import CorpusLabels, LabelledItem, NearMiss, PrivacyCorpus
 from conformance.protocol import Adapter, ContractError, JsonObject
 from conformance.suite import fixtures_dir
@@ -94,18 +96,22 @@ def envelope_text(result: Any) -> str:
 
 
 def leaked(outputs: Iterable[str], labels: CorpusLabels) -> list[str]:
-    """The ids of the secrets of which some window appears in one of the outputs (every window
-    of each output is looked up, so the cost is the outputs' length, not times the secrets)."""
+    """The ids of the secrets of which some window appears in one of the outputs: one
+    Aho-Corasick pass over each output for every window of every secret at once (overlapping
+    matches, so a window inside another is found too), in time linear in the outputs' length.
+    The oracle, every substring of each output looked up, is ``tests/conformance/test_privacy_leak_windows.py``'s."""
     owners: dict[str, list[str]] = {}
     for secret in labels.secrets:
-        for gram in set(windows(secret.sensitive)):
+        for gram in windows(secret.sensitive):
             owners.setdefault(gram, []).append(secret.id)
-    sizes = sorted({len(gram) for gram in owners})
+    grams = list(owners)
+    if not grams:
+        return []
+    automaton = AhoCorasick(grams, matchkind=MatchKind.Standard)
     found: set[str] = set()
     for text in outputs:
-        grams = {text[start : start + size] for size in sizes for start in range(len(text) - size + 1)}
-        for gram in owners.keys() & grams:
-            found.update(owners[gram])
+        for pattern, _start, _end in automaton.find_matches_as_indexes(text, overlapping=True):
+            found.update(owners[grams[pattern]])
     return [secret.id for secret in labels.secrets if secret.id in found]
 
 

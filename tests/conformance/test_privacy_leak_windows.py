@@ -50,3 +50,45 @@ def test_a_short_hex_secret_is_found_whole() -> None:
 @given(st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=WINDOW, max_size=60))
 def test_every_secret_is_found_in_an_output_that_holds_it_whole(secret: str) -> None:
     assert leaked([f"before {secret} after"], labels_of(secret)) == ["s1"]
+
+
+def leaked_by_every_substring(outputs: list[str], labels: CorpusLabels) -> list[str]:
+    """The oracle of ``leaked``: every substring of each output of a window's length, looked up."""
+    owners: dict[str, list[str]] = {}
+    for secret in labels.secrets:
+        for gram in set(windows(secret.sensitive)):
+            owners.setdefault(gram, []).append(secret.id)
+    sizes = sorted({len(gram) for gram in owners})
+    found: set[str] = set()
+    for text in outputs:
+        grams = {text[start : start + size] for size in sizes for start in range(len(text) - size + 1)}
+        for gram in owners.keys() & grams:
+            found.update(owners[gram])
+    return [secret.id for secret in labels.secrets if secret.id in found]
+
+
+ALPHABET = string.ascii_letters + string.digits + "-_ \n\\\"/+=" + "abcdef0123"
+
+
+@examples(deep=400, ci=150)
+@given(st.lists(st.text(ALPHABET, min_size=0, max_size=40), min_size=1, max_size=4),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(0, 40), st.integers(0, 20), st.text(ALPHABET, max_size=6)),
+                max_size=6))
+def test_one_pass_over_each_output_finds_what_every_substring_finds(sensitives: list[str],
+                                                                  cuts: list[tuple[int, int, int, str]]) -> None:
+    secrets = tuple(Secret(id=f"s{n}", role="user", entry_id=f"e{n}", term=f"t{n}", family="f", position="plain",
+                           sensitive=text) for n, text in enumerate(sensitives))
+    labels = CorpusLabels(version=1, seed=0, session="x", families=(), secrets=secrets, near_misses=())
+    outputs = [noise + sensitives[which % len(sensitives)][start : start + length] + noise
+               for which, start, length, noise in cuts]
+    assert leaked(outputs, labels) == leaked_by_every_substring(outputs, labels)
+
+
+def test_on_the_corpus_the_one_pass_finds_what_every_substring_finds() -> None:
+    from conformance.privacy_corpus import load_corpus
+    from conformance.privacy_walk import envelope_text
+
+    corpus = load_corpus()
+    outputs = [envelope_text(record) for record in corpus.records[::7]]
+    expected = leaked_by_every_substring(outputs, corpus.labels)
+    assert leaked(outputs, corpus.labels) == expected and len(expected) > 20
