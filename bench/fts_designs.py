@@ -32,6 +32,7 @@ Figures, never assertions: the floor of the ratio is measured, not assumed.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import statistics
 import time
@@ -151,8 +152,11 @@ def work_designs(params: dict[str, Any]) -> dict[str, Any]:
 def summary(designs: dict[str, Any]) -> dict[str, float]:
     """Each design's CPU time over the floor's on the query whose floor is highest (the broadest:
     the one the p95 of a recall is made of)."""
+    if not designs["queries"]:
+        return {name: math.nan for name in DESIGNS}
     broadest = max(designs["queries"], key=lambda row: row["floor"]["cpu_ms"])
-    return {name: broadest[name]["cpu_ms"] / broadest["floor"]["cpu_ms"] for name in DESIGNS}
+    floor = broadest["floor"]["cpu_ms"]
+    return {name: broadest[name]["cpu_ms"] / floor if floor else math.nan for name in DESIGNS}  # nothing matched
 
 
 def render(designs: dict[str, Any]) -> list[str]:

@@ -4,6 +4,7 @@ rows each design gives are (bench/fts_designs.py, bench/privacy.py)."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,12 @@ def test_the_privacy_benchmark_json_is_one_document_on_stdout() -> None:
     chosen = next(row for row in report["corpus"] if row["name"].startswith("chosen"))
     assert chosen["caught"] == chosen["total"] and chosen["flagged"] == 0
     assert "corpus:" in done.stderr  # the readable lines, out of the way
+
+
+def test_a_project_where_nothing_matches_gives_no_ratio_rather_than_a_traceback(designs: Any) -> None:
+    empty = {"queries": [], "sessions": 0}
+    assert all(math.isnan(ratio) for ratio in designs.summary(empty).values())
+    row = {"query": "q", **{name: {"cpu_ms": 0.0, "wall_ms": 0.0, "rows": 0} for name in designs.DESIGNS}}
+    assert all(math.isnan(ratio) for ratio in designs.summary({"queries": [row], "sessions": 1}).values())
+    assert "nan" in "\n".join(designs.render({"queries": [row], "sessions": 1}))
+
