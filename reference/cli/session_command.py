@@ -127,11 +127,11 @@ def cmd_session_inspect(args: argparse.Namespace) -> int:
     if refusal is not None:
         return refusal.report()
     try:
-        report = inspect_report(args.file, leaf_from_cli(args.leaf), messages=args.json or args.redact,
-                                values=args.redact)
+        report = inspect_report(args.file, leaf_from_cli(args.leaf), messages=args.json,
+                                values=args.redact and args.json)  # the readable form shows no message
     except ContractViolation as exc:
         return fail(exc.code, f"{exc.message}; {FIND_A_LEAF}" if exc.code == Code.UNKNOWN_LEAF else exc.message)
-    if args.redact:  # every string, the messages' included, through the chosen detector (D15)
+    if args.redact:  # every string, the messages' included, through the chosen detector (D16)
         from reference.privacy.detection import redact_strings
 
         report, _found = redact_strings(report)
