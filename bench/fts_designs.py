@@ -39,7 +39,11 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
-FLOOR_SQL: Final = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT 72"
+#: The floor's LIMIT and every design's window: the candidate window of a 12-result recall
+#: (``reference.recall.retrieval.candidate_window``).
+FLOOR_TOP: Final = 72
+#: The floor of issue 29, the same statement ``bench/history.py`` times beside each project recall.
+FLOOR_SQL: Final = f"SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT {FLOOR_TOP}"
 _MATCH: Final = ("FROM entries_fts CROSS JOIN entry_filters AS f ON f.fts_rowid = entries_fts.rowid"
                  " WHERE entries_fts MATCH ? AND f.type_code IN (1, 2)")
 _TABLE: Final = "bench_fts_design"
@@ -62,7 +66,7 @@ def _in_savepoint(conn: sqlite3.Connection, body: Callable[[], int]) -> int:
 def _shipped(conn: sqlite3.Connection, sessions: list[str], match: str) -> int:
     from reference.recall.candidate_rows import RowSearch, fts_rows_by_session
 
-    return len(fts_rows_by_session(conn, sessions, RowSearch(match, *_filters(), 72)))
+    return len(fts_rows_by_session(conn, sessions, RowSearch(match, *_filters(), FLOOR_TOP)))
 
 
 def _rank_only(conn: sqlite3.Connection, sessions: list[str], match: str) -> int:
@@ -84,8 +88,8 @@ def _rank_only(conn: sqlite3.Connection, sessions: list[str], match: str) -> int
                   f" f.created_at AS created_at, f.entry_id AS entry_id FROM temp.{_TABLE} AS m"
                   " CROSS JOIN entry_filters AS f ON f.fts_rowid = m.fts_rowid WHERE m.session_no = ?1"
                   f" AND m.rank <= IFNULL((SELECT c.rank FROM temp.{_TABLE} AS c WHERE c.session_no = ?1"
-                  " ORDER BY c.rank LIMIT 1 OFFSET 71), 9e999)"
-                  f" ORDER BY m.rank, f.created_at DESC, f.entry_id LIMIT 72) AS top{rows._TO_ENTRIES}"
+                  f" ORDER BY c.rank LIMIT 1 OFFSET {FLOOR_TOP - 1}), 9e999)"
+                  f" ORDER BY m.rank, f.created_at DESC, f.entry_id LIMIT {FLOOR_TOP}) AS top{rows._TO_ENTRIES}"
                   " ORDER BY top.lexical_rank, top.created_at DESC, top.entry_id")
         kept = 0
         for (number,) in conn.execute("SELECT n.session_no FROM json_each(?) AS j JOIN session_numbers AS n"

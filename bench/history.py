@@ -45,9 +45,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fts_designs import render as render_designs  # bench/ is first on sys.path
+from fts_designs import FLOOR_SQL, FLOOR_TOP, work_designs  # bench/ is first on sys.path
+from fts_designs import render as render_designs
 from fts_designs import summary as designs_summary
-from fts_designs import work_designs
 from measure import (  # bench/ is first on sys.path
     OUT,
     ensure_reference_importable,
@@ -64,7 +64,6 @@ CATCHUP_TARGET = 100.0  # times faster than a full rebuild of the session
 RECALL_P95_TARGET_MS = 50.0  # current-branch and current-session
 PROJECT_P95_TARGET_MS = 250.0  # project scope over the 100 sessions (issue 13 item 3)
 PROJECT_FLOOR_TARGET = 1.5  # project p95 at most this many times FTS5's own floor, same run (issue 29)
-FLOOR_TOP = 72  # the floor's LIMIT: the candidate window of a 12-result recall (retrieval.candidate_window)
 READ_TARGET = 3.0  # times bare read + hash of the record
 RECORD_SPAN = 4 * 1024 * 1024 - 64  # bytes of the big record, LF included: just under the limit
 BIG_MARKER = "BigRecordMarker"
@@ -465,8 +464,7 @@ class _Floor:
         if not match:
             return None
         started, cpu = time.perf_counter(), time.process_time()
-        self.conn.execute(f"SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts)"
-                          f" LIMIT {FLOOR_TOP}", (match,)).fetchall()
+        self.conn.execute(FLOOR_SQL, (match,)).fetchall()
         return (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
 
 
